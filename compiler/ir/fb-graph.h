@@ -59,6 +59,11 @@ typedef enum {
   FB_NODE_INSERTED = 1 << 0,    /* created by a pass (a layout transpose), not by the model */
 } FbNodeFlags;
 
+/* Layout: the layout pass marks Conv, MaxPool, AveragePool, GlobalAveragePool and
+ * GlobalMaxPool nodes that take and produce channels-last tensors with the string attribute
+ * "fb_layout" = "nhwc" (absent means ONNX's channels-first). Weights keep ONNX's layout. */
+#define FB_ATTR_LAYOUT "fb_layout"
+
 struct _FbValue {
   guint       id;               /* stable across stages */
   const char *name;             /* the ONNX value name (arena), unique within its graph */

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* fusebench: a subcommand runs headless; anything else opens the workbench. */
+#include "fb-config.h"
+#include "fb-cli.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#if FB_HAVE_GTK
+#include "fb-application.h"
+#endif
+
+static int
+usage (FILE *stream)
+{
+  fprintf (stream, "Usage: fusebench [MODEL]\n       fusebench COMMAND [OPTION…]\n\n");
+  fb_cli_print_commands (stream);
+  fprintf (stream, "\nRun 'fusebench COMMAND --help' for a command's options.\n");
+  return stream == stdout ? FB_EXIT_OK : FB_EXIT_INPUT;
+}
+
+int
+main (int argc, char **argv)
+{
+  const FbCliCommand *command;
+
+  setlocale (LC_ALL, "");
+  if (argc > 1 && (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0))
+    return usage (stdout);
+  if (argc > 1 && strcmp (argv[1], "--version") == 0)
+    {
+      printf ("fusebench %s\n", FB_VERSION);
+      return FB_EXIT_OK;
+    }
+  if (argc > 1 && (command = fb_cli_lookup (argv[1])) != NULL)
+    return command->run (argc - 1, argv + 1);
+
+#if FB_HAVE_GTK
+  return fb_application_run (argc, argv);
+#else
+  if (argc > 1 && argv[1][0] != '-' && strchr (argv[1], '.') == NULL)
+    fprintf (stderr, "fusebench: '%s' is not a command\n\n", argv[1]);
+  else
+    fprintf (stderr, "fusebench: this build has no workbench window (configured with -Dgtk=false); "
+                     "use a command\n\n");
+  return usage (stderr);
+#endif
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The pass pipeline: one flat named list of passes, a snapshot (Stage) after each, the diff
+ * between consecutive stages keyed on stable node ids, and toggles that re-run only the stages
+ * that change. The app and the command line use this same API. */
+#pragma once
+
+#include "fb-graph.h"
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+#define FB_PIPELINE_ERROR (fb_pipeline_error_quark ())
+GQuark fb_pipeline_error_quark (void);
+
+typedef enum {
+  FB_PIPELINE_ERROR_OPTION,      /* an unknown pass name, node name or layout */
+  FB_PIPELINE_ERROR_PASS,        /* a pass failed, or broke an invariant (the verifier) */
+  FB_PIPELINE_ERROR_CANCELLED,
+} FbPipelineError;
+
+typedef enum {
+  FB_LAYOUT_NCHW,
+  FB_LAYOUT_NHWC,
+} FbLayout;
+
+typedef struct {
+  GPtrArray  *disabled_passes;   /* char*, pass names (--disable) */
+  GPtrArray  *no_fuse;           /* char*, node names kept out of every fusion (--no-fuse) */
+  FbLayout    layout;            /* --layout */
+  GHashTable *input_shapes;      /* char* -> FbShape* (--input-shape) */
+} FbPipelineOptions;
+
+FbPipelineOptions *fb_pipeline_options_new  (void);
+FbPipelineOptions *fb_pipeline_options_copy (const FbPipelineOptions *options);
+void               fb_pipeline_options_free (FbPipelineOptions *options);
+
+typedef enum {
+  FB_CHANGE_ADDED,               /* in this stage, not in the previous one */
+  FB_CHANGE_REMOVED,             /* in the previous stage, gone (folded, removed, fused) */
+  FB_CHANGE_CHANGED,             /* same id, different op, inputs or attributes */
+  FB_CHANGE_FUSED,               /* removed because it became part of fused_into */
+} FbChangeKind;
+
+typedef struct {
+  guint        node_id;
+  FbChangeKind kind;
+  guint        fused_into;       /* for FB_CHANGE_FUSED: the id of the fused node, else 0 */
+} FbChange;
+
+typedef struct {
+  char     *name;                /* "import", a pass name, or "final" */
+  FbGraph  *graph;               /* the graph after this pass (weights shared with others) */
+  gboolean  enabled;             /* FALSE when the pass was disabled: graph equals the previous */
+  double    wall_ms;             /* time the pass took */
+  guint     nodes_before;
+  guint     nodes_after;
+  GArray   *changes;             /* FbChange, against the previous stage */
+  char     *summary;             /* one line of what changed ("folded 12 BatchNormalization") */
+} FbStage;
+
+typedef struct _FbPipeline FbPipeline;
+
+/* Names of the passes, in pipeline order (NULL-terminated, static). */
+const char * const *fb_pipeline_pass_names (void);
+/* Takes ownership of the imported graph (stage 0, "import"). */
+FbPipeline  *fb_pipeline_new          (FbGraph *imported);
+void         fb_pipeline_free         (FbPipeline *pipeline);
+/* Runs (or re-runs after a change of options) the pipeline. Stages whose pass and inputs did not
+ * change are kept. progress, when given, is called after every stage with (done, total). */
+gboolean     fb_pipeline_run          (FbPipeline *pipeline, const FbPipelineOptions *options,
+                                       GCancellable *cancellable,
+                                       void (*progress) (guint done, guint total, gpointer data),
+                                       gpointer data, GError **error);
+guint        fb_pipeline_n_stages     (FbPipeline *pipeline);
+FbStage     *fb_pipeline_stage        (FbPipeline *pipeline, guint index);
+FbStage     *fb_pipeline_stage_by_name(FbPipeline *pipeline, const char *name);
+/* The last stage ("final"). */
+FbGraph     *fb_pipeline_final        (FbPipeline *pipeline);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbPipeline, fb_pipeline_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbPipelineOptions, fb_pipeline_options_free)
+
+G_END_DECLS
