@@ -8,7 +8,6 @@
 #include <stdio.h>
 
 static const FbCliCommand commands[] = {
-  { "info", "inputs, outputs, op histogram, parameters, unsupported ops", fb_cli_info },
 };
 
 const FbCliCommand *
