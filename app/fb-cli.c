@@ -6,6 +6,7 @@
 
 #include <gio/gio.h>
 #include <stdio.h>
+#include <string.h>
 
 static const FbCliCommand commands[] = {
 };
