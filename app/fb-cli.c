@@ -9,6 +9,7 @@
 #include <string.h>
 
 static const FbCliCommand commands[] = {
+  { "info", "inputs, outputs, op histogram, parameters, unsupported ops", fb_cli_info },
 };
 
 const FbCliCommand *

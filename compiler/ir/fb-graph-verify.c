@@ -10,7 +10,8 @@ verify_graph (const FbGraph *g, GHashTable *defined, GHashTable *ids, GError **e
   for (guint i = 0; i < g->values->len; i++)
     {
       FbValue *v = g_ptr_array_index (g->values, i);
-      if (v->constant != NULL)
+      /* Initializers are defined up front; a Constant node's value is defined by the node. */
+      if (v->constant != NULL && v->producer == NULL)
         g_hash_table_add (defined, v);
       if (v->graph != g)
         {

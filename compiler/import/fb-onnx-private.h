@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Internals shared by the ONNX reading files; never installed or used outside compiler/import. */
+#pragma once
+
+#include "fb-onnx-import.h"
+#include "onnx.pb-c.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  char       *base_dir;        /* where external data lives, or NULL to refuse it */
+  GHashTable *external_files;  /* char* location -> GBytes of the mapped file */
+  GBytes     *message;         /* owns the unpacked message; tensors keep it alive */
+} FbOnnxContext;
+
+void      _fb_onnx_context_init   (FbOnnxContext *ctx, const char *base_dir,
+                                   Onnx__ModelProto *model_or_null, Onnx__TensorProto *tensor_or_null);
+void      _fb_onnx_context_clear  (FbOnnxContext *ctx);
+
+/* A TensorProto as an FbTensor whose bytes point into the message (raw_data, float_data,
+ * int64_data, double_data) or the mapped external file when they can; other encodings are
+ * converted once. Errors (FB_IMPORT_ERROR) name the tensor. */
+FbTensor *_fb_onnx_tensor_decode  (FbOnnxContext *ctx, const Onnx__TensorProto *proto,
+                                   GError **error);
+
+/* The bytes of an EXTERNAL tensor: a slice of the memory-mapped file beside the model. */
+GBytes   *_fb_external_data_read  (FbOnnxContext *ctx, const Onnx__TensorProto *proto,
+                                   gsize nbytes, GError **error);
+
+G_END_DECLS
