@@ -35,15 +35,19 @@ main (int argc, char **argv)
     }
   if (argc > 1 && (command = fb_cli_lookup (argv[1])) != NULL)
     return command->run (argc - 1, argv + 1);
+  /* A bare word that is neither a command nor a file is a mistyped command, not a model. */
+  if (argc > 1 && argv[1][0] != '-' && strpbrk (argv[1], "./") == NULL &&
+      !g_file_test (argv[1], G_FILE_TEST_EXISTS))
+    {
+      fprintf (stderr, "fusebench: '%s' is not a command\n\n", argv[1]);
+      return usage (stderr);
+    }
 
 #if FB_HAVE_GTK
   return fb_application_run (argc, argv);
 #else
-  if (argc > 1 && argv[1][0] != '-' && strchr (argv[1], '.') == NULL)
-    fprintf (stderr, "fusebench: '%s' is not a command\n\n", argv[1]);
-  else
-    fprintf (stderr, "fusebench: this build has no workbench window (configured with -Dgtk=false); "
-                     "use a command\n\n");
+  fprintf (stderr, "fusebench: this build has no workbench window (configured with -Dgtk=false); "
+                   "use a command\n\n");
   return usage (stderr);
 #endif
 }

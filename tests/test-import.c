@@ -385,6 +385,26 @@ test_external_data (void)
   test_model_free (m);
 }
 
+/* The fuzzers' seed corpus: every attribute type, If/Loop, old IR, external data. */
+static void
+test_seed_corpus_loads (void)
+{
+  const char *names[] = { "conv-block", "control-flow", "attention", "external-data", "old-ir3" };
+  const guint nodes[] = { 6, 2, 7, 1, 1 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *file = g_strconcat (names[i], ".onnx", NULL);
+      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "fuzz", "corpus-import", file, NULL);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FbGraph) graph = fb_onnx_import_file (path, NULL, &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpuint (graph->nodes->len, ==, nodes[i]);
+      g_assert_true (fb_graph_verify (graph, NULL));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -401,5 +421,6 @@ main (int argc, char **argv)
   g_test_add_func ("/import/unsupported-op-still-loads", test_unsupported_op_still_loads);
   g_test_add_func ("/import/subgraph-captures-outer-value", test_subgraph_captures_outer_value);
   g_test_add_func ("/import/external-data", test_external_data);
+  g_test_add_func ("/import/seed-corpus-loads", test_seed_corpus_loads);
   return g_test_run ();
 }
