@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The modeled cost of a node: flops from its operator and shapes, bytes from every value it
+ * reads and writes once. It is what the profiler labels "modeled" and the roofline plots, so it
+ * favours a simple, explainable count over precision: a contraction counts a multiply-add as 2,
+ * an elementwise operator about 1 per output element, a transcendental function a few,
+ * a reduction about 1 per input element, and moving data none. */
+#include "fb-cost.h"
+#include "fb-infer-private.h"
+
+#include <math.h>
+#include <string.h>
+
+/* exp, log, tanh and friends: a polynomial after range reduction, a handful of operations. */
+#define COST_TRANSCENDENTAL 4.0
+
+static double
+numel (const FbValue *v)
+{
+  gboolean overflow;
+  int64_t n;
+
+  if (v == NULL)
+    return 0.0;
+  n = fb_shape_numel (&v->shape, &overflow);
+  return n > 0 ? (double) n : 0.0;
+}
+
+static double
+value_bytes (const FbValue *v)
+{
+  return v != NULL ? numel (v) * (double) fb_dtype_size (v->dtype) : 0.0;
+}
+
+static double
+out_numel (const FbNode *node)
+{
+  return node->n_outputs > 0 ? numel (node->outputs[0]) : 0.0;
+}
+
+static double
+in_numel (const FbNode *node, guint i)
+{
+  return numel (fb_node_input (node, i));
+}
+
+/* Extent d of input i, or 0 when unknown. */
+static double
+in_dim (const FbNode *node, guint i, int d)
+{
+  FbValue *v = fb_node_input (node, i);
+
+  if (v == NULL || d < 0 || d >= v->shape.rank || v->shape.dim[d] < 0)
+    return 0.0;
+  return (double) v->shape.dim[d];
+}
+
+/* Flops per output element of the elementwise operators. */
+static double
+elementwise_weight (FbOpKind op)
+{
+  switch (op)
+    {
+    case FB_OP_IDENTITY: case FB_OP_DROPOUT:
+      return 0.0;
+    case FB_OP_EXP: case FB_OP_LOG: case FB_OP_SIN: case FB_OP_COS: case FB_OP_TANH:
+    case FB_OP_SIGMOID: case FB_OP_ERF: case FB_OP_ELU: case FB_OP_SELU: case FB_OP_SOFTPLUS:
+    case FB_OP_POW: case FB_OP_SQRT:
+      return COST_TRANSCENDENTAL;
+    case FB_OP_GELU:
+      return COST_TRANSCENDENTAL + 3.0;
+    case FB_OP_HARD_SIGMOID: case FB_OP_SOFTSIGN: case FB_OP_CLIP:
+      return 2.0;
+    case FB_OP_HARD_SWISH:
+      return 3.0;
+    default:
+      return 1.0;
+    }
+}
+
+static double
+conv_flops (const FbNode *node)
+{
+  double w0 = in_dim (node, 1, 0);
+
+  if (w0 == 0.0)
+    return 0.0;
+  /* Each output (Conv) or input (ConvTranspose) element meets Cin/group x kernel weights of its
+   * output channel: numel(W) / W[0] of them, a multiply-add each. */
+  if (node->op == FB_OP_CONV)
+    return 2.0 * out_numel (node) * in_numel (node, 1) / w0;
+  return 2.0 * in_numel (node, 0) * in_numel (node, 1) / w0;
+}
+
+static double
+matmul_flops (const FbNode *node)
+{
+  FbValue *a = fb_node_input (node, 0);
+  double k;
+
+  if (a == NULL || a->shape.rank < 1)
+    return 0.0;
+  if (node->op == FB_OP_GEMM)
+    k = in_dim (node, 0, fb_node_attr_int (node, "transA", 0) ? 0 : 1);
+  else
+    k = in_dim (node, 0, a->shape.rank - 1);
+  return 2.0 * out_numel (node) * k;
+}
+
+static double
+einsum_flops (const FbNode *node)
+{
+  const char *equation = fb_node_attr_string (node, "equation", NULL);
+  FbEinsumEq eq;
+  double contracted = 1.0;
+
+  if (equation == NULL || node->n_inputs != 2 ||
+      !_fb_einsum_parse (node, equation, node->n_inputs, &eq, NULL))
+    return 0.0;
+  /* Labels in both operands and not in the output are summed over. */
+  for (const char *c = eq.in[0]; *c; c++)
+    {
+      const char *in_b;
+      int d = 0;
+      if (*c == '.' || strchr (eq.out, *c) != NULL || (in_b = strchr (eq.in[1], *c)) == NULL)
+        continue;
+      /* Position of the label in operand 1, counted from the right when it follows "...". */
+      {
+        const FbValue *b = node->inputs[1];
+        const char *dots = strchr (eq.in[1], '.');
+        if (b == NULL || b->shape.rank < 0)
+          return 0.0;
+        d = (dots != NULL && in_b > dots)
+              ? b->shape.rank - (int) strlen (in_b)
+              : (int) (in_b - eq.in[1]);
+      }
+      contracted *= in_dim (node, 1, d);
+    }
+  return 2.0 * out_numel (node) * contracted;
+}
+
+static double
+pool_flops (const FbNode *node)
+{
+  const int64_t *k;
+  guint n;
+  double window = 1.0;
+
+  k = fb_node_attr_ints (node, "kernel_shape", &n);
+  for (guint i = 0; i < n; i++)
+    window *= (double) MAX (k[i], 0);
+  return out_numel (node) * window;
+}
+
+static double
+resize_flops (const FbNode *node)
+{
+  const char *mode = fb_node_attr_string (node, "mode", "nearest");
+  FbValue *x = fb_node_input (node, 0);
+  FbValue *y = node->n_outputs > 0 ? node->outputs[0] : NULL;
+  double taps = 1.0, per_axis;
+
+  if (strcmp (mode, "linear") == 0)
+    per_axis = 2.0;
+  else if (strcmp (mode, "cubic") == 0)
+    per_axis = 4.0;
+  else
+    return 0.0;
+  if (x == NULL || y == NULL || x->shape.rank != y->shape.rank)
+    return 0.0;
+  /* Interpolating along each resized axis blends per_axis neighbours: a multiply-add each. */
+  for (int i = 0; i < x->shape.rank; i++)
+    if (x->shape.dim[i] != y->shape.dim[i])
+      taps *= per_axis;
+  return taps > 1.0 ? 2.0 * taps * out_numel (node) : 0.0;
+}
+
+static double
+recurrent_flops (const FbNode *node, double gates)
+{
+  FbValue *y = node->n_outputs > 0 ? node->outputs[0] : NULL;
+  double input = in_dim (node, 0, 2), hidden = in_dim (node, 2, 2);
+  double steps_dirs_batch;
+
+  if (y == NULL || y->shape.rank != 4)
+    return 0.0;
+  /* Y holds one hidden vector per step, direction and batch entry. */
+  steps_dirs_batch = numel (y) / MAX (hidden, 1.0);
+  return steps_dirs_batch * gates * hidden * (2.0 * (input + hidden) + COST_TRANSCENDENTAL + 2.0);
+}
+
+static double
+topk_flops (const FbNode *node)
+{
+  FbValue *x = fb_node_input (node, 0);
+  FbValue *y = node->n_outputs > 0 ? node->outputs[0] : NULL;
+  double k = 1.0;
+  int axis;
+
+  if (x != NULL && y != NULL && x->shape.rank >= 1 && y->shape.rank == x->shape.rank &&
+      fb_axis_normalize (fb_node_attr_int (node, "axis", -1), x->shape.rank, &axis) &&
+      y->shape.dim[axis] > 0)
+    k = (double) y->shape.dim[axis];
+  /* A heap of k per row: about log2(k) comparisons per input element. */
+  return in_numel (node, 0) * (1.0 + log2 (k));
+}
+
+static double node_flops (const FbNode *node);
+
+static double
+graph_flops (const FbGraph *g)
+{
+  double total = 0.0;
+
+  if (g == NULL)
+    return 0.0;
+  for (guint i = 0; i < g->nodes->len; i++)
+    total += node_flops (g_ptr_array_index (g->nodes, i));
+  return total;
+}
+
+static double
+loop_flops (const FbNode *node)
+{
+  FbValue *m = fb_node_input (node, 0);
+  double body = graph_flops (fb_node_attr_graph (node, "body"));
+
+  /* A count known only at run time is modeled as one iteration, a lower bound. */
+  if (m != NULL && m->constant != NULL && m->constant->numel == 1)
+    return body * (double) MAX (fb_tensor_get_i64 (m->constant, 0), 0);
+  return body;
+}
+
+static double
+node_flops (const FbNode *node)
+{
+  double out = out_numel (node);
+
+  switch (node->op)
+    {
+    case FB_OP_UNKNOWN:
+    case FB_OP_COUNT:
+      return 0.0;
+
+    /* Elementwise */
+    case FB_OP_ABS: case FB_OP_CAST: case FB_OP_CEIL: case FB_OP_CLIP: case FB_OP_COS:
+    case FB_OP_DROPOUT: case FB_OP_ELU: case FB_OP_ERF: case FB_OP_EXP: case FB_OP_FLOOR:
+    case FB_OP_GELU: case FB_OP_HARD_SIGMOID: case FB_OP_HARD_SWISH: case FB_OP_IDENTITY:
+    case FB_OP_IS_NAN: case FB_OP_LEAKY_RELU: case FB_OP_LOG: case FB_OP_NEG: case FB_OP_NOT:
+    case FB_OP_RECIPROCAL: case FB_OP_RELU: case FB_OP_ROUND: case FB_OP_SELU:
+    case FB_OP_SIGMOID: case FB_OP_SIGN: case FB_OP_SIN: case FB_OP_SOFTPLUS:
+    case FB_OP_SOFTSIGN: case FB_OP_SQRT: case FB_OP_TANH:
+    case FB_OP_ADD: case FB_OP_AND: case FB_OP_DIV: case FB_OP_EQUAL: case FB_OP_GREATER:
+    case FB_OP_GREATER_OR_EQUAL: case FB_OP_LESS: case FB_OP_LESS_OR_EQUAL: case FB_OP_MOD:
+    case FB_OP_MUL: case FB_OP_OR: case FB_OP_POW: case FB_OP_PRELU: case FB_OP_SUB:
+    case FB_OP_XOR: case FB_OP_WHERE:
+      return out * elementwise_weight (node->op);
+    case FB_OP_MAX: case FB_OP_MIN: case FB_OP_SUM:
+      return out * (node->n_inputs > 1 ? node->n_inputs - 1 : 0);
+    case FB_OP_MEAN:
+      return out * node->n_inputs;
+
+    /* Reductions and scans: about one operation per input element */
+    case FB_OP_ARGMAX: case FB_OP_REDUCE_MAX: case FB_OP_REDUCE_MEAN: case FB_OP_REDUCE_MIN:
+    case FB_OP_REDUCE_PROD: case FB_OP_REDUCE_SUM: case FB_OP_CUMSUM:
+      return in_numel (node, 0);
+    case FB_OP_REDUCE_L2:
+      return 2.0 * in_numel (node, 0) + COST_TRANSCENDENTAL * out;
+    case FB_OP_SOFTMAX: case FB_OP_LOG_SOFTMAX:
+      /* max, subtract, exp, sum, divide */
+      return in_numel (node, 0) * (4.0 + COST_TRANSCENDENTAL);
+    case FB_OP_TOPK:
+      return topk_flops (node);
+
+    /* Contractions */
+    case FB_OP_CONV: case FB_OP_CONV_TRANSPOSE:
+      return conv_flops (node);
+    case FB_OP_MATMUL: case FB_OP_GEMM:
+      return matmul_flops (node);
+    case FB_OP_EINSUM:
+      return einsum_flops (node);
+
+    /* Pools */
+    case FB_OP_AVERAGE_POOL: case FB_OP_MAX_POOL:
+      return pool_flops (node);
+    case FB_OP_GLOBAL_AVERAGE_POOL: case FB_OP_GLOBAL_MAX_POOL:
+      return in_numel (node, 0);
+
+    /* Normalizations: batch norm folds into a scale and a shift; the others also compute the
+     * mean and variance they normalize with. */
+    case FB_OP_BATCH_NORMALIZATION:
+      return 2.0 * in_numel (node, 0);
+    case FB_OP_INSTANCE_NORMALIZATION: case FB_OP_LAYER_NORMALIZATION:
+      return 5.0 * in_numel (node, 0);
+    case FB_OP_LRN:
+      return in_numel (node, 0) * (2.0 * (double) MAX (fb_node_attr_int (node, "size", 1), 1) +
+                                   COST_TRANSCENDENTAL);
+
+    /* Resampling interpolates; nearest only copies */
+    case FB_OP_RESIZE: case FB_OP_UPSAMPLE:
+      return resize_flops (node);
+
+    case FB_OP_GRU:
+      return recurrent_flops (node, 3.0);
+    case FB_OP_LSTM:
+      return recurrent_flops (node, 4.0);
+
+    /* Control flow and fused groups: what their bodies do */
+    case FB_OP_IF:
+      return MAX (graph_flops (fb_node_attr_graph (node, "then_branch")),
+                  graph_flops (fb_node_attr_graph (node, "else_branch")));
+    case FB_OP_LOOP:
+      return loop_flops (node);
+    case FB_OP_FUSED:
+      return graph_flops (fb_node_attr_graph (node, "body"));
+
+    /* Moving, reshaping, creating and measuring tensors computes nothing */
+    case FB_OP_CONCAT: case FB_OP_CONSTANT: case FB_OP_CONSTANT_OF_SHAPE:
+    case FB_OP_DEPTH_TO_SPACE: case FB_OP_EXPAND: case FB_OP_FLATTEN: case FB_OP_GATHER:
+    case FB_OP_GATHER_ELEMENTS: case FB_OP_PAD: case FB_OP_RANGE: case FB_OP_RESHAPE:
+    case FB_OP_SCATTER_ND: case FB_OP_SHAPE: case FB_OP_SIZE: case FB_OP_SLICE:
+    case FB_OP_SPACE_TO_DEPTH: case FB_OP_SPLIT: case FB_OP_SQUEEZE: case FB_OP_TILE:
+    case FB_OP_TRANSPOSE: case FB_OP_TRILU: case FB_OP_UNSQUEEZE:
+      return 0.0;
+    }
+  return 0.0;
+}
+
+FbCost
+fb_node_cost (const FbNode *node)
+{
+  FbCost cost = { 0.0, 0.0, 0.0 };
+
+  g_return_val_if_fail (node != NULL, cost);
+
+  if ((int) node->op < 0 || (int) node->op >= FB_OP_COUNT)
+    return cost;
+  cost.flops = node_flops (node);
+  /* A value read twice (x * x) is still read once. Fused nodes count only their own inputs and
+   * outputs: the intermediates of the body stay in registers, which is what fusion is for. */
+  for (guint i = 0; i < node->n_inputs; i++)
+    {
+      gboolean seen = FALSE;
+      for (guint j = 0; j < i && !seen; j++)
+        seen = node->inputs[j] == node->inputs[i];
+      if (!seen)
+        cost.bytes_read += value_bytes (node->inputs[i]);
+    }
+  for (guint i = 0; i < node->n_outputs; i++)
+    cost.bytes_written += value_bytes (node->outputs[i]);
+  return cost;
+}
