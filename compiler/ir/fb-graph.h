@@ -76,6 +76,13 @@ struct _FbValue {
   gboolean    is_input;         /* a graph input the caller feeds */
   gboolean    is_output;        /* a graph output */
   FbGraph    *graph;            /* the graph that declares it */
+  int         buffer;           /* memory plan (plan-memory): the activation buffer that holds
+                                   it, numbered from 1; values updated in place share their
+                                   input's buffer; 0 when unplanned (graph inputs, constants,
+                                   values inside fused bodies, sizes unknown until run time) */
+  int64_t     offset;           /* memory plan: byte offset of that buffer in the activation
+                                   arena (64-byte aligned); buffers whose lifetimes do not
+                                   overlap may share bytes */
 };
 
 struct _FbNode {

@@ -46,6 +46,9 @@ typedef struct {
   guint        node_id;
   FbChangeKind kind;
   guint        fused_into;       /* for FB_CHANGE_FUSED: the id of the fused node, else 0 */
+  guint        went_to;          /* for FB_CHANGE_REMOVED: the node that now carries its
+                                    provenance (the consumer of a folded node, the twin a
+                                    duplicate merged into), else 0 */
 } FbChange;
 
 typedef struct {

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* cse: common subexpression elimination. Small constants with equal contents become one value
+ * (exporters emit the same shape vector once per layer), then nodes that apply the same
+ * operator with the same attributes to the same inputs become one node. One walk in
+ * topological order suffices: a node's inputs are already canonical when it is hashed.
+ *
+ * Requires: a graph in topological order.
+ * Preserves: the ids of the surviving nodes and values; the graph's interface.
+ * Invalidates: uses tables; duplicates' values are gone. */
+#include "fb-pass-private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CONST_LIMIT 4096   /* bytes: constants hashed by content */
+
+static gboolean
+has_subgraph (const FbNode *n)
+{
+  for (guint a = 0; a < n->n_attrs; a++)
+    if (n->attrs[a].type == FB_ATTR_GRAPH)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+append_attr (GString *key, const FbAttr *a)
+{
+  g_string_append_printf (key, "|%s:%d=", a->name, a->type);
+  switch (a->type)
+    {
+    case FB_ATTR_FLOAT:
+      g_string_append_len (key, (const char *) &a->f, sizeof a->f);
+      break;
+    case FB_ATTR_INT:
+      g_string_append_printf (key, "%" G_GINT64_FORMAT, a->i);
+      break;
+    case FB_ATTR_STRING:
+      g_string_append (key, a->s ? a->s : "");
+      break;
+    case FB_ATTR_TENSOR:
+      g_string_append_printf (key, "%p", (void *) a->t);
+      break;
+    case FB_ATTR_FLOATS:
+      g_string_append_len (key, (const char *) a->floats.v, sizeof (float) * a->floats.n);
+      break;
+    case FB_ATTR_INTS:
+      for (guint i = 0; i < a->ints.n; i++)
+        g_string_append_printf (key, "%" G_GINT64_FORMAT ",", a->ints.v[i]);
+      break;
+    case FB_ATTR_STRINGS:
+      for (guint i = 0; i < a->strings.n; i++)
+        g_string_append_printf (key, "%s\x1f", a->strings.v[i]);
+      break;
+    default:
+      break;
+    }
+}
+
+static int
+compare_attrs (gconstpointer a, gconstpointer b)
+{
+  return strcmp ((*(const FbAttr * const *) a)->name, (*(const FbAttr * const *) b)->name);
+}
+
+/* Everything that decides what a node computes, as bytes. */
+static char *
+node_key (const FbNode *n)
+{
+  GString *key = g_string_new (NULL);
+  g_autofree const FbAttr **attrs = g_new (const FbAttr *, MAX (n->n_attrs, 1));
+
+  g_string_append_printf (key, "%d|%s|%s|%d|%u|", n->op, n->op_type, n->domain, n->opset,
+                          n->n_outputs);
+  for (guint k = 0; k < n->n_inputs; k++)
+    g_string_append_printf (key, "%u,", n->inputs[k] ? n->inputs[k]->id : 0);
+  for (guint a = 0; a < n->n_attrs; a++)
+    attrs[a] = &n->attrs[a];
+  qsort (attrs, n->n_attrs, sizeof (FbAttr *), compare_attrs);
+  for (guint a = 0; a < n->n_attrs; a++)
+    append_attr (key, attrs[a]);
+  return g_string_free (key, FALSE);
+}
+
+static char *
+const_key (const FbValue *v)
+{
+  const FbTensor *t = v->constant;
+  GString *key = g_string_new (NULL);
+
+  g_string_append_printf (key, "%d|%d|", t->dtype, t->rank);
+  for (int d = 0; d < t->rank; d++)
+    g_string_append_printf (key, "%" G_GINT64_FORMAT ",", t->dims[d]);
+  g_string_append_len (key, fb_tensor_data (t), fb_tensor_nbytes (t));
+  return g_string_free (key, FALSE);
+}
+
+static void
+replace_in_nodes (FbGraph *graph, GHashTable *canon)
+{
+  for (guint i = 0; i < graph->nodes->len; i++)
+    {
+      FbNode *n = g_ptr_array_index (graph->nodes, i);
+      for (guint k = 0; k < n->n_inputs; k++)
+        {
+          FbValue *c = n->inputs[k] ? g_hash_table_lookup (canon, n->inputs[k]) : NULL;
+          if (c)
+            n->inputs[k] = c;
+        }
+    }
+}
+
+gboolean
+_fb_pass_cse (FbPassContext *ctx, FbGraph *graph, GError **error)
+{
+  g_autoptr(GHashTable) consts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) canon = g_hash_table_new (NULL, NULL);      /* duplicate -> kept value */
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint n_consts = 0, n_nodes = 0;
+
+  /* Constants: only those no subgraph captures and that are not part of the interface. */
+  for (guint i = 0; i < graph->values->len; i++)
+    {
+      FbValue *v = g_ptr_array_index (graph->values, i);
+      FbValue *first;
+      char *key;
+      if (v->constant == NULL || v->is_output || v->is_input ||
+          fb_tensor_nbytes (v->constant) > CONST_LIMIT)
+        continue;
+      key = const_key (v);
+      first = g_hash_table_lookup (consts, key);
+      if (first == NULL)
+        {
+          g_hash_table_insert (consts, key, v);
+          continue;
+        }
+      g_free (key);
+      g_hash_table_insert (canon, v, first);
+      n_consts++;
+    }
+  if (graph->subgraphs->len == 0)
+    replace_in_nodes (graph, canon);
+  else
+    {
+      GHashTableIter it;
+      gpointer dup, keep;
+      g_hash_table_iter_init (&it, canon);
+      while (g_hash_table_iter_next (&it, &dup, &keep))
+        fb_graph_replace_uses (graph, dup, keep);
+    }
+
+  for (guint i = 0; i < graph->nodes->len; i++)
+    {
+      FbNode *n = g_ptr_array_index (graph->nodes, i);
+      FbNode *twin;
+      gboolean ok = TRUE;
+      char *key;
+
+      if (n->op == FB_OP_UNKNOWN || n->op == FB_OP_FUSED || has_subgraph (n) || n->n_outputs == 0)
+        continue;
+      key = node_key (n);
+      twin = g_hash_table_lookup (seen, key);
+      if (twin == NULL)
+        {
+          g_hash_table_insert (seen, key, n);
+          continue;
+        }
+      g_free (key);
+      for (guint k = 0; k < n->n_outputs && ok; k++)
+        if (n->outputs[k] && (twin->outputs[k] == NULL || !_fb_can_replace (n->outputs[k], twin->outputs[k])))
+          ok = FALSE;
+      if (!ok)
+        continue;
+      for (guint k = 0; k < n->n_outputs; k++)
+        if (n->outputs[k])
+          fb_graph_replace_uses (graph, n->outputs[k], twin->outputs[k]);
+      fb_node_add_prov (graph, twin, n->prov, n->n_prov);
+      _fb_pass_record_fate (ctx, n->id, FB_CHANGE_REMOVED, twin->id);
+      n_nodes++;
+    }
+  fb_graph_remove_dead (graph);
+
+  if (n_consts)
+    _fb_pass_note (ctx, "merged %u equal constants", n_consts);
+  if (n_nodes)
+    _fb_pass_note (ctx, "merged %u duplicate nodes", n_nodes);
+  return TRUE;
+}

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* fuse-elementwise: loop fusion of what reads and writes memory once per element.
+ *
+ * First, each reduction (Softmax, LogSoftmax, LayerNormalization, Reduce*) takes its
+ * elementwise prologue (the tree of elementwise producers of its data input that nothing else
+ * reads) and its elementwise epilogue (readers of its result, and their readers, whose other
+ * inputs are computed before the reduction) into one FUSED node of kind "reduction". Then the
+ * remaining elementwise operators form trees: a node joins the tree of its only reader when
+ * that reader is elementwise too. Each tree of two or more becomes a FUSED "elementwise" node.
+ * Tree-shaped groups cannot create cycles: no member but the root is read from outside.
+ *
+ * Requires: fuse-epilogue done (contractions keep their epilogues), shapes inferred.
+ * Preserves: ids of the values the rest of the graph reads; members keep their ids in the body.
+ * Invalidates: the node list (re-sorted). */
+#include "fb-pass-private.h"
+
+typedef struct {
+  FbPassContext *ctx;
+  GHashTable    *uses;
+  GHashTable    *claimed;     /* nodes already in a group */
+  GHashTable    *position;    /* node -> index + 1 in the order at the start of the pass */
+} Fuser;
+
+static gboolean
+is_elementwise (const FbNode *n)
+{
+  return fb_op_has_flag (n->op, FB_OPF_ELEMENTWISE) && n->op != FB_OP_DROPOUT &&
+         n->n_outputs == 1 && n->outputs[0] != NULL;
+}
+
+static gboolean
+is_reduction (const FbNode *n)
+{
+  switch (n->op)
+    {
+    case FB_OP_SOFTMAX: case FB_OP_LOG_SOFTMAX: case FB_OP_LAYER_NORMALIZATION:
+    case FB_OP_REDUCE_L2: case FB_OP_REDUCE_MAX: case FB_OP_REDUCE_MEAN: case FB_OP_REDUCE_MIN:
+    case FB_OP_REDUCE_PROD: case FB_OP_REDUCE_SUM:
+      break;
+    default:
+      return FALSE;
+    }
+  for (guint k = 1; k < n->n_outputs; k++)
+    if (n->outputs[k] != NULL)
+      return FALSE;
+  return n->outputs[0] != NULL;
+}
+
+static gboolean
+available (Fuser *f, const FbNode *n)
+{
+  return !g_hash_table_contains (f->claimed, n) && !_fb_pass_no_fuse (f->ctx, n);
+}
+
+static gboolean
+users_inside (Fuser *f, const FbValue *v, GHashTable *group)
+{
+  GPtrArray *users = g_hash_table_lookup (f->uses, v);
+
+  if (v->is_output || users == NULL)
+    return FALSE;
+  for (guint i = 0; i < users->len; i++)
+    if (!g_hash_table_contains (group, g_ptr_array_index (users, i)))
+      return FALSE;
+  return TRUE;
+}
+
+/* Adds the elementwise producers of n's activation inputs whose results only the group reads,
+ * and theirs, recursively. */
+static void
+grow_up (Fuser *f, FbNode *n, GHashTable *group, gboolean data_input_only)
+{
+  guint limit = data_input_only ? MIN (n->n_inputs, 1) : n->n_inputs;
+
+  for (guint k = 0; k < limit; k++)
+    {
+      FbValue *v = n->inputs[k];
+      FbNode *p = v ? v->producer : NULL;
+      if (p == NULL || g_hash_table_contains (group, p) || !is_elementwise (p) ||
+          !available (f, p) || !users_inside (f, v, group))
+        continue;
+      g_hash_table_add (group, p);
+      grow_up (f, p, group, FALSE);
+    }
+}
+
+static guint
+pos (Fuser *f, const FbNode *n)
+{
+  return GPOINTER_TO_UINT (g_hash_table_lookup (f->position, n));
+}
+
+/* An outside input of an epilogue member must exist before the reduction runs, or fusing
+ * would make the group wait on its own result. */
+static gboolean
+inputs_ready (Fuser *f, const FbNode *n, GHashTable *group, guint reduction_pos)
+{
+  for (guint k = 0; k < n->n_inputs; k++)
+    {
+      FbValue *v = n->inputs[k];
+      if (v == NULL || v->producer == NULL || g_hash_table_contains (group, v->producer))
+        continue;
+      if (pos (f, v->producer) == 0 || pos (f, v->producer) >= reduction_pos)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+grow_down (Fuser *f, GHashTable *group, GPtrArray *frontier, guint reduction_pos)
+{
+  while (frontier->len > 0)
+    {
+      FbValue *v = g_ptr_array_steal_index (frontier, frontier->len - 1);
+      GPtrArray *users = g_hash_table_lookup (f->uses, v);
+      for (guint u = 0; users && u < users->len; u++)
+        {
+          FbNode *n = g_ptr_array_index (users, u);
+          if (g_hash_table_contains (group, n) || !is_elementwise (n) || !available (f, n) ||
+              !inputs_ready (f, n, group, reduction_pos))
+            continue;
+          g_hash_table_add (group, n);
+          g_ptr_array_add (frontier, n->outputs[0]);
+        }
+    }
+}
+
+/* The group's nodes in the order of the pass's start. */
+static GPtrArray *
+ordered_members (Fuser *f, GPtrArray *order, GHashTable *group)
+{
+  GPtrArray *members = g_ptr_array_new ();
+
+  for (guint i = 0; i < order->len; i++)
+    if (g_hash_table_contains (group, g_ptr_array_index (order, i)))
+      g_ptr_array_add (members, g_ptr_array_index (order, i));
+  return members;
+}
+
+static void
+claim_and_fuse (Fuser *f, FbGraph *graph, GPtrArray *order, GHashTable *group, const char *kind,
+                FbNode *anchor)
+{
+  g_autoptr(GPtrArray) members = ordered_members (f, order, group);
+
+  for (guint m = 0; m < members->len; m++)
+    g_hash_table_add (f->claimed, g_ptr_array_index (members, m));
+  _fb_fuse_group (f->ctx, graph, members, kind, anchor, f->uses);
+}
+
+gboolean
+_fb_pass_fuse_elementwise (FbPassContext *ctx, FbGraph *graph, GError **error)
+{
+  g_autoptr(GHashTable) uses = fb_graph_build_uses (graph);
+  g_autoptr(GHashTable) claimed = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) position = g_hash_table_new (NULL, NULL);
+  g_autoptr(GPtrArray) order = g_ptr_array_copy (graph->nodes, NULL, NULL);
+  Fuser f = { ctx, uses, claimed, position };
+  guint n_reductions = 0, n_trees = 0, n_members = 0;
+
+  for (guint i = 0; i < order->len; i++)
+    g_hash_table_insert (position, g_ptr_array_index (order, i), GUINT_TO_POINTER (i + 1));
+
+  for (guint i = 0; i < order->len; i++)
+    {
+      FbNode *r = g_ptr_array_index (order, i);
+      g_autoptr(GHashTable) group = NULL;
+      g_autoptr(GPtrArray) frontier = NULL;
+
+      if (!is_reduction (r) || !available (&f, r))
+        continue;
+      group = g_hash_table_new (NULL, NULL);
+      g_hash_table_add (group, r);
+      grow_up (&f, r, group, TRUE);
+      frontier = g_ptr_array_new ();
+      g_ptr_array_add (frontier, r->outputs[0]);
+      grow_down (&f, group, frontier, pos (&f, r));
+      if (g_hash_table_size (group) < 2)
+        continue;
+      n_members += g_hash_table_size (group);
+      claim_and_fuse (&f, graph, order, group, "reduction", r);
+      n_reductions++;
+    }
+
+  /* Most downstream first, so every tree is found from its root. */
+  for (guint i = order->len; i-- > 0;)
+    {
+      FbNode *root = g_ptr_array_index (order, i);
+      g_autoptr(GHashTable) group = NULL;
+
+      if (!is_elementwise (root) || !available (&f, root))
+        continue;
+      group = g_hash_table_new (NULL, NULL);
+      g_hash_table_add (group, root);
+      grow_up (&f, root, group, FALSE);
+      if (g_hash_table_size (group) < 2)
+        continue;
+      n_members += g_hash_table_size (group);
+      claim_and_fuse (&f, graph, order, group, "elementwise", root);
+      n_trees++;
+    }
+
+  if (n_reductions + n_trees == 0)
+    return TRUE;
+  if (!fb_graph_toposort (graph, error))
+    return FALSE;
+  fb_graph_remove_dead (graph);
+  _fb_pass_note (ctx, "fused %u nodes into %u reduction and %u elementwise groups", n_members,
+                 n_reductions, n_trees);
+  return TRUE;
+}

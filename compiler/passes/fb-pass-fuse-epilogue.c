@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* fuse-epilogue: a Conv, ConvTranspose, MatMul or Gemm together with what follows it in a
+ * chain, the way a kernel applies it while the result is still in registers:
+ *
+ *   contraction -> [bias Add] -> [activation] -> [residual Add] -> [activation]
+ *
+ * each step optional and taken only when its input has no other reader. A bias Add adds a
+ * constant that cannot enlarge the result; a residual Add adds another activation of the same
+ * shape; activations are the unary ones kernels apply for free (Relu, Clip, LeakyRelu,
+ * Sigmoid, HardSigmoid, HardSwish, Gelu, Tanh, Elu, Selu, Softplus, Softsign, PRelu). The
+ * chain becomes one FUSED node of kind "epilogue" named after the contraction.
+ *
+ * Requires: simplify and fold-batchnorm done (a BatchNormalization between would stop the
+ *           chain), shapes inferred.
+ * Preserves: ids of the values the rest of the graph reads; members keep their ids in the body.
+ * Invalidates: the node list (re-sorted). */
+#include "fb-pass-private.h"
+
+static gboolean
+is_anchor (FbOpKind op)
+{
+  return op == FB_OP_CONV || op == FB_OP_CONV_TRANSPOSE || op == FB_OP_MATMUL || op == FB_OP_GEMM;
+}
+
+static gboolean
+is_activation (const FbNode *n)
+{
+  switch (n->op)
+    {
+    case FB_OP_RELU: case FB_OP_LEAKY_RELU: case FB_OP_SIGMOID: case FB_OP_HARD_SIGMOID:
+    case FB_OP_HARD_SWISH: case FB_OP_GELU: case FB_OP_TANH: case FB_OP_ELU: case FB_OP_SELU:
+    case FB_OP_SOFTPLUS: case FB_OP_SOFTSIGN:
+      return TRUE;
+    case FB_OP_CLIP:
+    case FB_OP_PRELU:
+      /* Bounds and slopes must be constants a kernel can bake in. */
+      for (guint k = 1; k < n->n_inputs; k++)
+        if (n->inputs[k] != NULL && n->inputs[k]->constant == NULL)
+          return FALSE;
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+typedef enum {
+  AFTER_ANCHOR,
+  AFTER_BIAS,
+  AFTER_ACTIVATION,
+  AFTER_RESIDUAL,
+  AFTER_LAST,
+} Step;
+
+/* The next member of the chain that reads cur, or NULL; *step advances. */
+static FbNode *
+next_member (FbPassContext *ctx, const FbValue *cur, GHashTable *uses, GHashTable *claimed,
+             Step *step)
+{
+  GPtrArray *users;
+  FbNode *u;
+
+  if (cur->is_output)
+    return NULL;
+  users = g_hash_table_lookup (uses, cur);
+  if (users == NULL || users->len != 1)
+    return NULL;
+  u = g_ptr_array_index (users, 0);
+  if (g_hash_table_contains (claimed, u) || _fb_pass_no_fuse (ctx, u) || u->n_outputs != 1 ||
+      u->outputs[0] == NULL || u->inputs[0] == NULL)
+    return NULL;
+
+  if (u->op == FB_OP_ADD && u->n_inputs == 2)
+    {
+      FbValue *other = u->inputs[0] == cur ? u->inputs[1] : u->inputs[0];
+      if (other == NULL || other == cur || u->outputs[0]->shape.rank != cur->shape.rank ||
+          !_fb_shape_fits_in (&other->shape, &cur->shape) ||
+          u->outputs[0]->dtype != cur->dtype)
+        return NULL;
+      if (other->constant != NULL && *step == AFTER_ANCHOR)
+        {
+          *step = AFTER_BIAS;
+          return u;
+        }
+      if (other->constant == NULL && *step < AFTER_RESIDUAL)
+        {
+          *step = AFTER_RESIDUAL;
+          return u;
+        }
+      return NULL;
+    }
+  if (is_activation (u) && u->inputs[0] == cur)
+    {
+      if (*step < AFTER_ACTIVATION)
+        {
+          *step = AFTER_ACTIVATION;
+          return u;
+        }
+      if (*step == AFTER_RESIDUAL)
+        {
+          *step = AFTER_LAST;
+          return u;
+        }
+    }
+  return NULL;
+}
+
+gboolean
+_fb_pass_fuse_epilogue (FbPassContext *ctx, FbGraph *graph, GError **error)
+{
+  g_autoptr(GHashTable) uses = fb_graph_build_uses (graph);
+  g_autoptr(GHashTable) claimed = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) hist = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GPtrArray) order = g_ptr_array_copy (graph->nodes, NULL, NULL);
+  g_autoptr(GPtrArray) kinds = g_ptr_array_new ();
+  guint n_groups = 0;
+
+  for (guint i = 0; i < order->len; i++)
+    {
+      FbNode *anchor = g_ptr_array_index (order, i);
+      g_autoptr(GPtrArray) members = NULL;
+      g_autoptr(GString) label = NULL;
+      FbValue *cur;
+      Step step = AFTER_ANCHOR;
+      FbNode *next;
+
+      if (!is_anchor (anchor->op) || g_hash_table_contains (claimed, anchor) ||
+          _fb_pass_no_fuse (ctx, anchor) || anchor->n_outputs != 1 || anchor->outputs[0] == NULL)
+        continue;
+      members = g_ptr_array_new ();
+      g_ptr_array_add (members, anchor);
+      label = g_string_new (anchor->op_type);
+      cur = anchor->outputs[0];
+      while ((next = next_member (ctx, cur, uses, claimed, &step)) != NULL)
+        {
+          g_ptr_array_add (members, next);
+          g_string_append_printf (label, "+%s", next->op_type);
+          cur = next->outputs[0];
+        }
+      if (members->len < 2)
+        continue;
+      for (guint m = 0; m < members->len; m++)
+        g_hash_table_add (claimed, g_ptr_array_index (members, m));
+      _fb_fuse_group (ctx, graph, members, "epilogue", anchor, uses);
+      {
+        gpointer count = g_hash_table_lookup (hist, label->str);
+        if (count == NULL)
+          g_ptr_array_add (kinds, g_strdup (label->str));
+        g_hash_table_replace (hist, g_strdup (label->str), GUINT_TO_POINTER (GPOINTER_TO_UINT (count) + 1));
+      }
+      n_groups++;
+    }
+
+  if (n_groups == 0)
+    {
+      g_ptr_array_foreach (kinds, (GFunc) g_free, NULL);
+      return TRUE;
+    }
+  if (!fb_graph_toposort (graph, error))
+    return FALSE;
+  fb_graph_remove_dead (graph);
+  {
+    g_autoptr(GString) s = g_string_new (NULL);
+    for (guint k = 0; k < kinds->len; k++)
+      {
+        const char *label = g_ptr_array_index (kinds, k);
+        g_string_append_printf (s, "%s%u %s", k ? ", " : "",
+                                GPOINTER_TO_UINT (g_hash_table_lookup (hist, label)), label);
+        g_free ((char *) label);
+      }
+    _fb_pass_note (ctx, "fused %u epilogues (%s)", n_groups, s->str);
+  }
+  return TRUE;
+}

@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* layout: with --layout nhwc, runs 2-D convolutions and pools channels-last.
+ *
+ * Conv, MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool on 4-D tensors, and fused
+ * epilogues built around such a Conv, are marked fb_layout=nhwc and read and write NHWC
+ * tensors. Elementwise nodes (and fused elementwise groups) whose activations all arrive in
+ * NHWC follow along, with their constant operands permuted, so a chain of convolutions passes
+ * channels-last tensors straight from one to the next. Transposes are inserted only where an
+ * NCHW value enters or leaves that region, flagged FB_NODE_INSERTED and carrying the
+ * provenance of the node they serve; where the model itself already transposes between the
+ * two layouts, the pair cancels instead. Weights keep ONNX's layout.
+ *
+ * A converted node writes a new NHWC value; the original NCHW value (same id and name) is then
+ * produced by the transpose back, or disappears when nobody reads it in NCHW.
+ *
+ * Requires: fusions done (a fused epilogue moves as one), shapes inferred.
+ * Preserves: ids and names of every NCHW value still read.
+ * Invalidates: shapes of values inside converted fused bodies; the node list (re-sorted). */
+#include "fb-pass-private.h"
+
+static const int64_t TO_NHWC[4] = { 0, 2, 3, 1 };
+static const int64_t TO_NCHW[4] = { 0, 3, 1, 2 };
+
+typedef enum {
+  ROLE_KEEP,      /* weights, scalars: untouched */
+  ROLE_ACT,       /* an activation that must arrive in NHWC */
+  ROLE_CONST,     /* a broadcast constant to permute */
+} Role;
+
+typedef struct {
+  FbPassContext *ctx;
+  FbGraph       *graph;
+  GHashTable    *nhwc_of;       /* NCHW value -> its NHWC twin */
+  GHashTable    *converted;     /* nodes now running NHWC */
+  GHashTable    *const_memo;    /* constant value -> permuted constant value */
+  GPtrArray     *outputs;       /* NCHW values whose producer was converted */
+  guint          n_inserted, n_cancelled;
+} Layout;
+
+static FbShape
+permute_shape (const FbShape *s, const int64_t *perm)
+{
+  FbShape out = *s;
+
+  if (s->rank != 4)
+    return out;
+  for (int i = 0; i < 4; i++)
+    {
+      out.dim[i] = s->dim[perm[i]];
+      out.sym[i] = s->sym[perm[i]];
+    }
+  return out;
+}
+
+static gboolean
+has_perm (const FbNode *n, const int64_t *perm)
+{
+  guint len = 0;
+  const int64_t *p = fb_node_attr_ints (n, "perm", &len);
+
+  if (n->op != FB_OP_TRANSPOSE || p == NULL || len != 4)
+    return FALSE;
+  for (int i = 0; i < 4; i++)
+    if (p[i] != perm[i])
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+is_rank4_act (const FbValue *v)
+{
+  return v != NULL && v->constant == NULL && v->shape.rank == 4;
+}
+
+static gboolean
+is_spatial (const FbNode *n)
+{
+  switch (n->op)
+    {
+    case FB_OP_CONV:
+    case FB_OP_AVERAGE_POOL:
+    case FB_OP_GLOBAL_AVERAGE_POOL:
+    case FB_OP_GLOBAL_MAX_POOL:
+      return is_rank4_act (fb_node_input (n, 0));
+    case FB_OP_MAX_POOL:
+      return is_rank4_act (fb_node_input (n, 0)) && (n->n_outputs < 2 || n->outputs[1] == NULL);
+    default:
+      return FALSE;
+    }
+}
+
+static gboolean
+is_elementwise (const FbNode *n)
+{
+  return fb_op_has_flag (n->op, FB_OPF_ELEMENTWISE) && n->n_outputs == 1 && n->op != FB_OP_DROPOUT;
+}
+
+static Role
+operand_role (const FbValue *v, gboolean *ok)
+{
+  if (v == NULL)
+    return ROLE_KEEP;
+  if (v->constant != NULL)
+    {
+      if (v->constant->numel == 1)
+        return ROLE_KEEP;
+      if (v->constant->rank <= 4)
+        return ROLE_CONST;
+      *ok = FALSE;
+      return ROLE_KEEP;
+    }
+  if (v->shape.rank != 4)
+    *ok = FALSE;
+  return ROLE_ACT;
+}
+
+/* Roles of a fused body's inputs, from how its members read them; FALSE when the body holds
+ * something that cannot run channels-last or an input plays two parts. */
+static gboolean
+body_roles (const FbNode *fused, FbGraph *body, Role *roles, gboolean *has_spatial)
+{
+  gboolean ok = TRUE;
+  gboolean *seen = g_newa (gboolean, MAX (body->inputs->len, 1));
+
+  *has_spatial = FALSE;
+  for (guint k = 0; k < body->inputs->len; k++)
+    seen[k] = FALSE;
+  for (guint i = 0; i < body->nodes->len && ok; i++)
+    {
+      FbNode *m = g_ptr_array_index (body->nodes, i);
+      gboolean spatial = is_spatial (m);
+      if (!spatial && !is_elementwise (m))
+        return FALSE;
+      if (m->outputs[0] == NULL || m->outputs[0]->shape.rank != 4)
+        return FALSE;
+      *has_spatial = *has_spatial || spatial;
+      for (guint j = 0; j < m->n_inputs; j++)
+        {
+          FbValue *v = m->inputs[j];
+          guint k;
+          Role r;
+          if (v == NULL || !g_ptr_array_find (body->inputs, v, &k))
+            continue;
+          r = spatial ? (j == 0 ? ROLE_ACT : ROLE_KEEP) : operand_role (v, &ok);
+          if (spatial && j == 0 && !is_rank4_act (v))
+            ok = FALSE;
+          if (seen[k] && roles[k] != r)
+            ok = FALSE;
+          roles[k] = r;
+          seen[k] = TRUE;
+        }
+    }
+  return ok;
+}
+
+/* The permuted copy of a constant broadcast against a rank-4 NCHW tensor. */
+static FbValue *
+permuted_const (Layout *l, FbValue *c)
+{
+  FbValue *done = g_hash_table_lookup (l->const_memo, c);
+  const FbTensor *t = c->constant;
+  int64_t dims[4], nd[4];
+  g_autoptr(FbTensor) out = NULL;
+
+  if (done)
+    return done;
+  for (int i = 0; i < 4; i++)
+    dims[i] = i < 4 - t->rank ? 1 : t->dims[i - (4 - t->rank)];
+  for (int i = 0; i < 4; i++)
+    nd[i] = dims[TO_NHWC[i]];
+  out = fb_tensor_new (t->dtype, 4, nd, NULL);
+  for (int64_t n = 0; n < nd[0]; n++)
+    for (int64_t h = 0; h < nd[1]; h++)
+      for (int64_t w = 0; w < nd[2]; w++)
+        for (int64_t ch = 0; ch < nd[3]; ch++)
+          {
+            int64_t src = ((n * dims[1] + ch) * dims[2] + h) * dims[3] + w;
+            int64_t dst = ((n * nd[1] + h) * nd[2] + w) * nd[3] + ch;
+            fb_tensor_set_f64 (out, dst, fb_tensor_get_f64 (t, src));
+          }
+  done = _fb_constant_new (l->graph, c->name, out);
+  g_hash_table_insert (l->const_memo, c, done);
+  return done;
+}
+
+static FbNode *
+insert_transpose (Layout *l, FbValue *in, FbValue *out, const int64_t *perm, const FbNode *serves,
+                  const char *suffix)
+{
+  g_autofree char *name = g_strdup_printf ("%s/%s", serves->name, suffix);
+  FbNode *t = _fb_node_new (l->graph, FB_OP_TRANSPOSE, name, &in, 1, 1, serves);
+
+  t->flags |= FB_NODE_INSERTED;
+  _fb_node_set_ints (l->graph, t, "perm", perm, 4);
+  fb_node_set_output (t, 0, out);
+  l->n_inserted++;
+  return t;
+}
+
+/* v in NHWC, for node serves: its twin, the input of a model transpose that undoes, or a new
+ * transpose shared by every node that needs v this way. */
+static FbValue *
+to_nhwc (Layout *l, FbValue *v, const FbNode *serves)
+{
+  FbValue *twin = g_hash_table_lookup (l->nhwc_of, v);
+  FbShape s;
+
+  if (twin != NULL)
+    {
+      if (twin->producer && (twin->producer->flags & FB_NODE_INSERTED))
+        fb_node_add_prov (l->graph, twin->producer, serves->prov, serves->n_prov);
+      return twin;
+    }
+  if (v->producer && has_perm (v->producer, TO_NCHW) && v->producer->inputs[0] != NULL)
+    {
+      l->n_cancelled++;
+      twin = v->producer->inputs[0];
+      g_hash_table_insert (l->nhwc_of, v, twin);
+      return twin;
+    }
+  s = permute_shape (&v->shape, TO_NHWC);
+  twin = _fb_value_new (l->graph, v->name, v->dtype, &s);
+  insert_transpose (l, v, twin, TO_NHWC, serves, "to_nhwc");
+  g_hash_table_insert (l->nhwc_of, v, twin);
+  return twin;
+}
+
+static void
+convert (Layout *l, FbNode *n, const Role *roles)
+{
+  FbGraph *body = n->op == FB_OP_FUSED ? fb_node_attr_graph (n, "body") : NULL;
+
+  for (guint k = 0; k < n->n_inputs; k++)
+    {
+      FbValue *v = n->inputs[k];
+      FbValue *bv = body ? g_ptr_array_index (body->inputs, k) : NULL;
+      if (v == NULL || roles[k] == ROLE_KEEP)
+        continue;
+      n->inputs[k] = roles[k] == ROLE_ACT ? to_nhwc (l, v, n) : permuted_const (l, v);
+      if (bv != NULL)
+        {
+          bv->shape = n->inputs[k]->shape;
+          if (bv->constant)
+            {
+              fb_tensor_unref (bv->constant);
+              bv->constant = fb_tensor_ref (n->inputs[k]->constant);
+            }
+        }
+    }
+  if (body != NULL)
+    for (guint i = 0; i < body->nodes->len; i++)
+      {
+        FbNode *m = g_ptr_array_index (body->nodes, i);
+        if (is_spatial (m))
+          _fb_node_set_string (body, m, FB_ATTR_LAYOUT, "nhwc");
+        m->outputs[0]->shape = permute_shape (&m->outputs[0]->shape, TO_NHWC);
+      }
+  else if (is_spatial (n))
+    _fb_node_set_string (l->graph, n, FB_ATTR_LAYOUT, "nhwc");
+
+  for (guint k = 0; k < n->n_outputs; k++)
+    {
+      FbValue *o = n->outputs[k];
+      FbShape s;
+      FbValue *twin;
+      if (o == NULL)
+        continue;
+      s = permute_shape (&o->shape, TO_NHWC);
+      twin = _fb_value_new (l->graph, o->name, o->dtype, &s);
+      fb_node_set_output (n, k, twin);
+      o->producer = NULL;
+      g_hash_table_insert (l->nhwc_of, o, twin);
+      g_ptr_array_add (l->outputs, o);
+    }
+  g_hash_table_add (l->converted, n);
+}
+
+/* Whether n can run channels-last and, for layout-agnostic nodes, whether it is worth it: at
+ * least one of its activations already arrives in NHWC. */
+static gboolean
+plan_node (Layout *l, FbNode *n, Role *roles)
+{
+  gboolean ok = TRUE, any_nhwc = FALSE, spatial = FALSE;
+  FbGraph *body;
+
+  for (guint k = 0; k < n->n_inputs; k++)
+    roles[k] = ROLE_KEEP;
+  for (guint k = 0; k < n->n_outputs; k++)
+    if (n->outputs[k] == NULL || n->outputs[k]->shape.rank != 4)
+      return FALSE;
+
+  if (is_spatial (n))
+    {
+      roles[0] = ROLE_ACT;
+      return TRUE;
+    }
+  if (n->op == FB_OP_FUSED && (body = fb_node_attr_graph (n, "body")) != NULL &&
+      body->inputs->len == n->n_inputs && body_roles (n, body, roles, &spatial))
+    {
+      if (spatial)
+        return TRUE;
+    }
+  else if (is_elementwise (n))
+    {
+      for (guint k = 0; k < n->n_inputs; k++)
+        roles[k] = operand_role (n->inputs[k], &ok);
+      if (!ok)
+        return FALSE;
+    }
+  else
+    return FALSE;
+
+  for (guint k = 0; k < n->n_inputs; k++)
+    if (roles[k] == ROLE_ACT && g_hash_table_contains (l->nhwc_of, n->inputs[k]))
+      any_nhwc = TRUE;
+  return any_nhwc;
+}
+
+/* The NCHW value o is read by someone that stayed NCHW (or is a graph output): a transpose back
+ * produces it, unless every such reader is a model transpose to NHWC, which then cancels. */
+static void
+finish_output (Layout *l, FbValue *o, GHashTable *uses)
+{
+  FbValue *twin = g_hash_table_lookup (l->nhwc_of, o);
+  GPtrArray *users = g_hash_table_lookup (uses, o);
+  gboolean needed = o->is_output;
+
+  for (guint u = 0; users && u < users->len; u++)
+    {
+      FbNode *r = g_ptr_array_index (users, u);
+      if (has_perm (r, TO_NHWC) && r->outputs[0] && _fb_can_replace (r->outputs[0], twin))
+        {
+          fb_graph_replace_uses (l->graph, r->outputs[0], twin);
+          l->n_cancelled++;
+          continue;
+        }
+      needed = TRUE;
+    }
+  if (needed)
+    insert_transpose (l, twin, o, TO_NCHW, twin->producer, "to_nchw");
+}
+
+gboolean
+_fb_pass_layout (FbPassContext *ctx, FbGraph *graph, GError **error)
+{
+  g_autoptr(GHashTable) nhwc_of = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) converted = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) const_memo = g_hash_table_new (NULL, NULL);
+  g_autoptr(GPtrArray) outputs = g_ptr_array_new ();
+  g_autoptr(GPtrArray) order = NULL;
+  g_autoptr(GHashTable) uses = NULL;
+  Layout l = { ctx, graph, nhwc_of, converted, const_memo, outputs, 0, 0 };
+
+  if (ctx->options->layout != FB_LAYOUT_NHWC)
+    return TRUE;
+
+  order = g_ptr_array_copy (graph->nodes, NULL, NULL);
+  for (guint i = 0; i < order->len; i++)
+    {
+      FbNode *n = g_ptr_array_index (order, i);
+      Role *roles = g_newa (Role, MAX (n->n_inputs, 1));
+      if (plan_node (&l, n, roles))
+        convert (&l, n, roles);
+    }
+  if (outputs->len == 0)
+    return TRUE;
+
+  /* Who still reads each NCHW value, now that converted readers read its twin. */
+  uses = fb_graph_build_uses (graph);
+  for (guint i = 0; i < outputs->len; i++)
+    finish_output (&l, g_ptr_array_index (outputs, i), uses);
+
+  fb_graph_remove_dead (graph);
+  if (!fb_graph_toposort (graph, error))
+    return FALSE;
+  _fb_pass_note (ctx, "%u nodes run NHWC, inserted %u transposes", g_hash_table_size (converted),
+                 l.n_inserted);
+  if (l.n_cancelled)
+    _fb_pass_note (ctx, "cancelled %u transpose pairs", l.n_cancelled);
+  return TRUE;
+}

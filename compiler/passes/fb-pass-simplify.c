@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* simplify: algebraic rewrites and idiom recognition, as rule tables run by the rewrite engine.
+ *
+ * The algebra here removes work that does nothing (x*1, x+0, x-0, x/1, x^1, a Concat of one
+ * tensor, a Cast to the same type, a Reshape to the same shape), composes movement (a
+ * Transpose of a Transpose, a Reshape of a Reshape), trades a division by a constant for a
+ * multiplication by its reciprocal, and turns the Reshape -> Gemm -> Reshape sandwich that
+ * exporters wrap around every linear layer of a transformer into MatMul + Add, which the
+ * epilogue fusion can then take whole. The idioms (LayerNorm, GELU, Softmax, HardSwish) live in
+ * fb-simplify-idioms.c. The summary counts how often each named rule fired.
+ *
+ * Requires: inferred shapes; constants folded (patterns look for constant operands).
+ * Preserves: the ids and names of every value the rest of the graph reads.
+ * Invalidates: the node list (rewrites append and re-sort), uses tables. */
+#include "fb-simplify-private.h"
+
+#include <math.h>
+#include <string.h>
+
+gboolean
+_fb_same_type (const FbValue *out, const FbValue *x)
+{
+  g_assert (out != NULL && x != NULL);
+  if (out->dtype != x->dtype || out->shape.rank < 0 || out->shape.rank != x->shape.rank)
+    return FALSE;
+  for (int i = 0; i < out->shape.rank; i++)
+    if (out->shape.dim[i] != x->shape.dim[i] ||
+        (out->shape.dim[i] < 0 && (out->shape.sym[i] == NULL || out->shape.sym[i] != x->shape.sym[i])))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+_fb_reduce_axes_mask (const FbNode *n, int rank, guint *mask)
+{
+  g_autofree int64_t *axes = NULL;
+  guint n_axes = 0;
+
+  g_assert (mask != NULL);
+  *mask = 0;
+  if (rank <= 0 || rank > FB_MAX_RANK || fb_node_attr_int (n, "keepdims", 1) != 1)
+    return FALSE;
+  if (fb_node_input (n, 1) != NULL)
+    {
+      axes = _fb_const_ints (fb_node_input (n, 1), FB_MAX_RANK, &n_axes);
+      if (axes == NULL)
+        return FALSE;
+    }
+  else
+    {
+      const int64_t *a = fb_node_attr_ints (n, "axes", &n_axes);
+      axes = g_memdup2 (a, sizeof (int64_t) * MAX (n_axes, 1));
+    }
+  if (n_axes == 0)
+    {
+      if (fb_node_attr_int (n, "noop_with_empty_axes", 0) != 0)
+        return FALSE;
+      *mask = (1u << rank) - 1;
+      return TRUE;
+    }
+  for (guint i = 0; i < n_axes; i++)
+    {
+      int axis;
+      if (!fb_axis_normalize (axes[i], rank, &axis))
+        return FALSE;
+      *mask |= 1u << axis;
+    }
+  return TRUE;
+}
+
+/* ---- identities --------------------------------------------------------------------------- */
+
+static gboolean
+forward_x (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  FbValue *x = m->v[1];
+  return _fb_same_type (root->outputs[0], x) && fb_rewrite_forward (rw, m, x);
+}
+
+static gboolean
+concat_single (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  return root->n_inputs == 1 && forward_x (rw, root, m);
+}
+
+static gboolean
+cast_noop (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  return fb_node_attr_int (root, "to", 0) == (int64_t) m->v[1]->dtype && forward_x (rw, root, m);
+}
+
+static gboolean
+reshape_noop (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  return fb_shape_is_static (&m->v[1]->shape) && forward_x (rw, root, m);
+}
+
+/* x / c -> x * (1/c) for floating-point constants: multiplication is cheaper everywhere and
+ * fuses as a scale. */
+static gboolean
+div_to_mul (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  FbValue *c = m->v[2];
+  g_autoptr(FbTensor) r = NULL;
+  FbValue *inputs[2];
+  FbNode *mul;
+
+  if (!fb_dtype_is_float (c->dtype) || c->constant->numel > 4096)
+    return FALSE;
+  r = fb_tensor_new (c->dtype, c->constant->rank, c->constant->dims, NULL);
+  if (r == NULL)
+    return FALSE;
+  for (int64_t i = 0; i < c->constant->numel; i++)
+    {
+      double v = fb_tensor_get_f64 (c->constant, i);
+      if (v == 0 || !isfinite (v) || !isfinite (1.0 / v))
+        return FALSE;
+      fb_tensor_set_f64 (r, i, 1.0 / v);
+    }
+  inputs[0] = m->v[1];
+  inputs[1] = _fb_constant_new (fb_rewrite_graph (rw), c->name, r);
+  mul = fb_rewrite_node (rw, FB_OP_MUL, root, inputs, 2, 1);
+  fb_rewrite_replace_root (rw, m, mul);
+  return fb_rewrite_infer (rw, mul);
+}
+
+/* (x * a) * b -> x * (a*b) for uniform constants. */
+static gboolean
+mul_mul_const (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  FbValue *a = m->v[2], *b = m->v[3];
+  double va, vb;
+  FbValue *inputs[2];
+  FbNode *mul;
+  const FbTensor *shape_of;
+  g_autoptr(FbTensor) t = NULL;
+
+  if (!fb_dtype_is_float (root->outputs[0]->dtype) || !_fb_const_uniform (a, &va) ||
+      !_fb_const_uniform (b, &vb) || a->constant->numel != 1 || b->constant->numel != 1)
+    return FALSE;
+  shape_of = a->constant->rank >= b->constant->rank ? a->constant : b->constant;
+  t = fb_tensor_new (root->outputs[0]->dtype, shape_of->rank, shape_of->dims, NULL);
+  if (t == NULL)
+    return FALSE;
+  fb_tensor_set_f64 (t, 0, va * vb);
+  inputs[0] = m->v[1];
+  inputs[1] = _fb_constant_new (fb_rewrite_graph (rw), a->name, t);
+  mul = fb_rewrite_node (rw, FB_OP_MUL, root, inputs, 2, 1);
+  fb_rewrite_replace_root (rw, m, mul);
+  return fb_rewrite_infer (rw, mul);
+}
+
+/* ---- movement ----------------------------------------------------------------------------- */
+
+static gboolean
+transpose_perm (const FbNode *n, int rank, int64_t *perm)
+{
+  guint len = 0;
+  const int64_t *p = fb_node_attr_ints (n, "perm", &len);
+
+  if (rank <= 0 || rank > FB_MAX_RANK)
+    return FALSE;
+  if (p == NULL)
+    {
+      for (int i = 0; i < rank; i++)
+        perm[i] = rank - 1 - i;
+      return TRUE;
+    }
+  if ((int) len != rank)
+    return FALSE;
+  for (int i = 0; i < rank; i++)
+    {
+      int axis;
+      if (!fb_axis_normalize (p[i], rank, &axis))
+        return FALSE;
+      perm[i] = axis;
+    }
+  return TRUE;
+}
+
+static gboolean
+transpose_transpose (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  FbValue *x = m->v[1];
+  FbNode *inner = x == NULL ? NULL : root->inputs[0]->producer;
+  int rank = x->shape.rank;
+  int64_t p1[FB_MAX_RANK], p2[FB_MAX_RANK], q[FB_MAX_RANK];
+  gboolean identity = TRUE;
+  FbNode *t;
+
+  if (inner == NULL || !transpose_perm (inner, rank, p1) || !transpose_perm (root, rank, p2))
+    return FALSE;
+  /* out[j] = mid[p2[j]] = x[p1[p2[j]]] */
+  for (int j = 0; j < rank; j++)
+    {
+      q[j] = p1[p2[j]];
+      identity = identity && q[j] == j;
+    }
+  if (identity)
+    return forward_x (rw, root, m);
+  t = fb_rewrite_node (rw, FB_OP_TRANSPOSE, root, &x, 1, 1);
+  _fb_node_set_ints (fb_rewrite_graph (rw), t, "perm", q, rank);
+  fb_rewrite_replace_root (rw, m, t);
+  return fb_rewrite_infer (rw, t);
+}
+
+/* A Reshape to a constant target does not care how its input was shaped, as long as the target
+ * has no 0 ("copy this extent from the input") that would now copy from a different tensor. */
+static gboolean
+reshape_reshape (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  FbValue *inputs[2] = { m->v[1], m->v[2] };
+  g_autofree int64_t *target = NULL;
+  guint n = 0;
+  int64_t allowzero = fb_node_attr_int (root, "allowzero", 0);
+  FbNode *r;
+
+  target = _fb_const_ints (m->v[2], FB_MAX_RANK, &n);
+  if (target == NULL)
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    if (target[i] == 0 && allowzero == 0)
+      return FALSE;
+  if (_fb_same_type (root->outputs[0], m->v[1]))
+    return fb_rewrite_forward (rw, m, m->v[1]);
+  r = fb_rewrite_node (rw, FB_OP_RESHAPE, root, inputs, 2, 1);
+  if (allowzero)
+    _fb_node_set_int (fb_rewrite_graph (rw), r, "allowzero", allowzero);
+  fb_rewrite_replace_root (rw, m, r);
+  return fb_rewrite_infer (rw, r);
+}
+
+/* Reshape(Gemm(Reshape(x, [M, K]), W, C), x.shape[:-1] + [N]) -> MatMul(x, W') + C', the way a
+ * linear layer is written on a 3-D activation. */
+static gboolean
+gemm_to_matmul (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  FbGraph *g = fb_rewrite_graph (rw);
+  FbValue *x = m->v[1], *w = m->v[2], *out = root->outputs[0];
+  FbNode *gemm = root->inputs[0]->producer;
+  FbValue *c = fb_node_input (gemm, 2);
+  float alpha = fb_node_attr_float (gemm, "alpha", 1.0f);
+  float beta = fb_node_attr_float (gemm, "beta", 1.0f);
+  gboolean trans_b = fb_node_attr_int (gemm, "transB", 0) != 0;
+  const FbTensor *wt = w->constant;
+  int64_t k, n_out;
+  FbValue *w2 = w, *mm_in[2], *add_in[2];
+  FbNode *mm, *add;
+  FbValue *mm_out;
+
+  if (fb_node_attr_int (gemm, "transA", 0) != 0 || x->shape.rank < 3 ||
+      !fb_shape_is_static (&x->shape) || !fb_shape_is_static (&out->shape) ||
+      out->shape.rank != x->shape.rank || wt->rank != 2 || wt->dtype != FB_DTYPE_FLOAT32 ||
+      x->dtype != FB_DTYPE_FLOAT32)
+    return FALSE;
+  k = x->shape.dim[x->shape.rank - 1];
+  n_out = trans_b ? wt->dims[0] : wt->dims[1];
+  if ((trans_b ? wt->dims[1] : wt->dims[0]) != k || out->shape.dim[out->shape.rank - 1] != n_out)
+    return FALSE;
+  for (int i = 0; i < x->shape.rank - 1; i++)
+    if (out->shape.dim[i] != x->shape.dim[i])
+      return FALSE;
+  if (c != NULL && (c->constant == NULL || c->constant->numel != n_out ||
+                    c->dtype != FB_DTYPE_FLOAT32))
+    return FALSE;
+
+  if (trans_b || alpha != 1.0f)
+    {
+      int64_t dims[2] = { k, n_out };
+      g_autoptr(FbTensor) t = _fb_tensor_f32 (2, dims);
+      if (t == NULL)
+        return FALSE;
+      for (int64_t i = 0; i < k; i++)
+        for (int64_t j = 0; j < n_out; j++)
+          fb_tensor_set_f64 (t, i * n_out + j,
+                             alpha * fb_tensor_get_f64 (wt, trans_b ? j * k + i : i * n_out + j));
+      w2 = _fb_constant_new (g, w->name, t);
+    }
+  mm_in[0] = x;
+  mm_in[1] = w2;
+  mm = fb_rewrite_node (rw, FB_OP_MATMUL, gemm, mm_in, 2, 1);
+  fb_node_add_prov (g, mm, gemm->prov, gemm->n_prov);
+  if (c == NULL)
+    {
+      fb_rewrite_replace_root (rw, m, mm);
+      return fb_rewrite_infer (rw, mm);
+    }
+  mm_out = fb_rewrite_output (rw, mm, 0);
+  if (!fb_rewrite_infer (rw, mm))
+    return FALSE;
+  {
+    g_autoptr(FbTensor) bias = _fb_tensor_f32 (1, &n_out);
+    if (bias == NULL)
+      return FALSE;
+    for (int64_t j = 0; j < n_out; j++)
+      fb_tensor_set_f64 (bias, j, beta * fb_tensor_get_f64 (c->constant, j));
+    add_in[0] = mm_out;
+    add_in[1] = beta == 1.0f && c->constant->rank == 1 ? c : _fb_constant_new (g, c->name, bias);
+  }
+  add = fb_rewrite_node (rw, FB_OP_ADD, root, add_in, 2, 1);
+  fb_rewrite_replace_root (rw, m, add);
+  return fb_rewrite_infer (rw, add);
+}
+
+#define X       FB_P_ANY (1)
+#define C(v)    FB_P_CONST (v)
+
+static const FbRule algebra[] = {
+  { "mul-one",  0, { FB_P_OP (MUL, X, C (1)) }, forward_x },
+  { "add-zero", 0, { FB_P_OP (ADD, X, C (0)) }, forward_x },
+  { "sub-zero", 0, { FB_P_OP (SUB, X, C (0)) }, forward_x },
+  { "div-one",  0, { FB_P_OP (DIV, X, C (1)) }, forward_x },
+  { "pow-one",  0, { FB_P_OP (POW, X, C (1)) }, forward_x },
+  { "concat-single", 0, { FB_P_OP (CONCAT, X) }, concat_single },
+  { "cast-noop", 0, { FB_P_OP (CAST, X) }, cast_noop },
+  { "reshape-noop", 0, { FB_P_OP (RESHAPE, X) }, reshape_noop },
+  { "div-to-mul", 0, { FB_P_OP (DIV, X, FB_P_CONST_ANY (2)) }, div_to_mul },
+  { "mul-mul-const", 0,
+    { FB_P_OP (MUL, FB_P_OP (MUL, X, FB_P_CONST_ANY (2)), FB_P_CONST_ANY (3)) }, mul_mul_const },
+  { "transpose-transpose", FB_RULE_SHARED_OK,
+    { FB_P_OP (TRANSPOSE, FB_P_OP (TRANSPOSE, X)) }, transpose_transpose },
+  { "reshape-reshape", FB_RULE_SHARED_OK,
+    { FB_P_OP (RESHAPE, FB_P_OP (RESHAPE, X), FB_P_CONST_ANY (2)),
+      FB_P_OP (RESHAPE, FB_P_OP (FLATTEN, X), FB_P_CONST_ANY (2)),
+      FB_P_OP (RESHAPE, FB_P_OP (SQUEEZE, X), FB_P_CONST_ANY (2)),
+      FB_P_OP (RESHAPE, FB_P_OP (UNSQUEEZE, X), FB_P_CONST_ANY (2)) }, reshape_reshape },
+  { "gemm-to-matmul", 0,
+    { FB_P_OP (RESHAPE, FB_P_OP (GEMM, FB_P_OP (RESHAPE, X), FB_P_CONST_ANY (2))) },
+    gemm_to_matmul },
+};
+
+#undef X
+#undef C
+
+gboolean
+_fb_pass_simplify (FbPassContext *ctx, FbGraph *graph, GError **error)
+{
+  const guint n_algebra = G_N_ELEMENTS (algebra);
+  const guint n_rules = n_algebra + _fb_simplify_n_idioms;
+  g_autofree FbRule *rules = g_new (FbRule, n_rules);
+  g_autofree guint *fired = g_new0 (guint, n_rules);
+  g_autoptr(GString) counts = g_string_new (NULL);
+  guint total = 0;
+
+  /* At a node where an idiom and an identity both match, the idiom wins. */
+  memcpy (rules, _fb_simplify_idioms, sizeof (FbRule) * _fb_simplify_n_idioms);
+  memcpy (rules + _fb_simplify_n_idioms, algebra, sizeof (FbRule) * n_algebra);
+  if (!fb_rewrite_run (ctx, graph, rules, n_rules, fired, error))
+    return FALSE;
+  for (guint r = 0; r < n_rules; r++)
+    if (fired[r])
+      {
+        g_string_append_printf (counts, "%s%s ×%u", counts->len ? ", " : "", rules[r].name, fired[r]);
+        total += fired[r];
+      }
+  if (total)
+    _fb_pass_note (ctx, "%u rewrites: %s", total, counts->str);
+  return TRUE;
+}

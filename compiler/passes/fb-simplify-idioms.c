@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Idioms of the simplify pass: formulas that exporters write out operator by operator and that
+ * one operator computes, so that later passes, kernels and the user see one node.
+ *
+ *   layernorm        (x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps)  -> LayerNormalization
+ *   layernorm-scale  LayerNormalization(x) * gamma                       -> LayerNormalization
+ *   layernorm-bias   LayerNormalization(x, gamma) + beta                 -> LayerNormalization
+ *   gelu-erf         x * 0.5 * (1 + erf(x / sqrt 2))                     -> Gelu
+ *   gelu-tanh        0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))) -> Gelu(tanh)
+ *   softmax          exp(x - max(x)) / sum(exp(x - max(x)))              -> Softmax
+ *   hardswish        x * HardSigmoid(x), x * clip(x + 3, 0, 6) / 6       -> HardSwish
+ *
+ * Each is written in the association orders exporters are seen to emit; operands of Add and
+ * Mul match in either order. Divisions by constants may already have become multiplications by
+ * the reciprocal (rule div-to-mul), so both spellings are listed. */
+#include "fb-simplify-private.h"
+
+#include <math.h>
+
+/* The axis where a trailing block of normalized dimensions starts, or -1. */
+static int
+trailing_axis (guint mask, int rank)
+{
+  for (int axis = 0; axis < rank; axis++)
+    if (mask == (((1u << rank) - 1) & ~((1u << axis) - 1)))
+      return axis;
+  return -1;
+}
+
+/* t broadcast (numpy rules) to dims, as a new float tensor of x's dtype. */
+static FbTensor *
+broadcast_const (const FbTensor *t, FbDType dtype, int rank, const int64_t *dims)
+{
+  g_autoptr(FbTensor) out = fb_tensor_new (dtype, rank, dims, NULL);
+  int64_t idx[FB_MAX_RANK] = { 0 };
+
+  if (out == NULL || t->rank > rank)
+    return NULL;
+  for (int64_t i = 0; i < out->numel; i++)
+    {
+      int64_t src = 0;
+      for (int d = 0; d < t->rank; d++)
+        {
+          int od = rank - t->rank + d;
+          src = src * t->dims[d] + (t->dims[d] == 1 ? 0 : idx[od]);
+        }
+      fb_tensor_set_f64 (out, i, fb_tensor_get_f64 (t, src));
+      for (int d = rank - 1; d >= 0; d--)
+        if (++idx[d] < dims[d])
+          break;
+        else
+          idx[d] = 0;
+    }
+  return g_steal_pointer (&out);
+}
+
+static FbNode *
+new_layer_norm (FbRewriter *rw, const FbNode *root, FbValue *x, FbValue *scale, FbValue *bias,
+                int axis, float epsilon)
+{
+  FbValue *inputs[3] = { x, scale, bias };
+  FbNode *ln = fb_rewrite_node (rw, FB_OP_LAYER_NORMALIZATION, root, inputs, bias ? 3 : 2, 1);
+  FbGraph *g = fb_rewrite_graph (rw);
+
+  ln->opset = MAX (ln->opset, 17);
+  _fb_node_set_int (g, ln, "axis", axis);
+  _fb_node_set_float (g, ln, "epsilon", epsilon);
+  return ln;
+}
+
+/* ---- layer norm --------------------------------------------------------------------------- */
+
+static gboolean
+layernorm (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  FbValue *x = m->v[1];
+  FbNode *mean = m->v[3]->producer, *var = m->v[4]->producer;
+  int rank = x->shape.rank;
+  guint mask_mean, mask_var;
+  double eps;
+  int axis;
+  g_autoptr(FbTensor) ones = NULL;
+  FbNode *ln;
+
+  if (!fb_dtype_is_float (x->dtype) || rank < 1 || !_fb_same_type (root->outputs[0], x) ||
+      !_fb_reduce_axes_mask (mean, rank, &mask_mean) ||
+      !_fb_reduce_axes_mask (var, rank, &mask_var) || mask_mean != mask_var ||
+      !_fb_const_uniform (m->v[5], &eps) || m->v[5]->constant->numel != 1)
+    return FALSE;
+  axis = trailing_axis (mask_mean, rank);
+  if (axis < 0)
+    return FALSE;
+  for (int d = axis; d < rank; d++)
+    if (x->shape.dim[d] < 0)
+      return FALSE;
+  ones = fb_tensor_new (x->dtype, rank - axis, x->shape.dim + axis, NULL);
+  if (ones == NULL)
+    return FALSE;
+  for (int64_t i = 0; i < ones->numel; i++)
+    fb_tensor_set_f64 (ones, i, 1.0);
+  ln = new_layer_norm (rw, root, x, _fb_constant_new (fb_rewrite_graph (rw), "ones", ones), NULL,
+                       axis, (float) eps);
+  fb_rewrite_replace_root (rw, m, ln);
+  return fb_rewrite_infer (rw, ln);
+}
+
+/* Folds a constant scale (or bias) that applies per normalized element into the LayerNorm. */
+static gboolean
+layernorm_affine (FbRewriter *rw, FbNode *root, const FbMatch *m, gboolean is_bias)
+{
+  FbNode *old = m->v[2]->producer;
+  FbValue *x = m->v[1], *scale = m->v[3], *c = m->v[4];
+  int rank = x->shape.rank;
+  int axis_attr = (int) fb_node_attr_int (old, "axis", -1);
+  int axis;
+  FbShape norm;
+  g_autoptr(FbTensor) t = NULL;
+  FbValue *cv;
+  FbNode *ln;
+
+  if (rank < 1 || !fb_axis_normalize (axis_attr, rank, &axis) ||
+      fb_node_input (old, 2) != NULL || !_fb_same_type (root->outputs[0], m->v[2]) ||
+      (old->n_outputs > 1 && (old->outputs[1] || (old->n_outputs > 2 && old->outputs[2]))))
+    return FALSE;
+  /* A scale of ones is the only one a bias can be added behind without changing the order. */
+  if (!is_bias && !_fb_const_equals (scale, 1.0))
+    return FALSE;
+  norm = fb_shape_make (rank - axis, x->shape.dim + axis);
+  if (!fb_shape_is_static (&norm) || !_fb_shape_fits_in (&c->shape, &norm))
+    return FALSE;
+  t = broadcast_const (c->constant, x->dtype, norm.rank, norm.dim);
+  if (t == NULL)
+    return FALSE;
+  cv = _fb_constant_new (fb_rewrite_graph (rw), c->name, t);
+  ln = new_layer_norm (rw, root, x, is_bias ? scale : cv, is_bias ? cv : NULL, axis,
+                       fb_node_attr_float (old, "epsilon", 1e-5f));
+  fb_rewrite_replace_root (rw, m, ln);
+  return fb_rewrite_infer (rw, ln);
+}
+
+static gboolean
+layernorm_scale (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  return layernorm_affine (rw, root, m, FALSE);
+}
+
+static gboolean
+layernorm_bias (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  return layernorm_affine (rw, root, m, TRUE);
+}
+
+/* ---- activations -------------------------------------------------------------------------- */
+
+static gboolean
+unary_replacement (FbRewriter *rw, FbNode *root, const FbMatch *m, FbOpKind op, int opset,
+                   const char *approximate)
+{
+  FbValue *x = m->v[1];
+  FbNode *n;
+
+  if (!fb_dtype_is_float (x->dtype) || !_fb_same_type (root->outputs[0], x))
+    return FALSE;
+  n = fb_rewrite_node (rw, op, root, &x, 1, 1);
+  n->opset = MAX (n->opset, opset);
+  if (approximate)
+    _fb_node_set_string (fb_rewrite_graph (rw), n, "approximate", approximate);
+  fb_rewrite_replace_root (rw, m, n);
+  return fb_rewrite_infer (rw, n);
+}
+
+static gboolean
+gelu_erf (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  return unary_replacement (rw, root, m, FB_OP_GELU, 20, "none");
+}
+
+static gboolean
+gelu_tanh (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  return unary_replacement (rw, root, m, FB_OP_GELU, 20, "tanh");
+}
+
+static gboolean
+clip_is_relu6 (const FbNode *clip)
+{
+  FbValue *lo = fb_node_input (clip, 1), *hi = fb_node_input (clip, 2);
+
+  if (lo != NULL || hi != NULL)
+    return lo != NULL && hi != NULL && _fb_const_equals (lo, 0.0) && _fb_const_equals (hi, 6.0);
+  return fb_node_attr (clip, "min") && fb_node_attr (clip, "max") &&
+         fb_node_attr_float (clip, "min", -1) == 0.0f && fb_node_attr_float (clip, "max", -1) == 6.0f;
+}
+
+static gboolean
+hardswish (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  if (m->v[2] != NULL)
+    {
+      FbNode *hs = m->v[2]->producer;
+      if (fabs (fb_node_attr_float (hs, "alpha", 0.2f) - 1.0 / 6.0) > 1e-6 ||
+          fabs (fb_node_attr_float (hs, "beta", 0.5f) - 0.5) > 1e-6)
+        return FALSE;
+    }
+  else if (m->v[3] == NULL || !clip_is_relu6 (m->v[3]->producer))
+    return FALSE;
+  return unary_replacement (rw, root, m, FB_OP_HARD_SWISH, 14, NULL);
+}
+
+/* ---- softmax ------------------------------------------------------------------------------ */
+
+static gboolean
+softmax (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  FbValue *x = m->v[1];
+  int rank = x->shape.rank;
+  guint mask_max, mask_sum;
+  FbNode *n;
+  int axis = -1;
+
+  if (!fb_dtype_is_float (x->dtype) || rank < 1 || !_fb_same_type (root->outputs[0], x) ||
+      !_fb_reduce_axes_mask (m->v[3]->producer, rank, &mask_max) ||
+      !_fb_reduce_axes_mask (m->v[4]->producer, rank, &mask_sum) || mask_max != mask_sum)
+    return FALSE;
+  for (int d = 0; d < rank; d++)
+    if (mask_max == 1u << d)
+      axis = d;
+  if (axis < 0)
+    return FALSE;
+  n = fb_rewrite_node (rw, FB_OP_SOFTMAX, root, &x, 1, 1);
+  /* Softmax before opset 13 flattens to 2-D around the axis; the reduction is along one. */
+  n->opset = MAX (n->opset, 13);
+  _fb_node_set_int (fb_rewrite_graph (rw), n, "axis", axis);
+  fb_rewrite_replace_root (rw, m, n);
+  return fb_rewrite_infer (rw, n);
+}
+
+/* ---- the table ---------------------------------------------------------------------------- */
+
+#define X         FB_P_ANY (1)
+#define C(v)      FB_P_CONST (v)
+#define OP        FB_P_OP
+#define OPB       FB_P_OPB
+
+/* layer norm: 1 x, 2 x - mean, 3 mean, 4 variance, 5 epsilon */
+#define LN_D          OPB (2, SUB, X, OPB (3, REDUCE_MEAN, X))
+#define LN_VAR_POW    OPB (4, REDUCE_MEAN, OP (POW, FB_P_ANY (2), C (2)))
+#define LN_VAR_MUL    OPB (4, REDUCE_MEAN, OP (MUL, FB_P_ANY (2), FB_P_ANY (2)))
+#define LN_STD(var)   OP (SQRT, OP (ADD, var, FB_P_CONST_ANY (5)))
+#define LN_DIV(var)   OP (DIV, LN_D, LN_STD (var))
+#define LN_RCP(var)   OP (MUL, LN_D, OP (RECIPROCAL, LN_STD (var)))
+/* affine: 1 x, 2 the LayerNormalization, 3 its scale, 4 the constant */
+#define LN_NODE       OPB (2, LAYER_NORMALIZATION, X, FB_P_CONST_ANY (3))
+
+/* GELU: 1 x */
+#define HALF_X_TIMES(o)  OP (MUL, OP (MUL, X, C (0.5)), o)
+#define X_TIMES_HALF(o)  OP (MUL, OP (MUL, X, o), C (0.5))
+#define X_HALF_TIMES(o)  OP (MUL, X, OP (MUL, C (0.5), o))
+#define ERF_ONE(xs)      OP (ADD, OP (ERF, xs), C (1))
+#define XS_DIV           OP (DIV, X, C (1.4142135623730951))
+#define XS_MUL           OP (MUL, X, C (0.7071067811865476))
+#define CUBE_POW         OP (POW, X, C (3))
+#define CUBE_MUL         OP (MUL, OP (MUL, X, X), X)
+#define TANH_ONE(cube)   OP (ADD, OP (TANH, OP (MUL, OP (ADD, X, OP (MUL, cube, C (0.044715))), \
+                                                C (0.7978845608028654))), C (1))
+
+/* softmax: 1 x, 2 exp(x - max), 3 max, 4 sum */
+#define SM_EXP           OPB (2, EXP, OP (SUB, X, OPB (3, REDUCE_MAX, X)))
+#define SM_SUM           OPB (4, REDUCE_SUM, FB_P_ANY (2))
+
+/* hardswish: 1 x, 2 HardSigmoid, 3 Clip */
+#define HS_CLIP          OPB (3, CLIP, OP (ADD, X, C (3)))
+
+const FbRule _fb_simplify_idioms[] = {
+  { "layernorm", FB_RULE_FUSES,
+    { LN_DIV (LN_VAR_POW), LN_DIV (LN_VAR_MUL), LN_RCP (LN_VAR_POW), LN_RCP (LN_VAR_MUL) },
+    layernorm },
+  { "layernorm-scale", FB_RULE_FUSES, { OP (MUL, LN_NODE, FB_P_CONST_ANY (4)) }, layernorm_scale },
+  { "layernorm-bias", FB_RULE_FUSES, { OP (ADD, LN_NODE, FB_P_CONST_ANY (4)) }, layernorm_bias },
+  { "gelu-erf", FB_RULE_FUSES,
+    { HALF_X_TIMES (ERF_ONE (XS_DIV)), X_TIMES_HALF (ERF_ONE (XS_DIV)), X_HALF_TIMES (ERF_ONE (XS_DIV)),
+      HALF_X_TIMES (ERF_ONE (XS_MUL)), X_TIMES_HALF (ERF_ONE (XS_MUL)), X_HALF_TIMES (ERF_ONE (XS_MUL)) },
+    gelu_erf },
+  { "gelu-tanh", FB_RULE_FUSES,
+    { HALF_X_TIMES (TANH_ONE (CUBE_POW)), X_TIMES_HALF (TANH_ONE (CUBE_POW)),
+      X_HALF_TIMES (TANH_ONE (CUBE_POW)), HALF_X_TIMES (TANH_ONE (CUBE_MUL)),
+      X_TIMES_HALF (TANH_ONE (CUBE_MUL)), X_HALF_TIMES (TANH_ONE (CUBE_MUL)) },
+    gelu_tanh },
+  { "softmax", FB_RULE_FUSES,
+    { OP (DIV, SM_EXP, SM_SUM), OP (MUL, SM_EXP, OP (RECIPROCAL, SM_SUM)) }, softmax },
+  { "hardswish", FB_RULE_FUSES,
+    { OP (MUL, X, OPB (2, HARD_SIGMOID, X)),
+      OP (MUL, OP (MUL, X, HS_CLIP), C (1.0 / 6.0)),
+      OP (MUL, X, OP (MUL, HS_CLIP, C (1.0 / 6.0))),
+      OP (MUL, OP (MUL, X, C (1.0 / 6.0)), HS_CLIP),
+      OP (DIV, OP (MUL, X, HS_CLIP), C (6)),
+      OP (MUL, X, OP (DIV, HS_CLIP, C (6))) },
+    hardswish },
+};
+
+const guint _fb_simplify_n_idioms = G_N_ELEMENTS (_fb_simplify_idioms);
