@@ -174,6 +174,41 @@ test_duplicate_definition (void)
 }
 
 static void
+test_wrong_arity (void)
+{
+  TestModel *m = relu_model ();
+  g_autoptr(GError) error = NULL;
+
+  test_model_node (m, "Constant", "const", NULL, NULL);
+  g_assert_null (import_test_model (m, &error));
+  g_assert_error (error, FB_IMPORT_ERROR, FB_IMPORT_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "node 'const' (Constant) has 0 outputs"));
+  g_clear_error (&error);
+  m->graph.n_node = 1;
+  test_model_node (m, "Conv", "conv", (const char *[]) { "x", NULL }, (const char *[]) { "c", NULL });
+  g_assert_null (import_test_model (m, &error));
+  g_assert_nonnull (strstr (error->message, "Conv takes 2 to 3"));
+  test_model_free (m);
+}
+
+/* Inputs the fuzzer once found and that must stay clear errors. */
+static void
+test_fuzzer_regressions (void)
+{
+  const char *names[] = { "regression-constant-without-output.onnx", "regression-bad-perm.onnx" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "fuzz", "corpus-import", names[i], NULL);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FbGraph) graph = fb_onnx_import_file (path, NULL, &error);
+      g_assert_null (graph);
+      g_assert_nonnull (error);
+      g_assert_nonnull (strstr (error->message, names[i]));
+    }
+}
+
+static void
 test_wrong_types (void)
 {
   TestModel *m = relu_model ();
@@ -416,6 +451,8 @@ main (int argc, char **argv)
   g_test_add_func ("/import/undefined-input-and-output", test_undefined_input_and_output);
   g_test_add_func ("/import/duplicate-definition", test_duplicate_definition);
   g_test_add_func ("/import/wrong-types", test_wrong_types);
+  g_test_add_func ("/import/wrong-arity", test_wrong_arity);
+  g_test_add_func ("/import/fuzzer-regressions", test_fuzzer_regressions);
   g_test_add_func ("/import/absurd-shapes", test_absurd_shapes);
   g_test_add_func ("/import/old-opset-and-ir", test_old_opset_and_ir);
   g_test_add_func ("/import/unsupported-op-still-loads", test_unsupported_op_still_loads);

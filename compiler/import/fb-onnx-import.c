@@ -132,7 +132,8 @@ static const char *
 bytes_to_string (FbArena *arena, const ProtobufCBinaryData *b)
 {
   char *s = fb_arena_alloc (arena, b->len + 1);
-  memcpy (s, b->data, b->len);
+  if (b->len > 0)
+    memcpy (s, b->data, b->len);
   return s;
 }
 
@@ -259,6 +260,39 @@ unique_node_name (Importer *im, FbGraph *graph, const Onnx__NodeProto *proto, gu
   return fb_arena_strdup (graph->arena, name);
 }
 
+static void
+describe_range (GString *s, guint16 lo, guint16 hi)
+{
+  if (hi == FB_ARITY_ANY)
+    g_string_append_printf (s, "at least %u", lo);
+  else if (lo == hi)
+    g_string_append_printf (s, "%u", lo);
+  else
+    g_string_append_printf (s, "%u to %u", lo, hi);
+}
+
+/* Every later stage indexes inputs and outputs by position: the counts are checked once, here. */
+static gboolean
+arity_is_valid (const FbNode *node, GError **error)
+{
+  const FbOpInfo *info = fb_op_info (node->op);
+  gboolean inputs_ok = node->n_inputs >= info->min_inputs &&
+                       (info->max_inputs == FB_ARITY_ANY || node->n_inputs <= info->max_inputs);
+  gboolean outputs_ok = node->n_outputs >= info->min_outputs &&
+                        (info->max_outputs == FB_ARITY_ANY || node->n_outputs <= info->max_outputs);
+  g_autoptr(GString) expected = g_string_new (NULL);
+
+  if (inputs_ok && outputs_ok)
+    return TRUE;
+  describe_range (expected, inputs_ok ? info->min_outputs : info->min_inputs,
+                  inputs_ok ? info->max_outputs : info->max_inputs);
+  g_set_error (error, FB_IMPORT_ERROR, FB_IMPORT_ERROR_INVALID,
+               "node '%s' (%s) has %u %s; %s takes %s", node->name, node->op_type,
+               inputs_ok ? node->n_outputs : node->n_inputs, inputs_ok ? "outputs" : "inputs",
+               node->op_type, expected->str);
+  return FALSE;
+}
+
 static FbNode *
 declare_node (Importer *im, FbGraph *graph, Scope *scope, const Onnx__NodeProto *proto,
               guint index, GError **error)
@@ -282,6 +316,9 @@ declare_node (Importer *im, FbGraph *graph, Scope *scope, const Onnx__NodeProto 
   node->domain = fb_arena_strdup (graph->arena, domain);
   node->opset = fb_model_opset (im->model, domain);
   node->doc_string = fb_arena_strdup (graph->arena, proto->doc_string);
+
+  if (node->op != FB_OP_UNKNOWN && !arity_is_valid (node, error))
+    return NULL;
 
   orig.name = g_strdup (node->name);
   orig.op_type = g_strdup (op_type);
