@@ -10,6 +10,7 @@
 
 static const FbCliCommand commands[] = {
   { "info", "inputs, outputs, op histogram, parameters, unsupported ops", fb_cli_info },
+  { "passes", "run the pass pipeline; time, size and changes of every stage", fb_cli_passes },
 };
 
 const FbCliCommand *

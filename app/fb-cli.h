@@ -3,6 +3,8 @@
  * the process exit status: 0 success, 1 the work failed, 2 bad input or usage. */
 #pragma once
 
+#include "fb-pipeline.h"
+
 #include <glib.h>
 #include <stdio.h>
 
@@ -42,8 +44,12 @@ GOptionGroup *fb_cli_pipeline_group        (FbCliPipelineArgs *args);
 void          fb_cli_pipeline_args_clear   (FbCliPipelineArgs *args);
 /* char* name -> FbShape*, from --input-shape; NULL with a G_OPTION_ERROR on a bad spec. */
 GHashTable   *fb_cli_input_shapes          (const FbCliPipelineArgs *args, GError **error);
+/* The parsed PIPELINE strings as options (fb-cli-pipeline.c); NULL with a G_OPTION_ERROR for an
+ * unknown pass name or layout, or a bad --input-shape. */
+FbPipelineOptions *fb_cli_pipeline_options (const FbCliPipelineArgs *args, GError **error);
 
 /* Subcommands */
 int fb_cli_info (int argc, char **argv);
+int fb_cli_passes (int argc, char **argv);
 
 G_END_DECLS

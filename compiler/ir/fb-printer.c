@@ -47,16 +47,15 @@ append_float (GString *out, double v)
       g_string_append (out, v < 0 ? "-inf" : "inf");
       return;
     }
+  /* g_ascii_formatd: listings read the same whatever the locale's decimal point. */
   for (int prec = 1; prec <= 17; prec++)
     {
-      g_snprintf (buf, sizeof buf, "%.*g", prec, v);
+      char format[8];
+      g_snprintf (format, sizeof format, "%%.%dg", prec);
+      g_ascii_formatd (buf, sizeof buf, format, v);
       if ((float) g_ascii_strtod (buf, NULL) == (float) v)
         break;
     }
-  /* %g follows the locale's decimal point; listings must not. */
-  for (char *p = buf; *p; p++)
-    if (*p == ',')
-      *p = '.';
   g_string_append (out, buf);
 }
 

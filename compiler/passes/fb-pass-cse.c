@@ -63,8 +63,9 @@ compare_attrs (gconstpointer a, gconstpointer b)
   return strcmp ((*(const FbAttr * const *) a)->name, (*(const FbAttr * const *) b)->name);
 }
 
-/* Everything that decides what a node computes, as bytes. */
-static char *
+/* Everything that decides what a node computes, as bytes (keys hold raw floats: GBytes, not
+ * strings, so an embedded zero byte does not end the comparison). */
+static GBytes *
 node_key (const FbNode *n)
 {
   GString *key = g_string_new (NULL);
@@ -79,10 +80,10 @@ node_key (const FbNode *n)
   qsort (attrs, n->n_attrs, sizeof (FbAttr *), compare_attrs);
   for (guint a = 0; a < n->n_attrs; a++)
     append_attr (key, attrs[a]);
-  return g_string_free (key, FALSE);
+  return g_string_free_to_bytes (key);
 }
 
-static char *
+static GBytes *
 const_key (const FbValue *v)
 {
   const FbTensor *t = v->constant;
@@ -92,7 +93,7 @@ const_key (const FbValue *v)
   for (int d = 0; d < t->rank; d++)
     g_string_append_printf (key, "%" G_GINT64_FORMAT ",", t->dims[d]);
   g_string_append_len (key, fb_tensor_data (t), fb_tensor_nbytes (t));
-  return g_string_free (key, FALSE);
+  return g_string_free_to_bytes (key);
 }
 
 static void
@@ -113,9 +114,11 @@ replace_in_nodes (FbGraph *graph, GHashTable *canon)
 gboolean
 _fb_pass_cse (FbPassContext *ctx, FbGraph *graph, GError **error)
 {
-  g_autoptr(GHashTable) consts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) consts = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                                       (GDestroyNotify) g_bytes_unref, NULL);
   g_autoptr(GHashTable) canon = g_hash_table_new (NULL, NULL);      /* duplicate -> kept value */
-  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                                     (GDestroyNotify) g_bytes_unref, NULL);
   guint n_consts = 0, n_nodes = 0;
 
   /* Constants: only those no subgraph captures and that are not part of the interface. */
@@ -123,7 +126,7 @@ _fb_pass_cse (FbPassContext *ctx, FbGraph *graph, GError **error)
     {
       FbValue *v = g_ptr_array_index (graph->values, i);
       FbValue *first;
-      char *key;
+      GBytes *key;
       if (v->constant == NULL || v->is_output || v->is_input ||
           fb_tensor_nbytes (v->constant) > CONST_LIMIT)
         continue;
@@ -134,7 +137,7 @@ _fb_pass_cse (FbPassContext *ctx, FbGraph *graph, GError **error)
           g_hash_table_insert (consts, key, v);
           continue;
         }
-      g_free (key);
+      g_bytes_unref (key);
       g_hash_table_insert (canon, v, first);
       n_consts++;
     }
@@ -154,7 +157,7 @@ _fb_pass_cse (FbPassContext *ctx, FbGraph *graph, GError **error)
       FbNode *n = g_ptr_array_index (graph->nodes, i);
       FbNode *twin;
       gboolean ok = TRUE;
-      char *key;
+      GBytes *key;
 
       if (n->op == FB_OP_UNKNOWN || n->op == FB_OP_FUSED || has_subgraph (n) || n->n_outputs == 0)
         continue;
@@ -165,7 +168,7 @@ _fb_pass_cse (FbPassContext *ctx, FbGraph *graph, GError **error)
           g_hash_table_insert (seen, key, n);
           continue;
         }
-      g_free (key);
+      g_bytes_unref (key);
       for (guint k = 0; k < n->n_outputs && ok; k++)
         if (n->outputs[k] && (twin->outputs[k] == NULL || !_fb_can_replace (n->outputs[k], twin->outputs[k])))
           ok = FALSE;

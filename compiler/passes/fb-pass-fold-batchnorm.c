@@ -295,9 +295,9 @@ _fb_pass_fold_batchnorm (FbPassContext *ctx, FbGraph *graph, GError **error)
     }
   if (n_folded)
     {
-      fb_graph_remove_dead (graph);
       if (!fb_graph_toposort (graph, error))
         return FALSE;
+      fb_graph_remove_dead (graph);
       {
         g_autoptr(GString) into = g_string_new (NULL);
         GHashTableIter it;

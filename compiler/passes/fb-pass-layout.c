@@ -370,9 +370,9 @@ _fb_pass_layout (FbPassContext *ctx, FbGraph *graph, GError **error)
   for (guint i = 0; i < outputs->len; i++)
     finish_output (&l, g_ptr_array_index (outputs, i), uses);
 
-  fb_graph_remove_dead (graph);
   if (!fb_graph_toposort (graph, error))
     return FALSE;
+  fb_graph_remove_dead (graph);
   _fb_pass_note (ctx, "%u nodes run NHWC, inserted %u transposes", g_hash_table_size (converted),
                  l.n_inserted);
   if (l.n_cancelled)

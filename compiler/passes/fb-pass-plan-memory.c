@@ -186,7 +186,10 @@ _fb_pass_plan_memory (FbPassContext *ctx, FbGraph *graph, GError **error)
     }
 
   {
-    g_autoptr(GPtrArray) by_size = g_ptr_array_copy (buffers, NULL, NULL);
+    /* Not g_ptr_array_copy: the copy would take over the free function too. */
+    g_autoptr(GPtrArray) by_size = g_ptr_array_sized_new (buffers->len);
+    for (guint i = 0; i < buffers->len; i++)
+      g_ptr_array_add (by_size, g_ptr_array_index (buffers, i));
     g_ptr_array_sort (by_size, compare_size);
     for (guint i = 0; i < by_size->len; i++)
       {

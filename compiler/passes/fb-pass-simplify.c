@@ -230,8 +230,8 @@ reshape_reshape (FbRewriter *rw, FbNode *root, const FbMatch *m)
   return fb_rewrite_infer (rw, r);
 }
 
-/* Reshape(Gemm(Reshape(x, [M, K]), W, C), x.shape[:-1] + [N]) -> MatMul(x, W') + C', the way a
- * linear layer is written on a 3-D activation. */
+/* Reshape(Gemm(Reshape(x, [M, K]), W, C), [..., N]) -> MatMul(x', W') + C' with x' = x viewed as
+ * [..., K]: the way exporters write a linear layer on a 3-D activation. */
 static gboolean
 gemm_to_matmul (FbRewriter *rw, FbNode *root, const FbMatch *m)
 {
@@ -243,23 +243,31 @@ gemm_to_matmul (FbRewriter *rw, FbNode *root, const FbMatch *m)
   float beta = fb_node_attr_float (gemm, "beta", 1.0f);
   gboolean trans_b = fb_node_attr_int (gemm, "transB", 0) != 0;
   const FbTensor *wt = w->constant;
-  int64_t k, n_out;
+  const FbValue *a = gemm->inputs[0];
+  int rank = out->shape.rank;
+  int64_t k, n_out, rows = 1;
   FbValue *w2 = w, *mm_in[2], *add_in[2];
   FbNode *mm, *add;
   FbValue *mm_out;
+  gboolean x_fits = TRUE;
 
-  if (fb_node_attr_int (gemm, "transA", 0) != 0 || x->shape.rank < 3 ||
-      !fb_shape_is_static (&x->shape) || !fb_shape_is_static (&out->shape) ||
-      out->shape.rank != x->shape.rank || wt->rank != 2 || wt->dtype != FB_DTYPE_FLOAT32 ||
-      x->dtype != FB_DTYPE_FLOAT32)
+  if (fb_node_attr_int (gemm, "transA", 0) != 0 || rank < 3 || a->shape.rank != 2 ||
+      !fb_shape_is_static (&a->shape) || !fb_shape_is_static (&out->shape) || wt->rank != 2 ||
+      wt->dtype != FB_DTYPE_FLOAT32 || x->dtype != FB_DTYPE_FLOAT32)
     return FALSE;
-  k = x->shape.dim[x->shape.rank - 1];
+  k = a->shape.dim[1];
   n_out = trans_b ? wt->dims[0] : wt->dims[1];
-  if ((trans_b ? wt->dims[1] : wt->dims[0]) != k || out->shape.dim[out->shape.rank - 1] != n_out)
+  if ((trans_b ? wt->dims[1] : wt->dims[0]) != k || out->shape.dim[rank - 1] != n_out)
     return FALSE;
-  for (int i = 0; i < x->shape.rank - 1; i++)
-    if (out->shape.dim[i] != x->shape.dim[i])
-      return FALSE;
+  for (int i = 0; i < rank - 1; i++)
+    rows *= out->shape.dim[i];
+  if (rows != a->shape.dim[0])
+    return FALSE;
+  /* x may already be the activation with its rows unflattened; otherwise it is reshaped so. */
+  if (x->shape.rank != rank || !fb_shape_is_static (&x->shape) || x->shape.dim[rank - 1] != k)
+    x_fits = FALSE;
+  for (int i = 0; i < rank - 1 && x_fits; i++)
+    x_fits = out->shape.dim[i] == x->shape.dim[i];
   if (c != NULL && (c->constant == NULL || c->constant->numel != n_out ||
                     c->dtype != FB_DTYPE_FLOAT32))
     return FALSE;
@@ -275,6 +283,23 @@ gemm_to_matmul (FbRewriter *rw, FbNode *root, const FbMatch *m)
           fb_tensor_set_f64 (t, i * n_out + j,
                              alpha * fb_tensor_get_f64 (wt, trans_b ? j * k + i : i * n_out + j));
       w2 = _fb_constant_new (g, w->name, t);
+    }
+  if (!x_fits)
+    {
+      int64_t n_dims = rank;
+      g_autoptr(FbTensor) target = fb_tensor_new (FB_DTYPE_INT64, 1, &n_dims, NULL);
+      FbValue *r_in[2];
+      FbNode *r;
+      for (int i = 0; i < rank - 1; i++)
+        fb_tensor_set_f64 (target, i, (double) out->shape.dim[i]);
+      fb_tensor_set_f64 (target, rank - 1, (double) k);
+      r_in[0] = x;
+      r_in[1] = _fb_constant_new (g, "shape", target);
+      r = fb_rewrite_node (rw, FB_OP_RESHAPE, a->producer, r_in, 2, 1);
+      fb_node_add_prov (g, r, a->producer->prov, a->producer->n_prov);
+      x = fb_rewrite_output (rw, r, 0);
+      if (!fb_rewrite_infer (rw, r))
+        return FALSE;
     }
   mm_in[0] = x;
   mm_in[1] = w2;

@@ -340,12 +340,13 @@ fb_rewrite_run (FbPassContext *ctx, FbGraph *graph, const FbRule *rules, guint n
           ok = FALSE;
           break;
         }
-      fb_graph_remove_dead (graph);
+      /* Sorted first: removal walks backwards and must see readers after producers. */
       if (!fb_graph_toposort (graph, error))
         {
           ok = FALSE;
           break;
         }
+      fb_graph_remove_dead (graph);
       if (!any)
         break;
     }
