@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Opening models and running the pipeline, both in worker threads; the window shows progress
+ * and stays responsive, and errors become messages, never crashes. */
+#include "fb-onnx-import.h"
+#include "fb-ui.h"
+#include "fb-window-private.h"
+
+#define SAMPLE_RESOURCE FB_RESOURCE_PATH "/models/sample-cnn.onnx"
+#define SAMPLE_TITLE    "sample-cnn.onnx"
+
+typedef struct {
+  GFile  *file;       /* or */
+  GBytes *bytes;
+  char   *title;
+} LoadJob;
+
+static void
+load_job_free (gpointer data)
+{
+  LoadJob *job = data;
+
+  g_clear_object (&job->file);
+  g_clear_pointer (&job->bytes, g_bytes_unref);
+  g_free (job->title);
+  g_free (job);
+}
+
+void
+_fb_window_show_error (FbWindow   *self,
+                       const char *message)
+{
+  g_free (self->last_error);
+  self->last_error = g_strdup (message);
+  /* With nothing on screen the error is the page; otherwise the model stays and a toast says why
+   * the new one did not come. */
+  if (self->run == NULL)
+    {
+      adw_status_page_set_description (self->error_page, message);
+      gtk_stack_set_visible_child_name (self->main_stack, "error");
+    }
+  else
+    {
+      AdwToast *toast = adw_toast_new (message);
+
+      adw_toast_set_timeout (toast, 8);
+      adw_toast_overlay_add_toast (self->toast_overlay, toast);
+    }
+  _fb_window_update_busy (self);
+}
+
+static void
+load_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  LoadJob *job = task_data;
+  GError *error = NULL;
+  FbGraph *graph = NULL;
+
+  if (job->file != NULL)
+    {
+      g_autofree char *path = g_file_get_path (job->file);
+
+      if (path != NULL)
+        graph = fb_onnx_import_file (path, NULL, &error);
+      else
+        {
+          /* Not on a local disk: read it whole; external data cannot be found then. */
+          g_autoptr(GBytes) bytes = g_file_load_bytes (job->file, cancellable, NULL, &error);
+
+          if (bytes != NULL)
+            graph = fb_onnx_import_bytes (bytes, job->title, NULL, NULL, &error);
+        }
+    }
+  else
+    graph = fb_onnx_import_bytes (job->bytes, job->title, NULL, NULL, &error);
+
+  if (graph == NULL)
+    g_task_return_error (task, error);
+  else if (g_task_return_error_if_cancelled (task))
+    fb_graph_free (graph);
+  else
+    g_task_return_pointer (task, graph, (GDestroyNotify) fb_graph_free);
+}
+
+static void
+warn_unsupported (FbWindow *self)
+{
+  g_autoptr(GHashTable) unsupported = fb_graph_unsupported_ops (self->imported);
+  g_autoptr(GString) ops = g_string_new (NULL);
+  g_autofree char *message = NULL;
+  GHashTableIter iter;
+  gpointer op;
+
+  if (g_hash_table_size (unsupported) == 0)
+    return;
+  g_hash_table_iter_init (&iter, unsupported);
+  while (g_hash_table_iter_next (&iter, &op, NULL))
+    g_string_append_printf (ops, "%s%s", ops->len > 0 ? ", " : "", (const char *) op);
+  message = g_strdup_printf ("%s: operators nothing here computes: %s", self->model_title, ops->str);
+  adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (message));
+}
+
+static void
+on_loaded (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  FbWindow *self = FB_WINDOW (source);
+  LoadJob *job = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GError) error = NULL;
+  FbGraph *graph = g_task_propagate_pointer (G_TASK (result), &error);
+  g_autofree char *subtitle = NULL;
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->disposed)
+    {
+      g_clear_pointer (&graph, fb_graph_free);
+      return;
+    }
+  g_clear_object (&self->load_cancellable);
+  if (graph == NULL)
+    {
+      _fb_window_show_error (self, error->message);
+      return;
+    }
+
+  /* A new model: the old one's views, groups and selection mean nothing for it. */
+  g_clear_pointer (&self->imported, fb_graph_free);
+  self->imported = graph;
+  g_free (self->model_title);
+  self->model_title = g_strdup (job->title);
+  g_set_object (&self->model_file, job->file);
+  g_clear_pointer (&self->run, fb_run_unref);
+  g_ptr_array_set_size (self->options->no_fuse, 0);
+  fb_stage_list_set_run (self->stage_list, NULL);
+  fb_compare_view_set_run (self->compare_view, NULL);
+  fb_node_inspector_clear (self->inspector);
+
+  subtitle = job->file != NULL ? g_file_get_parse_name (job->file) : g_strdup ("the bundled sample model");
+  adw_window_title_set_title (self->window_title, job->title);
+  adw_window_title_set_subtitle (self->window_title, subtitle);
+  gtk_window_set_title (GTK_WINDOW (self), job->title);
+  if (job->file != NULL && gtk_window_get_application (GTK_WINDOW (self)) != NULL)
+    fb_application_add_recent (FB_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))), job->file);
+  warn_unsupported (self);
+  _fb_window_rerun (self);
+}
+
+static void
+load (FbWindow *self,
+      LoadJob  *job)
+{
+  g_autoptr(GTask) task = NULL;
+
+  if (self->load_cancellable != NULL)
+    g_cancellable_cancel (self->load_cancellable);
+  g_clear_object (&self->load_cancellable);
+  self->load_cancellable = g_cancellable_new ();
+  if (self->run == NULL)
+    gtk_stack_set_visible_child_name (self->main_stack, "loading");
+
+  task = g_task_new (self, self->load_cancellable, on_loaded, NULL);
+  g_task_set_source_tag (task, load);
+  g_task_set_task_data (task, job, load_job_free);
+  g_task_run_in_thread (task, load_thread);
+  _fb_window_update_busy (self);
+}
+
+void
+fb_window_open_file (FbWindow *self,
+                     GFile    *file)
+{
+  LoadJob *job;
+
+  g_return_if_fail (FB_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  job = g_new0 (LoadJob, 1);
+  job->file = g_object_ref (file);
+  job->title = g_file_get_basename (file);
+  load (self, job);
+}
+
+void
+fb_window_open_sample (FbWindow *self)
+{
+  g_autoptr(GError) error = NULL;
+  GBytes *bytes;
+  LoadJob *job;
+
+  g_return_if_fail (FB_IS_WINDOW (self));
+
+  if ((bytes = g_resources_lookup_data (SAMPLE_RESOURCE, G_RESOURCE_LOOKUP_FLAGS_NONE, &error)) == NULL)
+    {
+      _fb_window_show_error (self, error->message);
+      return;
+    }
+  job = g_new0 (LoadJob, 1);
+  job->bytes = bytes;
+  job->title = g_strdup (SAMPLE_TITLE);
+  load (self, job);
+}
+
+static void
+on_progress (GObject *object,
+             guint    done,
+             guint    total)
+{
+  FbWindow *self = FB_WINDOW (object);
+  g_autofree char *text = g_strdup_printf ("Running the passes… %u of %u", done, total);
+
+  if (self->run_cancellable == NULL || self->disposed)
+    return;
+  gtk_progress_bar_set_fraction (self->progress_bar, total > 0 ? (double) done / total : 0);
+  gtk_label_set_label (self->progress_label, text);
+}
+
+/* The first stage where a pass changed something: what a new user wants to see first. */
+static int
+first_interesting_stage (FbRun *run)
+{
+  for (guint i = 1; i < fb_run_n_stages (run); i++)
+    {
+      FbStage *stage = fb_run_get_stage (run, i);
+
+      if (stage->enabled && stage->changes != NULL && stage->changes->len > 0)
+        return i;
+    }
+  return 0;
+}
+
+static void
+on_run_done (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  FbWindow *self = FB_WINDOW (source);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbRun) run = fb_run_execute_finish (result, &error);
+  gboolean first;
+
+  g_clear_object (&self->run_cancellable);
+  if (self->disposed)
+    return;
+  if (self->rerun_pending)
+    {
+      /* The options or the model changed while this one ran: its result is stale. */
+      self->rerun_pending = FALSE;
+      _fb_window_rerun (self);
+      return;
+    }
+  if (run == NULL)
+    {
+      if (g_error_matches (error, FB_PIPELINE_ERROR, FB_PIPELINE_ERROR_CANCELLED)
+          || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _fb_window_update_busy (self);
+      else
+        _fb_window_show_error (self, error->message);
+      return;
+    }
+
+  first = self->run == NULL;
+  g_clear_pointer (&self->run, fb_run_unref);
+  self->run = fb_run_ref (run);
+  gtk_stack_set_visible_child_name (self->main_stack, "workbench");
+  fb_compare_view_set_run (self->compare_view, run);
+  fb_stage_list_set_run (self->stage_list, run);
+  if (first)
+    fb_stage_list_select (self->stage_list, first_interesting_stage (run));
+  _fb_window_update_busy (self);
+}
+
+void
+_fb_window_rerun (FbWindow *self)
+{
+  if (self->imported == NULL)
+    return;
+  if (self->run_cancellable != NULL)
+    {
+      g_cancellable_cancel (self->run_cancellable);
+      self->rerun_pending = TRUE;
+      return;
+    }
+  self->run_cancellable = g_cancellable_new ();
+  gtk_progress_bar_set_fraction (self->progress_bar, 0);
+  fb_run_execute_async (G_OBJECT (self), self->imported, self->model_title, self->options,
+                        self->run_cancellable, on_progress, on_run_done, NULL);
+  _fb_window_update_busy (self);
+}
+
+void
+_fb_window_cancel (FbWindow *self)
+{
+  self->rerun_pending = FALSE;
+  if (self->load_cancellable != NULL)
+    g_cancellable_cancel (self->load_cancellable);
+  g_clear_object (&self->load_cancellable);
+  if (self->run_cancellable != NULL)
+    g_cancellable_cancel (self->run_cancellable);
+  /* The run's callback clears run_cancellable when the worker has stopped. */
+  if (self->run == NULL && self->imported == NULL && gtk_widget_get_realized (GTK_WIDGET (self)))
+    _fb_window_show_error (self, "Cancelled");
+  else
+    _fb_window_update_busy (self);
+}
+
+static gboolean
+on_drop (GtkDropTarget *target,
+         const GValue  *value,
+         double         x,
+         double         y,
+         FbWindow      *self)
+{
+  GSList *files;
+
+  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    return FALSE;
+  if ((files = gdk_file_list_get_files (g_value_get_boxed (value))) == NULL)
+    return FALSE;
+  /* One model a window: the first file dropped. */
+  fb_window_open_file (self, files->data);
+  g_slist_free (files);
+  return TRUE;
+}
+
+void
+_fb_window_init_drop (FbWindow *self)
+{
+  GtkDropTarget *target = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+
+  g_signal_connect_object (target, "drop", G_CALLBACK (on_drop), self, 0);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (target));
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Shared by the files that make up FbWindow. */
+#pragma once
+
+#include "fb-window.h"
+
+G_BEGIN_DECLS
+
+struct _FbWindow {
+  AdwApplicationWindow  parent_instance;
+
+  /* Template widgets. */
+  AdwToastOverlay      *toast_overlay;
+  AdwWindowTitle       *window_title;
+  GtkMenuButton        *menu_button;
+  GtkRevealer          *progress_revealer;
+  GtkProgressBar       *progress_bar;
+  GtkLabel             *progress_label;
+  GtkSearchBar         *search_bar;
+  GtkSearchEntry       *search_entry;
+  GtkLabel             *search_status;
+  GtkStack             *main_stack;
+  AdwStatusPage        *error_page;
+  FbStageList          *stage_list;
+  FbCompareView        *compare_view;
+  FbNodeInspector      *inspector;
+  GMenu                *recent_section;
+
+  /* The model and what the pipeline made of it. */
+  FbGraph              *imported;        /* as loaded; each run works on its own copy */
+  char                 *model_title;
+  GFile                *model_file;      /* NULL for the bundled sample */
+  FbRun                *run;
+  FbPipelineOptions    *options;
+
+  /* Work in flight. */
+  GCancellable         *load_cancellable;
+  GCancellable         *run_cancellable;
+  gboolean              rerun_pending;   /* the options changed while a run was going */
+  char                 *last_error;
+  gboolean              disposed;
+  GtkFileChooserNative *chooser;
+};
+
+/* fb-window-actions.c */
+void _fb_window_class_init_actions (GtkWidgetClass *widget_class);
+void _fb_window_init_actions       (FbWindow       *self);
+
+/* fb-window-load.c */
+void _fb_window_rerun              (FbWindow       *self);
+void _fb_window_cancel             (FbWindow       *self);
+void _fb_window_show_error         (FbWindow       *self,
+                                    const char     *message);
+void _fb_window_update_busy        (FbWindow       *self);
+void _fb_window_init_drop          (FbWindow       *self);
+
+G_END_DECLS

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The workbench window: the stage list, the before/after compare view and the inspector, the
+ * pipeline toggles, and the model it shows. fb-window.c holds the widgets and their wiring,
+ * fb-window-actions.c the actions, fb-window-load.c importing models and running the pipeline. */
+#pragma once
+
+#include "fb-application.h"
+#include "fb-compare-view.h"
+#include "fb-node-inspector.h"
+#include "fb-run.h"
+#include "fb-stage-list.h"
+
+G_BEGIN_DECLS
+
+#define FB_TYPE_WINDOW (fb_window_get_type ())
+G_DECLARE_FINAL_TYPE (FbWindow, fb_window, FB, WINDOW, AdwApplicationWindow)
+
+FbWindow        *fb_window_new               (FbApplication *application);
+/* Loads a model file in a worker thread, then runs the pipeline over it. */
+void             fb_window_open_file         (FbWindow      *self,
+                                              GFile         *file);
+/* Loads the sample model bundled in the application. */
+void             fb_window_open_sample       (FbWindow      *self);
+/* TRUE while a model loads or the pipeline runs (the "busy" property). */
+gboolean         fb_window_is_busy           (FbWindow      *self);
+/* The run on display, or NULL. */
+FbRun           *fb_window_get_run           (FbWindow      *self);
+/* The last error shown to the user, or NULL. */
+const char      *fb_window_get_last_error    (FbWindow      *self);
+FbStageList     *fb_window_get_stage_list    (FbWindow      *self);
+FbCompareView   *fb_window_get_compare_view  (FbWindow      *self);
+FbNodeInspector *fb_window_get_inspector     (FbWindow      *self);
+
+G_END_DECLS

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Shared between the layout (fb-graph-layout.c) and the scene it places (fb-graph-scene.c). */
+#pragma once
+
+#include "fb-graph-layout.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  FbNode       *node;           /* exactly one of node and group is set */
+  FbGraphGroup *group;
+} FbGroupChild;
+
+struct _FbGraphGroup {
+  FbGraphGroup *parent;
+  char         *path;           /* unique: "/encoder/layer.0", parts of a big group "/x/#3" */
+  char         *label;          /* unique among siblings: "layer.0", "encoder/layer.0", "#3" */
+  char         *summary;
+  guint         depth;
+  guint         n_nodes;        /* recursively */
+  guint         index_in_parent;
+  gboolean      is_part;        /* a part of a group too big to lay out at once, not a scope */
+  GArray       *children;       /* FbGroupChild, first appearance in topological order */
+  GHashTable   *by_label;       /* label -> FbGraphGroup*, only while the tree is built */
+  GArray       *edges;          /* FbGroupEdge between children, built on first layout */
+  GHashTable   *cache;          /* expansion key -> FbGroupLayout */
+};
+
+typedef struct {
+  int       from;               /* child index, -1 for the group's input port */
+  int       to;                 /* child index, -1 for the group's output port */
+  FbValue  *value;
+  guint     n_values;
+} FbGroupEdge;
+
+typedef struct {
+  double cx, cy;                /* centre, relative to the top-left of the group's content */
+  double w, h;
+} FbPlace;
+
+typedef struct {
+  guint     n_points;
+  double   *points;
+} FbPath;
+
+/* One group laid out with a given set of expanded descendants. Never changed once cached. */
+typedef struct {
+  double    width, height;      /* content, margins included (an expanded group adds a header) */
+  guint     n_children;
+  FbPlace  *places;             /* per child */
+  guint     n_edges;
+  FbPath   *paths;              /* per FbGraphGroup.edges entry */
+  gboolean  seeded;             /* placed from the previous stage instead of by Graphviz */
+} FbGroupLayout;
+
+struct _FbGraphLayout {
+  gatomicrefcount ref_count;
+  GMutex          mutex;        /* held while computing: the groups' caches */
+  FbGraph        *graph;
+  FbGraphLayout  *previous;
+  GHashTable     *fused_members;/* fused node id -> GArray of member ids (guint) */
+  GPtrArray      *holds;
+  FbGraphGroup   *root;
+  GPtrArray      *groups;       /* every FbGraphGroup, owned */
+  GHashTable     *group_by_path;
+  GHashTable     *node_index;   /* FbNode* -> index in graph->nodes + 1 */
+  GHashTable     *node_by_id;
+  GHashTable     *node_by_name;
+  FbGraphGroup  **node_group;   /* by node index: innermost group */
+  guint          *node_child;   /* by node index: child index in its innermost group */
+  GHashTable     *uses;         /* FbValue* -> GPtrArray of FbNode* */
+  guint           n_dot_runs;
+  guint           n_seeded;
+};
+
+int            _fb_graph_layout_node_index (FbGraphLayout *layout,
+                                            const FbNode  *node);
+char          *_fb_graph_layout_key        (FbGraphGroup *group,
+                                            GHashTable   *expanded);
+FbGroupLayout *_fb_graph_layout_cached     (FbGraphGroup *group,
+                                            const char   *key);
+FbGraphScene  *_fb_graph_scene_new         (FbGraphLayout *layout,
+                                            GHashTable    *expanded);
+void           _fb_place_size_of_child     (FbGraphLayout *layout,
+                                            FbGraphGroup  *group,
+                                            guint          child,
+                                            GHashTable    *expanded,
+                                            double        *width,
+                                            double        *height);
+
+G_END_DECLS

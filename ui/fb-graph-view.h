@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The graph view: draws the scene of an FbGraphLayout with Cairo, lays out in a worker thread,
+ * zooms (Ctrl+scroll, pinch, + and −), pans (drag, scroll), fits (Ctrl+0), shows a minimap,
+ * selects by click, walks along edges with the arrow keys, searches, and expands a collapsed
+ * group on double-click. */
+#pragma once
+
+#include "fb-graph-layout.h"
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+#define FB_TYPE_GRAPH_VIEW (fb_graph_view_get_type ())
+G_DECLARE_FINAL_TYPE (FbGraphView, fb_graph_view, FB, GRAPH_VIEW, GtkWidget)
+
+/* How a node differs from the other side of a comparison. */
+typedef enum {
+  FB_GRAPH_MARK_NONE,
+  FB_GRAPH_MARK_ADDED,           /* new in this stage */
+  FB_GRAPH_MARK_REMOVED,         /* gone in the next stage */
+  FB_GRAPH_MARK_CHANGED,         /* same id, different op, inputs or attributes */
+  FB_GRAPH_MARK_FUSED,           /* becomes part of a fused node in the next stage */
+} FbGraphMark;
+
+typedef enum {
+  FB_GRAPH_WALK_UP,              /* to a producer */
+  FB_GRAPH_WALK_DOWN,            /* to a consumer */
+  FB_GRAPH_WALK_LEFT,            /* to the neighbour on the left, same rank */
+  FB_GRAPH_WALK_RIGHT,
+} FbGraphWalk;
+
+#define FB_GRAPH_VIEW_MIN_ZOOM 0.02
+#define FB_GRAPH_VIEW_MAX_ZOOM 4.0
+
+GtkWidget     *fb_graph_view_new                (void);
+/* Shows layout (NULL: nothing). Keeps the viewport, the expanded groups and the selection (by
+ * node id, then by name); the very first layout is fitted into the view. */
+void           fb_graph_view_set_layout         (FbGraphView   *self,
+                                                 FbGraphLayout *layout);
+FbGraphLayout *fb_graph_view_get_layout         (FbGraphView   *self);
+FbGraph       *fb_graph_view_get_graph          (FbGraphView   *self);
+/* The scene on screen; NULL until the first layout is done. */
+FbGraphScene  *fb_graph_view_get_scene          (FbGraphView   *self);
+/* TRUE while a layout runs (the "busy" property). */
+gboolean       fb_graph_view_is_busy            (FbGraphView   *self);
+/* The last layout error, or NULL. */
+const char    *fb_graph_view_get_error          (FbGraphView   *self);
+
+/* node id (GUINT_TO_POINTER) -> FbGraphMark (GINT_TO_POINTER); NULL clears. */
+void           fb_graph_view_set_marks          (FbGraphView   *self,
+                                                 GHashTable    *marks);
+FbGraphMark    fb_graph_view_get_mark           (FbGraphView   *self,
+                                                 const FbNode  *node);
+
+/* The viewport: the scene point at the top-left corner of the widget, and the zoom. */
+void           fb_graph_view_get_viewport       (FbGraphView   *self,
+                                                 double        *x,
+                                                 double        *y,
+                                                 double        *zoom);
+void           fb_graph_view_set_viewport       (FbGraphView   *self,
+                                                 double         x,
+                                                 double         y,
+                                                 double         zoom);
+double         fb_graph_view_get_zoom           (FbGraphView   *self);
+/* Multiplies the zoom by factor, keeping the scene point under widget point (wx, wy) in place. */
+void           fb_graph_view_zoom_at            (FbGraphView   *self,
+                                                 double         factor,
+                                                 double         wx,
+                                                 double         wy);
+void           fb_graph_view_zoom_in            (FbGraphView   *self);
+void           fb_graph_view_zoom_out           (FbGraphView   *self);
+void           fb_graph_view_zoom_to_fit        (FbGraphView   *self);
+void           fb_graph_view_widget_to_scene    (FbGraphView   *self,
+                                                 double         wx,
+                                                 double         wy,
+                                                 double        *sx,
+                                                 double        *sy);
+void           fb_graph_view_scene_to_widget    (FbGraphView   *self,
+                                                 double         sx,
+                                                 double         sy,
+                                                 double        *wx,
+                                                 double        *wy);
+
+/* The selected node, or NULL (also NULL when a group is selected). */
+FbNode        *fb_graph_view_get_selected_node  (FbGraphView   *self);
+FbGraphGroup  *fb_graph_view_get_selected_group (FbGraphView   *self);
+/* Selects the node of that id, opening the groups that hide it; FALSE if there is none. */
+gboolean       fb_graph_view_select_node        (FbGraphView   *self,
+                                                 guint          node_id);
+gboolean       fb_graph_view_select_group       (FbGraphView   *self,
+                                                 const char    *path);
+void           fb_graph_view_clear_selection    (FbGraphView   *self);
+/* Moves the selection along an edge (or sideways); FALSE when there is nowhere to go. */
+gboolean       fb_graph_view_walk               (FbGraphView   *self,
+                                                 FbGraphWalk    direction);
+
+GHashTable    *fb_graph_view_get_expanded       (FbGraphView   *self);
+gboolean       fb_graph_view_get_group_expanded (FbGraphView   *self,
+                                                 const char    *path);
+void           fb_graph_view_set_group_expanded (FbGraphView   *self,
+                                                 const char    *path,
+                                                 gboolean       expanded);
+
+/* Finds nodes whose name, op or an attribute ("name=value") contains text, case-insensitively,
+ * and selects the first; returns how many. An empty text clears the search. */
+guint          fb_graph_view_search             (FbGraphView   *self,
+                                                 const char    *text);
+gboolean       fb_graph_view_search_next        (FbGraphView   *self,
+                                                 gboolean       backward);
+guint          fb_graph_view_get_n_matches      (FbGraphView   *self);
+
+G_END_DECLS

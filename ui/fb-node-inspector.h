@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The inspector pane: everything about the selected node (op, attributes, inputs and outputs with
+ * dtypes and shapes, fused members, the original ONNX nodes it stands for) or group. */
+#pragma once
+
+#include "fb-graph-layout.h"
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+#define FB_TYPE_NODE_INSPECTOR (fb_node_inspector_get_type ())
+G_DECLARE_FINAL_TYPE (FbNodeInspector, fb_node_inspector, FB, NODE_INSPECTOR, GtkWidget)
+
+GtkWidget  *fb_node_inspector_new        (void);
+/* note (may be NULL) says how the node differs from the other stage ("Added by fuse-epilogue"). */
+void        fb_node_inspector_show_node  (FbNodeInspector *self,
+                                          FbGraph         *graph,
+                                          const FbNode    *node,
+                                          const char      *note);
+void        fb_node_inspector_show_group (FbNodeInspector    *self,
+                                          const FbGraphGroup *group);
+void        fb_node_inspector_clear      (FbNodeInspector *self);
+/* What the pane shows at its top: the op, the group's name, or "" when empty. */
+const char *fb_node_inspector_get_title  (FbNodeInspector *self);
+
+G_END_DECLS
