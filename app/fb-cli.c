@@ -2,6 +2,7 @@
 #include "fb-config.h"
 #include "fb-cli.h"
 #include "fb-graph.h"
+#include "fb-interp.h"
 #include "fb-onnx-import.h"
 
 #include <gio/gio.h>
@@ -11,6 +12,8 @@
 static const FbCliCommand commands[] = {
   { "info", "inputs, outputs, op histogram, parameters, unsupported ops", fb_cli_info },
   { "passes", "run the pass pipeline; time, size and changes of every stage", fb_cli_passes },
+  { "run", "run a model on given inputs, write or time its outputs", fb_cli_run },
+  { "check", "run ONNX backend-style cases and compare with their outputs", fb_cli_check },
 };
 
 const FbCliCommand *
@@ -36,6 +39,8 @@ fb_cli_exit_status_for (const GError *error)
 {
   g_return_val_if_fail (error != NULL, FB_EXIT_WORK);
   /* Whatever the user handed us (a file, a flag, a shape) is input; the rest is the work. */
+  if (error->domain == FB_INTERP_ERROR)
+    return error->code == FB_INTERP_ERROR_INPUT ? FB_EXIT_INPUT : FB_EXIT_WORK;
   if (error->domain == FB_IMPORT_ERROR || error->domain == FB_GRAPH_ERROR ||
       error->domain == G_OPTION_ERROR || error->domain == G_FILE_ERROR)
     return FB_EXIT_INPUT;

@@ -51,5 +51,7 @@ FbPipelineOptions *fb_cli_pipeline_options (const FbCliPipelineArgs *args, GErro
 /* Subcommands */
 int fb_cli_info (int argc, char **argv);
 int fb_cli_passes (int argc, char **argv);
+int fb_cli_run (int argc, char **argv);
+int fb_cli_check (int argc, char **argv);
 
 G_END_DECLS

@@ -557,11 +557,12 @@ ctx_init (FbInterpCtx *ctx, GCancellable *cancellable, Env *env)
   ctx->env = env;
 }
 
-static gboolean
-check_input (const FbValue *v, const FbTensor *t, guint i, GError **error)
+gboolean
+fb_interp_check_input (const FbValue *v, const FbTensor *t, GError **error)
 {
   gboolean fits = TRUE;
 
+  g_return_val_if_fail (v != NULL && t != NULL, FALSE);
   if (v->dtype != FB_DTYPE_UNDEFINED && t->dtype != v->dtype)
     fits = FALSE;
   if (v->shape.rank >= 0)
@@ -578,7 +579,7 @@ check_input (const FbValue *v, const FbTensor *t, guint i, GError **error)
       g_autofree char *want_s = fb_shape_to_string (&v->shape);
       g_autofree char *got_s = fb_shape_to_string (&got);
       g_set_error (error, FB_INTERP_ERROR, FB_INTERP_ERROR_INPUT,
-                   "input %u '%s' expects %s %s, got %s %s", i, v->name, fb_dtype_name (v->dtype),
+                   "input '%s' expects %s %s, got %s %s", v->name, fb_dtype_name (v->dtype),
                    want_s, fb_dtype_name (t->dtype), got_s);
     }
   return fits;
@@ -610,7 +611,7 @@ fb_interp_run (const FbGraph *graph, GPtrArray *inputs, GCancellable *cancellabl
                        "input %u '%s' was not given", i, v->name);
           return NULL;
         }
-      if (t != NULL && !check_input (v, t, i, error))
+      if (t != NULL && !fb_interp_check_input (v, t, error))
         return NULL;
     }
   ctx_init (&ctx, cancellable, NULL);

@@ -30,5 +30,8 @@ gboolean   fb_interp_node      (const FbNode *node, FbTensor *const *inputs, FbT
                                 GError **error);
 /* Whether fb_interp_node can evaluate this node (operator, dtype and attributes). */
 gboolean   fb_interp_supports  (const FbNode *node);
+/* Whether tensor can feed the graph input `input`: its element type and every fixed extent of
+ * the declared shape; FALSE with an FB_INTERP_ERROR_INPUT error saying what differs. */
+gboolean   fb_interp_check_input (const FbValue *input, const FbTensor *tensor, GError **error);
 
 G_END_DECLS

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "fb-cli-load.h"
+#include "fb-interp.h"
+#include "fb-onnx-import.h"
+#include "fb-tensor-io.h"
+
+#include <gio/gio.h>
+#include <string.h>
+
+gboolean
+fb_cli_check_target (const char *target, GError **error)
+{
+  if (target == NULL || g_str_equal (target, "interp"))
+    return TRUE;
+  if (g_str_equal (target, "cpu") || g_str_equal (target, "cuda"))
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                 "target '%s' is not available in this build (use --target interp)", target);
+  else
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                 "--target '%s': expected interp, cpu or cuda", target);
+  return FALSE;
+}
+
+FbPipeline *
+fb_cli_load_model (const char *path, const FbCliPipelineArgs *args, GError **error)
+{
+  g_autoptr(FbPipelineOptions) options = NULL;
+  g_autoptr(FbPipeline) pipeline = NULL;
+  FbGraph *graph;
+
+  g_return_val_if_fail (path != NULL && args != NULL, NULL);
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
+                   "%s: is a folder; the interp target runs ONNX models (bundles need the cpu or "
+                   "cuda target)", path);
+      return NULL;
+    }
+  options = fb_cli_pipeline_options (args, error);
+  if (options == NULL)
+    return NULL;
+  graph = fb_onnx_import_file (path, options->input_shapes, error);
+  if (graph == NULL)
+    return NULL;
+  pipeline = fb_pipeline_new (graph);
+  if (!fb_pipeline_run (pipeline, options, NULL, NULL, NULL, error))
+    return NULL;
+  return g_steal_pointer (&pipeline);
+}
+
+/* Loads file for graph input v and checks that it fits; errors start with the file name. */
+static FbTensor *
+read_input (const FbValue *v, const char *file, GError **error)
+{
+  g_autoptr(FbTensor) t = fb_tensor_load_file (file, NULL, error);
+  g_autoptr(GError) local = NULL;
+
+  if (t == NULL)
+    return NULL;
+  if (!fb_interp_check_input (v, t, &local))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: %s", file, local->message);
+      return NULL;
+    }
+  return g_steal_pointer (&t);
+}
+
+GPtrArray *
+fb_cli_read_input_dir (const FbGraph *graph, const char *dir, GError **error)
+{
+  g_autoptr(GPtrArray) inputs = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
+
+  g_return_val_if_fail (graph != NULL && dir != NULL, NULL);
+  for (guint i = 0; i < graph->inputs->len; i++)
+    {
+      g_autofree char *pb = g_strdup_printf ("input_%u.pb", i);
+      g_autofree char *npy = g_strdup_printf ("input_%u.npy", i);
+      g_autofree char *path = g_build_filename (dir, pb, NULL);
+      FbTensor *t;
+
+      if (!g_file_test (path, G_FILE_TEST_EXISTS))
+        {
+          g_autofree char *alt = g_build_filename (dir, npy, NULL);
+          if (!g_file_test (alt, G_FILE_TEST_EXISTS))
+            {
+              const FbValue *v = g_ptr_array_index (graph->inputs, i);
+              g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+                           "%s: no %s or %s for input %u '%s'", dir, pb, npy, i, v->name);
+              return NULL;
+            }
+          g_free (path);
+          path = g_steal_pointer (&alt);
+        }
+      t = read_input (g_ptr_array_index (graph->inputs, i), path, error);
+      if (t == NULL)
+        return NULL;
+      g_ptr_array_add (inputs, t);
+    }
+  return g_steal_pointer (&inputs);
+}
+
+gboolean
+fb_cli_split_spec (const char *option, const char *spec, char **name, char **file, GError **error)
+{
+  const char *eq = strrchr (spec, '=');
+
+  if (eq == NULL || eq == spec || eq[1] == '\0')
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "%s '%s': expected NAME=FILE", option, spec);
+      return FALSE;
+    }
+  *name = g_strndup (spec, eq - spec);
+  *file = g_strdup (eq + 1);
+  return TRUE;
+}
+
+GPtrArray *
+fb_cli_read_named_inputs (const FbGraph *graph, char **specs, GError **error)
+{
+  g_autoptr(GPtrArray) inputs = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
+
+  g_return_val_if_fail (graph != NULL, NULL);
+  g_ptr_array_set_size (inputs, graph->inputs->len);
+  for (guint s = 0; specs && specs[s]; s++)
+    {
+      g_autofree char *name = NULL, *file = NULL;
+      guint i;
+
+      if (!fb_cli_split_spec ("--input", specs[s], &name, &file, error))
+        return NULL;
+      for (i = 0; i < graph->inputs->len; i++)
+        if (g_str_equal (((const FbValue *) g_ptr_array_index (graph->inputs, i))->name, name))
+          break;
+      if (i == graph->inputs->len)
+        {
+          GString *names = g_string_new (NULL);
+          for (guint k = 0; k < graph->inputs->len; k++)
+            g_string_append_printf (names, "%s'%s'", k ? ", " : "",
+                                    ((const FbValue *) g_ptr_array_index (graph->inputs, k))->name);
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--input '%s': the model has no input '%s' (its inputs: %s)", specs[s],
+                       name, names->len ? names->str : "none");
+          g_string_free (names, TRUE);
+          return NULL;
+        }
+      if (g_ptr_array_index (inputs, i) != NULL)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--input: '%s' is given twice", name);
+          return NULL;
+        }
+      inputs->pdata[i] = read_input (g_ptr_array_index (graph->inputs, i), file, error);
+      if (inputs->pdata[i] == NULL)
+        return NULL;
+    }
+  for (guint i = 0; i < graph->inputs->len; i++)
+    if (g_ptr_array_index (inputs, i) == NULL)
+      {
+        const FbValue *v = g_ptr_array_index (graph->inputs, i);
+        g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                     "input '%s' is not given (add --input %s=FILE)", v->name, v->name);
+        return NULL;
+      }
+  return g_steal_pointer (&inputs);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* What `run` and `check` share: the target choice, a model loaded through the pass pipeline,
+ * and input tensors read from files in the ONNX backend-test layout. */
+#pragma once
+
+#include "fb-cli.h"
+#include "fb-graph.h"
+#include "fb-pipeline.h"
+
+G_BEGIN_DECLS
+
+/* NULL or "interp" is fine; "cpu" and "cuda" say that this build lacks them; anything else is
+ * unknown. Errors are G_OPTION_ERRORs (exit status 2). */
+gboolean     fb_cli_check_target   (const char *target, GError **error);
+/* Imports path and runs the pipeline with the PIPELINE options; the graph to run is
+ * fb_pipeline_final() of the result. */
+FbPipeline  *fb_cli_load_model     (const char *path, const FbCliPipelineArgs *args, GError **error);
+/* Reads input_K.pb (or input_K.npy) for the K-th input of graph, and checks that each fits. */
+GPtrArray   *fb_cli_read_input_dir (const FbGraph *graph, const char *dir, GError **error);
+/* Reads one file per input from NAME=FILE specs; every input must be given once. */
+GPtrArray   *fb_cli_read_named_inputs (const FbGraph *graph, char **specs, GError **error);
+/* Splits "NAME=FILE" at its last '='; FALSE with a G_OPTION_ERROR naming the option. */
+gboolean     fb_cli_split_spec     (const char *option, const char *spec, char **name, char **file,
+                                    GError **error);
+
+G_END_DECLS

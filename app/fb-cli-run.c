@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* fusebench run MODEL [--target interp] [PIPELINE] [--input-dir DIR | --input NAME=FILE ...]
+ *                     [--output-dir DIR] [--output NAME=FILE ...] [--iterations N] [--json]
+ *
+ * Runs the pipeline's final graph on the given inputs, as often as asked, and writes or
+ * describes the outputs. --json prints one object with the run times (median_ms, min_ms,
+ * max_ms, mean_ms) and the outputs' types and shapes. */
+#include "fb-cli-load.h"
+#include "fb-interp.h"
+#include "fb-tensor-io.h"
+
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct {
+  char     *target;
+  char     *input_dir;
+  char    **inputs;
+  char     *output_dir;
+  char    **outputs;
+  int       iterations;
+  gboolean  json;
+} RunArgs;
+
+static int
+compare_doubles (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+static int
+output_index (const FbGraph *graph, const char *name)
+{
+  for (guint i = 0; i < graph->outputs->len; i++)
+    if (g_str_equal (((const FbValue *) g_ptr_array_index (graph->outputs, i))->name, name))
+      return (int) i;
+  return -1;
+}
+
+/* Checks --output NAME=FILE specs before any work, so a typo costs nothing. */
+static gboolean
+check_output_specs (const FbGraph *graph, char **specs, GError **error)
+{
+  for (guint s = 0; specs && specs[s]; s++)
+    {
+      g_autofree char *name = NULL, *file = NULL;
+      if (!fb_cli_split_spec ("--output", specs[s], &name, &file, error))
+        return FALSE;
+      if (output_index (graph, name) < 0)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--output '%s': the model has no output '%s'", specs[s], name);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+write_outputs (const FbGraph *graph, GPtrArray *outputs, const RunArgs *args, GError **error)
+{
+  if (args->output_dir != NULL)
+    {
+      if (g_mkdir_with_parents (args->output_dir, 0755) != 0)
+        {
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s: cannot make the folder",
+                       args->output_dir);
+          return FALSE;
+        }
+      for (guint i = 0; i < outputs->len; i++)
+        {
+          g_autofree char *base = g_strdup_printf ("output_%u.pb", i);
+          g_autofree char *path = g_build_filename (args->output_dir, base, NULL);
+          const FbValue *v = g_ptr_array_index (graph->outputs, i);
+          if (!fb_tensor_save_file (g_ptr_array_index (outputs, i), v->name, path, error))
+            return FALSE;
+        }
+    }
+  for (guint s = 0; args->outputs && args->outputs[s]; s++)
+    {
+      g_autofree char *name = NULL, *file = NULL;
+      int k;
+      if (!fb_cli_split_spec ("--output", args->outputs[s], &name, &file, error))
+        return FALSE;
+      k = output_index (graph, name);
+      if (!fb_tensor_save_file (g_ptr_array_index (outputs, k), name, file, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static JsonNode *
+dims_json (const FbTensor *t)
+{
+  JsonArray *dims = json_array_new ();
+
+  for (int i = 0; i < t->rank; i++)
+    json_array_add_int_element (dims, t->dims[i]);
+  return json_node_init_array (json_node_alloc (), dims);
+}
+
+static void
+print_json (const char *model, const FbGraph *graph, GPtrArray *outputs, const double *ms, int n)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *text = NULL;
+  double sum = 0;
+
+  for (int i = 0; i < n; i++)
+    sum += ms[i];
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "model");
+  json_builder_add_string_value (b, model);
+  json_builder_set_member_name (b, "target");
+  json_builder_add_string_value (b, "interp");
+  json_builder_set_member_name (b, "iterations");
+  json_builder_add_int_value (b, n);
+  json_builder_set_member_name (b, "median_ms");
+  /* ms is sorted: the median of an even count is the mean of the middle two. */
+  json_builder_add_double_value (b, n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2);
+  json_builder_set_member_name (b, "min_ms");
+  json_builder_add_double_value (b, ms[0]);
+  json_builder_set_member_name (b, "max_ms");
+  json_builder_add_double_value (b, ms[n - 1]);
+  json_builder_set_member_name (b, "mean_ms");
+  json_builder_add_double_value (b, sum / n);
+  json_builder_set_member_name (b, "outputs");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < outputs->len; i++)
+    {
+      const FbTensor *t = g_ptr_array_index (outputs, i);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, ((const FbValue *) g_ptr_array_index (graph->outputs, i))->name);
+      json_builder_set_member_name (b, "dtype");
+      json_builder_add_string_value (b, fb_dtype_name (t->dtype));
+      json_builder_set_member_name (b, "shape");
+      json_builder_add_value (b, dims_json (t));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  text = json_generator_to_data (gen, NULL);
+  printf ("%s\n", text);
+}
+
+static void
+print_text (const FbGraph *graph, GPtrArray *outputs, const double *ms, int n)
+{
+  for (guint i = 0; i < outputs->len; i++)
+    {
+      const FbTensor *t = g_ptr_array_index (outputs, i);
+      FbShape shape = fb_tensor_shape (t);
+      g_autofree char *s = fb_shape_to_string (&shape);
+      double lo = INFINITY, hi = -INFINITY, sum = 0;
+      for (int64_t k = 0; k < t->numel; k++)
+        {
+          double v = fb_tensor_get_f64 (t, k);
+          lo = MIN (lo, v);
+          hi = MAX (hi, v);
+          sum += v;
+        }
+      printf ("%-24s %-8s %-16s", ((const FbValue *) g_ptr_array_index (graph->outputs, i))->name,
+              fb_dtype_name (t->dtype), s);
+      if (t->numel > 0)
+        printf (" min %g max %g mean %g", lo, hi, sum / (double) t->numel);
+      printf ("\n");
+    }
+  printf ("interp: median %.3f ms, min %.3f ms, max %.3f ms over %d run%s\n",
+          n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2, ms[0], ms[n - 1], n,
+          n == 1 ? "" : "s");
+}
+
+static int
+run_model (const char *model, const FbCliPipelineArgs *pipeline_args, const RunArgs *args)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPipeline) pipeline = NULL;
+  g_autoptr(GPtrArray) inputs = NULL;
+  g_autoptr(GPtrArray) outputs = NULL;
+  g_autofree double *ms = NULL;
+  const FbGraph *graph;
+
+  if ((pipeline = fb_cli_load_model (model, pipeline_args, &error)) == NULL)
+    return fb_cli_fail (error);
+  graph = fb_pipeline_final (pipeline);
+  if (!check_output_specs (graph, args->outputs, &error))
+    return fb_cli_fail (error);
+  if (args->input_dir != NULL)
+    inputs = fb_cli_read_input_dir (graph, args->input_dir, &error);
+  else if (args->inputs != NULL || graph->inputs->len == 0)
+    inputs = fb_cli_read_named_inputs (graph, args->inputs, &error);
+  else
+    g_set_error (&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                 "%s needs %u input%s: give --input-dir DIR or --input NAME=FILE", model,
+                 graph->inputs->len, graph->inputs->len == 1 ? "" : "s");
+  if (inputs == NULL)
+    return fb_cli_fail (error);
+
+  ms = g_new (double, args->iterations);
+  for (int i = 0; i < args->iterations; i++)
+    {
+      gint64 t0 = g_get_monotonic_time ();
+      g_clear_pointer (&outputs, g_ptr_array_unref);
+      outputs = fb_interp_run (graph, inputs, NULL, &error);
+      if (outputs == NULL)
+        return fb_cli_fail (error);
+      ms[i] = (g_get_monotonic_time () - t0) / 1000.0;
+    }
+  qsort (ms, args->iterations, sizeof (double), compare_doubles);
+  if (!write_outputs (graph, outputs, args, &error))
+    return fb_cli_fail (error);
+  if (args->json)
+    print_json (model, graph, outputs, ms, args->iterations);
+  else
+    print_text (graph, outputs, ms, args->iterations);
+  return FB_EXIT_OK;
+}
+
+int
+fb_cli_run (int argc, char **argv)
+{
+  RunArgs args = { .iterations = 1 };
+  FbCliPipelineArgs pipeline = { 0 };
+  const GOptionEntry entries[] = {
+    { "target", 0, 0, G_OPTION_ARG_STRING, &args.target, "Where to run: interp, cpu or cuda", "TARGET" },
+    { "input-dir", 0, 0, G_OPTION_ARG_FILENAME, &args.input_dir,
+      "Read input_K.pb (or .npy) for the K-th model input", "DIR" },
+    { "input", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args.inputs,
+      "Read one input from a .pb or .npy file (repeatable)", "NAME=FILE" },
+    { "output-dir", 0, 0, G_OPTION_ARG_FILENAME, &args.output_dir,
+      "Write output_K.pb for the K-th model output", "DIR" },
+    { "output", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args.outputs,
+      "Write one output to a .pb or .npy file (repeatable)", "NAME=FILE" },
+    { "iterations", 0, 0, G_OPTION_ARG_INT, &args.iterations, "Run this many times (timing)", "N" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &args.json, "Print one JSON object", NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("MODEL — run a model on given inputs");
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_add_group (context, fb_cli_pipeline_group (&pipeline));
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    status = fb_cli_fail (error);
+  else if (argc != 2)
+    {
+      fprintf (stderr, "fusebench run: expected one MODEL (see --help)\n");
+      status = FB_EXIT_INPUT;
+    }
+  else if (!fb_cli_check_target (args.target, &error))
+    status = fb_cli_fail (error);
+  else if (args.iterations < 1)
+    {
+      fprintf (stderr, "fusebench run: --iterations must be 1 or more\n");
+      status = FB_EXIT_INPUT;
+    }
+  else if (args.input_dir != NULL && args.inputs != NULL)
+    {
+      fprintf (stderr, "fusebench run: give --input-dir or --input, not both\n");
+      status = FB_EXIT_INPUT;
+    }
+  else
+    status = run_model (argv[1], &pipeline, &args);
+
+  g_free (args.target);
+  g_free (args.input_dir);
+  g_strfreev (args.inputs);
+  g_free (args.output_dir);
+  g_strfreev (args.outputs);
+  fb_cli_pipeline_args_clear (&pipeline);
+  return status;
+}
