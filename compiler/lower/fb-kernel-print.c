@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The kernel IR as text (the "kernels" lowering stage the UI shows) and its content hash. */
+#include "fb-kernel.h"
+
+#include <math.h>
+
+static const char *const unary_names[FB_KU_COUNT] = {
+  [FB_KU_NEG] = "neg", [FB_KU_ABS] = "abs", [FB_KU_EXP] = "exp", [FB_KU_LOG] = "log",
+  [FB_KU_SQRT] = "sqrt", [FB_KU_TANH] = "tanh", [FB_KU_ERF] = "erf", [FB_KU_SIN] = "sin",
+  [FB_KU_COS] = "cos", [FB_KU_FLOOR] = "floor", [FB_KU_CEIL] = "ceil", [FB_KU_ROUND] = "round",
+  [FB_KU_NOT] = "not", [FB_KU_ISNAN] = "isnan", [FB_KU_SIGMOID] = "sigmoid",
+};
+
+static const char *const binary_names[FB_KB_COUNT] = {
+  [FB_KB_ADD] = "+", [FB_KB_SUB] = "-", [FB_KB_MUL] = "*", [FB_KB_DIV] = "/",
+  [FB_KB_MOD] = "%", [FB_KB_FMOD] = "fmod", [FB_KB_POW] = "pow", [FB_KB_MIN] = "min",
+  [FB_KB_MAX] = "max", [FB_KB_EQ] = "==", [FB_KB_NE] = "!=", [FB_KB_LT] = "<",
+  [FB_KB_LE] = "<=", [FB_KB_GT] = ">", [FB_KB_GE] = ">=", [FB_KB_AND] = "and",
+  [FB_KB_OR] = "or", [FB_KB_XOR] = "xor",
+};
+
+static gboolean
+bop_is_infix (FbKBinary op)
+{
+  return op <= FB_KB_MOD || (op >= FB_KB_EQ && op <= FB_KB_GE);
+}
+
+static void
+print_expr (GString *s, const FbKExpr *e)
+{
+  switch (e->kind)
+    {
+    case FB_KX_CONST:
+      if (fb_dtype_is_float (e->dtype))
+        {
+          if (isinf (e->f))
+            g_string_append (s, e->f > 0 ? "inf" : "-inf");
+          else
+            g_string_append_printf (s, "%.9g", e->f);
+          if (e->dtype == FB_DTYPE_FLOAT32)
+            g_string_append_c (s, 'f');
+        }
+      else if (e->dtype == FB_DTYPE_BOOL)
+        g_string_append (s, e->i ? "true" : "false");
+      else
+        g_string_append_printf (s, "%" G_GINT64_FORMAT, e->i);
+      break;
+    case FB_KX_VAR:
+      g_string_append_printf (s, "i%u", e->var);
+      break;
+    case FB_KX_ACC:
+      g_string_append_printf (s, "acc%u", e->acc);
+      break;
+    case FB_KX_LOAD:
+    case FB_KX_PTR:
+      g_string_append_printf (s, "%sa%u[", e->kind == FB_KX_PTR ? "&" : "", e->arg);
+      print_expr (s, e->a);
+      g_string_append_c (s, ']');
+      break;
+    case FB_KX_UNARY:
+      g_string_append_printf (s, "%s(", unary_names[e->uop]);
+      print_expr (s, e->a);
+      g_string_append_c (s, ')');
+      break;
+    case FB_KX_BINARY:
+      if (bop_is_infix (e->bop))
+        {
+          gboolean paren_a = e->a->kind == FB_KX_BINARY && bop_is_infix (e->a->bop) &&
+                             !(e->bop == FB_KB_ADD && e->a->bop == FB_KB_ADD) &&
+                             !(e->bop == FB_KB_MUL && e->a->bop == FB_KB_MUL) &&
+                             !(e->bop == FB_KB_ADD && e->a->bop == FB_KB_MUL);
+          gboolean paren_b = e->b->kind == FB_KX_BINARY && bop_is_infix (e->b->bop) &&
+                             !(e->bop == FB_KB_ADD && e->b->bop == FB_KB_MUL);
+          if (paren_a) g_string_append_c (s, '(');
+          print_expr (s, e->a);
+          if (paren_a) g_string_append_c (s, ')');
+          g_string_append_printf (s, " %s ", binary_names[e->bop]);
+          if (paren_b) g_string_append_c (s, '(');
+          print_expr (s, e->b);
+          if (paren_b) g_string_append_c (s, ')');
+        }
+      else
+        {
+          g_string_append_printf (s, "%s(", binary_names[e->bop]);
+          print_expr (s, e->a);
+          g_string_append (s, ", ");
+          print_expr (s, e->b);
+          g_string_append_c (s, ')');
+        }
+      break;
+    case FB_KX_SELECT:
+      g_string_append (s, "select(");
+      print_expr (s, e->a);
+      g_string_append (s, ", ");
+      print_expr (s, e->b);
+      g_string_append (s, ", ");
+      print_expr (s, e->c);
+      g_string_append_c (s, ')');
+      break;
+    case FB_KX_CAST:
+      g_string_append_printf (s, "%s(", fb_dtype_name (e->dtype));
+      print_expr (s, e->a);
+      g_string_append_c (s, ')');
+      break;
+    }
+}
+
+static void
+print_stmts (GString *s, const GPtrArray *body, int indent)
+{
+  for (guint i = 0; i < body->len; i++)
+    {
+      const FbKStmt *st = g_ptr_array_index (body, i);
+      g_string_append_printf (s, "%*s", indent, "");
+      switch (st->kind)
+        {
+        case FB_KS_LOOP:
+          g_string_append_printf (s, "for i%u in 0..", st->loop.var);
+          print_expr (s, st->loop.extent);
+          g_string_append (s, st->loop.parallel ? " parallel:\n" : ":\n");
+          print_stmts (s, st->loop.body, indent + 2);
+          break;
+        case FB_KS_STORE:
+          g_string_append_printf (s, "a%u[", st->store.arg);
+          print_expr (s, st->store.index);
+          g_string_append (s, "] = ");
+          print_expr (s, st->store.value);
+          g_string_append_c (s, '\n');
+          break;
+        case FB_KS_ASSIGN:
+          g_string_append_printf (s, "acc%u = ", st->assign.acc);
+          print_expr (s, st->assign.value);
+          g_string_append_c (s, '\n');
+          break;
+        case FB_KS_CALL:
+          g_string_append_printf (s, "call %s(", st->call.callee);
+          for (guint a = 0; a < st->call.n_args; a++)
+            {
+              if (a)
+                g_string_append (s, ", ");
+              print_expr (s, st->call.args[a]);
+            }
+          g_string_append (s, ")\n");
+          break;
+        }
+    }
+}
+
+static const char *
+role_name (FbKArgRole role)
+{
+  switch (role)
+    {
+    case FB_KARG_INPUT: return "in";
+    case FB_KARG_OUTPUT: return "out";
+    case FB_KARG_TEMP: return "temp";
+    default: return "?";
+    }
+}
+
+static const char *
+kind_name (FbKernelKind kind)
+{
+  switch (kind)
+    {
+    case FB_KERNEL_LOOPS: return "loops";
+    case FB_KERNEL_LIBRARY: return "library";
+    case FB_KERNEL_VIEW: return "view";
+    case FB_KERNEL_HOST: return "host";
+    default: return "?";
+    }
+}
+
+static void
+print_shape (GString *s, const FbBuffer *b)
+{
+  g_string_append_c (s, '[');
+  for (int d = 0; d < b->rank; d++)
+    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, d ? "x" : "", b->dims[d]);
+  g_string_append_c (s, ']');
+}
+
+/* canonical: only what determines the generated code, so that the hash of a kernel does not
+ * change when other kernels or buffers are added around it. */
+static void
+print_kernel (GString *s, const FbKernel *k, const FbPlan *plan, gboolean canonical)
+{
+  g_string_append_printf (s, "kernel %s (%s)", k->name, kind_name (k->kind));
+  if (!canonical)
+    {
+      g_string_append_printf (s, "  %s\n  node %u from", k->label ? k->label : "", k->node_id);
+      for (guint i = 0; i < k->prov_names->len; i++)
+        g_string_append_printf (s, "%s %s", i ? "," : "",
+                                g_array_index (k->prov_names, char *, i));
+    }
+  g_string_append_c (s, '\n');
+  for (guint i = 0; i < k->args->len; i++)
+    {
+      const FbKArg *a = &g_array_index (k->args, FbKArg, i);
+      g_string_append_printf (s, "  a%u: %s %s", i, role_name (a->role), fb_dtype_name (a->dtype));
+      if (!canonical && plan && a->buffer < plan->buffers->len)
+        {
+          const FbBuffer *b = fb_plan_buffer (plan, a->buffer);
+          g_string_append_c (s, ' ');
+          print_shape (s, b);
+          g_string_append_printf (s, " %s (buffer %u)", a->name ? a->name : "", a->buffer);
+        }
+      g_string_append_c (s, '\n');
+    }
+  for (guint i = 0; i < k->accs->len; i++)
+    g_string_append_printf (s, "  acc%u: %s\n", i,
+                            fb_dtype_name (g_array_index (k->accs, FbDType, i)));
+  for (guint p = 0; p < k->phases->len; p++)
+    {
+      const FbKPhase *ph = g_ptr_array_index (k->phases, p);
+      g_string_append_printf (s, "  phase %u: %s, %" G_GINT64_FORMAT " parallel iterations\n", p,
+                              ph->fn, ph->extent);
+      print_stmts (s, ph->body, 4);
+    }
+}
+
+char *
+fb_kernel_to_string (const FbKernel *kernel, const FbPlan *plan)
+{
+  g_return_val_if_fail (kernel != NULL, NULL);
+  GString *s = g_string_new (NULL);
+  print_kernel (s, kernel, plan, FALSE);
+  return g_string_free (s, FALSE);
+}
+
+char *
+fb_kernel_hash (const FbKernel *kernel, const char *target)
+{
+  g_return_val_if_fail (kernel != NULL, NULL);
+  g_autoptr(GString) s = g_string_new (target ? target : "");
+  g_string_append_c (s, '\n');
+  print_kernel (s, kernel, NULL, TRUE);
+  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, s->str, s->len);
+}
+
+static const char *
+buffer_kind_name (FbBufferKind kind)
+{
+  switch (kind)
+    {
+    case FB_BUF_INPUT: return "input";
+    case FB_BUF_CONST: return "const";
+    case FB_BUF_OUTPUT: return "output";
+    case FB_BUF_INTERMEDIATE: return "value";
+    case FB_BUF_SCRATCH: return "scratch";
+    default: return "?";
+    }
+}
+
+char *
+fb_plan_to_string (const FbPlan *plan)
+{
+  g_return_val_if_fail (plan != NULL, NULL);
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "plan for %s: %u kernels, %u buffers, arena %" G_GINT64_FORMAT
+                          " bytes\n", plan->target, plan->kernels->len, plan->buffers->len,
+                          plan->arena_bytes);
+  for (guint i = 0; i < plan->buffers->len; i++)
+    {
+      const FbBuffer *b = fb_plan_buffer (plan, i);
+      g_string_append_printf (s, "  buffer %u %s %s ", i, buffer_kind_name (b->kind),
+                              fb_dtype_name (b->dtype));
+      print_shape (s, b);
+      g_string_append_printf (s, " %s", b->name);
+      if (b->alias >= 0)
+        g_string_append_printf (s, " = view of buffer %d", b->alias);
+      else if (b->offset >= 0)
+        g_string_append_printf (s, " @%" G_GINT64_FORMAT, b->offset);
+      g_string_append_c (s, '\n');
+    }
+  for (guint i = 0; i < plan->kernels->len; i++)
+    {
+      g_string_append_c (s, '\n');
+      print_kernel (s, g_ptr_array_index (plan->kernels, i), plan, FALSE);
+    }
+  return g_string_free (s, FALSE);
+}

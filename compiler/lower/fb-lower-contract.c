@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* MatMul and Gemm: cblas_sgemm over tiles of rows, each tile followed by its epilogue (Gemm's
+ * alpha, beta and bias, then any elementwise chain sunk into the product) while the tile is
+ * still in cache. Convolutions are in fb-lower-conv.c. */
+#include "fb-lower-private.h"
+
+#include <string.h>
+
+#define CBLAS_ROW_MAJOR 101
+#define CBLAS_NO_TRANS  111
+#define CBLAS_TRANS     112
+
+static FbKExpr *
+i32 (FbKernel *k, FbKExpr *e)
+{
+  return fb_kx_cast (k, e, FB_DTYPE_INT32);
+}
+
+static FbKExpr *
+c32 (FbKernel *k, int64_t v)
+{
+  return fb_kx_const_i (k, FB_DTYPE_INT32, v);
+}
+
+/* C[M,N] = op(A)[M,K] op(B)[K,N], row-major, through the CBLAS interface. */
+void
+_fb_lower_sgemm (FbLowerCtx *c, GPtrArray *body, gboolean ta, gboolean tb, FbKExpr *m,
+                 FbKExpr *n, FbKExpr *kk, guint a, FbKExpr *a_off, int64_t lda, guint b,
+                 FbKExpr *b_off, int64_t ldb, guint out, FbKExpr *c_off, int64_t ldc)
+{
+  FbKernel *k = c->k;
+  FbKExpr *args[14] = {
+    c32 (k, CBLAS_ROW_MAJOR), c32 (k, ta ? CBLAS_TRANS : CBLAS_NO_TRANS),
+    c32 (k, tb ? CBLAS_TRANS : CBLAS_NO_TRANS), i32 (k, m), i32 (k, n), i32 (k, kk),
+    fb_kx_const_f (k, FB_DTYPE_FLOAT32, 1.0), fb_kx_ptr (k, a, a_off), c32 (k, lda),
+    fb_kx_ptr (k, b, b_off), c32 (k, ldb), fb_kx_const_f (k, FB_DTYPE_FLOAT32, 0.0),
+    fb_kx_ptr (k, out, c_off), c32 (k, ldc),
+  };
+  g_ptr_array_add (body, fb_ks_call (k, "cblas_sgemm", G_N_ELEMENTS (args), args));
+  k->kind = FB_KERNEL_LIBRARY;
+}
+
+/* How many rows one tile takes: enough tiles to share among threads, each big enough for the
+ * library to run at speed. */
+int64_t
+_fb_lower_tile_rows (int64_t rows, double flops_per_row, int64_t batches)
+{
+  double total = flops_per_row * rows * batches;
+  int64_t tiles = (int64_t) CLAMP (total / 1.0e6, 1, 16);
+  if (batches >= tiles)
+    return rows;
+  tiles = (tiles + batches - 1) / batches;
+  int64_t t = (rows + tiles - 1) / tiles;
+  return MAX (t, MIN (rows, 8));
+}
+
+static gboolean
+lower_matmul (FbLowerCtx *c, const FbNode *node, GError **error)
+{
+  FbKernel *k = c->k;
+  const FbValue *va = node->inputs[0], *vb = node->inputs[1], *vy = node->outputs[0];
+  int ra, rb, ry;
+  int64_t da[FB_MAX_RANK], db[FB_MAX_RANK], dy[FB_MAX_RANK];
+  gboolean is_gemm = node->op == FB_OP_GEMM;
+  gboolean ta = is_gemm && fb_node_attr_int (node, "transA", 0);
+  gboolean tb = is_gemm && fb_node_attr_int (node, "transB", 0);
+
+  if (!_fb_lower_dims (va, &ra, da) || !_fb_lower_dims (vb, &rb, db) ||
+      !_fb_lower_dims (vy, &ry, dy))
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "shapes are not static");
+  gboolean a_vec = ra == 1, b_vec = rb == 1;
+  if (a_vec)
+    {
+      da[1] = da[0];
+      da[0] = 1;
+      ra = 2;
+    }
+  if (b_vec)
+    {
+      db[1] = 1;
+      rb = 2;
+    }
+  int64_t M = ta ? da[ra - 1] : da[ra - 2], K = ta ? da[ra - 2] : da[ra - 1];
+  int64_t N = tb ? db[rb - 2] : db[rb - 1];
+  /* Batch dimensions of the product, broadcast between A and B. */
+  int nb = MAX (ra, rb) - 2;
+  int64_t bdims[FB_MAX_RANK], a_bs[FB_MAX_RANK], b_bs[FB_MAX_RANK], c_bs[FB_MAX_RANK];
+  int64_t sa = M * K, sb = K * N, sc = M * N;
+  for (int d = nb - 1; d >= 0; d--)
+    {
+      int ia = d - (nb - (ra - 2)), ib = d - (nb - (rb - 2));
+      int64_t ea = ia >= 0 ? da[ia] : 1, eb = ib >= 0 ? db[ib] : 1;
+      bdims[d] = MAX (ea, eb);
+      a_bs[d] = ea == 1 ? 0 : sa;
+      b_bs[d] = eb == 1 ? 0 : sb;
+      c_bs[d] = sc;
+      sa *= ea;
+      sb *= eb;
+      sc *= bdims[d];
+    }
+  int64_t batches = 1;
+  for (int d = 0; d < nb; d++)
+    batches *= bdims[d];
+  int64_t tm = _fb_lower_tile_rows (M, 2.0 * N * K, batches);
+  int64_t ntiles = (M + tm - 1) / tm;
+
+  /* Loops: batch dims, then row tiles; the first that is not of extent 1 runs in parallel. */
+  int64_t ldims[FB_MAX_RANK + 1];
+  FbKExpr *lc[FB_MAX_RANK + 1];
+  memcpy (ldims, bdims, sizeof (int64_t) * nb);
+  ldims[nb] = ntiles;
+  GPtrArray *body = _fb_lower_nest (c, nb + 1, ldims, lc, 2.0 * M * N * K * batches);
+
+  guint aa = _fb_lower_arg (c, va, FB_KARG_INPUT), ba = _fb_lower_arg (c, vb, FB_KARG_INPUT);
+  guint ca = _fb_lower_out_arg (c, vy);
+  FbKExpr *m0 = fb_kx_mul_c (k, lc[nb], tm);
+  FbKExpr *mlen = ntiles == 1 ? fb_kx_index (k, M)
+                : fb_kx_binary (k, FB_KB_MIN, fb_kx_index (k, tm),
+                                fb_kx_binary (k, FB_KB_SUB, fb_kx_index (k, M), m0));
+  FbKExpr *a_off = fb_kx_index (k, 0), *b_off = fb_kx_index (k, 0), *c_off = fb_kx_index (k, 0);
+  for (int d = 0; d < nb; d++)
+    {
+      a_off = fb_kx_add (k, a_off, fb_kx_mul_c (k, lc[d], a_bs[d]));
+      b_off = fb_kx_add (k, b_off, fb_kx_mul_c (k, lc[d], b_bs[d]));
+      c_off = fb_kx_add (k, c_off, fb_kx_mul_c (k, lc[d], c_bs[d]));
+    }
+  /* With transA the tile's rows are columns of A. */
+  FbKExpr *a_tile = fb_kx_add (k, a_off, ta ? m0 : fb_kx_mul_c (k, m0, K));
+  FbKExpr *c_tile = fb_kx_add (k, c_off, fb_kx_mul_c (k, m0, N));
+  _fb_lower_sgemm (c, body, ta, tb, mlen, fb_kx_index (k, N), fb_kx_index (k, K),
+                   aa, a_tile, ta ? M : K, ba, b_off, tb ? K : N, ca, c_tile, N);
+
+  double alpha = is_gemm ? fb_node_attr_float (node, "alpha", 1.0f) : 1.0;
+  double beta = is_gemm ? fb_node_attr_float (node, "beta", 1.0f) : 1.0;
+  const FbValue *bias = is_gemm ? fb_node_input (node, 2) : NULL;
+  if (alpha == 1.0 && (bias == NULL || beta == 0.0) && !g_hash_table_contains (c->sunk, vy))
+    return TRUE;
+
+  /* Epilogue over the tile: rows, then columns. */
+  FbKExpr *mi, *ni;
+  GPtrArray *rows = _fb_lower_loop (k, body, mlen, &mi);
+  GPtrArray *cols = _fb_lower_loop (k, rows, fb_kx_index (k, N), &ni);
+  FbKExpr *coords[FB_MAX_RANK + 2];
+  int nc = 0;
+  for (int d = 0; d < nb; d++)
+    coords[nc++] = lc[d];
+  FbKExpr *row = fb_kx_add (k, m0, mi);
+  if (!a_vec)
+    coords[nc++] = row;
+  if (!b_vec)
+    coords[nc++] = ni;
+  if (nc != ry)
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "unexpected output rank");
+  FbKExpr *raw = fb_kx_load (k, ca, fb_kx_add (k, c_tile,
+                                               fb_kx_add (k, fb_kx_mul_c (k, mi, N), ni)));
+  FbKExpr *x = raw;
+  if (alpha != 1.0)
+    x = fb_kx_binary (k, FB_KB_MUL, fb_kx_const_f (k, FB_DTYPE_FLOAT32, alpha), x);
+  if (bias && beta != 0.0)
+    {
+      FbKExpr *bv = _fb_lower_value_at (c, bias, ry, coords, error);
+      if (bv == NULL)
+        return FALSE;
+      bv = fb_kx_cast (k, bv, FB_DTYPE_FLOAT32);
+      if (beta != 1.0)
+        bv = fb_kx_binary (k, FB_KB_MUL, fb_kx_const_f (k, FB_DTYPE_FLOAT32, beta), bv);
+      x = fb_kx_binary (k, FB_KB_ADD, x, bv);
+    }
+  return _fb_lower_store (c, cols, vy, coords, x, error);
+}
+
+gboolean
+_fb_lower_contraction (FbLowerCtx *c, const FbNode *node, GError **error)
+{
+  switch (node->op)
+    {
+    case FB_OP_MATMUL:
+    case FB_OP_GEMM:
+      return lower_matmul (c, node, error);
+    case FB_OP_CONV:
+      return _fb_lower_conv (c, node, error);
+    default:
+      return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
+                             "no CPU lowering for this contraction");
+    }
+}

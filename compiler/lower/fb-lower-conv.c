@@ -1,0 +1,460 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Convolutions. Depthwise ones are generated loops (a GEMM per channel would be all overhead);
+ * 1x1 stride-1 ones call sgemm straight on the input; the rest copy the padded input, gather
+ * image patches (im2col) for a tile of output rows and call sgemm on the tile, then apply the
+ * bias and the sunk elementwise chain to the tile. One- and two-dimensional convolutions share
+ * the code: a 1-D one is a 2-D one of height 1. NCHW or NHWC as the layout pass marked. */
+#include "fb-lower-private.h"
+#include "fb-lower-conv.h"
+
+#include <string.h>
+
+gboolean
+_fb_lower_conv_geom (const FbNode *node, FbConvGeom *g, GError **error)
+{
+  const FbValue *x = node->inputs[0], *w = node->inputs[1], *y = node->outputs[0];
+  int rx, rw, ry;
+  int64_t dx[FB_MAX_RANK], dw[FB_MAX_RANK], dy[FB_MAX_RANK];
+  memset (g, 0, sizeof *g);
+  g->nhwc = _fb_lower_is_nhwc (node);
+  if (!_fb_lower_dims (x, &rx, dx) || !_fb_lower_dims (y, &ry, dy) ||
+      (w && !_fb_lower_dims (w, &rw, dw)))
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "shapes are not static");
+  if (rx != 3 && rx != 4)
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
+                           "only 1-D and 2-D spatial dimensions are supported (input rank %d)",
+                           rx);
+  g->is1d = rx == 3;
+  /* Normalize to 4-D NCHW / NHWC extents. */
+  int64_t in4[4], out4[4];
+  if (g->is1d)
+    {
+      if (g->nhwc)
+        {
+          in4[0] = dx[0]; in4[1] = 1; in4[2] = dx[1]; in4[3] = dx[2];
+          out4[0] = dy[0]; out4[1] = 1; out4[2] = dy[1]; out4[3] = dy[2];
+        }
+      else
+        {
+          in4[0] = dx[0]; in4[1] = dx[1]; in4[2] = 1; in4[3] = dx[2];
+          out4[0] = dy[0]; out4[1] = dy[1]; out4[2] = 1; out4[3] = dy[2];
+        }
+    }
+  else
+    {
+      memcpy (in4, dx, sizeof in4);
+      memcpy (out4, dy, sizeof out4);
+    }
+  g->N = in4[0];
+  if (g->nhwc)
+    {
+      g->H = in4[1]; g->W = in4[2]; g->C = in4[3];
+      g->OH = out4[1]; g->OW = out4[2]; g->Co = out4[3];
+    }
+  else
+    {
+      g->C = in4[1]; g->H = in4[2]; g->W = in4[3];
+      g->Co = out4[1]; g->OH = out4[2]; g->OW = out4[3];
+    }
+  g->G = fb_node_attr_int (node, "group", 1);
+  if (g->G < 1 || g->C % g->G || g->Co % g->G)
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "bad group count");
+  guint nk = 0, ns = 0, nd = 0, np = 0;
+  const int64_t *ks = fb_node_attr_ints (node, "kernel_shape", &nk);
+  const int64_t *st = fb_node_attr_ints (node, "strides", &ns);
+  const int64_t *dl = fb_node_attr_ints (node, "dilations", &nd);
+  const int64_t *pd = fb_node_attr_ints (node, "pads", &np);
+  int sp = g->is1d ? 1 : 2;
+  int64_t kk[2] = { 1, 1 }, ss[2] = { 1, 1 }, dd[2] = { 1, 1 }, pb[2] = { 0, 0 }, pe[2] = { 0, 0 };
+  for (int i = 0; i < sp; i++)
+    {
+      int j = g->is1d ? 1 : i;
+      if (w)
+        kk[j] = dw[2 + i];
+      if (nk == (guint) sp)
+        kk[j] = ks[i];
+      if (ns == (guint) sp)
+        ss[j] = st[i];
+      if (nd == (guint) sp)
+        dd[j] = dl[i];
+      if (np == 2u * sp)
+        {
+          pb[j] = pd[i];
+          pe[j] = pd[i + sp];
+        }
+    }
+  const char *auto_pad = fb_node_attr_string (node, "auto_pad", "NOTSET");
+  int64_t in_sp[2] = { g->H, g->W }, out_sp[2] = { g->OH, g->OW };
+  if (g_str_equal (auto_pad, "SAME_UPPER") || g_str_equal (auto_pad, "SAME_LOWER"))
+    for (int j = 0; j < 2; j++)
+      {
+        int64_t total = MAX (0, (out_sp[j] - 1) * ss[j] + (kk[j] - 1) * dd[j] + 1 - in_sp[j]);
+        pb[j] = g_str_equal (auto_pad, "SAME_UPPER") ? total / 2 : total - total / 2;
+        pe[j] = total - pb[j];
+      }
+  else if (g_str_equal (auto_pad, "VALID"))
+    pb[0] = pb[1] = pe[0] = pe[1] = 0;
+  g->KH = kk[0]; g->KW = kk[1];
+  g->sh = ss[0]; g->sw = ss[1];
+  g->dh = dd[0]; g->dw = dd[1];
+  g->pt = pb[0]; g->pl = pb[1];
+  /* Enough padding at the end that every window of the output fits (ceil_mode pools). */
+  g->pb = MAX (pe[0], (g->OH - 1) * g->sh + (g->KH - 1) * g->dh + 1 - g->H - g->pt);
+  g->pr = MAX (pe[1], (g->OW - 1) * g->sw + (g->KW - 1) * g->dw + 1 - g->W - g->pl);
+  g->pb = MAX (g->pb, 0);
+  g->pr = MAX (g->pr, 0);
+  return TRUE;
+}
+
+void
+_fb_lower_conv_coords (const FbConvGeom *g, FbKExpr **c4, FbKExpr **out)
+{
+  /* c4 is [n, c, h, w] in NCHW order whatever the layout. */
+  if (g->nhwc)
+    {
+      if (g->is1d)
+        { out[0] = c4[0]; out[1] = c4[3]; out[2] = c4[1]; }
+      else
+        { out[0] = c4[0]; out[1] = c4[2]; out[2] = c4[3]; out[3] = c4[1]; }
+    }
+  else if (g->is1d)
+    { out[0] = c4[0]; out[1] = c4[1]; out[2] = c4[3]; }
+  else
+    memcpy (out, c4, sizeof (FbKExpr *) * 4);
+}
+
+int64_t
+_fb_lower_conv_xindex_stride (const FbConvGeom *g, int which)
+{
+  /* Strides of the (padded) input in the order n, c, h, w. */
+  int64_t Hp = g->H + g->pt + g->pb, Wp = g->W + g->pl + g->pr;
+  if (g->nhwc)
+    switch (which)
+      {
+      case 0: return Hp * Wp * g->C;
+      case 1: return 1;
+      case 2: return Wp * g->C;
+      default: return g->C;
+      }
+  switch (which)
+    {
+    case 0: return g->C * Hp * Wp;
+    case 1: return Hp * Wp;
+    case 2: return Wp;
+    default: return 1;
+    }
+}
+
+static void
+fill_run (FbKernel *k, GPtrArray *body, guint arg, FbKExpr *base, int64_t n, FbKExpr *fill)
+{
+  if (n <= 0)
+    return;
+  FbKExpr *i;
+  GPtrArray *l = _fb_lower_loop (k, body, fb_kx_index (k, n), &i);
+  g_ptr_array_add (l, fb_ks_store (k, arg, fb_kx_add (k, base, i), fill));
+}
+
+guint
+_fb_lower_pad_input (FbLowerCtx *c, const FbValue *x, const FbConvGeom *g, double fill_value,
+                     GError **error)
+{
+  FbKernel *k = c->k;
+  int64_t Hp = g->H + g->pt + g->pb, Wp = g->W + g->pl + g->pr;
+  int64_t pdims[4];
+  if (g->nhwc)
+    { pdims[0] = g->N; pdims[1] = Hp; pdims[2] = Wp; pdims[3] = g->C; }
+  else
+    { pdims[0] = g->N; pdims[1] = g->C; pdims[2] = Hp; pdims[3] = Wp; }
+  FbDType t = x->dtype;
+  guint xp = _fb_lower_scratch (c, "padded", t, 4, pdims);
+  guint xa = _fb_lower_arg (c, x, FB_KARG_INPUT);
+  FbKExpr *fill = fb_kx_const_f (k, t, fill_value);
+  FbKExpr *lc[2];
+  /* One plane (NCHW: per n, c) or one image (NHWC: per n) per parallel iteration; rows of
+   * padding, then each row's left pad, copy and right pad: no conditions in the loops. */
+  int64_t outer[2] = { g->N, g->nhwc ? 1 : g->C };
+  GPtrArray *body = _fb_lower_nest (c, 2, outer, lc, (double) g->N * g->C * Hp * Wp);
+  int64_t row = g->nhwc ? Wp * g->C : Wp;            /* elements per padded row */
+  int64_t in_row = g->nhwc ? g->W * g->C : g->W;
+  int64_t unit = g->nhwc ? g->C : 1;                 /* elements per pixel */
+  FbKExpr *pbase = fb_kx_add (k, fb_kx_mul_c (k, lc[0], g->nhwc ? Hp * Wp * g->C : g->C * Hp * Wp),
+                              fb_kx_mul_c (k, lc[1], Hp * Wp));
+  FbKExpr *xbase = fb_kx_add (k, fb_kx_mul_c (k, lc[0], g->nhwc ? g->H * g->W * g->C : g->C * g->H * g->W),
+                              fb_kx_mul_c (k, lc[1], g->H * g->W));
+  fill_run (k, body, xp, pbase, g->pt * row, fill);
+  FbKExpr *h;
+  GPtrArray *rows = _fb_lower_loop (k, body, fb_kx_index (k, g->H), &h);
+  FbKExpr *prow = fb_kx_add (k, pbase, fb_kx_mul_c (k, fb_kx_add_c (k, h, g->pt), row));
+  fill_run (k, rows, xp, prow, g->pl * unit, fill);
+  FbKExpr *i;
+  GPtrArray *copy = _fb_lower_loop (k, rows, fb_kx_index (k, in_row), &i);
+  g_ptr_array_add (copy, fb_ks_store (k, xp, fb_kx_add (k, fb_kx_add_c (k, prow, g->pl * unit), i),
+                                      fb_kx_load (k, xa, fb_kx_add (k, fb_kx_add (k, xbase, fb_kx_mul_c (k, h, in_row)), i))));
+  fill_run (k, rows, xp, fb_kx_add_c (k, prow, (g->pl + g->W) * unit), g->pr * unit, fill);
+  fill_run (k, body, xp, fb_kx_add_c (k, pbase, (g->pt + g->H) * row), g->pb * row, fill);
+  return xp;
+}
+
+/* Weights of one output channel reordered so that the inner dimension is contiguous in the
+ * loop that reads it: [Co][KH][KW][Cg] for NHWC GEMMs, [KH][KW][C] for NHWC depthwise. */
+static FbTensor *
+repack (const FbTensor *w, gboolean depthwise, GError **error)
+{
+  int64_t co = w->dims[0], cg = w->dims[1];
+  int64_t kh = w->rank > 3 ? w->dims[2] : 1, kw = w->dims[w->rank - 1];
+  int64_t dims[4] = { co, kh, kw, cg };
+  if (depthwise)
+    {
+      dims[0] = kh; dims[1] = kw; dims[2] = co;
+    }
+  FbTensor *t = fb_tensor_new (FB_DTYPE_FLOAT32, depthwise ? 3 : 4, dims, error);
+  if (t == NULL)
+    return NULL;
+  float *out = fb_tensor_data_mut (t);
+  const float *in = fb_tensor_data (w);
+  for (int64_t o = 0; o < co; o++)
+    for (int64_t ci = 0; ci < cg; ci++)
+      for (int64_t a = 0; a < kh; a++)
+        for (int64_t b = 0; b < kw; b++)
+          {
+            float v = in[((o * cg + ci) * kh + a) * kw + b];
+            if (depthwise)
+              out[(a * kw + b) * co + o] = v;
+            else
+              out[((o * kh + a) * kw + b) * cg + ci] = v;
+          }
+  return t;
+}
+
+static gboolean
+store_y (FbLowerCtx *c, GPtrArray *body, const FbNode *node, const FbConvGeom *g, FbKExpr **c4,
+         FbKExpr *x, GError **error)
+{
+  FbKExpr *yc[4];
+  const FbValue *bias = fb_node_input (node, 2);
+  if (bias)
+    {
+      FbKExpr *bv = _fb_lower_value_at (c, bias, 1, &c4[1], error);
+      if (bv == NULL)
+        return FALSE;
+      x = fb_kx_binary (c->k, FB_KB_ADD, x, bv);
+    }
+  _fb_lower_conv_coords (g, c4, yc);
+  return _fb_lower_store (c, body, node->outputs[0], yc, x, error);
+}
+
+static gboolean
+lower_depthwise (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError **error)
+{
+  FbKernel *k = c->k;
+  const FbValue *w = node->inputs[1];
+  gboolean padded = g->pt || g->pl || g->pb || g->pr;
+  guint xa = padded ? _fb_lower_pad_input (c, node->inputs[0], g, 0.0, error)
+                    : _fb_lower_arg (c, node->inputs[0], FB_KARG_INPUT);
+  guint wa;
+  if (g->nhwc)
+    {
+      g_autoptr(FbTensor) wr = repack (w->constant, TRUE, error);
+      if (wr == NULL)
+        return FALSE;
+      g_autofree char *name = g_strdup_printf ("%s.hwc", w->name);
+      wa = _fb_lower_const_arg (c, wr, name);
+    }
+  else
+    wa = _fb_lower_arg (c, w, FB_KARG_INPUT);
+
+  /* NCHW: planes in parallel, pixels innermost. NHWC: rows in parallel, channels innermost. */
+  FbKExpr *c4[4], *lc[3];
+  GPtrArray *body;
+  double work = 2.0 * g->N * g->Co * g->OH * g->OW * g->KH * g->KW;
+  if (g->nhwc)
+    {
+      int64_t outer[2] = { g->N, g->OH };
+      body = _fb_lower_nest (c, 2, outer, lc, work);
+      c4[0] = lc[0];
+      c4[2] = lc[1];
+      body = _fb_lower_loop (k, body, fb_kx_index (k, g->OW), &c4[3]);
+      body = _fb_lower_loop (k, body, fb_kx_index (k, g->C), &c4[1]);
+    }
+  else
+    {
+      int64_t outer[4] = { g->N, g->C, g->OH, g->OW };
+      body = _fb_lower_nest (c, 4, outer, c4, work);
+    }
+  FbKExpr *sum = NULL;
+  FbKExpr *xbase = fb_kx_add (k, fb_kx_mul_c (k, c4[0], _fb_lower_conv_xindex_stride (g, 0)),
+                              fb_kx_mul_c (k, c4[1], _fb_lower_conv_xindex_stride (g, 1)));
+  for (int64_t a = 0; a < g->KH; a++)
+    for (int64_t b = 0; b < g->KW; b++)
+      {
+        FbKExpr *ih = fb_kx_add_c (k, fb_kx_mul_c (k, c4[2], g->sh), a * g->dh);
+        FbKExpr *iw = fb_kx_add_c (k, fb_kx_mul_c (k, c4[3], g->sw), b * g->dw);
+        FbKExpr *xi = fb_kx_add (k, xbase,
+                                 fb_kx_add (k, fb_kx_mul_c (k, ih, _fb_lower_conv_xindex_stride (g, 2)),
+                                            fb_kx_mul_c (k, iw, _fb_lower_conv_xindex_stride (g, 3))));
+        FbKExpr *wi = g->nhwc ? fb_kx_add_c (k, c4[1], (a * g->KW + b) * g->C)
+                              : fb_kx_add_c (k, fb_kx_mul_c (k, c4[1], g->KH * g->KW), a * g->KW + b);
+        FbKExpr *term = fb_kx_binary (k, FB_KB_MUL, fb_kx_load (k, xa, xi), fb_kx_load (k, wa, wi));
+        sum = sum ? fb_kx_binary (k, FB_KB_ADD, sum, term) : term;
+      }
+  return store_y (c, body, node, g, c4, sum, error);
+}
+
+static gboolean
+lower_gemm_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError **error)
+{
+  FbKernel *k = c->k;
+  const FbValue *w = node->inputs[1], *y = node->outputs[0];
+  int64_t Cg = g->C / g->G, Cog = g->Co / g->G, Kg = Cg * g->KH * g->KW, P = g->OH * g->OW;
+  gboolean direct = g->KH == 1 && g->KW == 1 && g->sh == 1 && g->sw == 1 && g->pt == 0 &&
+                    g->pl == 0 && g->pb == 0 && g->pr == 0;
+  gboolean padded = g->pt || g->pl || g->pb || g->pr;
+  guint xa = padded ? _fb_lower_pad_input (c, node->inputs[0], g, 0.0, error)
+                    : _fb_lower_arg (c, node->inputs[0], FB_KARG_INPUT);
+  guint wa;
+  if (g->nhwc && !direct)
+    {
+      g_autoptr(FbTensor) wr = repack (w->constant, FALSE, error);
+      if (wr == NULL)
+        return FALSE;
+      g_autofree char *name = g_strdup_printf ("%s.ohwi", w->name);
+      wa = _fb_lower_const_arg (c, wr, name);
+    }
+  else
+    wa = _fb_lower_arg (c, w, FB_KARG_INPUT);
+  guint col = 0;
+  if (!direct)
+    {
+      int64_t cd[3] = { g->N * g->G, Kg, P };
+      col = _fb_lower_scratch (c, "im2col", FB_DTYPE_FLOAT32, 3, cd);
+    }
+  guint ya = _fb_lower_out_arg (c, y);
+
+  int64_t th = _fb_lower_tile_rows (g->OH, 2.0 * Cog * Kg * g->OW, g->N * g->G);
+  int64_t ntiles = (g->OH + th - 1) / th;
+  int64_t outer[3] = { g->N, g->G, ntiles };
+  FbKExpr *lc[3];
+  GPtrArray *body = _fb_lower_nest (c, 3, outer, lc, 2.0 * g->N * g->Co * Kg * P);
+  FbKExpr *n = lc[0], *gi = lc[1];
+  FbKExpr *oh0 = fb_kx_mul_c (k, lc[2], th);
+  FbKExpr *rows = ntiles == 1 ? fb_kx_index (k, g->OH)
+                : fb_kx_binary (k, FB_KB_MIN, fb_kx_index (k, th),
+                                fb_kx_binary (k, FB_KB_SUB, fb_kx_index (k, g->OH), oh0));
+  FbKExpr *ng = fb_kx_add (k, fb_kx_mul_c (k, n, g->G), gi);
+  FbKExpr *p0 = fb_kx_mul_c (k, oh0, g->OW);
+  FbKExpr *npix = fb_kx_binary (k, FB_KB_MUL, rows, fb_kx_index (k, g->OW));
+
+  if (!direct)
+    {
+      /* im2col of the tile's rows. */
+      FbKExpr *ci, *a, *b, *r, *ow;
+      GPtrArray *l;
+      FbKExpr *colbase;
+      if (g->nhwc)
+        {
+          l = _fb_lower_loop (k, body, rows, &r);
+          l = _fb_lower_loop (k, l, fb_kx_index (k, g->OW), &ow);
+          l = _fb_lower_loop (k, l, fb_kx_index (k, g->KH), &a);
+          l = _fb_lower_loop (k, l, fb_kx_index (k, g->KW), &b);
+          l = _fb_lower_loop (k, l, fb_kx_index (k, Cg), &ci);
+          FbKExpr *pix = fb_kx_add (k, fb_kx_add (k, p0, fb_kx_mul_c (k, r, g->OW)), ow);
+          colbase = fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, ng, P), pix), Kg);
+          colbase = fb_kx_add (k, colbase, fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, a, g->KW), b), Cg), ci));
+        }
+      else
+        {
+          l = _fb_lower_loop (k, body, fb_kx_index (k, Cg), &ci);
+          l = _fb_lower_loop (k, l, fb_kx_index (k, g->KH), &a);
+          l = _fb_lower_loop (k, l, fb_kx_index (k, g->KW), &b);
+          l = _fb_lower_loop (k, l, rows, &r);
+          l = _fb_lower_loop (k, l, fb_kx_index (k, g->OW), &ow);
+          FbKExpr *kidx = fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, ci, g->KH), a), g->KW), b);
+          colbase = fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, ng, Kg), kidx), P),
+                               fb_kx_add (k, fb_kx_add (k, p0, fb_kx_mul_c (k, r, g->OW)), ow));
+        }
+      FbKExpr *ih = fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, oh0, r), g->sh), fb_kx_mul_c (k, a, g->dh));
+      FbKExpr *iw = fb_kx_add (k, fb_kx_mul_c (k, ow, g->sw), fb_kx_mul_c (k, b, g->dw));
+      FbKExpr *chan = fb_kx_add (k, fb_kx_mul_c (k, gi, Cg), ci);
+      FbKExpr *xi = fb_kx_add (k, fb_kx_add (k, fb_kx_mul_c (k, n, _fb_lower_conv_xindex_stride (g, 0)),
+                                             fb_kx_mul_c (k, chan, _fb_lower_conv_xindex_stride (g, 1))),
+                               fb_kx_add (k, fb_kx_mul_c (k, ih, _fb_lower_conv_xindex_stride (g, 2)),
+                                          fb_kx_mul_c (k, iw, _fb_lower_conv_xindex_stride (g, 3))));
+      g_ptr_array_add (l, fb_ks_store (k, col, colbase, fb_kx_load (k, xa, xi)));
+    }
+
+  FbKExpr *w_off = fb_kx_mul_c (k, gi, Cog * Kg);
+  if (g->nhwc)
+    {
+      /* Y[pixels][Co] = col[pixels][Kg] x W[Cog][Kg]^T */
+      FbKExpr *y_off = fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, n, P), p0), g->Co),
+                                  fb_kx_mul_c (k, gi, Cog));
+      if (direct)
+        _fb_lower_sgemm (c, body, FALSE, TRUE, npix, fb_kx_index (k, Cog), fb_kx_index (k, Kg), xa,
+                         fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, n, P), p0), g->C),
+                                    fb_kx_mul_c (k, gi, Cg)), g->C,
+                         wa, w_off, Kg, ya, y_off, g->Co);
+      else
+        _fb_lower_sgemm (c, body, FALSE, TRUE, npix, fb_kx_index (k, Cog), fb_kx_index (k, Kg), col,
+                         fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, ng, P), p0), Kg), Kg,
+                         wa, w_off, Kg, ya, y_off, g->Co);
+    }
+  else
+    {
+      /* Y[Cog][pixels] = W[Cog][Kg] x col[Kg][pixels] */
+      FbKExpr *y_off = fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, n, g->Co), fb_kx_mul_c (k, gi, Cog)), P), p0);
+      if (direct)
+        _fb_lower_sgemm (c, body, FALSE, FALSE, fb_kx_index (k, Cog), npix, fb_kx_index (k, Kg),
+                         wa, w_off, Kg, xa,
+                         fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, n, g->C), fb_kx_mul_c (k, gi, Cg)), P), p0),
+                         P, ya, y_off, P);
+      else
+        _fb_lower_sgemm (c, body, FALSE, FALSE, fb_kx_index (k, Cog), npix, fb_kx_index (k, Kg),
+                         wa, w_off, Kg, col, fb_kx_add (k, fb_kx_mul_c (k, ng, Kg * P), p0), P,
+                         ya, y_off, P);
+    }
+
+  if (fb_node_input (node, 2) == NULL && !g_hash_table_contains (c->sunk, y))
+    return TRUE;
+  /* The epilogue over the tile: bias, then the sunk chain. */
+  FbKExpr *c4[4], *co, *r, *ow;
+  GPtrArray *l;
+  if (g->nhwc)
+    {
+      l = _fb_lower_loop (k, body, rows, &r);
+      l = _fb_lower_loop (k, l, fb_kx_index (k, g->OW), &ow);
+      l = _fb_lower_loop (k, l, fb_kx_index (k, Cog), &co);
+    }
+  else
+    {
+      l = _fb_lower_loop (k, body, fb_kx_index (k, Cog), &co);
+      l = _fb_lower_loop (k, l, rows, &r);
+      l = _fb_lower_loop (k, l, fb_kx_index (k, g->OW), &ow);
+    }
+  c4[0] = n;
+  c4[1] = fb_kx_add (k, fb_kx_mul_c (k, gi, Cog), co);
+  c4[2] = fb_kx_add (k, oh0, r);
+  c4[3] = ow;
+  FbKExpr *yi = g->nhwc
+    ? fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_add (k, fb_kx_mul_c (k, n, P), fb_kx_mul_c (k, c4[2], g->OW)), ow), g->Co), c4[1])
+    : fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, n, g->Co), c4[1]), P),
+                 fb_kx_add (k, fb_kx_mul_c (k, c4[2], g->OW), ow));
+  return store_y (c, l, node, g, c4, fb_kx_load (k, ya, yi), error);
+}
+
+gboolean
+_fb_lower_conv (FbLowerCtx *c, const FbNode *node, GError **error)
+{
+  FbConvGeom g;
+  if (!_fb_lower_conv_geom (node, &g, error))
+    return FALSE;
+  const FbValue *w = node->inputs[1];
+  if (node->inputs[0]->dtype != FB_DTYPE_FLOAT32 || w->dtype != FB_DTYPE_FLOAT32)
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "only float32 convolutions");
+  if (g.nhwc && w->constant == NULL)
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
+                           "channels-last convolution needs constant weights");
+  if (g.G > 1 && g.G == g.C && g.G == g.Co)
+    return lower_depthwise (c, node, &g, error);
+  return lower_gemm_conv (c, node, &g, error);
+}

@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Data movement as generated loops: each output element is a load at an index computed from
+ * its coordinates (affine for Transpose, Slice, Concat, Split; through a loaded index for
+ * Gather; with clamps and selects for Pad, Tile, DepthToSpace). Indices read from tensors are
+ * clamped into range so that no input, however wrong, makes a kernel read outside a buffer. */
+#include "fb-lower-private.h"
+
+#include <string.h>
+
+static FbKExpr *
+at (FbLowerCtx *c, const FbValue *v, FbKExpr **coords, GError **error)
+{
+  return _fb_lower_value_at (c, v, v->constant ? v->constant->rank : v->shape.rank, coords,
+                             error);
+}
+
+static int
+out_dims (const FbNode *node, guint i, int64_t *dims)
+{
+  int r = 0;
+  _fb_lower_dims (node->outputs[i], &r, dims);
+  return r;
+}
+
+static int
+in_dims (const FbNode *node, guint i, int64_t *dims)
+{
+  int r = 0;
+  _fb_lower_dims (node->inputs[i], &r, dims);
+  return r;
+}
+
+static int64_t
+numel_of (int r, const int64_t *d)
+{
+  int64_t n = 1;
+  for (int i = 0; i < r; i++)
+    n *= d[i];
+  return n;
+}
+
+static FbKExpr *
+clamp_index (FbKernel *k, FbKExpr *i, int64_t extent)
+{
+  /* Negative indices count from the end; the rest are clamped into range. */
+  i = fb_kx_cast (k, i, FB_DTYPE_INT64);
+  i = fb_kx_select (k, fb_kx_binary (k, FB_KB_LT, i, fb_kx_index (k, 0)),
+                    fb_kx_add_c (k, i, extent), i);
+  return fb_kx_binary (k, FB_KB_MIN, fb_kx_binary (k, FB_KB_MAX, i, fb_kx_index (k, 0)),
+                       fb_kx_index (k, extent - 1));
+}
+
+/* out coordinates -> the input's coordinates, per operator */
+static gboolean
+lower_simple (FbLowerCtx *c, const FbNode *node, GError **error)
+{
+  FbKernel *k = c->k;
+  int64_t od[FB_MAX_RANK], id[FB_MAX_RANK];
+  int orank = out_dims (node, 0, od), irank = in_dims (node, 0, id);
+  FbKExpr *oc[FB_MAX_RANK], *ic[FB_MAX_RANK + 1];
+  GPtrArray *body = _fb_lower_nest (c, orank, od, oc, (double) numel_of (orank, od));
+  const FbValue *x = node->inputs[0];
+  FbKExpr *v = NULL;
+
+  switch (node->op)
+    {
+    case FB_OP_TRANSPOSE:
+      {
+        guint np = 0;
+        const int64_t *perm = fb_node_attr_ints (node, "perm", &np);
+        for (int d = 0; d < orank; d++)
+          {
+            int p = np == (guint) orank ? (int) perm[d] : orank - 1 - d;
+            if (p < 0 || p >= irank)
+              return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "bad perm");
+            ic[p] = oc[d];
+          }
+        v = at (c, x, ic, error);
+        break;
+      }
+    case FB_OP_EXPAND:
+      v = _fb_lower_value_at (c, x, orank, oc, error);
+      break;
+    case FB_OP_TILE:
+      for (int d = 0; d < irank; d++)
+        ic[d] = id[d] == od[d] ? oc[d]
+              : fb_kx_binary (k, FB_KB_MOD, oc[d], fb_kx_index (k, id[d]));
+      v = at (c, x, ic, error);
+      break;
+    case FB_OP_GATHER:
+      {
+        int axis;
+        if (!fb_axis_normalize (fb_node_attr_int (node, "axis", 0), irank, &axis))
+          return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "bad axis");
+        const FbValue *iv = node->inputs[1];
+        int q = iv->constant ? iv->constant->rank : iv->shape.rank;
+        FbKExpr *idx = _fb_lower_value_at (c, iv, q, oc + axis, error);
+        if (idx == NULL)
+          return FALSE;
+        for (int d = 0; d < axis; d++)
+          ic[d] = oc[d];
+        ic[axis] = clamp_index (k, idx, id[axis]);
+        for (int d = axis + 1; d < irank; d++)
+          ic[d] = oc[d - 1 + q];
+        v = at (c, x, ic, error);
+        break;
+      }
+    case FB_OP_GATHER_ELEMENTS:
+      {
+        int axis;
+        if (!fb_axis_normalize (fb_node_attr_int (node, "axis", 0), irank, &axis))
+          return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "bad axis");
+        FbKExpr *idx = at (c, node->inputs[1], oc, error);
+        if (idx == NULL)
+          return FALSE;
+        memcpy (ic, oc, sizeof (FbKExpr *) * irank);
+        ic[axis] = clamp_index (k, idx, id[axis]);
+        v = at (c, x, ic, error);
+        break;
+      }
+    case FB_OP_SLICE:
+      {
+        g_autofree int64_t *starts = NULL, *ends = NULL, *axes = NULL, *steps = NULL;
+        guint ns = 0, ne = 0, na = 0, nst = 0;
+        if (node->opset > 0 && node->opset < 10)
+          {
+            const int64_t *s = fb_node_attr_ints (node, "starts", &ns);
+            const int64_t *a = fb_node_attr_ints (node, "axes", &na);
+            starts = g_memdup2 (s, sizeof (int64_t) * MAX (ns, 1));
+            axes = g_memdup2 (a, sizeof (int64_t) * MAX (na, 1));
+          }
+        else if (!_fb_lower_const_ints (node, 1, &starts, &ns, error) ||
+                 !_fb_lower_const_ints (node, 2, &ends, &ne, error) ||
+                 !_fb_lower_const_ints (node, 3, &axes, &na, error) ||
+                 !_fb_lower_const_ints (node, 4, &steps, &nst, error))
+          return FALSE;
+        for (int d = 0; d < irank; d++)
+          ic[d] = oc[d];
+        for (guint i = 0; i < ns; i++)
+          {
+            int a;
+            if (!fb_axis_normalize (na ? axes[i] : (int64_t) i, irank, &a))
+              return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "bad axis");
+            int64_t step = nst ? steps[i] : 1, s = starts[i], dim = id[a];
+            if (s < 0)
+              s += dim;
+            s = step > 0 ? CLAMP (s, 0, dim) : CLAMP (s, 0, dim - 1);
+            ic[a] = fb_kx_add_c (k, fb_kx_mul_c (k, oc[a], step), s);
+          }
+        v = at (c, x, ic, error);
+        break;
+      }
+    case FB_OP_PAD:
+      {
+        g_autofree int64_t *pads = NULL, *axes = NULL;
+        guint np = 0, na = 0;
+        const char *mode = fb_node_attr_string (node, "mode", "constant");
+        FbKExpr *fill = fb_kx_const_f (k, x->dtype, 0.0);
+        if (node->opset > 0 && node->opset < 11)
+          {
+            const int64_t *p = fb_node_attr_ints (node, "pads", &np);
+            pads = g_memdup2 (p, sizeof (int64_t) * MAX (np, 1));
+            fill = fb_kx_const_f (k, x->dtype, fb_node_attr_float (node, "value", 0.0f));
+          }
+        else
+          {
+            if (!_fb_lower_const_ints (node, 1, &pads, &np, error) ||
+                !_fb_lower_const_ints (node, 3, &axes, &na, error))
+              return FALSE;
+            const FbValue *cv = fb_node_input (node, 2);
+            if (cv)
+              {
+                fill = _fb_lower_value_at (c, cv, 0, NULL, error);
+                if (fill == NULL)
+                  return FALSE;
+              }
+          }
+        int64_t before[FB_MAX_RANK] = { 0 };
+        guint n_ax = na ? na : (guint) irank;
+        if (np != 2 * n_ax)
+          return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "bad pads");
+        for (guint i = 0; i < n_ax; i++)
+          {
+            int a;
+            if (!fb_axis_normalize (na ? axes[i] : (int64_t) i, irank, &a))
+              return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "bad axis");
+            before[a] = pads[i];
+          }
+        FbKExpr *inside = fb_kx_const_i (k, FB_DTYPE_BOOL, 1);
+        for (int d = 0; d < irank; d++)
+          {
+            FbKExpr *i = fb_kx_add_c (k, oc[d], -before[d]);
+            if (g_str_equal (mode, "reflect") && id[d] > 1)
+              {
+                i = fb_kx_unary (k, FB_KU_ABS, i);
+                FbKExpr *over = fb_kx_binary (k, FB_KB_SUB, fb_kx_index (k, 2 * (id[d] - 1)), i);
+                i = fb_kx_select (k, fb_kx_binary (k, FB_KB_GE, i, fb_kx_index (k, id[d])), over, i);
+              }
+            else if (g_str_equal (mode, "constant"))
+              inside = fb_kx_binary (k, FB_KB_AND, inside,
+                                     fb_kx_binary (k, FB_KB_AND,
+                                                   fb_kx_binary (k, FB_KB_GE, i, fb_kx_index (k, 0)),
+                                                   fb_kx_binary (k, FB_KB_LT, i, fb_kx_index (k, id[d]))));
+            ic[d] = fb_kx_binary (k, FB_KB_MIN, fb_kx_binary (k, FB_KB_MAX, i, fb_kx_index (k, 0)),
+                                  fb_kx_index (k, id[d] - 1));
+          }
+        v = at (c, x, ic, error);
+        if (v && g_str_equal (mode, "constant"))
+          v = fb_kx_select (k, inside, v, fb_kx_cast (k, fill, v->dtype));
+        break;
+      }
+    case FB_OP_DEPTH_TO_SPACE:
+    case FB_OP_SPACE_TO_DEPTH:
+      {
+        int64_t b = fb_node_attr_int (node, "blocksize", 1);
+        if (irank != 4 || b < 1)
+          return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "needs rank 4");
+        FbKExpr *bb = fb_kx_index (k, b);
+        ic[0] = oc[0];
+        if (node->op == FB_OP_DEPTH_TO_SPACE)
+          {
+            gboolean crd = g_strcmp0 (fb_node_attr_string (node, "mode", "DCR"), "CRD") == 0;
+            FbKExpr *bh = fb_kx_binary (k, FB_KB_MOD, oc[2], bb), *bw = fb_kx_binary (k, FB_KB_MOD, oc[3], bb);
+            FbKExpr *blk = fb_kx_add (k, fb_kx_mul_c (k, bh, b), bw);
+            ic[1] = crd ? fb_kx_add (k, fb_kx_mul_c (k, oc[1], b * b), blk)
+                        : fb_kx_add (k, fb_kx_mul_c (k, blk, od[1]), oc[1]);
+            ic[2] = fb_kx_binary (k, FB_KB_DIV, oc[2], bb);
+            ic[3] = fb_kx_binary (k, FB_KB_DIV, oc[3], bb);
+          }
+        else
+          {
+            /* out channel = (bh * b + bw) * C + c */
+            FbKExpr *blk = fb_kx_binary (k, FB_KB_DIV, oc[1], fb_kx_index (k, id[1]));
+            ic[1] = fb_kx_binary (k, FB_KB_MOD, oc[1], fb_kx_index (k, id[1]));
+            ic[2] = fb_kx_add (k, fb_kx_mul_c (k, oc[2], b), fb_kx_binary (k, FB_KB_DIV, blk, bb));
+            ic[3] = fb_kx_add (k, fb_kx_mul_c (k, oc[3], b), fb_kx_binary (k, FB_KB_MOD, blk, bb));
+          }
+        v = at (c, x, ic, error);
+        break;
+      }
+    case FB_OP_TRILU:
+      {
+        int64_t kk = 0;
+        const FbValue *kv = fb_node_input (node, 1);
+        if (kv)
+          {
+            if (kv->constant == NULL)
+              return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "k must be constant");
+            kk = fb_tensor_get_i64 (kv->constant, 0);
+          }
+        v = at (c, x, oc, error);
+        if (v == NULL)
+          return FALSE;
+        FbKExpr *diff = fb_kx_binary (k, FB_KB_SUB, oc[orank - 1], oc[orank - 2]);
+        FbKExpr *keep = fb_node_attr_int (node, "upper", 1)
+          ? fb_kx_binary (k, FB_KB_GE, diff, fb_kx_index (k, kk))
+          : fb_kx_binary (k, FB_KB_LE, diff, fb_kx_index (k, kk));
+        v = fb_kx_select (k, keep, v, fb_kx_const_i (k, v->dtype, 0));
+        break;
+      }
+    case FB_OP_CONSTANT_OF_SHAPE:
+      {
+        FbTensor *t = fb_node_attr_tensor (node, "value");
+        FbDType dt = node->outputs[0]->dtype;
+        v = t ? (fb_dtype_is_float (t->dtype) ? fb_kx_const_f (k, dt, fb_tensor_get_f64 (t, 0))
+                                              : fb_kx_const_i (k, dt, fb_tensor_get_i64 (t, 0)))
+              : fb_kx_const_f (k, dt, 0.0);
+        break;
+      }
+    case FB_OP_RANGE:
+      {
+        FbKExpr *s = _fb_lower_value_at (c, node->inputs[0], 0, NULL, error);
+        FbKExpr *d = _fb_lower_value_at (c, node->inputs[2], 0, NULL, error);
+        if (s == NULL || d == NULL)
+          return FALSE;
+        FbDType dt = node->outputs[0]->dtype;
+        v = fb_kx_binary (k, FB_KB_ADD, s, fb_kx_binary (k, FB_KB_MUL, fb_kx_cast (k, oc[0], dt), d));
+        break;
+      }
+    default:
+      {
+        /* Reshape-like members of a fused group: the same elements in the same order. */
+        int64_t os[FB_MAX_RANK], is[FB_MAX_RANK];
+        _fb_lower_strides (orank, od, os);
+        _fb_lower_strides (irank, id, is);
+        FbKExpr *flat = _fb_lower_index (k, orank, od, oc);
+        for (int d = 0; d < irank; d++)
+          ic[d] = id[d] == 1 ? fb_kx_index (k, 0)
+                : fb_kx_binary (k, FB_KB_MOD, fb_kx_binary (k, FB_KB_DIV, flat, fb_kx_index (k, is[d])),
+                                fb_kx_index (k, id[d]));
+        v = at (c, x, ic, error);
+        break;
+      }
+    }
+  if (v == NULL)
+    return FALSE;
+  return _fb_lower_store (c, body, node->outputs[0], oc, v, error);
+}
+
+/* Concat and Split: one phase per piece, each writing or reading its slab at an offset along
+ * the axis. */
+static gboolean
+lower_pieces (FbLowerCtx *c, const FbNode *node, GError **error)
+{
+  FbKernel *k = c->k;
+  gboolean concat = node->op == FB_OP_CONCAT;
+  int64_t whole[FB_MAX_RANK];
+  int rank = concat ? out_dims (node, 0, whole) : in_dims (node, 0, whole);
+  int axis;
+  if (!fb_axis_normalize (fb_node_attr_int (node, "axis", 0), rank, &axis))
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "bad axis");
+  int64_t offset = 0;
+  guint n = concat ? node->n_inputs : node->n_outputs;
+  for (guint j = 0; j < n; j++)
+    {
+      const FbValue *piece = concat ? node->inputs[j] : node->outputs[j];
+      int64_t pd[FB_MAX_RANK];
+      int pr;
+      if (piece == NULL)
+        continue;
+      _fb_lower_dims (piece, &pr, pd);
+      if (numel_of (pr, pd) == 0)
+        continue;
+      FbKExpr *pc[FB_MAX_RANK], *wc[FB_MAX_RANK];
+      GPtrArray *body = _fb_lower_nest (c, pr, pd, pc, (double) numel_of (pr, pd));
+      memcpy (wc, pc, sizeof wc);
+      wc[axis] = fb_kx_add_c (k, pc[axis], offset);
+      if (concat)
+        {
+          FbKExpr *v = at (c, piece, pc, error);
+          if (v == NULL || !_fb_lower_store (c, body, node->outputs[0], wc, v, error))
+            return FALSE;
+        }
+      else
+        {
+          FbKExpr *v = at (c, node->inputs[0], wc, error);
+          if (v == NULL || !_fb_lower_store (c, body, piece, pc, v, error))
+            return FALSE;
+        }
+      offset += pd[axis];
+    }
+  return TRUE;
+}
+
+static gboolean
+lower_cumsum (FbLowerCtx *c, const FbNode *node, GError **error)
+{
+  FbKernel *k = c->k;
+  int64_t dims[FB_MAX_RANK];
+  int rank = in_dims (node, 0, dims), axis;
+  const FbValue *av = node->inputs[1];
+  if (av->constant == NULL)
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "axis must be constant");
+  if (!fb_axis_normalize (fb_tensor_get_i64 (av->constant, 0), rank, &axis))
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "bad axis");
+  gboolean exclusive = fb_node_attr_int (node, "exclusive", 0);
+  gboolean reverse = fb_node_attr_int (node, "reverse", 0);
+  FbKExpr *coords[FB_MAX_RANK];
+  GPtrArray *body = _fb_lower_kept_nest (c, rank, dims, 1u << axis, coords,
+                                         (double) numel_of (rank, dims));
+  FbDType t = node->outputs[0]->dtype;
+  guint acc = fb_kernel_new_acc (k, t);
+  g_ptr_array_add (body, fb_ks_assign (k, acc, fb_kx_const_i (k, t, 0)));
+  FbKExpr *i;
+  GPtrArray *l = _fb_lower_loop (k, body, fb_kx_index (k, dims[axis]), &i);
+  coords[axis] = reverse ? fb_kx_binary (k, FB_KB_SUB, fb_kx_index (k, dims[axis] - 1), i) : i;
+  FbKExpr *v = at (c, node->inputs[0], coords, error);
+  if (v == NULL)
+    return FALSE;
+  FbKExpr *sum = fb_kx_binary (k, FB_KB_ADD, fb_kx_acc (k, acc), fb_kx_cast (k, v, t));
+  if (exclusive)
+    {
+      if (!_fb_lower_store (c, l, node->outputs[0], coords, fb_kx_acc (k, acc), error))
+        return FALSE;
+      g_ptr_array_add (l, fb_ks_assign (k, acc, sum));
+      return TRUE;
+    }
+  g_ptr_array_add (l, fb_ks_assign (k, acc, sum));
+  return _fb_lower_store (c, l, node->outputs[0], coords, fb_kx_acc (k, acc), error);
+}
+
+gboolean
+_fb_lower_movement (FbLowerCtx *c, const FbNode *node, GError **error)
+{
+  switch (node->op)
+    {
+    case FB_OP_CONCAT:
+    case FB_OP_SPLIT:
+      return lower_pieces (c, node, error);
+    case FB_OP_CUMSUM:
+      return lower_cumsum (c, node, error);
+    default:
+      return lower_simple (c, node, error);
+    }
+}

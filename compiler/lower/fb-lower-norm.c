@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Softmax, LogSoftmax, LayerNormalization and InstanceNormalization: per row of the kept
+ * dimensions, passes over the normalized ones with accumulators (max and sum of exponentials;
+ * mean and variance), then the normalized values stored. The input is recomputed in each pass
+ * when it is an elementwise expression, which is cheaper than storing it. */
+#include "fb-lower-private.h"
+
+#include <math.h>
+#include <string.h>
+
+static gboolean
+lower_softmax (FbLowerCtx *c, const FbNode *node, int rank, const int64_t *dims, GError **error)
+{
+  FbKernel *k = c->k;
+  const FbValue *x = node->inputs[0];
+  int axis;
+  int opset = node->opset ? node->opset : 13;
+  if (!fb_axis_normalize (fb_node_attr_int (node, "axis", opset >= 13 ? -1 : 1), rank, &axis))
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "bad axis");
+  guint mask = opset >= 13 ? 1u << axis : ((1u << rank) - 1) & ~((1u << axis) - 1);
+  FbDType t = x->dtype;
+  FbKExpr *coords[FB_MAX_RANK], *rc[FB_MAX_RANK];
+  int64_t numel = 1;
+  for (int d = 0; d < rank; d++)
+    numel *= dims[d];
+  GPtrArray *body = _fb_lower_kept_nest (c, rank, dims, mask, coords, 4.0 * numel);
+
+  guint m = fb_kernel_new_acc (k, t), s = fb_kernel_new_acc (k, t);
+  g_ptr_array_add (body, fb_ks_assign (k, m, fb_kx_const_f (k, t, -INFINITY)));
+  memcpy (rc, coords, sizeof rc);
+  GPtrArray *l = _fb_lower_reduce_loops (k, body, rank, dims, mask, rc);
+  FbKExpr *v = _fb_lower_value_at (c, x, rank, rc, error);
+  if (v == NULL)
+    return FALSE;
+  g_ptr_array_add (l, fb_ks_assign (k, m, fb_kx_binary (k, FB_KB_MAX, fb_kx_acc (k, m), v)));
+
+  g_ptr_array_add (body, fb_ks_assign (k, s, fb_kx_const_f (k, t, 0.0)));
+  memcpy (rc, coords, sizeof rc);
+  l = _fb_lower_reduce_loops (k, body, rank, dims, mask, rc);
+  v = _fb_lower_value_at (c, x, rank, rc, error);
+  if (v == NULL)
+    return FALSE;
+  FbKExpr *e = fb_kx_unary (k, FB_KU_EXP, fb_kx_binary (k, FB_KB_SUB, v, fb_kx_acc (k, m)));
+  g_ptr_array_add (l, fb_ks_assign (k, s, fb_kx_binary (k, FB_KB_ADD, fb_kx_acc (k, s), e)));
+
+  guint f = fb_kernel_new_acc (k, t);
+  if (node->op == FB_OP_LOG_SOFTMAX)
+    g_ptr_array_add (body, fb_ks_assign (k, f, fb_kx_binary (k, FB_KB_ADD, fb_kx_acc (k, m),
+                                                             fb_kx_unary (k, FB_KU_LOG, fb_kx_acc (k, s)))));
+  else
+    g_ptr_array_add (body, fb_ks_assign (k, f, fb_kx_binary (k, FB_KB_DIV, fb_kx_const_f (k, t, 1.0),
+                                                             fb_kx_acc (k, s))));
+  memcpy (rc, coords, sizeof rc);
+  l = _fb_lower_reduce_loops (k, body, rank, dims, mask, rc);
+  v = _fb_lower_value_at (c, x, rank, rc, error);
+  if (v == NULL)
+    return FALSE;
+  FbKExpr *y = node->op == FB_OP_LOG_SOFTMAX
+    ? fb_kx_binary (k, FB_KB_SUB, v, fb_kx_acc (k, f))
+    : fb_kx_binary (k, FB_KB_MUL, fb_kx_unary (k, FB_KU_EXP, fb_kx_binary (k, FB_KB_SUB, v, fb_kx_acc (k, m))),
+                    fb_kx_acc (k, f));
+  return _fb_lower_store (c, l, node->outputs[0], rc, y, error);
+}
+
+/* LayerNormalization over dims [axis, rank), InstanceNormalization over [2, rank) with a
+ * per-channel scale and bias. */
+static gboolean
+lower_norm (FbLowerCtx *c, const FbNode *node, int rank, const int64_t *dims, GError **error)
+{
+  FbKernel *k = c->k;
+  const FbValue *x = node->inputs[0];
+  gboolean instance = node->op == FB_OP_INSTANCE_NORMALIZATION;
+  int axis = 2;
+  if (!instance && !fb_axis_normalize (fb_node_attr_int (node, "axis", -1), rank, &axis))
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "bad axis");
+  guint mask = ((1u << rank) - 1) & ~((1u << axis) - 1);
+  double eps = fb_node_attr_float (node, "epsilon", 1e-5f);
+  FbDType t = x->dtype;
+  int64_t count = 1, numel = 1;
+  for (int d = 0; d < rank; d++)
+    {
+      numel *= dims[d];
+      if (mask & (1u << d))
+        count *= dims[d];
+    }
+  FbKExpr *coords[FB_MAX_RANK], *rc[FB_MAX_RANK];
+  GPtrArray *body = _fb_lower_kept_nest (c, rank, dims, mask, coords, 6.0 * numel);
+  guint mean = fb_kernel_new_acc (k, t), var = fb_kernel_new_acc (k, t);
+  FbKExpr *n = fb_kx_const_f (k, t, (double) count);
+
+  g_ptr_array_add (body, fb_ks_assign (k, mean, fb_kx_const_f (k, t, 0.0)));
+  memcpy (rc, coords, sizeof rc);
+  GPtrArray *l = _fb_lower_reduce_loops (k, body, rank, dims, mask, rc);
+  FbKExpr *v = _fb_lower_value_at (c, x, rank, rc, error);
+  if (v == NULL)
+    return FALSE;
+  g_ptr_array_add (l, fb_ks_assign (k, mean, fb_kx_binary (k, FB_KB_ADD, fb_kx_acc (k, mean), v)));
+  g_ptr_array_add (body, fb_ks_assign (k, mean, fb_kx_binary (k, FB_KB_DIV, fb_kx_acc (k, mean), n)));
+
+  g_ptr_array_add (body, fb_ks_assign (k, var, fb_kx_const_f (k, t, 0.0)));
+  memcpy (rc, coords, sizeof rc);
+  l = _fb_lower_reduce_loops (k, body, rank, dims, mask, rc);
+  v = _fb_lower_value_at (c, x, rank, rc, error);
+  if (v == NULL)
+    return FALSE;
+  FbKExpr *dv = fb_kx_binary (k, FB_KB_SUB, v, fb_kx_acc (k, mean));
+  g_ptr_array_add (l, fb_ks_assign (k, var, fb_kx_binary (k, FB_KB_ADD, fb_kx_acc (k, var),
+                                                          fb_kx_binary (k, FB_KB_MUL, dv, dv))));
+  /* var becomes 1 / sqrt (var / n + eps) */
+  g_ptr_array_add (body, fb_ks_assign (k, var,
+    fb_kx_binary (k, FB_KB_DIV, fb_kx_const_f (k, t, 1.0),
+                  fb_kx_unary (k, FB_KU_SQRT, fb_kx_binary (k, FB_KB_ADD,
+                                                            fb_kx_binary (k, FB_KB_DIV, fb_kx_acc (k, var), n),
+                                                            fb_kx_const_f (k, t, eps))))));
+
+  memcpy (rc, coords, sizeof rc);
+  l = _fb_lower_reduce_loops (k, body, rank, dims, mask, rc);
+  v = _fb_lower_value_at (c, x, rank, rc, error);
+  if (v == NULL)
+    return FALSE;
+  FbKExpr *y = fb_kx_binary (k, FB_KB_MUL, fb_kx_binary (k, FB_KB_SUB, v, fb_kx_acc (k, mean)),
+                             fb_kx_acc (k, var));
+  const FbValue *scale = fb_node_input (node, 1), *bias = fb_node_input (node, 2);
+  /* Instance norm indexes scale and bias by channel; layer norm broadcasts them over the
+   * normalized trailing dimensions. */
+  FbKExpr **sc = instance ? &rc[1] : rc;
+  int sr = instance ? 1 : rank;
+  if (scale)
+    {
+      FbKExpr *s = _fb_lower_value_at (c, scale, sr, sc, error);
+      if (s == NULL)
+        return FALSE;
+      y = fb_kx_binary (k, FB_KB_MUL, y, s);
+    }
+  if (bias)
+    {
+      FbKExpr *b = _fb_lower_value_at (c, bias, sr, sc, error);
+      if (b == NULL)
+        return FALSE;
+      y = fb_kx_binary (k, FB_KB_ADD, y, b);
+    }
+  return _fb_lower_store (c, l, node->outputs[0], rc, y, error);
+}
+
+gboolean
+_fb_lower_normalize (FbLowerCtx *c, const FbNode *node, GError **error)
+{
+  int rank;
+  int64_t dims[FB_MAX_RANK];
+  if (!_fb_lower_dims (node->inputs[0], &rank, dims))
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "shape is not static");
+  if (!fb_dtype_is_float (node->inputs[0]->dtype))
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "needs a float input");
+  if (node->op == FB_OP_SOFTMAX || node->op == FB_OP_LOG_SOFTMAX)
+    return lower_softmax (c, node, rank, dims, error);
+  return lower_norm (c, node, rank, dims, error);
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Internals shared by the lowering files: the per-kernel context and its helpers.
+ * Only compiler/lower/ includes this header. */
+#pragma once
+
+#include "fb-lower.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  FbPlan        *plan;
+  const FbGraph *graph;
+  GHashTable    *buffer_of;     /* const FbValue* (top level) -> buffer index + 1 */
+  GHashTable    *const_of;      /* FbTensor* -> buffer index + 1, so weights are shared */
+  GHashTable    *uses;          /* fb_graph_build_uses of the graph */
+} FbLowerPlan;
+
+/* One kernel being built from one final-stage node (a FUSED group or a plain node). */
+typedef struct {
+  FbLowerPlan   *lp;
+  FbKernel      *k;
+  const FbNode  *node;          /* the final-stage node, for messages */
+  GHashTable    *bind;          /* body value -> outer value (FUSED inputs and outputs) */
+  GHashTable    *arg_of;        /* const FbValue* -> argument index + 1 */
+  GHashTable    *inline_of;     /* const FbValue* -> the elementwise FbNode* computed in place */
+  GHashTable    *sunk;          /* const FbValue* v -> FbValue* O: v is never stored; the
+                                   elementwise chain from v to O is applied to it in registers
+                                   and O is stored instead */
+  GHashTable    *body_uses;     /* uses within the group being lowered */
+  /* While a sunk value's chain is built: v reads as subst_expr. */
+  const FbValue *subst_value;
+  FbKExpr       *subst_expr;
+  /* Coalesced coordinates of an elementwise phase: dims [group[g], group[g+1]) of the output
+   * are one loop. merged_rank < 0: coordinates are the output's own. */
+  int            merged_rank;
+  int            out_rank;
+  int            group[FB_MAX_RANK + 1];
+  int64_t        out_dims[FB_MAX_RANK];
+} FbLowerCtx;
+
+/* Errors */
+gboolean  _fb_lower_fail          (GError **error, const FbNode *node, int code,
+                                   const char *format, ...) G_GNUC_PRINTF (4, 5);
+
+/* Static shape of a value (FALSE when not static). */
+gboolean  _fb_lower_dims          (const FbValue *v, int *rank, int64_t *dims);
+int64_t   _fb_lower_numel         (const FbValue *v);
+gboolean  _fb_lower_is_scalar_const (const FbValue *v);
+
+/* Arguments */
+/* The kernel argument holding v (creating buffers for scratch values and constants). */
+guint     _fb_lower_arg           (FbLowerCtx *c, const FbValue *v, FbKArgRole role);
+/* The argument a node writing v writes to (O's when v is sunk into O). */
+guint     _fb_lower_out_arg       (FbLowerCtx *c, const FbValue *v);
+/* A new scratch buffer private to this kernel. */
+guint     _fb_lower_scratch       (FbLowerCtx *c, const char *what, FbDType dtype, int rank,
+                                   const int64_t *dims);
+/* A constant tensor made at lowering time (repacked weights), as an argument. */
+guint     _fb_lower_const_arg     (FbLowerCtx *c, FbTensor *tensor, const char *name);
+
+/* Row-major strides of dims. */
+void      _fb_lower_strides       (int rank, const int64_t *dims, int64_t *strides);
+/* Σ coords[d] * stride[d], skipping extent-1 dims of the value. */
+FbKExpr  *_fb_lower_index         (FbKernel *k, int rank, const int64_t *dims, FbKExpr **coords);
+
+/* The scalar of value v at output coordinates coords (rank: the consumer's, right-aligned
+ * broadcasting), inlining elementwise producers and substituting a sunk value. */
+FbKExpr  *_fb_lower_value_at      (FbLowerCtx *c, const FbValue *v, int rank, FbKExpr **coords,
+                                   GError **error);
+/* Appends to body the statements that store x as v's element at coords: a plain store, or
+ * for a sunk value the store of its chain's end. */
+gboolean  _fb_lower_store         (FbLowerCtx *c, GPtrArray *body, const FbValue *v,
+                                   FbKExpr **coords, FbKExpr *x, GError **error);
+/* A new phase with a loop nest over dims (extent-1 dims get coordinate 0); the outermost real
+ * loop is the parallel one. Returns the innermost body; coords receives the coordinates. */
+GPtrArray *_fb_lower_nest         (FbLowerCtx *c, int rank, const int64_t *dims, FbKExpr **coords,
+                                   double work);
+/* A loop inside body; returns the loop's body and sets *var_expr. */
+GPtrArray *_fb_lower_loop         (FbKernel *k, GPtrArray *body, FbKExpr *extent,
+                                   FbKExpr **var_expr);
+
+/* The scalar op of an elementwise node applied to its inputs' scalars. */
+FbKExpr  *_fb_lower_scalar_op     (FbLowerCtx *c, const FbNode *node, FbKExpr **in,
+                                   GError **error);
+gboolean  _fb_lower_is_elementwise (const FbNode *node);
+
+/* Node families: each emits the phases that compute node's outputs. */
+gboolean  _fb_lower_elementwise   (FbLowerCtx *c, const FbNode *node, GError **error);
+gboolean  _fb_lower_reduce        (FbLowerCtx *c, const FbNode *node, GError **error);
+gboolean  _fb_lower_normalize     (FbLowerCtx *c, const FbNode *node, GError **error);
+gboolean  _fb_lower_contraction   (FbLowerCtx *c, const FbNode *node, GError **error);
+gboolean  _fb_lower_pool          (FbLowerCtx *c, const FbNode *node, GError **error);
+gboolean  _fb_lower_movement      (FbLowerCtx *c, const FbNode *node, GError **error);
+
+/* Reductions: loops over the dimensions in mask (their coordinates replace coords[d]), and
+ * the parallel nest over the other (kept) dimensions. */
+GPtrArray *_fb_lower_reduce_loops (FbKernel *k, GPtrArray *body, int rank, const int64_t *dims,
+                                   guint mask, FbKExpr **coords);
+GPtrArray *_fb_lower_kept_nest    (FbLowerCtx *c, int rank, const int64_t *dims, guint mask,
+                                   FbKExpr **coords, double work);
+
+/* Library calls and contractions (fb-lower-contract.c, fb-lower-conv.c) */
+void      _fb_lower_sgemm         (FbLowerCtx *c, GPtrArray *body, gboolean ta, gboolean tb,
+                                   FbKExpr *m, FbKExpr *n, FbKExpr *kk, guint a, FbKExpr *a_off,
+                                   int64_t lda, guint b, FbKExpr *b_off, int64_t ldb, guint out,
+                                   FbKExpr *c_off, int64_t ldc);
+int64_t   _fb_lower_tile_rows     (int64_t rows, double flops_per_row, int64_t batches);
+gboolean  _fb_lower_conv          (FbLowerCtx *c, const FbNode *node, GError **error);
+
+/* Attributes */
+gboolean  _fb_lower_is_nhwc       (const FbNode *node);
+/* An integer list from a constant input (or NULL/0 when the input is absent). */
+gboolean  _fb_lower_const_ints    (const FbNode *node, guint input, int64_t **out, guint *n,
+                                   GError **error);
+
+G_END_DECLS

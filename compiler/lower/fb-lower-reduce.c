@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Reductions (ReduceSum and family, ArgMax, global pools) and windowed pools. A reduction is
+ * a loop nest over the kept dimensions (the outermost in parallel) around an accumulator loop
+ * over the reduced ones; its input may be an elementwise expression computed in the loop. */
+#include "fb-lower-conv.h"
+
+#include <math.h>
+#include <string.h>
+
+GPtrArray *
+_fb_lower_reduce_loops (FbKernel *k, GPtrArray *body, int rank, const int64_t *dims, guint mask,
+                        FbKExpr **coords)
+{
+  for (int d = 0; d < rank; d++)
+    if (mask & (1u << d))
+      {
+        if (dims[d] == 1)
+          coords[d] = fb_kx_index (k, 0);
+        else
+          body = _fb_lower_loop (k, body, fb_kx_index (k, dims[d]), &coords[d]);
+      }
+  return body;
+}
+
+GPtrArray *
+_fb_lower_kept_nest (FbLowerCtx *c, int rank, const int64_t *dims, guint mask, FbKExpr **coords,
+                     double work)
+{
+  int64_t kept[FB_MAX_RANK];
+  for (int d = 0; d < rank; d++)
+    kept[d] = (mask & (1u << d)) ? 1 : dims[d];
+  return _fb_lower_nest (c, rank, kept, coords, work);
+}
+
+static gboolean
+reduce_axes (FbLowerCtx *c, const FbNode *node, int rank, guint *mask, gboolean *noop,
+             GError **error)
+{
+  g_autofree int64_t *axes = NULL;
+  guint n = 0;
+  *mask = 0;
+  *noop = FALSE;
+  if (node->op == FB_OP_GLOBAL_AVERAGE_POOL || node->op == FB_OP_GLOBAL_MAX_POOL)
+    {
+      for (int d = 2; d < rank; d++)
+        *mask |= 1u << d;
+      if (_fb_lower_is_nhwc (node))
+        *mask = ((1u << (rank - 1)) - 1) & ~1u;
+      return TRUE;
+    }
+  if (node->op == FB_OP_ARGMAX)
+    {
+      int a;
+      if (!fb_axis_normalize (fb_node_attr_int (node, "axis", 0), rank, &a))
+        return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "bad axis");
+      *mask = 1u << a;
+      return TRUE;
+    }
+  if (fb_node_input (node, 1))
+    {
+      if (!_fb_lower_const_ints (node, 1, &axes, &n, error))
+        return FALSE;
+    }
+  else
+    {
+      const int64_t *aa = fb_node_attr_ints (node, "axes", &n);
+      axes = g_memdup2 (aa, sizeof (int64_t) * MAX (n, 1));
+    }
+  if (n == 0)
+    {
+      if (fb_node_attr_int (node, "noop_with_empty_axes", 0))
+        *noop = TRUE;
+      else
+        *mask = (1u << rank) - 1;
+      return TRUE;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      int a;
+      if (!fb_axis_normalize (axes[i], rank, &a))
+        return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "axis %" G_GINT64_FORMAT
+                               " out of range", axes[i]);
+      *mask |= 1u << a;
+    }
+  return TRUE;
+}
+
+gboolean
+_fb_lower_reduce (FbLowerCtx *c, const FbNode *node, GError **error)
+{
+  FbKernel *k = c->k;
+  const FbValue *x = node->inputs[0], *y = node->outputs[0];
+  int rank;
+  int64_t dims[FB_MAX_RANK];
+  guint mask;
+  gboolean noop;
+  FbKExpr *coords[FB_MAX_RANK];
+
+  if (!_fb_lower_dims (x, &rank, dims))
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "shape is not static");
+  if (!reduce_axes (c, node, rank, &mask, &noop, error))
+    return FALSE;
+  int64_t count = 1, numel = 1;
+  for (int d = 0; d < rank; d++)
+    {
+      numel *= dims[d];
+      if (mask & (1u << d))
+        count *= dims[d];
+    }
+  GPtrArray *body = _fb_lower_kept_nest (c, rank, dims, mask, coords, (double) numel);
+  if (noop)
+    {
+      FbKExpr *v = _fb_lower_value_at (c, x, rank, coords, error);
+      return v && _fb_lower_store (c, body, y, coords, v, error);
+    }
+  FbDType xt = x->dtype;
+  FbDType at = fb_dtype_is_float (xt) ? xt : FB_DTYPE_INT64;
+  guint acc = fb_kernel_new_acc (k, at), best = 0;
+  FbKExpr *init;
+  FbKBinary op = FB_KB_ADD;
+  switch (node->op)
+    {
+    case FB_OP_REDUCE_MAX: case FB_OP_GLOBAL_MAX_POOL: case FB_OP_ARGMAX:
+      op = FB_KB_MAX;
+      init = fb_dtype_is_float (at) ? fb_kx_const_f (k, at, -INFINITY)
+                                    : fb_kx_const_i (k, at, G_MININT64);
+      break;
+    case FB_OP_REDUCE_MIN:
+      op = FB_KB_MIN;
+      init = fb_dtype_is_float (at) ? fb_kx_const_f (k, at, INFINITY)
+                                    : fb_kx_const_i (k, at, G_MAXINT64);
+      break;
+    case FB_OP_REDUCE_PROD:
+      op = FB_KB_MUL;
+      init = fb_kx_const_i (k, at, 1);
+      break;
+    default:
+      init = fb_kx_const_i (k, at, 0);
+      break;
+    }
+  g_ptr_array_add (body, fb_ks_assign (k, acc, init));
+  if (node->op == FB_OP_ARGMAX)
+    {
+      best = fb_kernel_new_acc (k, FB_DTYPE_INT64);
+      g_ptr_array_add (body, fb_ks_assign (k, best, fb_kx_index (k, 0)));
+    }
+  FbKExpr *rc[FB_MAX_RANK];
+  memcpy (rc, coords, sizeof rc);
+  GPtrArray *inner = _fb_lower_reduce_loops (k, body, rank, dims, mask, rc);
+  FbKExpr *v = _fb_lower_value_at (c, x, rank, rc, error);
+  if (v == NULL)
+    return FALSE;
+  v = fb_kx_cast (k, v, at);
+  if (node->op == FB_OP_REDUCE_L2)
+    v = fb_kx_binary (k, FB_KB_MUL, v, v);
+  if (node->op == FB_OP_ARGMAX)
+    {
+      int axis = g_bit_nth_lsf (mask, -1);
+      FbKExpr *cur = fb_kx_acc (k, acc);
+      gboolean last = fb_node_attr_int (node, "select_last_index", 0);
+      guint vacc = fb_kernel_new_acc (k, at);
+      g_ptr_array_add (inner, fb_ks_assign (k, vacc, v));
+      FbKExpr *vv = fb_kx_acc (k, vacc);
+      FbKExpr *better = fb_kx_binary (k, last ? FB_KB_GE : FB_KB_GT, vv, cur);
+      g_ptr_array_add (inner, fb_ks_assign (k, best, fb_kx_select (k, better, rc[axis], fb_kx_acc (k, best))));
+      g_ptr_array_add (inner, fb_ks_assign (k, acc, fb_kx_select (k, better, vv, cur)));
+    }
+  else
+    g_ptr_array_add (inner, fb_ks_assign (k, acc, fb_kx_binary (k, op, fb_kx_acc (k, acc), v)));
+  FbKExpr *r = fb_kx_acc (k, node->op == FB_OP_ARGMAX ? best : acc);
+  if (node->op == FB_OP_REDUCE_MEAN || node->op == FB_OP_GLOBAL_AVERAGE_POOL)
+    r = fb_kx_binary (k, FB_KB_DIV, r, fb_kx_const_i (k, at, count));
+  else if (node->op == FB_OP_REDUCE_L2)
+    r = fb_kx_unary (k, FB_KU_SQRT, fb_kx_cast (k, r, fb_dtype_is_float (at) ? at : FB_DTYPE_FLOAT64));
+  /* Output coordinates: with keepdims the reduced ones are 0, without they are dropped. */
+  int yr = y->shape.rank;
+  FbKExpr *yc[FB_MAX_RANK];
+  if (yr == rank)
+    memcpy (yc, coords, sizeof (FbKExpr *) * rank);
+  else
+    {
+      int j = 0;
+      for (int d = 0; d < rank; d++)
+        if (!(mask & (1u << d)))
+          yc[j++] = coords[d];
+      if (j != yr)
+        return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "unexpected output rank");
+    }
+  return _fb_lower_store (c, body, y, yc, r, error);
+}
+
+gboolean
+_fb_lower_pool (FbLowerCtx *c, const FbNode *node, GError **error)
+{
+  FbKernel *k = c->k;
+  FbConvGeom g;
+  if (!_fb_lower_conv_geom (node, &g, error))
+    return FALSE;
+  gboolean is_max = node->op == FB_OP_MAX_POOL;
+  gboolean padded = g.pt || g.pl || g.pb || g.pr;
+  FbDType t = node->inputs[0]->dtype;
+  guint xa = padded ? _fb_lower_pad_input (c, node->inputs[0], &g, is_max ? -INFINITY : 0.0, error)
+                    : _fb_lower_arg (c, node->inputs[0], FB_KARG_INPUT);
+  FbKExpr *c4[4], *lc[2];
+  GPtrArray *body;
+  double work = (double) g.N * g.C * g.OH * g.OW * g.KH * g.KW;
+  if (g.nhwc)
+    {
+      int64_t outer[2] = { g.N, g.OH };
+      body = _fb_lower_nest (c, 2, outer, lc, work);
+      c4[0] = lc[0];
+      c4[2] = lc[1];
+      body = _fb_lower_loop (k, body, fb_kx_index (k, g.OW), &c4[3]);
+      body = _fb_lower_loop (k, body, fb_kx_index (k, g.C), &c4[1]);
+    }
+  else
+    {
+      int64_t outer[4] = { g.N, g.C, g.OH, g.OW };
+      body = _fb_lower_nest (c, 4, outer, c4, work);
+    }
+  FbKExpr *xbase = fb_kx_add (k, fb_kx_mul_c (k, c4[0], _fb_lower_conv_xindex_stride (&g, 0)),
+                              fb_kx_mul_c (k, c4[1], _fb_lower_conv_xindex_stride (&g, 1)));
+  FbKExpr *hs = fb_kx_mul_c (k, c4[2], g.sh), *ws = fb_kx_mul_c (k, c4[3], g.sw);
+  FbKExpr *r = NULL;
+  FbKBinary op = is_max ? FB_KB_MAX : FB_KB_ADD;
+  if (g.KH * g.KW <= 64)
+    for (int64_t a = 0; a < g.KH; a++)
+      for (int64_t b = 0; b < g.KW; b++)
+        {
+          FbKExpr *xi = fb_kx_add (k, xbase,
+                                   fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add_c (k, hs, a * g.dh), _fb_lower_conv_xindex_stride (&g, 2)),
+                                              fb_kx_mul_c (k, fb_kx_add_c (k, ws, b * g.dw), _fb_lower_conv_xindex_stride (&g, 3))));
+          FbKExpr *v = fb_kx_load (k, xa, xi);
+          r = r ? fb_kx_binary (k, op, r, v) : v;
+        }
+  else
+    {
+      guint acc = fb_kernel_new_acc (k, t);
+      g_ptr_array_add (body, fb_ks_assign (k, acc, fb_kx_const_f (k, t, is_max ? -INFINITY : 0.0)));
+      FbKExpr *a, *b;
+      GPtrArray *l = _fb_lower_loop (k, body, fb_kx_index (k, g.KH), &a);
+      l = _fb_lower_loop (k, l, fb_kx_index (k, g.KW), &b);
+      FbKExpr *xi = fb_kx_add (k, xbase,
+                               fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, hs, fb_kx_mul_c (k, a, g.dh)), _fb_lower_conv_xindex_stride (&g, 2)),
+                                          fb_kx_mul_c (k, fb_kx_add (k, ws, fb_kx_mul_c (k, b, g.dw)), _fb_lower_conv_xindex_stride (&g, 3))));
+      g_ptr_array_add (l, fb_ks_assign (k, acc, fb_kx_binary (k, op, fb_kx_acc (k, acc), fb_kx_load (k, xa, xi))));
+      r = fb_kx_acc (k, acc);
+    }
+  if (!is_max)
+    {
+      FbKExpr *div;
+      if (fb_node_attr_int (node, "count_include_pad", 0))
+        div = fb_kx_const_f (k, t, (double) (g.KH * g.KW));
+      else
+        {
+          /* Window cells inside the unpadded input: clipped window extents. */
+          FbKExpr *h0 = fb_kx_add_c (k, hs, -g.pt), *w0 = fb_kx_add_c (k, ws, -g.pl);
+          FbKExpr *hc = fb_kx_binary (k, FB_KB_SUB,
+                                      fb_kx_binary (k, FB_KB_MIN, fb_kx_add_c (k, h0, g.KH), fb_kx_index (k, g.H)),
+                                      fb_kx_binary (k, FB_KB_MAX, h0, fb_kx_index (k, 0)));
+          FbKExpr *wc = fb_kx_binary (k, FB_KB_SUB,
+                                      fb_kx_binary (k, FB_KB_MIN, fb_kx_add_c (k, w0, g.KW), fb_kx_index (k, g.W)),
+                                      fb_kx_binary (k, FB_KB_MAX, w0, fb_kx_index (k, 0)));
+          div = fb_kx_cast (k, fb_kx_binary (k, FB_KB_MUL, hc, wc), t);
+        }
+      r = fb_kx_binary (k, FB_KB_DIV, r, div);
+    }
+  FbKExpr *yc[4];
+  _fb_lower_conv_coords (&g, c4, yc);
+  return _fb_lower_store (c, body, node->outputs[0], yc, r, error);
+}

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* What the CPU target compiles: the answer to the backend's supports_op, with a reason that
+ * names what is missing, so that "fusebench run --target cpu" can say it plainly. */
+#include "fb-lower-private.h"
+
+#include <stdarg.h>
+
+static gboolean
+no (char **reason, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+no (char **reason, const char *format, ...)
+{
+  if (reason)
+    {
+      va_list ap;
+      va_start (ap, format);
+      *reason = g_strdup_vprintf (format, ap);
+      va_end (ap);
+    }
+  return FALSE;
+}
+
+static gboolean
+dtype_ok (FbDType t)
+{
+  switch (t)
+    {
+    case FB_DTYPE_FLOAT32: case FB_DTYPE_FLOAT64: case FB_DTYPE_INT8: case FB_DTYPE_UINT8:
+    case FB_DTYPE_INT16: case FB_DTYPE_UINT16: case FB_DTYPE_INT32: case FB_DTYPE_UINT32:
+    case FB_DTYPE_INT64: case FB_DTYPE_UINT64: case FB_DTYPE_BOOL:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+static gboolean
+output_used (const FbNode *node, guint i)
+{
+  return i < node->n_outputs && node->outputs[i] != NULL;
+}
+
+static gboolean
+supports_member (const FbNode *node, char **reason)
+{
+  if (node->op == FB_OP_UNKNOWN)
+    return no (reason, "operator %s%s%s is unknown to this project",
+               node->domain && *node->domain ? node->domain : "",
+               node->domain && *node->domain ? "." : "", node->op_type);
+  for (guint i = 0; i < node->n_inputs; i++)
+    {
+      FbValue *v = node->inputs[i];
+      FbDType t = v ? (v->constant ? v->constant->dtype : v->dtype) : FB_DTYPE_FLOAT32;
+      if (!dtype_ok (t))
+        return no (reason, "input '%s' has element type %s, which the CPU target does not "
+                   "compute", v->name, fb_dtype_name (t));
+    }
+  for (guint i = 0; i < node->n_outputs; i++)
+    if (node->outputs[i] && !dtype_ok (node->outputs[i]->dtype))
+      return no (reason, "output '%s' has element type %s, which the CPU target does not "
+                 "compute", node->outputs[i]->name, fb_dtype_name (node->outputs[i]->dtype));
+  switch (node->op)
+    {
+    case FB_OP_CONV_TRANSPOSE: case FB_OP_EINSUM: case FB_OP_GRU: case FB_OP_LSTM:
+    case FB_OP_TOPK: case FB_OP_SCATTER_ND: case FB_OP_RESIZE: case FB_OP_UPSAMPLE:
+    case FB_OP_LRN:
+      return no (reason, "%s has no CPU kernel yet; run it with --target interp",
+                 fb_op_name (node->op));
+    case FB_OP_CONV: case FB_OP_MATMUL: case FB_OP_GEMM:
+      if (node->inputs[0]->dtype != FB_DTYPE_FLOAT32)
+        return no (reason, "%s runs on float32 only (sgemm)", fb_op_name (node->op));
+      if (node->op == FB_OP_CONV && node->inputs[0]->shape.rank != 3 &&
+          node->inputs[0]->shape.rank != 4)
+        return no (reason, "only 1-D and 2-D convolutions are compiled");
+      return TRUE;
+    case FB_OP_MAX_POOL: case FB_OP_AVERAGE_POOL:
+      if (output_used (node, 1))
+        return no (reason, "MaxPool's Indices output is not computed by the CPU target");
+      if (node->inputs[0]->shape.rank != 3 && node->inputs[0]->shape.rank != 4)
+        return no (reason, "only 1-D and 2-D pools are compiled");
+      if (!fb_dtype_is_float (node->inputs[0]->dtype))
+        return no (reason, "pools run on floats only");
+      return TRUE;
+    case FB_OP_BATCH_NORMALIZATION:
+      if (output_used (node, 1) || output_used (node, 2) ||
+          fb_node_attr_int (node, "training_mode", 0))
+        return no (reason, "BatchNormalization in training mode is not compiled");
+      for (guint i = 1; i < 5; i++)
+        if (node->inputs[i] == NULL || node->inputs[i]->constant == NULL)
+          return no (reason, "BatchNormalization needs constant statistics");
+      if (node->inputs[0]->shape.rank < 2)
+        return no (reason, "BatchNormalization needs a channel dimension");
+      return TRUE;
+    case FB_OP_LAYER_NORMALIZATION:
+      if (output_used (node, 1) || output_used (node, 2))
+        return no (reason, "LayerNormalization's Mean and InvStdDev outputs are not computed");
+      return TRUE;
+    case FB_OP_DROPOUT:
+      if (output_used (node, 1))
+        return no (reason, "Dropout's mask output is not computed");
+      return TRUE;
+    case FB_OP_CUMSUM:
+      if (node->inputs[1]->constant == NULL)
+        return no (reason, "CumSum needs a constant axis");
+      return TRUE;
+    case FB_OP_SPLIT: case FB_OP_CONCAT: case FB_OP_SLICE: case FB_OP_PAD: case FB_OP_TILE:
+      for (guint i = 1; i < node->n_inputs; i++)
+        if (node->inputs[i] && node->inputs[i]->constant == NULL &&
+            !(node->op == FB_OP_CONCAT || (node->op == FB_OP_PAD && i == 2)))
+          return no (reason, "input %u ('%s') must be known at compile time", i,
+                     node->inputs[i]->name);
+      return TRUE;
+    case FB_OP_DEPTH_TO_SPACE: case FB_OP_SPACE_TO_DEPTH:
+      if (node->inputs[0]->shape.rank != 4)
+        return no (reason, "needs a rank-4 input");
+      return TRUE;
+    case FB_OP_REDUCE_L2: case FB_OP_REDUCE_MAX: case FB_OP_REDUCE_MEAN: case FB_OP_REDUCE_MIN:
+    case FB_OP_REDUCE_PROD: case FB_OP_REDUCE_SUM:
+      if (fb_node_input (node, 1) && node->inputs[1]->constant == NULL)
+        return no (reason, "axes must be known at compile time");
+      return TRUE;
+    case FB_OP_SOFTMAX: case FB_OP_LOG_SOFTMAX: case FB_OP_INSTANCE_NORMALIZATION:
+      if (!fb_dtype_is_float (node->inputs[0]->dtype))
+        return no (reason, "needs a float input");
+      return TRUE;
+    default:
+      return TRUE;
+    }
+}
+
+gboolean
+fb_lower_supports_node (const FbNode *node, char **reason)
+{
+  g_return_val_if_fail (node != NULL, FALSE);
+  if (reason)
+    *reason = NULL;
+  if (node->op == FB_OP_FUSED)
+    {
+      FbGraph *body = fb_node_attr_graph (node, "body");
+      if (body == NULL)
+        return no (reason, "fused node without a body");
+      for (guint i = 0; i < body->nodes->len; i++)
+        {
+          const FbNode *m = g_ptr_array_index (body->nodes, i);
+          g_autofree char *why = NULL;
+          if (!fb_lower_supports_node (m, &why))
+            return no (reason, "member '%s': %s", m->name, why);
+        }
+      return TRUE;
+    }
+  if (fb_op_has_flag (node->op, FB_OPF_CONTROL))
+    return TRUE;     /* run on the host through the reference interpreter */
+  return supports_member (node, reason);
+}

@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The CPU executor: resolves every buffer to an address once (arena offsets, weights in place,
+ * views through their root), then runs the kernels in plan order, each phase split across the
+ * worker pool. If and Loop nodes run on the host through the reference interpreter, reading
+ * and writing the same buffers (documented in fb-lower.h: the CPU target has no control flow
+ * of its own). */
+#include "fb-runtime.h"
+#include "fb-codegen.h"
+#include "fb-interp.h"
+#include "fb-jit.h"
+#include "fb-worker-pool.h"
+
+#include <cblas.h>
+#include <string.h>
+#include <time.h>
+
+G_DEFINE_QUARK (fb-runtime-error-quark, fb_runtime_error)
+
+/* Below this many element operations a phase runs on the calling thread: waking the workers
+ * costs more than it saves. */
+#define PARALLEL_MIN_WORK 16384.0
+
+typedef struct {
+  FbKernel   *kernel;
+  void      **args;             /* one address per kernel argument */
+  FbPhaseFn  *fns;              /* one per phase */
+} ExecKernel;
+
+struct _FbCpuModule {
+  FbPlan        *plan;
+  FbJit         *jit;
+  FbWorkerPool  *pool;
+  guint8        *arena;
+  void         **bufptr;        /* per buffer: its address (inputs filled in at each run) */
+  ExecKernel    *exec;
+  double        *kernel_ms;
+  gboolean       timing;
+  gboolean       timed;
+};
+
+static double
+now_ms (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void
+resolve_buffers (FbCpuModule *m)
+{
+  FbPlan *plan = m->plan;
+  for (guint i = 0; i < plan->buffers->len; i++)
+    {
+      FbBuffer *b = fb_plan_buffer (plan, i);
+      if (b->kind == FB_BUF_CONST && b->constant)
+        m->bufptr[i] = (void *) fb_tensor_data (b->constant);
+      else if (b->alias < 0 && b->offset >= 0)
+        m->bufptr[i] = m->arena + b->offset;
+    }
+}
+
+static void
+bind_args (FbCpuModule *m)
+{
+  for (guint k = 0; k < m->plan->kernels->len; k++)
+    {
+      ExecKernel *e = &m->exec[k];
+      for (guint a = 0; a < e->kernel->args->len; a++)
+        {
+          guint b = g_array_index (e->kernel->args, FbKArg, a).buffer;
+          e->args[a] = m->bufptr[fb_plan_root (m->plan, b)];
+        }
+    }
+}
+
+FbCpuModule *
+fb_cpu_module_new (FbPlan *plan, GPtrArray *objects, guint n_threads, GError **error)
+{
+  g_return_val_if_fail (plan != NULL, NULL);
+  g_return_val_if_fail (objects != NULL && objects->len == plan->kernels->len, NULL);
+
+  g_autoptr(FbCpuModule) m = g_new0 (FbCpuModule, 1);
+  m->plan = fb_plan_ref (plan);
+  m->jit = fb_jit_new (error);
+  if (m->jit == NULL)
+    return NULL;
+  for (guint k = 0; k < objects->len; k++)
+    {
+      GBytes *obj = g_ptr_array_index (objects, k);
+      if (obj && !fb_jit_add_object (m->jit, obj, error))
+        return NULL;
+    }
+  m->exec = g_new0 (ExecKernel, plan->kernels->len + 1);
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      ExecKernel *e = &m->exec[k];
+      e->kernel = g_ptr_array_index (plan->kernels, k);
+      e->args = g_new0 (void *, e->kernel->args->len + 1);
+      e->fns = g_new0 (FbPhaseFn, e->kernel->phases->len + 1);
+      for (guint p = 0; p < e->kernel->phases->len; p++)
+        {
+          FbKPhase *ph = g_ptr_array_index (e->kernel->phases, p);
+          e->fns[p] = fb_jit_lookup (m->jit, ph->fn, error);
+          if (e->fns[p] == NULL)
+            return NULL;
+        }
+    }
+  if (plan->arena_bytes > 0)
+    {
+      m->arena = g_try_malloc0 (plan->arena_bytes + 64);
+      if (m->arena == NULL)
+        {
+          g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_FAILED,
+                       "cannot allocate the %" G_GINT64_FORMAT "-byte activation arena",
+                       plan->arena_bytes);
+          return NULL;
+        }
+    }
+  m->bufptr = g_new0 (void *, plan->buffers->len + 1);
+  resolve_buffers (m);
+  m->kernel_ms = g_new0 (double, plan->kernels->len + 1);
+  /* The math library's own threads would fight ours for the same cores. */
+  openblas_set_num_threads (1);
+  m->pool = fb_worker_pool_new (n_threads);
+  return g_steal_pointer (&m);
+}
+
+void
+fb_cpu_module_free (FbCpuModule *m)
+{
+  if (m == NULL)
+    return;
+  g_clear_pointer (&m->pool, fb_worker_pool_free);
+  for (guint k = 0; m->exec && k < m->plan->kernels->len; k++)
+    {
+      g_free (m->exec[k].args);
+      g_free (m->exec[k].fns);
+    }
+  g_free (m->exec);
+  g_free (m->bufptr);
+  g_free (m->arena);
+  g_free (m->kernel_ms);
+  g_clear_pointer (&m->jit, fb_jit_free);
+  g_clear_pointer (&m->plan, fb_plan_unref);
+  g_free (m);
+}
+
+FbPlan *
+fb_cpu_module_plan (FbCpuModule *m)
+{
+  g_return_val_if_fail (m != NULL, NULL);
+  return m->plan;
+}
+
+const double *
+fb_cpu_module_kernel_ms (FbCpuModule *m)
+{
+  g_return_val_if_fail (m != NULL, NULL);
+  return m->timed ? m->kernel_ms : NULL;
+}
+
+void
+fb_cpu_module_set_timing (FbCpuModule *m, gboolean timing)
+{
+  g_return_if_fail (m != NULL);
+  m->timing = timing;
+}
+
+typedef struct {
+  FbPhaseFn fn;
+  void    **args;
+} PhaseCall;
+
+static void
+run_range (gpointer data, int64_t begin, int64_t end)
+{
+  PhaseCall *call = data;
+  call->fn (call->args, begin, end);
+}
+
+static FbTensor *
+buffer_tensor (FbCpuModule *m, guint b)
+{
+  const FbBuffer *buf = fb_plan_buffer (m->plan, b);
+  g_autoptr(GBytes) bytes = g_bytes_new_static (m->bufptr[fb_plan_root (m->plan, b)], buf->nbytes);
+  return fb_tensor_new_for_bytes (buf->dtype, buf->rank, buf->dims, bytes, NULL);
+}
+
+/* If and Loop through the interpreter, on tensors over this module's buffers. */
+static gboolean
+run_host (FbCpuModule *m, ExecKernel *e, GError **error)
+{
+  const FbNode *node = e->kernel->node;
+  if (node == NULL)
+    {
+      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_FAILED,
+                   "kernel %s has no graph node to run on the host", e->kernel->name);
+      return FALSE;
+    }
+  guint n_in = 0;
+  g_autofree FbTensor **in = g_new0 (FbTensor *, node->n_inputs + 1);
+  g_autofree FbTensor **out = g_new0 (FbTensor *, node->n_outputs + 1);
+  for (guint i = 0; i < node->n_inputs; i++)
+    if (node->inputs[i])
+      in[i] = buffer_tensor (m, g_array_index (e->kernel->args, FbKArg, n_in++).buffer);
+  gboolean ok = fb_interp_node (node, in, out, error);
+  for (guint i = 0; i < node->n_inputs; i++)
+    g_clear_pointer (&in[i], fb_tensor_unref);
+  guint a = e->kernel->args->len - 1;
+  for (gint i = (gint) node->n_outputs - 1; ok && i >= 0; i--)
+    {
+      if (node->outputs[i] == NULL)
+        continue;
+      guint b = g_array_index (e->kernel->args, FbKArg, a--).buffer;
+      const FbBuffer *buf = fb_plan_buffer (m->plan, b);
+      if (out[i] == NULL || fb_tensor_nbytes (out[i]) != (gsize) buf->nbytes ||
+          out[i]->dtype != buf->dtype)
+        {
+          g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_FAILED,
+                       "node '%s' (%s): its output '%s' does not have the size compiled for "
+                       "(the CPU target needs static shapes)", node->name, node->op_type,
+                       buf->name);
+          ok = FALSE;
+          break;
+        }
+      memcpy (m->bufptr[fb_plan_root (m->plan, b)], fb_tensor_data (out[i]), buf->nbytes);
+    }
+  for (guint i = 0; i < node->n_outputs; i++)
+    g_clear_pointer (&out[i], fb_tensor_unref);
+  return ok;
+}
+
+static gboolean
+bind_inputs (FbCpuModule *m, GPtrArray *inputs, GError **error)
+{
+  FbPlan *plan = m->plan;
+  if (inputs->len != plan->inputs->len)
+    {
+      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_INPUT,
+                   "the model takes %u inputs, %u were given", plan->inputs->len, inputs->len);
+      return FALSE;
+    }
+  for (guint i = 0; i < inputs->len; i++)
+    {
+      guint b = g_array_index (plan->inputs, guint, i);
+      const FbBuffer *buf = fb_plan_buffer (plan, b);
+      FbTensor *t = g_ptr_array_index (inputs, i);
+      if (buf->kind == FB_BUF_CONST)
+        continue;
+      gboolean fits = t != NULL && t->dtype == buf->dtype && t->rank == buf->rank;
+      for (int d = 0; fits && d < t->rank; d++)
+        fits = t->dims[d] == buf->dims[d];
+      if (!fits)
+        {
+          g_autofree char *got = NULL;
+          if (t)
+            {
+              FbShape s = fb_tensor_shape (t);
+              g_autofree char *ss = fb_shape_to_string (&s);
+              got = g_strdup_printf ("%s %s", fb_dtype_name (t->dtype), ss);
+            }
+          FbShape want = fb_shape_make (buf->rank, buf->dims);
+          g_autofree char *ws = fb_shape_to_string (&want);
+          g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_INPUT,
+                       "input %u '%s' was compiled for %s %s, got %s", i, buf->name,
+                       fb_dtype_name (buf->dtype), ws, got ? got : "nothing");
+          return FALSE;
+        }
+      /* Kernels only read their inputs: the caller's bytes are used in place. */
+      m->bufptr[b] = (void *) fb_tensor_data (t);
+    }
+  return TRUE;
+}
+
+GPtrArray *
+fb_cpu_module_run (FbCpuModule *m, GPtrArray *inputs, GCancellable *cancellable, GError **error)
+{
+  g_return_val_if_fail (m != NULL && inputs != NULL, NULL);
+  FbPlan *plan = m->plan;
+  if (!bind_inputs (m, inputs, error))
+    return NULL;
+  bind_args (m);
+  m->timed = FALSE;
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      ExecKernel *e = &m->exec[k];
+      double t0 = m->timing ? now_ms () : 0;
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return NULL;
+      if (e->kernel->kind == FB_KERNEL_HOST)
+        {
+          if (!run_host (m, e, error))
+            return NULL;
+        }
+      for (guint p = 0; p < e->kernel->phases->len; p++)
+        {
+          FbKPhase *ph = g_ptr_array_index (e->kernel->phases, p);
+          if (ph->work < PARALLEL_MIN_WORK || ph->extent < 2)
+            e->fns[p] (e->args, 0, ph->extent);
+          else
+            {
+              PhaseCall call = { e->fns[p], e->args };
+              int64_t grain = MAX (1, (int64_t) (PARALLEL_MIN_WORK / 4 * ph->extent / ph->work));
+              fb_worker_pool_run (m->pool, run_range, &call, ph->extent, grain);
+            }
+        }
+      if (m->timing)
+        m->kernel_ms[k] = now_ms () - t0;
+    }
+  m->timed = m->timing;
+  GPtrArray *outputs = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
+  for (guint i = 0; i < plan->outputs->len; i++)
+    {
+      guint b = g_array_index (plan->outputs, guint, i);
+      const FbBuffer *buf = fb_plan_buffer (plan, b);
+      FbTensor *t = fb_tensor_new (buf->dtype, buf->rank, buf->dims, error);
+      if (t == NULL)
+        {
+          g_ptr_array_unref (outputs);
+          return NULL;
+        }
+      void *src = m->bufptr[fb_plan_root (plan, b)];
+      if (buf->nbytes > 0)
+        memcpy (fb_tensor_data_mut (t), src, buf->nbytes);
+      g_ptr_array_add (outputs, t);
+    }
+  return outputs;
+}

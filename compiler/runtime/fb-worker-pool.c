@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The worker pool. A job is published by bumping a generation counter; workers claim chunks
+ * from an atomic cursor, so a slow or descheduled thread (the machine is shared) only delays
+ * its current chunk, never a fixed share of the range. */
+#include "fb-worker-pool.h"
+
+#include <sched.h>
+
+#define SPIN_ROUNDS 20000
+
+struct _FbWorkerPool {
+  guint       n_threads;
+  GThread   **threads;
+  GMutex      lock;
+  GCond       wake;             /* workers sleep here between jobs */
+  GCond       idle;             /* the caller waits here for stragglers */
+  gint        generation;       /* bumped for every job (atomic) */
+  gint        quit;
+  gint        busy;             /* workers still inside the current job (atomic) */
+  /* the current job */
+  FbRangeFn   fn;
+  gpointer    data;
+  int64_t     extent;
+  int64_t     chunk;
+  gint64      cursor;           /* next chunk start (atomic) */
+};
+
+static void
+work (FbWorkerPool *pool)
+{
+  for (;;)
+    {
+      int64_t begin = g_atomic_pointer_add ((gssize *) &pool->cursor, pool->chunk);
+      if (begin >= pool->extent)
+        break;
+      int64_t end = MIN (begin + pool->chunk, pool->extent);
+      pool->fn (pool->data, begin, end);
+    }
+}
+
+static gpointer
+worker_main (gpointer data)
+{
+  FbWorkerPool *pool = data;
+  gint seen = 0;
+  for (;;)
+    {
+      gint gen;
+      guint spins = 0;
+      while ((gen = g_atomic_int_get (&pool->generation)) == seen && !g_atomic_int_get (&pool->quit))
+        {
+          if (++spins < SPIN_ROUNDS)
+            {
+              if ((spins & 63) == 0)
+                sched_yield ();
+              continue;
+            }
+          g_mutex_lock (&pool->lock);
+          while (g_atomic_int_get (&pool->generation) == seen && !g_atomic_int_get (&pool->quit))
+            g_cond_wait (&pool->wake, &pool->lock);
+          g_mutex_unlock (&pool->lock);
+        }
+      if (g_atomic_int_get (&pool->quit))
+        return NULL;
+      seen = gen;
+      work (pool);
+      if (g_atomic_int_dec_and_test (&pool->busy))
+        {
+          g_mutex_lock (&pool->lock);
+          g_cond_signal (&pool->idle);
+          g_mutex_unlock (&pool->lock);
+        }
+    }
+}
+
+FbWorkerPool *
+fb_worker_pool_new (guint n_threads)
+{
+  FbWorkerPool *pool = g_new0 (FbWorkerPool, 1);
+  if (n_threads == 0)
+    n_threads = g_get_num_processors ();
+  pool->n_threads = CLAMP (n_threads, 1, 256);
+  g_mutex_init (&pool->lock);
+  g_cond_init (&pool->wake);
+  g_cond_init (&pool->idle);
+  pool->threads = g_new0 (GThread *, pool->n_threads);
+  for (guint i = 1; i < pool->n_threads; i++)
+    pool->threads[i] = g_thread_new ("fb-worker", worker_main, pool);
+  return pool;
+}
+
+void
+fb_worker_pool_free (FbWorkerPool *pool)
+{
+  if (pool == NULL)
+    return;
+  g_mutex_lock (&pool->lock);
+  g_atomic_int_set (&pool->quit, 1);
+  g_cond_broadcast (&pool->wake);
+  g_mutex_unlock (&pool->lock);
+  for (guint i = 1; i < pool->n_threads; i++)
+    g_thread_join (pool->threads[i]);
+  g_free (pool->threads);
+  g_mutex_clear (&pool->lock);
+  g_cond_clear (&pool->wake);
+  g_cond_clear (&pool->idle);
+  g_free (pool);
+}
+
+guint
+fb_worker_pool_n_threads (FbWorkerPool *pool)
+{
+  g_return_val_if_fail (pool != NULL, 1);
+  return pool->n_threads;
+}
+
+void
+fb_worker_pool_run (FbWorkerPool *pool, FbRangeFn fn, gpointer data, int64_t extent,
+                    int64_t grain)
+{
+  g_return_if_fail (pool != NULL && fn != NULL);
+  if (extent <= 0)
+    return;
+  guint n = pool->n_threads;
+  /* A few chunks per thread balance uneven work without paying for many claims. */
+  int64_t chunk = MAX (grain, (extent + 4 * n - 1) / (4 * n));
+  if (n == 1 || chunk >= extent)
+    {
+      fn (data, 0, extent);
+      return;
+    }
+  pool->fn = fn;
+  pool->data = data;
+  pool->extent = extent;
+  pool->chunk = chunk;
+  g_atomic_pointer_set ((gssize *) &pool->cursor, 0);
+  g_atomic_int_set (&pool->busy, n - 1);
+  g_mutex_lock (&pool->lock);
+  g_atomic_int_inc (&pool->generation);
+  g_cond_broadcast (&pool->wake);
+  g_mutex_unlock (&pool->lock);
+  work (pool);
+  /* Wait for the workers: spin first, they are usually a chunk away from done. */
+  for (guint spins = 0; g_atomic_int_get (&pool->busy) > 0; spins++)
+    {
+      if (spins < SPIN_ROUNDS)
+        {
+          if ((spins & 63) == 0)
+            sched_yield ();
+          continue;
+        }
+      g_mutex_lock (&pool->lock);
+      while (g_atomic_int_get (&pool->busy) > 0)
+        g_cond_wait (&pool->idle, &pool->lock);
+      g_mutex_unlock (&pool->lock);
+      break;
+    }
+}

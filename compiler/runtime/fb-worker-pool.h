@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* A pool of worker threads for the loops of compiled kernels: the caller and n - 1 workers
+ * take chunks of one range at a time. Workers spin briefly between phases, since kernels
+ * follow each other within microseconds, then sleep. */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+G_BEGIN_DECLS
+
+typedef struct _FbWorkerPool FbWorkerPool;
+
+typedef void (*FbRangeFn) (gpointer data, int64_t begin, int64_t end);
+
+/* n_threads counts the caller; 0 means one per core. */
+FbWorkerPool *fb_worker_pool_new      (guint n_threads);
+void          fb_worker_pool_free     (FbWorkerPool *pool);
+guint         fb_worker_pool_n_threads (FbWorkerPool *pool);
+/* Runs fn over [0, extent) in chunks of at least grain iterations, on every thread, and
+ * returns when all are done. Calls are serialized: one range at a time per pool. */
+void          fb_worker_pool_run      (FbWorkerPool *pool, FbRangeFn fn, gpointer data,
+                                       int64_t extent, int64_t grain);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbWorkerPool, fb_worker_pool_free)
+
+G_END_DECLS
