@@ -413,8 +413,11 @@ static void
 fb_compare_view_dispose (GObject *object)
 {
   FbCompareView *self = FB_COMPARE_VIEW (object);
+  GtkWidget *child;
 
   gtk_widget_dispose_template (GTK_WIDGET (self), FB_TYPE_COMPARE_VIEW);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
   g_clear_pointer (&self->layouts, g_ptr_array_unref);
   g_clear_pointer (&self->run, fb_run_unref);
   g_clear_pointer (&self->change_of, g_hash_table_unref);

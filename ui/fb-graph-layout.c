@@ -676,6 +676,26 @@ straight_path (FbPath        *path,
   path->points = g_memdup2 (pts, sizeof pts);
 }
 
+/* An edge from the group's top border down to a member, or from a member down to the bottom. */
+static void
+port_path (const FbGroupLayout *layout,
+           const FbGroupEdge   *edge,
+           FbPath              *path)
+{
+  if (edge->from < 0)
+    {
+      const FbPlace *to = &layout->places[edge->to];
+
+      straight_path (path, to->cx, 0, to->cx, to->cy - to->h / 2);
+    }
+  else
+    {
+      const FbPlace *from = &layout->places[edge->from];
+
+      straight_path (path, from->cx, from->cy + from->h / 2, from->cx, layout->height);
+    }
+}
+
 static void
 set_attr (void       *object,
           Agsym_t    *sym,
@@ -697,7 +717,6 @@ dot_layout (FbGraphLayout *self,
   GArray *edges = group->edges;
   g_autofree Agnode_t **nodes = g_new0 (Agnode_t *, n);
   g_autofree Agedge_t **agedges = g_new0 (Agedge_t *, edges->len);
-  Agnode_t *in_port = NULL, *out_port = NULL;
   Agsym_t *width_sym, *height_sym;
   Agraph_t *g;
   locale_t c_locale, old_locale;
@@ -736,21 +755,12 @@ dot_layout (FbGraphLayout *self,
   for (guint i = 0; i < edges->len; i++)
     {
       FbGroupEdge *edge = &g_array_index (edges, FbGroupEdge, i);
-      Agnode_t **port = edge->from < 0 ? &in_port : edge->to < 0 ? &out_port : NULL;
 
-      if (port != NULL && *port == NULL)
-        {
-          gboolean in = port == &in_port;
-          Agraph_t *rank = agsubg (g, (char *) (in ? "sources" : "sinks"), TRUE);
-
-          *port = agnode (g, (char *) (in ? "in" : "out"), TRUE);
-          set_attr (*port, width_sym, 0.1);
-          set_attr (*port, height_sym, 0.1);
-          agsafeset (rank, (char *) "rank", (char *) (in ? "source" : "sink"), (char *) "");
-          agsubnode (rank, *port, TRUE);
-        }
-      agedges[i] = agedge (g, edge->from < 0 ? in_port : nodes[edge->from],
-                           edge->to < 0 ? out_port : nodes[edge->to], NULL, TRUE);
+      /* Edges that enter or leave the group are drawn straight from its border afterwards:
+         port nodes would cost two ranks of height. */
+      if (edge->from < 0 || edge->to < 0)
+        continue;
+      agedges[i] = agedge (g, nodes[edge->from], nodes[edge->to], NULL, TRUE);
     }
 
   if (gvLayout (graphviz_context, g, "dot") != 0)
@@ -781,9 +791,16 @@ dot_layout (FbGraphLayout *self,
   layout->paths = g_new0 (FbPath, edges->len);
   for (guint i = 0; i < edges->len; i++)
     {
-      splines *spl = ED_spl (agedges[i]);
+      FbGroupEdge *edge = &g_array_index (edges, FbGroupEdge, i);
+      splines *spl;
       FbPath *path = &layout->paths[i];
 
+      if (agedges[i] == NULL)
+        {
+          port_path (layout, edge, path);
+          continue;
+        }
+      spl = ED_spl (agedges[i]);
       if (spl != NULL && spl->size > 0 && spl->list[0].size >= 4)
         {
           bezier *bz = &spl->list[0];
@@ -920,8 +937,9 @@ seed_layout (FbGraphLayout *self,
           n_new++;
           continue;
         }
+      /* A box that changed size keeps its top edge: the picture reads from the top down. */
       places[i].cx = prev->places[j - 1].cx;
-      places[i].cy = prev->places[j - 1].cy;
+      places[i].cy = prev->places[j - 1].cy - prev->places[j - 1].h / 2 + sizes[i].h / 2;
       placed[i] = TRUE;
       kept[i] = prev->places[j - 1].w == sizes[i].w && prev->places[j - 1].h == sizes[i].h;
     }
@@ -1016,18 +1034,8 @@ seed_layout (FbGraphLayout *self,
           path->n_points = prev->paths[j - 1].n_points;
           path->points = g_memdup2 (prev->paths[j - 1].points, 2 * sizeof (double) * path->n_points);
         }
-      else if (edge->from < 0)
-        {
-          FbPlace *to = &layout->places[edge->to];
-
-          straight_path (path, to->cx, 0, to->cx, to->cy - to->h / 2);
-        }
-      else if (edge->to < 0)
-        {
-          FbPlace *from = &layout->places[edge->from];
-
-          straight_path (path, from->cx, from->cy + from->h / 2, from->cx, layout->height);
-        }
+      else if (edge->from < 0 || edge->to < 0)
+        port_path (layout, edge, path);
       else
         {
           FbPlace *from = &layout->places[edge->from], *to = &layout->places[edge->to];

@@ -16,8 +16,8 @@ G_BEGIN_DECLS
 #define FB_GRAPH_TEXT_PX          10.0    /* name, shape */
 #define FB_GRAPH_TITLE_CHAR       7.6     /* average advance of a title character */
 #define FB_GRAPH_TEXT_CHAR        6.2
-#define FB_GRAPH_FRAME_HEADER     26.0    /* title bar of an expanded group */
-#define FB_GRAPH_FRAME_PAD        14.0    /* margin around a group's content */
+#define FB_GRAPH_FRAME_HEADER     24.0    /* title bar of an expanded group */
+#define FB_GRAPH_FRAME_PAD        10.0    /* margin around a group's content */
 #define FB_GRAPH_FUSED_ROW        20.0    /* one member of a fused node */
 #define FB_GRAPH_FUSED_MAX_ROWS   8       /* members drawn before "+N more" */
 #define FB_GRAPH_RADIUS           6.0

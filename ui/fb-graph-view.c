@@ -174,6 +174,22 @@ fb_graph_view_zoom_to_fit (FbGraphView *self)
                               height / 2 - view_height (self) / zoom / 2, zoom);
 }
 
+/* The first picture of a graph: all of it when that is readable, else its top at a size where
+ * the text shows, centred across. */
+static void
+show_first_picture (FbGraphView *self)
+{
+  double width, height, w = view_width (self), zoom, x;
+
+  fb_graph_view_zoom_to_fit (self);
+  if (self->zoom >= FB_GRAPH_VIEW_READABLE_ZOOM)
+    return;
+  fb_graph_scene_get_bounds (self->scene, &width, &height);
+  zoom = FB_GRAPH_VIEW_READABLE_ZOOM;
+  x = width * zoom <= w ? width / 2 - w / zoom / 2 : 0;
+  fb_graph_view_set_viewport (self, x, 0, zoom);
+}
+
 /* Scrolls so that item is on screen, centring it only when it was not. */
 static void
 reveal_item (FbGraphView *self,
@@ -728,7 +744,7 @@ scene_ready (GObject      *source,
       g_clear_pointer (&self->anchor_path, g_free);
     }
   if (self->fit_pending && gtk_widget_get_width (GTK_WIDGET (self)) > 0)
-    fb_graph_view_zoom_to_fit (self);
+    show_first_picture (self);
   if (self->reveal_pending)
     {
       reveal_item (self, self->selected_item);
@@ -1113,7 +1129,7 @@ fb_graph_view_size_allocate (GtkWidget *widget,
   FbGraphView *self = FB_GRAPH_VIEW (widget);
 
   if (self->fit_pending && self->scene != NULL)
-    fb_graph_view_zoom_to_fit (self);
+    show_first_picture (self);
   gtk_popover_present (GTK_POPOVER (self->popover));
 }
 

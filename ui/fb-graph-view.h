@@ -32,10 +32,13 @@ typedef enum {
 
 #define FB_GRAPH_VIEW_MIN_ZOOM 0.02
 #define FB_GRAPH_VIEW_MAX_ZOOM 4.0
+/* The least zoom of a first picture: below it, the text of the boxes is too small to read. */
+#define FB_GRAPH_VIEW_READABLE_ZOOM 0.6
 
 GtkWidget     *fb_graph_view_new                (void);
 /* Shows layout (NULL: nothing). Keeps the viewport, the expanded groups and the selection (by
- * node id, then by name); the very first layout is fitted into the view. */
+ * node id, then by name); the very first layout is fitted into the view
+ * (or, when that would make it unreadable, its top is shown). */
 void           fb_graph_view_set_layout         (FbGraphView   *self,
                                                  FbGraphLayout *layout);
 FbGraphLayout *fb_graph_view_get_layout         (FbGraphView   *self);
