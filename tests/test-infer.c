@@ -496,6 +496,71 @@ test_sources (void)
   tg_free (tg);
 }
 
+/* ---- shapes computed by the graph --------------------------------------------------------- */
+
+static FbValue *
+unsqueeze0 (TestGraph *tg, FbValue *v)
+{
+  return tg_node (tg, NULL, FB_OP_UNSQUEEZE, 2, 1, v, tg_const_i64 (tg, NULL, 1, I64S (0)))->outputs[0];
+}
+
+static void
+test_shape_arithmetic (void)
+{
+  TestGraph *tg = tg_new (17);
+  FbValue *x = tg_input (tg, NULL, F32, "batchxseqx64");
+  FbValue *shape, *batch, *seq, *cat;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbTensor) one = fb_tensor_new_scalar_i64 (1);
+  FbNode *n, *reshape, *cos, *range, *expand, *mul, *where, *slice, *flat;
+
+  /* The exporters' idiom: Shape, Gather an extent, Unsqueeze, Concat, Reshape. */
+  shape = tg_node (tg, NULL, FB_OP_SHAPE, 1, 1, x)->outputs[0];
+  batch = tg_node (tg, NULL, FB_OP_GATHER, 2, 1, shape, tg_scalar_i64 (tg, NULL, 0))->outputs[0];
+  seq = tg_node (tg, NULL, FB_OP_GATHER, 2, 1, shape, tg_scalar_i64 (tg, NULL, -2))->outputs[0];
+  cat = tg_node (tg, NULL, FB_OP_CONCAT, 3, 1, unsqueeze0 (tg, batch), unsqueeze0 (tg, seq),
+                 tg_const_i64 (tg, NULL, 2, I64S (2, -1)))->outputs[0];
+  tg_int (tg, cat->producer, "axis", 0);
+  reshape = tg_node (tg, NULL, FB_OP_RESHAPE, 2, 1, x, cat);
+  cos = tg_node (tg, NULL, FB_OP_CONSTANT_OF_SHAPE, 1, 1,
+                 tg_node (tg, NULL, FB_OP_SLICE, 3, 1, shape, tg_const_i64 (tg, NULL, 1, I64S (0)),
+                          tg_const_i64 (tg, NULL, 1, I64S (-1)))->outputs[0]);
+  range = tg_node (tg, NULL, FB_OP_RANGE, 3, 1, tg_scalar_i64 (tg, NULL, 0), seq, tg_scalar_i64 (tg, NULL, 1));
+  expand = tg_node (tg, NULL, FB_OP_EXPAND, 2, 1, tg_input (tg, NULL, F32, "1x1x64"), shape);
+  /* batch * seq is a number nobody named: unknown, but the rank still follows. */
+  mul = tg_node (tg, NULL, FB_OP_MUL, 2, 1, batch, seq);
+  flat = tg_node (tg, NULL, FB_OP_RESHAPE, 2, 1, x,
+                  tg_node (tg, NULL, FB_OP_CONCAT, 2, 1, unsqueeze0 (tg, OUT (mul, 0)),
+                           tg_const_i64 (tg, NULL, 1, I64S (64)))->outputs[0]);
+  tg_int (tg, OUT (flat, 0)->producer->inputs[1]->producer, "axis", 0);
+  /* torch's expand: Where (Equal (shape, -1), ones, shape). */
+  {
+    FbValue *want = tg_const_i64 (tg, NULL, 2, I64S (3, -1));
+    FbNode *ones = tg_node (tg, NULL, FB_OP_CONSTANT_OF_SHAPE, 1, 1, tg_const_i64 (tg, NULL, 1, I64S (2)));
+    tg_tensor_attr (tg, ones, "value", one);
+    where = tg_node (tg, NULL, FB_OP_WHERE, 3, 1,
+                     tg_node (tg, NULL, FB_OP_EQUAL, 2, 1, want, tg_scalar_i64 (tg, NULL, -1))->outputs[0],
+                     OUT (ones, 0), want);
+    slice = tg_node (tg, NULL, FB_OP_EXPAND, 2, 1, tg_input (tg, NULL, F32, "1x5"), OUT (where, 0));
+  }
+  g_assert_true (fb_infer_graph (tg->graph, &error));
+  g_assert_no_error (error);
+  CHECK (OUT (reshape, 0), F32, "batchxseqx2x32");
+  CHECK (OUT (cos, 0), F32, "batchxseq");
+  CHECK (OUT (range, 0), I64, "seq");
+  CHECK (OUT (expand, 0), F32, "batchxseqx64");
+  CHECK (OUT (flat, 0), F32, "?x64");
+  CHECK (OUT (slice, 0), F32, "3x5");
+
+  /* Fully known numbers act as constants everywhere, here for Tile. */
+  x = tg_input (tg, NULL, F32, "2x3");
+  n = tg_node (tg, NULL, FB_OP_TILE, 2, 1, x, tg_node (tg, NULL, FB_OP_SHAPE, 1, 1, x)->outputs[0]);
+  INFER_OK (tg, OUT (n, 0)->producer->inputs[1]->producer);
+  INFER_OK (tg, n);
+  CHECK (OUT (n, 0), F32, "4x9");
+  tg_free (tg);
+}
+
 /* ---- value_info, unknown operators, pinning ------------------------------------------------ */
 
 static void
@@ -662,6 +727,7 @@ main (int argc, char **argv)
   g_test_add_func ("/infer/reshape/reshape", test_reshape);
   g_test_add_func ("/infer/reshape/flatten-squeeze-unsqueeze", test_flatten_squeeze_unsqueeze);
   g_test_add_func ("/infer/misc/sources", test_sources);
+  g_test_add_func ("/infer/shape-arithmetic", test_shape_arithmetic);
   g_test_add_func ("/infer/value-info", test_value_info_preference);
   g_test_add_func ("/infer/graph-and-pins", test_graph_and_pins);
   g_test_add_func ("/infer/hostile", test_hostile);

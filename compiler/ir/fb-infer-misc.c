@@ -90,7 +90,26 @@ _fb_infer_constant_of_shape (FbGraph *graph, FbNode *node, GError **error)
                            G_GINT64_FORMAT, value->numel);
   if (n < 0)
     {
+      FbIntVec iv;
       int64_t len;
+
+      if (_fb_infer_int_vector (node, 0, &iv) && !iv.scalar)
+        {
+          if (!_fb_infer_check_rank (node, iv.n, error))
+            return FALSE;
+          out = _fb_shape_of_rank (iv.n);
+          for (int i = 0; i < iv.n; i++)
+            {
+              if (iv.known[i] && iv.v[i] < 0)
+                return _fb_infer_fail (error, node, "shape entry %d is %" G_GINT64_FORMAT, i,
+                                       iv.v[i]);
+              if (iv.known[i])
+                out.dim[i] = iv.v[i];
+              else
+                out.sym[i] = iv.sym[i];
+            }
+          return _fb_infer_set_output (node, 0, dtype, &out, error);
+        }
       if (!_fb_infer_vector_length (node, 0, "input 'input'", FALSE, &len, error))
         return FALSE;
       if (len < 0)
@@ -152,6 +171,24 @@ _fb_infer_range (FbGraph *graph, FbNode *node, GError **error)
     }
   if (!_fb_infer_same_type (node, all, 3, &dtype, error))
     return FALSE;
+  if ((t[0] == NULL || t[1] == NULL || t[2] == NULL) && !fb_dtype_is_float (dtype))
+    {
+      /* Integer bounds computed from extents: Range (0, Shape (x)[1], 1) counts that extent. */
+      FbIntVec iv[3];
+      gboolean ok = TRUE;
+      for (guint i = 0; i < 3 && ok; i++)
+        ok = _fb_infer_int_vector (node, i, &iv[i]) && iv[i].n == 1;
+      if (ok && iv[2].known[0] && iv[2].v[0] == 0)
+        return _fb_infer_fail (error, node, "delta is 0");
+      if (ok && iv[0].known[0] && iv[1].known[0] && iv[2].known[0])
+        {
+          if (!range_count_int (iv[0].v[0], iv[1].v[0], iv[2].v[0], &out.dim[0]))
+            return _fb_infer_fail (error, node, "the range's length overflows 64 bits");
+        }
+      else if (ok && iv[0].known[0] && iv[0].v[0] == 0 && iv[2].known[0] && iv[2].v[0] == 1)
+        out.sym[0] = iv[1].sym[0];
+      return _fb_infer_set_output (node, 0, dtype, &out, error);
+    }
   if (t[0] != NULL && t[1] != NULL && t[2] != NULL)
     {
       if (fb_dtype_is_float (t[0]->dtype))

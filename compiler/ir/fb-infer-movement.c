@@ -353,8 +353,30 @@ _fb_infer_expand (FbGraph *graph, FbNode *node, GError **error)
     return FALSE;
   if (n < 0)
     {
+      FbIntVec iv;
       int64_t len;
       int r = x->shape.rank;
+
+      /* Entries computed from extents: unknown numbers, but maybe named ones. */
+      if (_fb_infer_int_vector (node, 1, &iv) && !iv.scalar)
+        {
+          if (!_fb_infer_check_rank (node, iv.n, error))
+            return FALSE;
+          target = _fb_shape_of_rank (iv.n);
+          for (int i = 0; i < iv.n; i++)
+            {
+              if (iv.known[i] && iv.v[i] < 0)
+                return _fb_infer_fail (error, node, "shape entry %d is %" G_GINT64_FORMAT, i,
+                                       iv.v[i]);
+              if (iv.known[i])
+                target.dim[i] = iv.v[i];
+              else
+                target.sym[i] = iv.sym[i];
+            }
+          if (!_fb_infer_broadcast (node, &x->shape, &target, &out, error))
+            return FALSE;
+          return _fb_infer_set_output (node, 0, x->dtype, &out, error);
+        }
       if (!_fb_infer_vector_length (node, 1, "input 'shape'", FALSE, &len, error))
         return FALSE;
       if (len < 0 || r < 0)

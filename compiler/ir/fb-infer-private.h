@@ -69,9 +69,10 @@ gboolean  _fb_dtype_in_class      (FbDType dtype, FbTypeClass cls);
 
 /* ---- constants ------------------------------------------------------------------------------ */
 
-/* The values of input i when it is a constant integer tensor of rank 0 or 1: *n receives the
- * count and *out a g_free'd copy; *n = -1 (and no error) when the input is absent or not
- * constant. Error when the constant is not an integer vector or longer than max_len. */
+/* The values of input i when it is a constant integer tensor of rank 0 or 1, or computed from
+ * shapes with every entry known: *n receives the count and *out a g_free'd copy; *n = -1 (and no
+ * error) when the input is absent or not known. Error when the constant is not an integer vector
+ * or longer than max_len. */
 gboolean  _fb_infer_const_ints    (const FbNode *node, guint i, const char *what, guint max_len,
                                    int64_t **out, int *n, GError **error);
 /* The same for a float (or integer) vector, read as double. */
@@ -85,6 +86,25 @@ gboolean  _fb_infer_vector_length (const FbNode *node, guint i, const char *what
  * allow_vector1. */
 gboolean  _fb_infer_check_scalar  (const FbNode *node, guint i, const char *what,
                                    gboolean allow_vector1, GError **error);
+
+/* ---- values computed from shapes (fb-infer-data.c) ------------------------------------------ */
+
+#define FB_INT_VEC_MAX (2 * FB_MAX_RANK)
+
+/* A small integer vector (or scalar) whose entries are known numbers or, when only known at run
+ * time, possibly a named extent. */
+typedef struct {
+  int         n;                        /* entries (1 for a scalar) */
+  gboolean    scalar;                   /* rank 0 rather than 1 */
+  int64_t     v[FB_INT_VEC_MAX];        /* the entry, where known */
+  gboolean    known[FB_INT_VEC_MAX];
+  const char *sym[FB_INT_VEC_MAX];      /* for an unknown entry: the extent it equals, or NULL */
+} FbIntVec;
+
+/* What input i holds, from its constant or by following the shape arithmetic that computes it
+ * (Shape, Gather, Concat, Slice, Unsqueeze, Cast, Add, Mul, Where, ConstantOfShape ...). FALSE
+ * when nothing is known. */
+gboolean  _fb_infer_int_vector    (const FbNode *node, guint i, FbIntVec *out);
 
 /* ---- shapes --------------------------------------------------------------------------------- */
 

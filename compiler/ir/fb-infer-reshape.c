@@ -105,6 +105,7 @@ _fb_infer_reshape (FbGraph *graph, FbNode *node, GError **error)
   g_autofree int64_t *want = NULL;
   gboolean copied[FB_MAX_RANK] = { FALSE };
   gboolean allowzero = FALSE;
+  FbIntVec iv;
   int n, at = -1;
   FbShape out;
 
@@ -118,7 +119,19 @@ _fb_infer_reshape (FbGraph *graph, FbNode *node, GError **error)
   if (!_fb_infer_const_ints (node, 1, "input 'shape'", FB_INFER_MAX_VECTOR, &want, &n, error))
     return FALSE;
 
-  if (n < 0)
+  if (n >= 0)
+    {
+      if (!_fb_infer_check_rank (node, n, error))
+        return FALSE;
+      iv.n = n;
+      for (int i = 0; i < n; i++)
+        {
+          iv.v[i] = want[i];
+          iv.known[i] = TRUE;
+          iv.sym[i] = NULL;
+        }
+    }
+  else if (!_fb_infer_int_vector (node, 1, &iv) || iv.scalar)
     {
       /* Only the rank is known: the length of the shape vector. */
       int64_t len;
@@ -131,14 +144,18 @@ _fb_infer_reshape (FbGraph *graph, FbNode *node, GError **error)
       out = _fb_shape_of_rank ((int) len);
       return _fb_infer_set_output (node, 0, x->dtype, &out, error);
     }
-
-  if (!_fb_infer_check_rank (node, n, error))
+  else if (!_fb_infer_check_rank (node, iv.n, error))
     return FALSE;
-  out = _fb_shape_of_rank (n);
-  for (int i = 0; i < n; i++)
+
+  /* Entries computed at run time come from extents (Shape, Gather ...): they are neither 0 nor
+   * -1, and may carry the extent's name. */
+  out = _fb_shape_of_rank (iv.n);
+  for (int i = 0; i < iv.n; i++)
     {
-      int64_t v = want[i];
-      if (v == -1)
+      int64_t v = iv.v[i];
+      if (!iv.known[i])
+        out.sym[i] = iv.sym[i];
+      else if (v == -1)
         {
           if (at >= 0)
             return _fb_infer_fail (error, node, "the shape has -1 at both %d and %d", at, i);
@@ -163,8 +180,8 @@ _fb_infer_reshape (FbGraph *graph, FbNode *node, GError **error)
         out.dim[i] = v;
     }
   if (allowzero && at >= 0)
-    for (int i = 0; i < n; i++)
-      if (want[i] == 0)
+    for (int i = 0; i < iv.n; i++)
+      if (iv.known[i] && iv.v[i] == 0)
         return _fb_infer_fail (error, node, "with allowzero=1 the shape cannot hold both 0 and -1");
 
   if (x->shape.rank >= 0 && at >= 0)
