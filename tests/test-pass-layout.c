@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* layout: convolutions and pools channels-last, transposes only at the boundaries. */
+#include "fb-test-passes.h"
+
+#include <string.h>
+
+static FbPipeline *
+layout (FbGraph *g, FbLayout which)
+{
+  g_autoptr(FbPipelineOptions) o = tp_only ("layout", NULL);
+  FbPipeline *p;
+
+  o->layout = which;
+  p = tp_run (g, o);
+  tp_assert_stages_agree (p, 19);
+  return p;
+}
+
+static guint
+count_inserted (const FbGraph *g)
+{
+  guint n = 0;
+  for (guint i = 0; i < g->nodes->len; i++)
+    if (((FbNode *) g_ptr_array_index (g->nodes, i))->flags & FB_NODE_INSERTED)
+      n++;
+  return n;
+}
+
+static guint
+count_nhwc (const FbGraph *g)
+{
+  guint n = 0;
+  for (guint i = 0; i < g->nodes->len; i++)
+    if (g_strcmp0 (fb_node_attr_string (g_ptr_array_index (g->nodes, i), FB_ATTR_LAYOUT, ""), "nhwc") == 0)
+      n++;
+  return n;
+}
+
+/* conv -> relu -> maxpool, conv2 on the same input, added -> gap -> flatten -> gemm */
+static FbGraph *
+network (void)
+{
+  FbGraph *g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", 4, TP_DIMS (1, 3, 8, 8));
+  FbValue *a = tp_op (g, FB_OP_CONV, "conv1", x, tp_const (g, "w1", 4, TP_DIMS (4, 3, 3, 3), NULL), NULL);
+  FbValue *b, *v;
+
+  tp_attr_ints (g, a, "pads", 4, TP_DIMS (1, 1, 1, 1));
+  a = tp_op (g, FB_OP_RELU, "relu", a, NULL);
+  a = tp_op (g, FB_OP_MAX_POOL, "pool", a, NULL);
+  tp_attr_ints (g, a, "kernel_shape", 2, TP_DIMS (2, 2));
+  tp_attr_ints (g, a, "strides", 2, TP_DIMS (2, 2));
+  b = tp_op (g, FB_OP_CONV, "conv2", x, tp_const (g, "w2", 4, TP_DIMS (4, 3, 2, 2), NULL), NULL);
+  tp_attr_ints (g, b, "strides", 2, TP_DIMS (2, 2));
+  v = tp_op (g, FB_OP_ADD, "add", a, b, NULL);
+  v = tp_op (g, FB_OP_MUL, "scale", v, tp_const (g, "per_channel", 3, TP_DIMS (4, 1, 1), NULL), NULL);
+  v = tp_op (g, FB_OP_GLOBAL_AVERAGE_POOL, "gap", v, NULL);
+  v = tp_op (g, FB_OP_FLATTEN, "flatten", v, NULL);
+  v = tp_op (g, FB_OP_GEMM, "fc", v, tp_const (g, "wf", 2, TP_DIMS (4, 2), NULL), NULL);
+  tp_output (g, v);
+  return g;
+}
+
+static void
+test_nhwc (void)
+{
+  g_autoptr(FbPipeline) p = layout (network (), FB_LAYOUT_NHWC);
+  FbGraph *out = tp_stage_graph (p, "layout");
+  FbStage *s = fb_pipeline_stage_by_name (p, "layout");
+
+  /* conv1, pool, conv2, gap marked; relu, add and the per-channel scale follow along. */
+  g_assert_cmpuint (count_nhwc (out), ==, 4);
+  /* x enters once (shared by both convolutions), gap's result leaves once. */
+  g_assert_cmpuint (count_inserted (out), ==, 2);
+  g_assert_nonnull (strstr (s->summary, "NHWC"));
+  for (guint i = 0; i < out->nodes->len; i++)
+    {
+      FbNode *n = g_ptr_array_index (out->nodes, i);
+      if (n->flags & FB_NODE_INSERTED)
+        {
+          g_assert_cmpint (n->op, ==, FB_OP_TRANSPOSE);
+          g_assert_cmpuint (n->n_prov, >, 0);
+          g_assert_cmpint (tp_change (s, n->id)->kind, ==, FB_CHANGE_ADDED);
+        }
+    }
+}
+
+static void
+test_nchw_changes_nothing (void)
+{
+  g_autoptr(FbPipeline) p = layout (network (), FB_LAYOUT_NCHW);
+  FbStage *s = fb_pipeline_stage_by_name (p, "layout");
+
+  g_assert_cmpuint (s->changes->len, ==, 0);
+  g_assert_cmpuint (count_nhwc (s->graph), ==, 0);
+}
+
+/* A model that transposes its NHWC input to NCHW for the convolution: the pair cancels. */
+static void
+test_model_transpose_cancels (void)
+{
+  FbGraph *g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", 4, TP_DIMS (1, 6, 6, 3));
+  FbValue *t = tp_op (g, FB_OP_TRANSPOSE, "to_nchw", x, NULL);
+  FbValue *v;
+
+  tp_attr_ints (g, t, "perm", 4, TP_DIMS (0, 3, 1, 2));
+  v = tp_op (g, FB_OP_CONV, "conv", t, tp_const (g, "w", 4, TP_DIMS (2, 3, 1, 1), NULL), NULL);
+  v = tp_op (g, FB_OP_TRANSPOSE, "to_nhwc", v, NULL);
+  tp_attr_ints (g, v, "perm", 4, TP_DIMS (0, 2, 3, 1));
+  tp_output (g, tp_op (g, FB_OP_RELU, "relu", v, NULL));
+  g_autoptr(FbPipeline) p = layout (g, FB_LAYOUT_NHWC);
+  FbGraph *out = tp_stage_graph (p, "layout");
+
+  /* The convolution reads x directly and its result feeds the Relu directly. */
+  g_assert_cmpuint (count_inserted (out), ==, 0);
+  g_assert_cmpuint (tp_count (out, FB_OP_TRANSPOSE, FALSE), ==, 0);
+  g_assert_true (tp_find (out, FB_OP_CONV)->inputs[0]->is_input);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pass/layout/nhwc", test_nhwc);
+  g_test_add_func ("/pass/layout/nchw", test_nchw_changes_nothing);
+  g_test_add_func ("/pass/layout/model-transpose-cancels", test_model_transpose_cancels);
+  return g_test_run ();
+}

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The simplify pass: algebraic identities and idioms, each on a small graph, each checked
+ * against the interpreter. */
+#include "fb-test-passes.h"
+
+#include <math.h>
+#include <string.h>
+
+static FbPipeline *
+simplify (FbGraph *g)
+{
+  g_autoptr(FbPipelineOptions) o = tp_only ("simplify", NULL);
+  FbPipeline *p = tp_run (g, o);
+  tp_assert_stages_agree (p, 7);
+  return p;
+}
+
+static void
+assert_summary_has (FbPipeline *p, const char *text)
+{
+  FbStage *s = fb_pipeline_stage_by_name (p, "simplify");
+  if (strstr (s->summary, text) == NULL)
+    g_error ("summary '%s' does not mention '%s'", s->summary, text);
+}
+
+static void
+test_identities (void)
+{
+  FbGraph *g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", 2, TP_DIMS (2, 3));
+  FbValue *v = tp_op (g, FB_OP_MUL, "mul", x, tp_scalar (g, 1), NULL);
+  v = tp_op (g, FB_OP_ADD, "add", tp_scalar (g, 0), v, NULL);
+  v = tp_op (g, FB_OP_SUB, "sub", v, tp_scalar (g, 0), NULL);
+  v = tp_op (g, FB_OP_DIV, "div", v, tp_scalar (g, 1), NULL);
+  v = tp_op (g, FB_OP_RELU, "relu", v, NULL);
+  tp_output (g, v);
+  g_autoptr(FbPipeline) p = simplify (g);
+  FbGraph *out = tp_stage_graph (p, "simplify");
+
+  g_assert_cmpuint (out->nodes->len, ==, 1);
+  g_assert_nonnull (tp_find (out, FB_OP_RELU));
+  assert_summary_has (p, "mul-one ×1");
+  assert_summary_has (p, "add-zero ×1");
+}
+
+/* x * ones that broadcast x to a bigger shape is not x. */
+static void
+test_identity_that_broadcasts_stays (void)
+{
+  FbGraph *g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", 1, TP_DIMS (3));
+  FbValue *ones = tp_const (g, "ones", 2, TP_DIMS (2, 3), TP_VALS (1, 1, 1, 1, 1, 1));
+  FbValue *v = tp_op (g, FB_OP_MUL, "mul", x, ones, NULL);
+  tp_output (g, v);
+  g_autoptr(FbPipeline) p = simplify (g);
+
+  g_assert_cmpuint (tp_count (tp_stage_graph (p, "simplify"), FB_OP_MUL, FALSE), ==, 1);
+}
+
+static void
+test_transposes (void)
+{
+  FbGraph *g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", 3, TP_DIMS (2, 3, 4));
+  FbValue *a = tp_op (g, FB_OP_TRANSPOSE, "t1", x, NULL);
+  FbValue *b, *c, *d;
+  FbNode *t;
+  guint n = 0;
+  const int64_t *perm;
+
+  tp_attr_ints (g, a, "perm", 3, TP_DIMS (1, 0, 2));
+  b = tp_op (g, FB_OP_TRANSPOSE, "t2", a, NULL);
+  tp_attr_ints (g, b, "perm", 3, TP_DIMS (1, 0, 2));        /* cancels t1 */
+  c = tp_op (g, FB_OP_TRANSPOSE, "t3", b, NULL);
+  tp_attr_ints (g, c, "perm", 3, TP_DIMS (0, 2, 1));
+  d = tp_op (g, FB_OP_TRANSPOSE, "t4", c, NULL);
+  tp_attr_ints (g, d, "perm", 3, TP_DIMS (1, 0, 2));        /* composes with t3 */
+  tp_output (g, tp_op (g, FB_OP_RELU, "relu", d, NULL));
+  g_autoptr(FbPipeline) p = simplify (g);
+  FbGraph *out = tp_stage_graph (p, "simplify");
+
+  g_assert_cmpuint (tp_count (out, FB_OP_TRANSPOSE, FALSE), ==, 1);
+  t = tp_find (out, FB_OP_TRANSPOSE);
+  g_assert_true (t->inputs[0]->is_input);
+  perm = fb_node_attr_ints (t, "perm", &n);
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_cmpint (perm[0], ==, 2);
+  g_assert_cmpint (perm[1], ==, 0);
+  g_assert_cmpint (perm[2], ==, 1);
+}
+
+static void
+test_reshapes (void)
+{
+  FbGraph *g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", 3, TP_DIMS (2, 3, 4));
+  FbValue *a = tp_op (g, FB_OP_RESHAPE, "r1", x, tp_ints (g, 2, TP_DIMS (6, 4)), NULL);
+  FbValue *b = tp_op (g, FB_OP_RESHAPE, "r2", a, tp_ints (g, 2, TP_DIMS (4, -1)), NULL);
+  FbValue *c = tp_op (g, FB_OP_RESHAPE, "r3", b, tp_ints (g, 3, TP_DIMS (2, 3, 4)), NULL);
+  tp_output (g, tp_op (g, FB_OP_RELU, "relu", c, NULL));
+  g_autoptr(FbPipeline) p = simplify (g);
+  FbGraph *out = tp_stage_graph (p, "simplify");
+
+  /* Back to x's own shape: no reshape at all. */
+  g_assert_cmpuint (tp_count (out, FB_OP_RESHAPE, FALSE), ==, 0);
+}
+
+static void
+test_div_to_mul (void)
+{
+  FbGraph *g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", 2, TP_DIMS (2, 3));
+  FbValue *c = tp_const (g, "c", 1, TP_DIMS (3), TP_VALS (4, -0.5, 3));
+  tp_output (g, tp_op (g, FB_OP_DIV, "div", x, c, NULL));
+  g_autoptr(FbPipeline) p = simplify (g);
+  FbGraph *out = tp_stage_graph (p, "simplify");
+  FbNode *mul = tp_find (out, FB_OP_MUL);
+
+  g_assert_nonnull (mul);
+  g_assert_cmpuint (tp_count (out, FB_OP_DIV, FALSE), ==, 0);
+  g_assert_cmpfloat_with_epsilon (fb_tensor_get_f64 (mul->inputs[1]->constant, 0), 0.25, 1e-7);
+  g_assert_cmpfloat_with_epsilon (fb_tensor_get_f64 (mul->inputs[1]->constant, 1), -2.0, 1e-7);
+  /* The shared divisor is untouched. */
+  g_assert_cmpfloat (fb_tensor_get_f64 (c->constant, 0), ==, 4.0);
+}
+
+/* LayerNorm as exporters decompose it: (x - mean) / sqrt(var + eps) * gamma + beta. */
+static FbValue *
+decomposed_layernorm (FbGraph *g, FbValue *x, gboolean square_by_mul, gboolean affine)
+{
+  FbValue *mean = tp_op (g, FB_OP_REDUCE_MEAN, "mean", x, NULL);
+  FbValue *d, *sq, *var, *std, *n;
+
+  tp_attr_ints (g, mean, "axes", 1, TP_DIMS (-1));
+  d = tp_op (g, FB_OP_SUB, "sub", x, mean, NULL);
+  sq = square_by_mul ? tp_op (g, FB_OP_MUL, "sq", d, d, NULL)
+                     : tp_op (g, FB_OP_POW, "sq", d, tp_scalar (g, 2), NULL);
+  var = tp_op (g, FB_OP_REDUCE_MEAN, "var", sq, NULL);
+  tp_attr_ints (g, var, "axes", 1, TP_DIMS (-1));
+  std = tp_op (g, FB_OP_SQRT, "sqrt", tp_op (g, FB_OP_ADD, "eps", var, tp_scalar (g, 1e-5), NULL), NULL);
+  n = tp_op (g, FB_OP_DIV, "div", d, std, NULL);
+  if (!affine)
+    return n;
+  n = tp_op (g, FB_OP_MUL, "gamma", tp_const (g, "g", 1, TP_DIMS (8), NULL), n, NULL);
+  return tp_op (g, FB_OP_ADD, "beta", n, tp_const (g, "b", 1, TP_DIMS (8), NULL), NULL);
+}
+
+static void
+test_layernorm (void)
+{
+  for (int variant = 0; variant < 2; variant++)
+    {
+      FbGraph *g = tp_graph (13);
+      FbValue *x = tp_input (g, "x", 3, TP_DIMS (2, 3, 8));
+      tp_output (g, decomposed_layernorm (g, x, variant == 1, variant == 0));
+      g_autoptr(FbPipeline) p = simplify (g);
+      FbGraph *out = tp_stage_graph (p, "simplify");
+      FbNode *ln = tp_find (out, FB_OP_LAYER_NORMALIZATION);
+
+      g_assert_cmpuint (out->nodes->len, ==, 1);
+      g_assert_nonnull (ln);
+      g_assert_cmpint (fb_node_attr_int (ln, "axis", 0), ==, 2);
+      g_assert_cmpfloat_with_epsilon (fb_node_attr_float (ln, "epsilon", 0), 1e-5, 1e-9);
+      g_assert_cmpuint (ln->n_inputs, ==, variant == 0 ? 3 : 2);
+      assert_summary_has (p, "layernorm");
+      /* The single node stands for every node it replaced. */
+      g_assert_cmpuint (ln->n_prov, ==, fb_pipeline_stage (p, 0)->graph->nodes->len);
+    }
+}
+
+static void
+test_gelu_erf (void)
+{
+  FbGraph *g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", 2, TP_DIMS (4, 5));
+  FbValue *e = tp_op (g, FB_OP_ERF, "erf", tp_op (g, FB_OP_DIV, "div", x, tp_scalar (g, M_SQRT2), NULL), NULL);
+  FbValue *one = tp_op (g, FB_OP_ADD, "add", e, tp_scalar (g, 1), NULL);
+  FbValue *y = tp_op (g, FB_OP_MUL, "mul", tp_op (g, FB_OP_MUL, "mul0", x, one, NULL),
+                      tp_scalar (g, 0.5), NULL);
+  tp_output (g, y);
+  g_autoptr(FbPipeline) p = simplify (g);
+  FbGraph *out = tp_stage_graph (p, "simplify");
+  FbNode *gelu = tp_find (out, FB_OP_GELU);
+
+  g_assert_cmpuint (out->nodes->len, ==, 1);
+  g_assert_nonnull (gelu);
+  g_assert_cmpstr (fb_node_attr_string (gelu, "approximate", "none"), ==, "none");
+}
+
+/* The tanh form as GPT-2 exports it, with Pow(x, 3). */
+static FbValue *
+gelu_tanh (FbGraph *g, FbValue *x)
+{
+  FbValue *half = tp_op (g, FB_OP_MUL, "half", x, tp_scalar (g, 0.5), NULL);
+  FbValue *cube = tp_op (g, FB_OP_POW, "pow", x, tp_scalar (g, 3), NULL);
+  FbValue *inner = tp_op (g, FB_OP_ADD, "inner", x,
+                          tp_op (g, FB_OP_MUL, "cubic", cube, tp_scalar (g, 0.044715), NULL), NULL);
+  FbValue *t = tp_op (g, FB_OP_TANH, "tanh",
+                      tp_op (g, FB_OP_MUL, "scale", inner, tp_scalar (g, 0.7978845834732056), NULL), NULL);
+  return tp_op (g, FB_OP_MUL, "gelu", half, tp_op (g, FB_OP_ADD, "one", t, tp_scalar (g, 1), NULL), NULL);
+}
+
+static void
+test_gelu_tanh (void)
+{
+  FbGraph *g = tp_graph (17);
+  tp_output (g, gelu_tanh (g, tp_input (g, "x", 2, TP_DIMS (4, 5))));
+  g_autoptr(FbPipeline) p = simplify (g);
+  FbGraph *out = tp_stage_graph (p, "simplify");
+
+  g_assert_cmpuint (out->nodes->len, ==, 1);
+  g_assert_cmpstr (fb_node_attr_string (tp_find (out, FB_OP_GELU), "approximate", ""), ==, "tanh");
+  assert_summary_has (p, "gelu-tanh ×1");
+}
+
+static void
+test_softmax (void)
+{
+  FbGraph *g = tp_graph (13);
+  FbValue *x = tp_input (g, "x", 2, TP_DIMS (3, 6));
+  FbValue *max = tp_op (g, FB_OP_REDUCE_MAX, "max", x, NULL);
+  FbValue *e, *sum;
+
+  tp_attr_ints (g, max, "axes", 1, TP_DIMS (1));
+  e = tp_op (g, FB_OP_EXP, "exp", tp_op (g, FB_OP_SUB, "sub", x, max, NULL), NULL);
+  sum = tp_op (g, FB_OP_REDUCE_SUM, "sum", e, tp_ints (g, 1, TP_DIMS (-1)), NULL);
+  tp_output (g, tp_op (g, FB_OP_DIV, "div", e, sum, NULL));
+  g_autoptr(FbPipeline) p = simplify (g);
+  FbGraph *out = tp_stage_graph (p, "simplify");
+
+  g_assert_cmpuint (out->nodes->len, ==, 1);
+  g_assert_cmpint (fb_node_attr_int (tp_find (out, FB_OP_SOFTMAX), "axis", -9), ==, 1);
+}
+
+static void
+test_hardswish (void)
+{
+  for (int variant = 0; variant < 2; variant++)
+    {
+      FbGraph *g = tp_graph (13);
+      FbValue *x = tp_input (g, "x", 2, TP_DIMS (4, 5));
+      FbValue *y;
+      if (variant == 0)
+        {
+          FbValue *hs = tp_op (g, FB_OP_HARD_SIGMOID, "hsig", x, NULL);
+          tp_attr_float (g, hs, "alpha", 1.0f / 6.0f);
+          y = tp_op (g, FB_OP_MUL, "mul", hs, x, NULL);
+        }
+      else
+        {
+          FbValue *clip = tp_op (g, FB_OP_CLIP, "clip", tp_op (g, FB_OP_ADD, "add3", x, tp_scalar (g, 3), NULL),
+                                 tp_scalar (g, 0), tp_scalar (g, 6), NULL);
+          y = tp_op (g, FB_OP_DIV, "div6", tp_op (g, FB_OP_MUL, "mul", x, clip, NULL), tp_scalar (g, 6), NULL);
+        }
+      tp_output (g, y);
+      g_autoptr(FbPipeline) p = simplify (g);
+      FbGraph *out = tp_stage_graph (p, "simplify");
+
+      g_assert_cmpuint (out->nodes->len, ==, 1);
+      g_assert_nonnull (tp_find (out, FB_OP_HARD_SWISH));
+    }
+}
+
+/* --no-fuse keeps a node out of idioms that collapse several nodes into one. */
+static void
+test_no_fuse_keeps_idiom_apart (void)
+{
+  FbGraph *g = tp_graph (17);
+  g_autoptr(FbPipelineOptions) o = tp_only ("simplify", NULL);
+  tp_output (g, gelu_tanh (g, tp_input (g, "x", 2, TP_DIMS (4, 5))));
+  g_ptr_array_add (o->no_fuse, g_strdup ("tanh"));
+  g_autoptr(FbPipeline) p = tp_run (g, o);
+  FbGraph *out = tp_stage_graph (p, "simplify");
+
+  g_assert_cmpuint (tp_count (out, FB_OP_GELU, FALSE), ==, 0);
+  g_assert_cmpuint (tp_count (out, FB_OP_TANH, FALSE), ==, 1);
+  tp_assert_stages_agree (p, 3);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pass/simplify/identities", test_identities);
+  g_test_add_func ("/pass/simplify/identity-that-broadcasts-stays", test_identity_that_broadcasts_stays);
+  g_test_add_func ("/pass/simplify/transposes", test_transposes);
+  g_test_add_func ("/pass/simplify/reshapes", test_reshapes);
+  g_test_add_func ("/pass/simplify/div-to-mul", test_div_to_mul);
+  g_test_add_func ("/pass/simplify/layernorm", test_layernorm);
+  g_test_add_func ("/pass/simplify/gelu-erf", test_gelu_erf);
+  g_test_add_func ("/pass/simplify/gelu-tanh", test_gelu_tanh);
+  g_test_add_func ("/pass/simplify/softmax", test_softmax);
+  g_test_add_func ("/pass/simplify/hardswish", test_hardswish);
+  g_test_add_func ("/pass/simplify/no-fuse", test_no_fuse_keeps_idiom_apart);
+  return g_test_run ();
+}
