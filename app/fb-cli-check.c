@@ -30,6 +30,13 @@ verdict_fail (Verdict *v, char *reason)
     g_free (reason);
 }
 
+/* g_ptr_array_sort hands the comparison pointers to the elements. */
+static gint
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return g_strcmp0 (*(const char * const *) a, *(const char * const *) b);
+}
+
 static GPtrArray *
 data_sets (const char *case_dir, GError **error)
 {
@@ -46,7 +53,7 @@ data_sets (const char *case_dir, GError **error)
         if (g_file_test (path, G_FILE_TEST_IS_DIR))
           g_ptr_array_add (sets, g_steal_pointer (&path));
       }
-  g_ptr_array_sort (sets, (GCompareFunc) g_strcmp0);
+  g_ptr_array_sort (sets, compare_names);
   if (sets->len == 0)
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: no test_data_set_* folder",

@@ -1,0 +1,385 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Builds the small models of the interpreter's conformance cases (tests/cases/NAME/).
+
+    make-cases.py OUTDIR
+
+writes OUTDIR/NAME.onnx for every case and OUTDIR/NAME.inputs, one line per model input in the
+form NAME=D0xD1x...:f32 (normal(0,1) floats) or NAME=:i64=VALUE (an int64 scalar). The committed
+case folders hold each model with one test_data_set_0 whose inputs are seeded normal floats and
+whose outputs come from ONNX Runtime 1.30 (CPU). Inputs of other types are made inside the
+models with Cast, so that every case feeds float32 or int64 only. Weights are seeded, small and
+stored in the models. Only development machines run this script; tests read the results.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+rng = np.random.default_rng(20240601)
+F = TensorProto.FLOAT
+
+
+def weight(name, shape, scale=0.5):
+    return numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
+
+
+def const(name, array):
+    return numpy_helper.from_array(np.asarray(array), name)
+
+
+def vi(name, elem=F, shape=None):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+class Case:
+    def __init__(self, name, opset):
+        self.name, self.opset = name, opset
+        self.nodes, self.inits, self.inputs, self.outputs, self.specs = [], [], [], [], []
+
+    def input(self, name, shape):
+        self.inputs.append(vi(name, F, shape))
+        self.specs.append(f"{name}={'x'.join(map(str, shape))}:f32")
+        return name
+
+    def input_i64(self, name, value):
+        self.inputs.append(vi(name, TensorProto.INT64, []))
+        self.specs.append(f"{name}=:i64={value}")
+        return name
+
+    def node(self, op, inputs, outputs=None, **attrs):
+        outputs = outputs or [f"{op.lower()}_{len(self.nodes)}"]
+        self.nodes.append(helper.make_node(op, inputs, outputs, name=f"{op}_{len(self.nodes)}", **attrs))
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    def init(self, tensor):
+        self.inits.append(tensor)
+        return tensor.name
+
+    def out(self, *names):
+        # Untyped: ONNX Runtime and the importer infer every output's type and shape.
+        for n in names:
+            self.outputs.append(helper.make_empty_tensor_value_info(n))
+
+    def save(self, outdir):
+        graph = helper.make_graph(self.nodes, self.name, self.inputs, self.outputs, self.inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset)],
+                                  producer_name="fusebench-tests")
+        model.ir_version = 8
+        onnx.save(model, os.path.join(outdir, self.name + ".onnx"))
+        with open(os.path.join(outdir, self.name + ".inputs"), "w") as f:
+            f.write("\n".join(self.specs) + "\n")
+
+
+def unary():
+    c = Case("unary", 20)
+    x = c.input("x", [2, 3, 4])
+    for op, attrs in [("Abs", {}), ("Neg", {}), ("Relu", {}), ("Sigmoid", {}), ("Tanh", {}),
+                      ("Exp", {}), ("Erf", {}), ("Sin", {}), ("Cos", {}), ("Sign", {}),
+                      ("Ceil", {}), ("Floor", {}), ("Round", {}), ("Softplus", {}),
+                      ("Softsign", {}), ("HardSwish", {}), ("HardSigmoid", {"alpha": 0.3, "beta": 0.4}),
+                      ("Elu", {"alpha": 0.7}), ("Selu", {}), ("LeakyRelu", {"alpha": 0.2}),
+                      ("Gelu", {}), ("Gelu", {"approximate": "tanh"}), ("Identity", {})]:
+        c.out(c.node(op, [x], **attrs))
+    a = c.node("Abs", [x])
+    c.out(c.node("Sqrt", [a]), c.node("Log", [a]), c.node("Reciprocal", [a]))
+    c.out(c.node("Clip", [x, c.init(const("lo", np.float32(-0.5))), c.init(const("hi", np.float32(0.7)))]))
+    c.out(c.node("Clip", [x, "", c.init(const("hi2", np.float32(0.1)))]))
+    return c
+
+
+def binary():
+    c = Case("binary", 17)
+    x = c.input("x", [2, 3, 4])
+    y = c.input("y", [3, 1])
+    z = c.input("z", [4])
+    for op in ["Add", "Sub", "Mul", "Div", "Max", "Min"]:
+        c.out(c.node(op, [x, y]))
+    c.out(c.node("Sum", [x, y, z]), c.node("Mean", [x, y, z]), c.node("Max", [x, y, z]))
+    c.out(c.node("Pow", [c.node("Abs", [x]), z]))
+    c.out(c.node("Mod", [x, c.init(const("m", np.float32(0.3)))], fmod=1))
+    c.out(c.node("PRelu", [x, c.init(weight("slope", [3, 1]))]))
+    gt = c.node("Greater", [x, y])
+    c.out(c.node("Where", [gt, x, z]))
+    for op in ["Less", "LessOrEqual", "GreaterOrEqual", "Equal"]:
+        c.out(c.node(op, [c.node("Round", [x]), c.node("Round", [y])]))
+    c.out(c.node("Xor", [gt, c.node("Less", [x, z])]))
+    c.out(c.node("And", [gt, c.node("Not", [c.node("IsNaN", [x])])]))
+    c.out(c.node("Or", [gt, c.node("Less", [x, z])]))
+    return c
+
+
+def integers():
+    c = Case("integers", 17)
+    x = c.input("x", [3, 4])
+    scaled = c.node("Mul", [x, c.init(const("ten", np.float32(10)))])
+    i32 = c.node("Cast", [scaled], to=TensorProto.INT32)
+    j32 = c.node("Cast", [c.node("Add", [c.node("Abs", [scaled]), c.init(const("one", np.float32(1)))])],
+                 to=TensorProto.INT32)
+    for op, attrs in [("Div", {}), ("Mod", {}), ("Mod", {"fmod": 1}), ("Add", {}), ("Sub", {}),
+                      ("Mul", {}), ("Max", {}), ("Min", {})]:
+        c.out(c.node(op, [i32, j32], **attrs))
+    i64 = c.node("Cast", [scaled], to=TensorProto.INT64)
+    c.out(c.node("Abs", [i64]), c.node("Neg", [i64]), c.node("Sign", [i64]))
+    c.out(c.node("ReduceSum", [i64, c.init(const("ax1", np.array([1], np.int64)))], keepdims=0))
+    c.out(c.node("CumSum", [i32, c.init(const("cax", np.int64(1)))], reverse=1))
+    i8 = c.node("Cast", [scaled], to=TensorProto.INT8)
+    c.out(c.node("Cast", [c.node("Relu", [i8])], to=TensorProto.INT32))
+    u8 = c.node("Cast", [c.node("Abs", [scaled])], to=TensorProto.UINT8)
+    c.out(c.node("Cast", [c.node("Clip", [u8, c.init(const("u_lo", np.uint8(3))),
+                                          c.init(const("u_hi", np.uint8(9)))])], to=TensorProto.INT32))
+    c.out(c.node("MatMul", [i32, c.node("Transpose", [j32])]))
+    f64 = c.node("Cast", [x], to=TensorProto.DOUBLE)
+    c.out(c.node("Cast", [c.node("Exp", [f64])], to=TensorProto.FLOAT))
+    f16 = c.node("Cast", [x], to=TensorProto.FLOAT16)
+    c.out(c.node("Cast", [c.node("Sigmoid", [f16])], to=TensorProto.FLOAT))
+    c.out(c.node("ArgMax", [i32], axis=1, select_last_index=1))
+    return c
+
+
+def reduce():
+    c = Case("reduce", 18)
+    x = c.input("x", [2, 3, 4])
+    ax = c.init(const("axes", np.array([0, 2], np.int64)))
+    for op in ["ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2"]:
+        c.out(c.node(op, [x, ax]), c.node(op, [x, ax], keepdims=0))
+    c.out(c.node("ReduceMean", [x]))
+    c.out(c.node("ArgMax", [x], axis=-1), c.node("ArgMax", [x], axis=1, keepdims=0))
+    for axis in [0, 1, -1]:
+        c.out(c.node("Softmax", [x], axis=axis), c.node("LogSoftmax", [x], axis=axis))
+    v, i = c.node("TopK", [x, c.init(const("k", np.array([2], np.int64)))], ["tv", "ti"], axis=1)
+    c.out(v, i)
+    v, i = c.node("TopK", [x, c.init(const("k3", np.array([3], np.int64)))], ["tv2", "ti2"], largest=0)
+    c.out(v, i)
+    c.out(c.node("CumSum", [x, c.init(const("axis", np.int64(2)))], exclusive=1))
+    return c
+
+
+def conv():
+    c = Case("conv", 17)
+    x = c.input("x", [1, 4, 9, 8])
+    c.out(c.node("Conv", [x, c.init(weight("w0", [6, 4, 3, 3])), c.init(weight("b0", [6]))], pads=[1, 1, 1, 1]))
+    c.out(c.node("Conv", [x, c.init(weight("w1", [4, 1, 3, 3]))], group=4, strides=[2, 2], pads=[1, 0, 1, 2]))
+    c.out(c.node("Conv", [x, c.init(weight("w2", [4, 2, 3, 2]))], group=2, dilations=[2, 3]))
+    c.out(c.node("Conv", [x, c.init(weight("w3", [3, 4, 2, 3]))], auto_pad="SAME_UPPER", strides=[2, 2]))
+    c.out(c.node("Conv", [x, c.init(weight("w4", [3, 4, 3, 2]))], auto_pad="SAME_LOWER"))
+    c.out(c.node("Conv", [x, c.init(weight("w5", [5, 4, 1, 1]))]))
+    c.out(c.node("ConvTranspose", [x, c.init(weight("t0", [4, 2, 3, 3])), c.init(weight("tb", [2]))],
+                 strides=[2, 2], pads=[1, 0, 1, 1], output_padding=[1, 0]))
+    c.out(c.node("ConvTranspose", [x, c.init(weight("t1", [4, 1, 2, 3]))], group=2, dilations=[2, 1]))
+    c.out(c.node("ConvTranspose", [x, c.init(weight("t2", [4, 3, 3, 3]))], strides=[2, 2],
+                 output_shape=[19, 16]))
+    c.out(c.node("ConvTranspose", [x, c.init(weight("t3", [4, 3, 3, 3]))], strides=[2, 2],
+                 auto_pad="SAME_UPPER"))
+    x1 = c.input("x1", [2, 3, 10])
+    c.out(c.node("Conv", [x1, c.init(weight("w6", [2, 3, 3]))], strides=[2], pads=[2, 1]))
+    x3 = c.input("x3", [1, 2, 4, 5, 3])
+    c.out(c.node("Conv", [x3, c.init(weight("w7", [2, 2, 2, 3, 2]))], pads=[0, 1, 0, 1, 1, 1]))
+    return c
+
+
+def pool():
+    c = Case("pool", 19)
+    x = c.input("x", [2, 3, 7, 8])
+    y, idx = c.node("MaxPool", [x], ["mp", "mpi"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    c.out(y, idx)
+    c.out(c.node("MaxPool", [x], kernel_shape=[2, 3], strides=[2, 2], ceil_mode=1))
+    c.out(c.node("MaxPool", [x], kernel_shape=[2, 2], dilations=[2, 2]))
+    y, idx = c.node("MaxPool", [x], ["mp2", "mpi2"], kernel_shape=[2, 2], storage_order=1)
+    c.out(y, idx)
+    c.out(c.node("MaxPool", [x], kernel_shape=[3, 2], auto_pad="SAME_UPPER", strides=[2, 3]))
+    c.out(c.node("AveragePool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]))
+    c.out(c.node("AveragePool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
+                 count_include_pad=1))
+    c.out(c.node("AveragePool", [x], kernel_shape=[2, 3], strides=[2, 2], ceil_mode=1))
+    c.out(c.node("AveragePool", [x], kernel_shape=[2, 2], strides=[1, 2], auto_pad="SAME_LOWER"))
+    c.out(c.node("GlobalAveragePool", [x]), c.node("GlobalMaxPool", [x]))
+    x1 = c.input("x1", [1, 2, 11])
+    c.out(c.node("MaxPool", [x1], kernel_shape=[3], strides=[2]))
+    c.out(c.node("AveragePool", [x1], kernel_shape=[4], strides=[3], pads=[2, 2], count_include_pad=1))
+    return c
+
+
+def norm():
+    c = Case("norm", 17)
+    x = c.input("x", [2, 3, 4, 5])
+    c.out(c.node("BatchNormalization", [x, c.init(weight("s", [3])), c.init(weight("b", [3])),
+                                        c.init(weight("m", [3])),
+                                        c.init(const("v", (rng.random(3) + 0.5).astype(np.float32)))],
+                 epsilon=1e-3))
+    c.out(c.node("InstanceNormalization", [x, c.init(weight("is", [3])), c.init(weight("ib", [3]))]))
+    y, mean, inv = c.node("LayerNormalization", [x, c.init(weight("ls", [5])), c.init(weight("lb", [5]))],
+                          ["ln", "ln_mean", "ln_inv"])
+    c.out(y, mean, inv)
+    c.out(c.node("LayerNormalization", [x, c.init(weight("ls2", [4, 5]))], axis=2, epsilon=1e-3))
+    c.out(c.node("LRN", [x], size=3, alpha=0.5, beta=0.8, bias=1.5))
+    c.out(c.node("LRN", [x], size=5))
+    return c
+
+
+def matmul():
+    c = Case("matmul", 12)
+    a = c.input("a", [2, 3, 4])
+    b = c.input("b", [4, 5])
+    v = c.input("v", [4])
+    c.out(c.node("MatMul", [a, b]), c.node("MatMul", [a, v]), c.node("MatMul", [v, b]))
+    c.out(c.node("MatMul", [c.node("Unsqueeze", [a], axes=[1]), c.init(weight("bb", [3, 4, 2]))]))
+    m = c.input("m", [3, 4])
+    c.out(c.node("Gemm", [m, b, c.init(weight("gc", [5]))], alpha=0.5, beta=2.0))
+    c.out(c.node("Gemm", [m, c.init(weight("gb", [6, 4]))], transB=1))
+    c.out(c.node("Gemm", [c.init(weight("ga", [4, 2])), m, c.init(weight("gc2", [2, 1]))], transA=1, transB=1))
+    e = c.input("e", [2, 4, 3])
+    for eq, ins in [("bij,bjk->bik", [e, c.init(weight("eb", [2, 3, 5]))]),
+                    ("bij,bkj->bik", [e, c.init(weight("ec", [2, 6, 3]))]),
+                    ("bij->bji", [e]), ("...ij,jk->...ik", [e, c.init(weight("ed", [3, 2]))]),
+                    ("bij,bij->bi", [e, e]), ("ij,kj", [m, c.init(weight("ee", [2, 4]))])]:
+        c.out(c.node("Einsum", ins, equation=eq))
+    return c
+
+
+def movement():
+    c = Case("movement", 18)
+    x = c.input("x", [2, 3, 4])
+    i64 = lambda n, v: c.init(const(n, np.array(v, np.int64)))
+    c.out(c.node("Concat", [x, c.node("Neg", [x])], axis=1))
+    c.out(c.node("Transpose", [x], perm=[2, 0, 1]), c.node("Transpose", [x]))
+    c.out(c.node("Slice", [x, i64("s0", [2, 0]), i64("s1", [-1000, 3]), i64("s2", [2, 1]), i64("s3", [-1, 2])]))
+    parts = c.node("Split", [x], ["sp0", "sp1"], axis=2, num_outputs=2)
+    c.out(*parts)
+    parts = c.node("Split", [x, i64("ss", [1, 2])], ["sp2", "sp3"], axis=1)
+    c.out(*parts)
+    c.out(c.node("Gather", [x, i64("g", [[2, 0], [-1, 1]])], axis=1))
+    c.out(c.node("GatherElements", [x, i64("ge", [[[1], [0], [2]]])], axis=1))
+    c.out(c.node("ScatterND", [x, i64("sn", [[1, 2], [0, 0]]), c.init(weight("su", [2, 4]))], reduction="add"))
+    c.out(c.node("Expand", [c.node("ReduceMean", [x, i64("ax0", [0])]), i64("es", [2, 1, 3, 1])]))
+    c.out(c.node("Tile", [x, i64("tr", [1, 2, 2])]))
+    c.out(c.node("Pad", [x, i64("p0", [0, 1, 2, 1, 0, 1]), c.init(const("pv", np.float32(0.5)))]))
+    c.out(c.node("Pad", [x, i64("p1", [0, 1, 3, 0, -1, 2])], mode="reflect"))
+    c.out(c.node("Pad", [x, i64("p2", [1, 1, 1, 1]), "", i64("pax", [0, 2])], mode="edge"))
+    c.out(c.node("Trilu", [x], upper=0), c.node("Trilu", [x, c.init(const("tk", np.int64(1)))]))
+    d = c.node("Reshape", [x, i64("rs", [1, 12, 1, 2])])
+    c.out(c.node("DepthToSpace", [d], blocksize=2), c.node("DepthToSpace", [d], blocksize=2, mode="CRD"))
+    c.out(c.node("SpaceToDepth", [c.node("Reshape", [x, i64("rs2", [1, 2, 2, 6])])], blocksize=2))
+    c.out(c.node("Reshape", [x, i64("rs3", [0, -1])]), c.node("Flatten", [x], axis=2))
+    c.out(c.node("Squeeze", [c.node("Unsqueeze", [x, i64("us", [0, -1])]), i64("sq", [0])]))
+    c.out(c.node("Shape", [x]), c.node("Shape", [x], start=1), c.node("Size", [x]))
+    c.out(c.node("ConstantOfShape", [c.node("Shape", [x], end=2)],
+                 value=numpy_helper.from_array(np.array([2.5], np.float32))))
+    c.out(c.node("Range", [c.init(const("r0", np.float32(1))), c.init(const("r1", np.float32(3))),
+                           c.init(const("r2", np.float32(0.4)))]))
+    c.out(c.node("Constant", [], value_ints=[1, 2, 3]))
+    c.out(c.node("Dropout", [x]))
+    return c
+
+
+def resize():
+    c = Case("resize", 19)
+    x = c.input("x", [1, 2, 4, 5])
+    f32 = lambda n, v: c.init(const(n, np.array(v, np.float32)))
+    up = f32("up", [1, 1, 2, 1.5])
+    down = f32("down", [1, 1, 0.6, 0.5])
+    for mode, ct, nm in [("nearest", "half_pixel", "round_prefer_floor"),
+                         ("nearest", "asymmetric", "floor"),
+                         ("nearest", "align_corners", "round_prefer_ceil"),
+                         ("nearest", "pytorch_half_pixel", "ceil"),
+                         ("linear", "half_pixel", None), ("linear", "align_corners", None),
+                         ("linear", "asymmetric", None), ("linear", "pytorch_half_pixel", None),
+                         ("linear", "half_pixel_symmetric", None),
+                         ("cubic", "half_pixel", None), ("cubic", "asymmetric", None)]:
+        attrs = {"mode": mode, "coordinate_transformation_mode": ct}
+        if nm:
+            attrs["nearest_mode"] = nm
+        c.out(c.node("Resize", [x, "", up], **attrs), c.node("Resize", [x, "", down], **attrs))
+    c.out(c.node("Resize", [x, "", down], mode="cubic", cubic_coeff_a=-0.5, exclude_outside=1))
+    c.out(c.node("Resize", [x, "", "", c.init(const("sz", np.array([1, 2, 7, 3], np.int64)))],
+                 mode="linear"))
+    c.out(c.node("Resize", [x, f32("roi", [0, 0, 0.2, 0.1, 1, 1, 0.9, 0.8]), up], mode="linear",
+                 coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=-1.0))
+    c.out(c.node("Resize", [x, "", "", c.init(const("sz2", np.array([6, 6], np.int64)))],
+                 axes=[2, 3], keep_aspect_ratio_policy="not_larger"))
+    return c
+
+
+def upsample():
+    c = Case("upsample", 9)
+    x = c.input("x", [1, 2, 3, 4])
+    s = c.init(const("sc", np.array([1, 1, 2, 3], np.float32)))
+    c.out(c.node("Upsample", [x, s]), c.node("Upsample", [x, s], mode="linear"))
+    return c
+
+
+def control():
+    c = Case("control", 17)
+    x = c.input("x", [3, 4])
+    cond = c.node("Greater", [c.node("ReduceSum", [x], keepdims=0), c.init(const("zero", np.float32(0)))])
+    then_g = helper.make_graph([helper.make_node("Mul", [x, x], ["t_out"])], "then", [], [vi("t_out")])
+    else_g = helper.make_graph([helper.make_node("Sub", [x, x], ["e_tmp"]),
+                                helper.make_node("Add", ["e_tmp", x], ["e_out"])], "else", [], [vi("e_out")])
+    c.out(c.node("If", [cond], then_branch=then_g, else_branch=else_g))
+    cond2 = c.node("Not", [cond])
+    c.out(c.node("If", [cond2], ["if2"], then_branch=then_g, else_branch=else_g))
+    # Loop: carried s = s * 0.5 + x[i mod 3]; scan of s; stops when i reaches trip count.
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c_in"], ["c_out"]),
+         helper.make_node("Constant", [], ["three"], value=numpy_helper.from_array(np.array(3, np.int64))),
+         helper.make_node("Mod", ["i", "three"], ["row"]),
+         helper.make_node("Gather", [x, "row"], ["xr"], axis=0),
+         helper.make_node("Constant", [], ["half"], value=numpy_helper.from_array(np.array(0.5, np.float32))),
+         helper.make_node("Mul", ["s_in", "half"], ["s_half"]),
+         helper.make_node("Add", ["s_half", "xr"], ["s_out"]),
+         helper.make_node("ReduceSum", ["s_out"], ["scan"], keepdims=0)],
+        "body",
+        [vi("i", TensorProto.INT64, []), vi("c_in", TensorProto.BOOL, []), vi("s_in", F, [4])],
+        [vi("c_out", TensorProto.BOOL, []), vi("s_out", F, [4]), vi("scan", F, [])])
+    trips = c.input_i64("trips", 5)
+    s0 = c.init(const("s0", np.zeros(4, np.float32)))
+    final, scan = c.node("Loop", [trips, "", s0], ["loop_s", "loop_scan"], body=body)
+    c.out(final, scan)
+    return c
+
+
+def gru():
+    c = Case("gru", 14)
+    x = c.input("x", [5, 2, 3])
+    H = 4
+    c.out(*c.node("GRU", [x, c.init(weight("w", [1, 3 * H, 3])), c.init(weight("r", [1, 3 * H, H])),
+                          c.init(weight("b", [1, 6 * H]))], ["y0", "h0"], hidden_size=H))
+    c.out(*c.node("GRU", [x, c.init(weight("w2", [2, 3 * H, 3])), c.init(weight("r2", [2, 3 * H, H])),
+                          c.init(weight("b2", [2, 6 * H])), c.init(const("lens", np.array([5, 3], np.int32))),
+                          c.init(weight("h2", [2, 2, H]))],
+                  ["y1", "h1"], hidden_size=H, direction="bidirectional", linear_before_reset=1))
+    c.out(*c.node("GRU", [x, c.init(weight("w3", [1, 3 * H, 3])), c.init(weight("r3", [1, 3 * H, H]))],
+                  ["y2", "h2o"], hidden_size=H, direction="reverse", clip=0.8,
+                  activations=["HardSigmoid", "Softsign"], activation_alpha=[0.3], activation_beta=[0.6]))
+    return c
+
+
+def lstm():
+    c = Case("lstm", 14)
+    x = c.input("x", [4, 3, 2])
+    H = 3
+    c.out(*c.node("LSTM", [x, c.init(weight("w", [1, 4 * H, 2])), c.init(weight("r", [1, 4 * H, H])),
+                           c.init(weight("b", [1, 8 * H])), "", c.init(weight("h0", [1, 3, H])),
+                           c.init(weight("c0", [1, 3, H])), c.init(weight("p", [1, 3 * H]))],
+                  ["y0", "yh0", "yc0"], hidden_size=H))
+    c.out(*c.node("LSTM", [x, c.init(weight("w2", [2, 4 * H, 2])), c.init(weight("r2", [2, 4 * H, H])),
+                           c.init(weight("b2", [2, 8 * H])), c.init(const("lens", np.array([4, 2, 3], np.int32)))],
+                  ["y1", "yh1", "yc1"], hidden_size=H, direction="bidirectional", clip=1.5))
+    c.out(*c.node("LSTM", [x, c.init(weight("w3", [1, 4 * H, 2])), c.init(weight("r3", [1, 4 * H, H]))],
+                  ["y2", "yh2"], hidden_size=H, direction="reverse", input_forget=1,
+                  activations=["Sigmoid", "LeakyRelu", "Tanh"], activation_alpha=[0.1]))
+    return c
+
+
+def main():
+    outdir = sys.argv[1]
+    os.makedirs(outdir, exist_ok=True)
+    for make in [unary, binary, integers, reduce, conv, pool, norm, matmul, movement, resize,
+                 upsample, control, gru, lstm]:
+        make().save(outdir)
+
+
+if __name__ == "__main__":
+    main()

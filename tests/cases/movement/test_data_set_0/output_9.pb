@@ -1,0 +1,1 @@
+Bgatherelements_8JR]?†JÍ¿íCÕ¿

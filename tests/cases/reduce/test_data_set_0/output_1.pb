@@ -1,0 +1,1 @@
+Breducesum_1JV)ÀV¾@"í?

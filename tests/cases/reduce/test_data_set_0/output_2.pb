@@ -1,0 +1,1 @@
+Breducemean_2JV)¿V¾?"í=

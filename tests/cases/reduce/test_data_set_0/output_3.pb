@@ -1,0 +1,1 @@
+Breducemean_3JV)¿V¾?"í=

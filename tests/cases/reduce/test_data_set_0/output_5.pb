@@ -1,0 +1,1 @@
+Breducemax_5J«=?8p:@ïp©?

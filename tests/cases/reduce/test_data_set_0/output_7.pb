@@ -1,0 +1,2 @@
+Breducemin_7JU/
+ÀJ½¿íCÕ¿
