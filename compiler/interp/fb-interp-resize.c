@@ -361,9 +361,9 @@ _fb_interp_resize (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, Fb
         if (!(scales[i] > 0) || !isfinite (scales[i]))
           return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
                                   "scale %g is not a positive number", scales[i]);
+        /* floor(extent * scale) even for tf_crop_and_resize: ONNX Runtime and the ONNX reference
+         * implementation leave the region of interest out of the output size. */
         extent = x->dims[i] * scales[i];
-        if (o.transform == CT_TF_CROP_AND_RESIZE)
-          extent *= roi[rank + i] - roi[i];
         if (!(extent < (double) G_MAXINT32))
           return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
                                   "the output would be too large on axis %d", i);
