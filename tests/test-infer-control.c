@@ -170,6 +170,70 @@ test_loop_type_change (void)
   tg_free (tg);
 }
 
+/* Loops nested 40 deep, each body growing its value: inference must finish quickly and say
+ * no to the depth, not recurse or iterate without bound. */
+static void
+test_loop_nesting (void)
+{
+  TestGraph *tg = tg_new (13);
+  FbGraph *g = tg->graph;
+  FbNode *outer = NULL;
+
+  for (int level = 0; level < 40; level++)
+    {
+      FbGraph *body;
+      FbValue *v_in;
+      FbNode *n, *cat;
+
+      n = tg_node (tg, g, FB_OP_LOOP, 3, 1, tg_scalar_i64 (tg, g, 2), NULL,
+                   tg_weights (tg, g, FB_DTYPE_FLOAT32, "1x4"));
+      if (outer == NULL)
+        outer = n;
+      else
+        g_ptr_array_add (g->outputs, OUT (n, 0));
+      body = fb_graph_new_subgraph (g, "body");
+      tg_graph_attr (tg, n, "body", body);
+      tg_input (tg, body, UNDEF, "*");
+      g_ptr_array_add (body->outputs, tg_input (tg, body, UNDEF, "*"));
+      v_in = tg_input (tg, body, UNDEF, "*");
+      cat = tg_node (tg, body, FB_OP_CONCAT, 2, 1, v_in, v_in);
+      tg_int (tg, cat, "axis", 0);
+      g = body;
+      if (level == 39)
+        g_ptr_array_add (body->outputs, OUT (cat, 0));
+    }
+  INFER_FAILS (tg, outer, FB_GRAPH_ERROR_UNSUPPORTED, "nested");
+  tg_free (tg);
+
+  /* Three levels are fine. */
+  tg = tg_new (13);
+  g = tg->graph;
+  outer = NULL;
+  for (int level = 0; level < 3; level++)
+    {
+      FbGraph *body;
+      FbValue *v_in;
+      FbNode *n, *cat;
+
+      n = tg_node (tg, g, FB_OP_LOOP, 3, 1, tg_scalar_i64 (tg, g, 2), NULL,
+                   tg_weights (tg, g, FB_DTYPE_FLOAT32, "1x4"));
+      if (outer == NULL)
+        outer = n;
+      body = fb_graph_new_subgraph (g, "body");
+      tg_graph_attr (tg, n, "body", body);
+      tg_input (tg, body, UNDEF, "*");
+      g_ptr_array_add (body->outputs, tg_input (tg, body, UNDEF, "*"));
+      v_in = tg_input (tg, body, UNDEF, "*");
+      cat = tg_node (tg, body, FB_OP_CONCAT, 2, 1, v_in, v_in);
+      tg_int (tg, cat, "axis", 0);
+      g_ptr_array_add (body->outputs, OUT (cat, 0));
+      g = body;
+    }
+  INFER_OK (tg, outer);
+  CHECK (OUT (outer, 0), F32, "?x4");
+  tg_free (tg);
+}
+
 static FbNode *
 fused_bias_relu (TestGraph *tg, FbValue *x, FbValue *b)
 {
@@ -249,6 +313,7 @@ main (int argc, char **argv)
   g_test_add_func ("/infer/control/if-errors", test_if_errors);
   g_test_add_func ("/infer/control/loop", test_loop);
   g_test_add_func ("/infer/control/loop-type-change", test_loop_type_change);
+  g_test_add_func ("/infer/control/loop-nesting", test_loop_nesting);
   g_test_add_func ("/infer/control/fused", test_fused);
   g_test_add_func ("/infer/control/graph", test_infer_graph);
   return g_test_run ();

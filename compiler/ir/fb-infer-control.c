@@ -7,6 +7,20 @@
  * round can only forget information, so real bodies settle in one or two. */
 #define LOOP_MAX_ROUNDS 4
 
+/* Real models nest control flow a few levels at most; a file that nests deeper is refused
+ * rather than recursed into without bound. */
+#define MAX_NESTING 32
+
+static int
+nesting (const FbGraph *g)
+{
+  int depth = 0;
+
+  for (; g != NULL && g->parent != NULL; g = g->parent)
+    depth++;
+  return depth;
+}
+
 static FbGraph *
 require_body (const FbNode *node, const char *attr, GError **error)
 {
@@ -22,6 +36,9 @@ infer_body (const FbNode *node, const char *attr, FbGraph *body, GError **error)
 {
   GError *local = NULL;
 
+  if (nesting (body) > MAX_NESTING)
+    return _fb_infer_unsupported (error, node, "subgraphs are nested more than %d deep",
+                                  MAX_NESTING);
   if (fb_infer_graph (body, &local))
     return TRUE;
   g_propagate_prefixed_error (error, local, "in the '%s' body of node '%s' (%s): ", attr,
@@ -152,7 +169,7 @@ _fb_infer_loop (FbGraph *graph, FbNode *node, GError **error)
   g_autofree FbDType *types = NULL;
   guint n_carried, n_scan;
   FbGraph *body;
-  gboolean settled = FALSE;
+  gboolean settled = FALSE, nested;
   int64_t trips;
 
   if (node->n_inputs < 2)
@@ -177,9 +194,12 @@ _fb_infer_loop (FbGraph *graph, FbNode *node, GError **error)
 
   carried = g_new (FbShape, MAX (n_carried, 1));
   types = g_new (FbDType, MAX (n_carried, 1));
+  /* Each round re-infers the body and the loops within it, so the rounds multiply with nesting:
+   * loops inside loops start from unknown carried shapes and settle in one round. */
+  nested = nesting (graph) >= 2;
   for (guint k = 0; k < n_carried; k++)
     {
-      carried[k] = node->inputs[2 + k]->shape;
+      carried[k] = nested ? fb_shape_unknown () : node->inputs[2 + k]->shape;
       types[k] = node->inputs[2 + k]->dtype;
     }
   snapshot (body, saved);
@@ -205,8 +225,9 @@ _fb_infer_loop (FbGraph *graph, FbNode *node, GError **error)
             return _fb_infer_fail (error, node, "loop-carried value %u enters as %s but the body "
                                    "makes it %s", k, fb_dtype_name (types[k]),
                                    fb_dtype_name (o->dtype));
-          joined = round + 1 >= LOOP_MAX_ROUNDS ? fb_shape_unknown ()
-                                                : _fb_shape_join (&carried[k], &o->shape);
+          joined = _fb_shape_join (&carried[k], &o->shape);
+          if (!fb_shape_equal (&joined, &carried[k]) && round + 1 >= LOOP_MAX_ROUNDS)
+            joined = fb_shape_unknown ();
           if (!fb_shape_equal (&joined, &carried[k]))
             {
               carried[k] = joined;
