@@ -17,7 +17,9 @@ gboolean fb_infer_node           (FbGraph *graph, FbNode *node, GError **error);
 gboolean fb_infer_graph          (FbGraph *graph, GError **error);
 /* Replaces the shape of named graph inputs (dynamic dimensions pinned by --input-shape).
  * pins: char* name -> FbShape*. Error when a name is not an input or the rank differs, or a
- * fixed dimension is contradicted. */
+ * fixed dimension is contradicted. A symbolic dimension pinned on one input takes the same
+ * extent on the other inputs that name it; a pinned extent below zero leaves that dimension as
+ * it was. Nothing changes when there is an error. */
 gboolean fb_graph_pin_inputs     (FbGraph *graph, GHashTable *pins, GError **error);
 
 G_END_DECLS
