@@ -708,6 +708,20 @@ test_hostile (void)
                tg_const_i64 (tg, NULL, 1, I64S (G_MININT64)));
   INFER_OK (tg, n);
   CHECK (OUT (n, 0), F32, "2x3x1");
+  /* shape arithmetic built of diamonds (s + s, forty times over) is followed a bounded way */
+  {
+    FbValue *v = tg_node (tg, NULL, FB_OP_SHAPE, 1, 1, x)->outputs[0];
+    INFER_OK (tg, v->producer);
+    for (int i = 0; i < 40; i++)
+      {
+        n = tg_node (tg, NULL, FB_OP_ADD, 2, 1, v, v);
+        INFER_OK (tg, n);
+        v = OUT (n, 0);
+      }
+    n = tg_node (tg, NULL, FB_OP_RESHAPE, 2, 1, x, v);
+    INFER_OK (tg, n);
+    CHECK (OUT (n, 0), F32, "?x?x?");
+  }
   /* more outputs than a node can have are ignored safely; fewer are fine */
   n = tg_node (tg, NULL, FB_OP_RELU, 1, 0, x);
   INFER_OK (tg, n);

@@ -10,10 +10,18 @@
 
 #include <string.h>
 
-/* Chains longer than this are not followed: real shape arithmetic is a handful of nodes deep. */
-#define MAX_DEPTH 24
+/* Chains longer than this are not followed: real shape arithmetic is a handful of nodes deep.
+ * The walk also visits at most MAX_VISITS producers per question, so that a hostile graph of
+ * diamonds (x + x, twenty times over) cannot make it exponential. */
+#define MAX_DEPTH  24
+#define MAX_VISITS 512
 
-static gboolean int_vector (const FbValue *v, FbIntVec *out, int depth);
+typedef struct {
+  int depth;
+  int visits;     /* left */
+} Walk;
+
+static gboolean int_vector (const FbValue *v, FbIntVec *out, Walk *w);
 
 static void
 set_known (FbIntVec *iv, int i, int64_t v)
@@ -75,14 +83,14 @@ from_shape (const FbNode *n, FbIntVec *out)
 }
 
 static gboolean
-from_gather (const FbNode *n, FbIntVec *out, int depth)
+from_gather (const FbNode *n, FbIntVec *out, Walk *w)
 {
   FbIntVec data, idx;
 
   if (fb_node_attr_int (n, "axis", 0) != 0 && fb_node_attr_int (n, "axis", 0) != -1)
     return FALSE;
-  if (!int_vector (fb_node_input (n, 0), &data, depth) || data.scalar ||
-      !int_vector (fb_node_input (n, 1), &idx, depth))
+  if (!int_vector (fb_node_input (n, 0), &data, w) || data.scalar ||
+      !int_vector (fb_node_input (n, 1), &idx, w))
     return FALSE;
   out->n = idx.n;
   out->scalar = idx.scalar;
@@ -100,13 +108,13 @@ from_gather (const FbNode *n, FbIntVec *out, int depth)
 }
 
 static gboolean
-from_concat (const FbNode *n, FbIntVec *out, int depth)
+from_concat (const FbNode *n, FbIntVec *out, Walk *w)
 {
   out->n = 0;
   for (guint i = 0; i < n->n_inputs; i++)
     {
       FbIntVec part;
-      if (!int_vector (n->inputs[i], &part, depth) || out->n + part.n > FB_INT_VEC_MAX)
+      if (!int_vector (n->inputs[i], &part, w) || out->n + part.n > FB_INT_VEC_MAX)
         return FALSE;
       memcpy (&out->v[out->n], part.v, sizeof (int64_t) * part.n);
       memcpy (&out->known[out->n], part.known, sizeof (gboolean) * part.n);
@@ -118,7 +126,7 @@ from_concat (const FbNode *n, FbIntVec *out, int depth)
 
 /* Reads a Slice parameter (attribute before opset 10, input after) that must be fully known. */
 static gboolean
-slice_param (const FbNode *n, const char *name, guint input, FbIntVec *out, int depth)
+slice_param (const FbNode *n, const char *name, guint input, FbIntVec *out, Walk *w)
 {
   if (_fb_infer_opset (n) < 10)
     {
@@ -131,7 +139,7 @@ slice_param (const FbNode *n, const char *name, guint input, FbIntVec *out, int 
         set_known (out, i, v[i]);
       return TRUE;
     }
-  if (!int_vector (fb_node_input (n, input), out, depth))
+  if (!int_vector (fb_node_input (n, input), out, w))
     return FALSE;
   for (int i = 0; i < out->n; i++)
     if (!out->known[i])
@@ -140,23 +148,23 @@ slice_param (const FbNode *n, const char *name, guint input, FbIntVec *out, int 
 }
 
 static gboolean
-from_slice (const FbNode *n, FbIntVec *out, int depth)
+from_slice (const FbNode *n, FbIntVec *out, Walk *w)
 {
   FbIntVec data, starts, ends, steps, axes;
   int64_t start, end, step = 1, d, count;
 
-  if (!int_vector (fb_node_input (n, 0), &data, depth) || data.scalar ||
-      !slice_param (n, "starts", 1, &starts, depth) || !slice_param (n, "ends", 2, &ends, depth) ||
+  if (!int_vector (fb_node_input (n, 0), &data, w) || data.scalar ||
+      !slice_param (n, "starts", 1, &starts, w) || !slice_param (n, "ends", 2, &ends, w) ||
       starts.n != 1 || ends.n != 1)
     return FALSE;
   /* A vector has one axis: axes, when given, can only name it. */
   if ((fb_node_input (n, 3) != NULL || fb_node_attr (n, "axes") != NULL) &&
-      (!slice_param (n, "axes", 3, &axes, depth) || axes.n != 1 ||
+      (!slice_param (n, "axes", 3, &axes, w) || axes.n != 1 ||
        (axes.v[0] != 0 && axes.v[0] != -1)))
     return FALSE;
   if (fb_node_input (n, 4) != NULL)
     {
-      if (!slice_param (n, "steps", 4, &steps, depth) || steps.n != 1 || steps.v[0] == 0)
+      if (!slice_param (n, "steps", 4, &steps, w) || steps.n != 1 || steps.v[0] == 0)
         return FALSE;
       step = steps.v[0];
     }
@@ -192,11 +200,11 @@ from_slice (const FbNode *n, FbIntVec *out, int depth)
 
 /* Elementwise integer arithmetic with numpy broadcasting of a single element. */
 static gboolean
-from_arith (const FbNode *n, FbIntVec *out, int depth)
+from_arith (const FbNode *n, FbIntVec *out, Walk *w)
 {
   FbIntVec a, b;
 
-  if (!int_vector (fb_node_input (n, 0), &a, depth) || !int_vector (fb_node_input (n, 1), &b, depth))
+  if (!int_vector (fb_node_input (n, 0), &a, w) || !int_vector (fb_node_input (n, 1), &b, w))
     return FALSE;
   if (a.n != b.n && a.n != 1 && b.n != 1)
     return FALSE;
@@ -235,12 +243,12 @@ from_arith (const FbNode *n, FbIntVec *out, int depth)
 }
 
 static gboolean
-from_where (const FbNode *n, FbIntVec *out, int depth)
+from_where (const FbNode *n, FbIntVec *out, Walk *w)
 {
   FbIntVec c, x, y;
 
-  if (!int_vector (fb_node_input (n, 0), &c, depth) || !int_vector (fb_node_input (n, 1), &x, depth) ||
-      !int_vector (fb_node_input (n, 2), &y, depth))
+  if (!int_vector (fb_node_input (n, 0), &c, w) || !int_vector (fb_node_input (n, 1), &x, w) ||
+      !int_vector (fb_node_input (n, 2), &y, w))
     return FALSE;
   out->n = MAX (c.n, MAX (x.n, y.n));
   if ((c.n != out->n && c.n != 1) || (x.n != out->n && x.n != 1) || (y.n != out->n && y.n != 1))
@@ -264,13 +272,13 @@ from_where (const FbNode *n, FbIntVec *out, int depth)
 }
 
 static gboolean
-from_constant_of_shape (const FbNode *n, FbIntVec *out, int depth)
+from_constant_of_shape (const FbNode *n, FbIntVec *out, Walk *w)
 {
   FbTensor *value = fb_node_attr_tensor (n, "value");
   FbIntVec shape;
   int64_t count = 1;
 
-  if (!int_vector (fb_node_input (n, 0), &shape, depth) || shape.n > 1)
+  if (!int_vector (fb_node_input (n, 0), &shape, w) || shape.n > 1)
     return FALSE;
   if (value != NULL && (value->numel != 1 || (!fb_dtype_is_integer (value->dtype) &&
                                               value->dtype != FB_DTYPE_BOOL)))
@@ -289,19 +297,8 @@ from_constant_of_shape (const FbNode *n, FbIntVec *out, int depth)
 }
 
 static gboolean
-int_vector (const FbValue *v, FbIntVec *out, int depth)
+from_producer (const FbValue *v, const FbNode *n, FbIntVec *out, Walk *w)
 {
-  const FbNode *n;
-
-  memset (out, 0, sizeof *out);
-  if (v == NULL || depth > MAX_DEPTH)
-    return FALSE;
-  if (v->constant != NULL)
-    return from_tensor (v->constant, out);
-  n = v->producer;
-  if (n == NULL || v->producer_output != 0 || (v->shape.rank > 1))
-    return FALSE;
-  depth++;
   switch (n->op)
     {
     case FB_OP_SHAPE:
@@ -321,7 +318,7 @@ int_vector (const FbValue *v, FbIntVec *out, int depth)
         int64_t to = fb_node_attr_int (n, "to", 0);
         if (to <= 0 || to > G_MAXINT || !(fb_dtype_is_integer ((FbDType) to) || to == FB_DTYPE_BOOL))
           return FALSE;
-        if (!int_vector (fb_node_input (n, 0), out, depth))
+        if (!int_vector (fb_node_input (n, 0), out, w))
           return FALSE;
         if (to == FB_DTYPE_BOOL)
           for (int i = 0; i < out->n; i++)
@@ -330,25 +327,25 @@ int_vector (const FbValue *v, FbIntVec *out, int depth)
         return TRUE;
       }
     case FB_OP_IDENTITY:
-      return int_vector (fb_node_input (n, 0), out, depth);
+      return int_vector (fb_node_input (n, 0), out, w);
     case FB_OP_UNSQUEEZE: case FB_OP_SQUEEZE: case FB_OP_RESHAPE: case FB_OP_FLATTEN:
       /* Only rank 0 <-> 1 changes reach here (the value has rank 1 or less). */
-      if (!int_vector (fb_node_input (n, 0), out, depth) || v->shape.rank < 0)
+      if (!int_vector (fb_node_input (n, 0), out, w) || v->shape.rank < 0)
         return FALSE;
       out->scalar = v->shape.rank == 0;
       return TRUE;
     case FB_OP_GATHER:
-      return from_gather (n, out, depth);
+      return from_gather (n, out, w);
     case FB_OP_CONCAT:
-      return from_concat (n, out, depth);
+      return from_concat (n, out, w);
     case FB_OP_SLICE:
-      return from_slice (n, out, depth);
+      return from_slice (n, out, w);
     case FB_OP_ADD: case FB_OP_SUB: case FB_OP_MUL: case FB_OP_DIV: case FB_OP_EQUAL:
-      return from_arith (n, out, depth);
+      return from_arith (n, out, w);
     case FB_OP_WHERE:
-      return from_where (n, out, depth);
+      return from_where (n, out, w);
     case FB_OP_CONSTANT_OF_SHAPE:
-      return from_constant_of_shape (n, out, depth);
+      return from_constant_of_shape (n, out, w);
     case FB_OP_CONSTANT:
       {
         /* Normally the importer gives a Constant's output its value; a pass may not have. */
@@ -360,8 +357,30 @@ int_vector (const FbValue *v, FbIntVec *out, int depth)
     }
 }
 
+static gboolean
+int_vector (const FbValue *v, FbIntVec *out, Walk *w)
+{
+  gboolean ok;
+
+  memset (out, 0, sizeof *out);
+  if (v == NULL)
+    return FALSE;
+  if (v->constant != NULL)
+    return from_tensor (v->constant, out);
+  if (v->producer == NULL || v->producer_output != 0 || v->shape.rank > 1 ||
+      w->depth >= MAX_DEPTH || w->visits <= 0)
+    return FALSE;
+  w->visits--;
+  w->depth++;
+  ok = from_producer (v, v->producer, out, w);
+  w->depth--;
+  return ok;
+}
+
 gboolean
 _fb_infer_int_vector (const FbNode *node, guint i, FbIntVec *out)
 {
-  return int_vector (fb_node_input (node, i), out, 0);
+  Walk w = { 0, MAX_VISITS };
+
+  return int_vector (fb_node_input (node, i), out, &w);
 }
