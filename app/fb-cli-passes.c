@@ -53,7 +53,7 @@ random_input (const FbValue *v, GRand *rand, GError **error)
       /* Small non-negative integers are valid indices for every embedding and gather. */
       double x = fb_dtype_is_float (v->dtype) ? g_rand_double_range (rand, -1.0, 1.0)
                  : v->dtype == FB_DTYPE_BOOL  ? g_rand_int_range (rand, 0, 2)
-                                              : g_rand_int_range (rand, 0, 16);
+                                              : g_rand_int_range (rand, 0, 8);
       fb_tensor_set_f64 (t, i, x);
     }
   return g_steal_pointer (&t);

@@ -69,7 +69,7 @@ _fb_pass_cleanup (FbPassContext *ctx, FbGraph *graph, GError **error)
     }
 
   before = graph->nodes->len;
-  fb_graph_remove_dead (graph);
+  _fb_graph_prune (graph);
   n_dead = before - graph->nodes->len - n_identity - n_dropout;
   /* An Identity whose output is a graph output fed by an input stays, and is not dead. */
   if (before - graph->nodes->len < n_identity + n_dropout)

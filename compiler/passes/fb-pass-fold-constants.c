@@ -271,6 +271,8 @@ _fb_pass_fold_constants (FbPassContext *ctx, FbGraph *graph, GError **error)
           Carried *mine;
           if (v == NULL)
             continue;
+          /* Inference may already have attached the value (a Constant's output). */
+          g_clear_pointer (&v->constant, fb_tensor_unref);
           v->constant = g_steal_pointer (&outs[k]);
           v->dtype = v->constant->dtype;
           v->shape = fb_tensor_shape (v->constant);
@@ -283,6 +285,7 @@ _fb_pass_fold_constants (FbPassContext *ctx, FbGraph *graph, GError **error)
           g_hash_table_insert (carried, v, mine);
         }
       carried_free (c);
+      _fb_node_release (n);
       for (guint k = 0; k < G_N_ELEMENTS (outs); k++)
         g_clear_pointer (&outs[k], fb_tensor_unref);
       count_op (hist, n);
@@ -291,7 +294,7 @@ _fb_pass_fold_constants (FbPassContext *ctx, FbGraph *graph, GError **error)
 
   g_ptr_array_set_size (graph->nodes, 0);
   g_ptr_array_extend (graph->nodes, kept, NULL, NULL);
-  fb_graph_remove_dead (graph);
+  _fb_graph_prune (graph);
   if (n_folded)
     note_histogram (ctx, hist, n_folded);
   return TRUE;

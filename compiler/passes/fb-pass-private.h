@@ -87,6 +87,11 @@ void     _fb_node_set_float        (FbGraph *graph, FbNode *node, const char *na
 void     _fb_node_set_string       (FbGraph *graph, FbNode *node, const char *name, const char *v);
 void     _fb_node_set_ints         (FbGraph *graph, FbNode *node, const char *name,
                                     const int64_t *v, guint n);
+/* Drops the tensor attributes of a node that left its graph: the graph frees only what its
+ * listed nodes hold, and a folded Constant would otherwise keep its tensor forever. */
+void     _fb_node_release          (FbNode *node);
+/* fb_graph_remove_dead, releasing what the removed nodes held. */
+void     _fb_graph_prune           (FbGraph *graph);
 /* fb_infer_node with the node named in the error. */
 gboolean _fb_node_infer            (FbGraph *graph, FbNode *node, GError **error);
 /* Whether value may be replaced by another everywhere: replacing a graph output by a graph

@@ -94,7 +94,12 @@ verify_inferred (FbGraph *g, FbNode *n, GError **error)
     }
   ok = fb_infer_node (g, n, error);
   for (guint k = 0; k < n->n_outputs; k++)
-    n->outputs[k] = saved[k];
+    {
+      /* Inference may attach a computed constant to a scratch copy; it is not the stage's. */
+      if (saved[k] != NULL && scratch[k].constant != saved[k]->constant)
+        fb_tensor_unref (scratch[k].constant);
+      n->outputs[k] = saved[k];
+    }
   return ok;
 }
 

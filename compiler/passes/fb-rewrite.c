@@ -346,7 +346,7 @@ fb_rewrite_run (FbPassContext *ctx, FbGraph *graph, const FbRule *rules, guint n
           ok = FALSE;
           break;
         }
-      fb_graph_remove_dead (graph);
+      _fb_graph_prune (graph);
       if (!any)
         break;
     }
