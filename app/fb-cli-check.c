@@ -7,6 +7,7 @@
  *   PASS|FAIL CASE_DIR  worst abs err X rel err Y (output NAME)
  * then a summary; the exit status is 1 when a case fails. */
 #include "fb-cli-load.h"
+#include "fb-cli-cpu.h"
 #include "fb-compare.h"
 #include "fb-interp.h"
 #include "fb-tensor-io.h"
@@ -65,13 +66,16 @@ data_sets (const char *case_dir, GError **error)
 
 /* Runs one data set and folds its comparison into v. */
 static void
-check_data_set (const FbGraph *graph, const char *set_dir, Verdict *v)
+check_data_set (const FbGraph *graph, FbCpuModule *cpu, const char *set_dir, Verdict *v)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) inputs = fb_cli_read_input_dir (graph, set_dir, &error);
   g_autoptr(GPtrArray) outputs = NULL;
 
-  if (inputs == NULL || (outputs = fb_interp_run (graph, inputs, NULL, &error)) == NULL)
+  if (inputs != NULL)
+    outputs = cpu ? fb_cpu_module_run (cpu, inputs, NULL, &error)
+                  : fb_interp_run (graph, inputs, NULL, &error);
+  if (outputs == NULL)
     {
       verdict_fail (v, g_strdup (error->message));
       return;
@@ -113,8 +117,9 @@ check_data_set (const FbGraph *graph, const char *set_dir, Verdict *v)
 
 /* Returns TRUE when the case passes; prints its line either way. */
 static gboolean
-check_case (const char *case_dir, const FbCliPipelineArgs *pipeline_args)
+check_case (const char *case_dir, const FbCliPipelineArgs *pipeline_args, const char *target)
 {
+  g_autoptr(FbCpuModule) cpu = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *model = g_build_filename (case_dir, "model.onnx", NULL);
   g_autoptr(GPtrArray) sets = data_sets (case_dir, &error);
@@ -127,8 +132,14 @@ check_case (const char *case_dir, const FbCliPipelineArgs *pipeline_args)
       printf ("FAIL %s  %s\n", case_dir, error->message);
       return FALSE;
     }
+  if (g_strcmp0 (target, "cpu") == 0 &&
+      (cpu = fb_cpu_compile (fb_pipeline_final (pipeline), 0, &error)) == NULL)
+    {
+      printf ("FAIL %s  %s\n", case_dir, error->message);
+      return FALSE;
+    }
   for (guint i = 0; i < sets->len; i++)
-    check_data_set (fb_pipeline_final (pipeline), g_ptr_array_index (sets, i), &v);
+    check_data_set (fb_pipeline_final (pipeline), cpu, g_ptr_array_index (sets, i), &v);
   ok = v.failure == NULL;
   printf ("%s %s  worst abs err %.3g rel err %.3g (output %s)", ok ? "PASS" : "FAIL", case_dir,
           v.worst_abs, v.worst_rel, v.worst_output ? v.worst_output : "none");
@@ -166,14 +177,14 @@ fb_cli_check (int argc, char **argv)
       status = FB_EXIT_INPUT;
     }
   /* Options are checked once, before any case, so a typo is a usage error, not N failures. */
-  else if (!fb_cli_check_target (target, &error) ||
+  else if ((g_strcmp0 (target, "cpu") != 0 && !fb_cli_check_target (target, &error)) ||
            (options = fb_cli_pipeline_options (&pipeline, &error)) == NULL)
     status = fb_cli_fail (error);
   else
     {
       for (int i = 1; i < argc; i++)
         {
-          if (check_case (argv[i], &pipeline))
+          if (check_case (argv[i], &pipeline, target))
             passed++;
           else
             failed++;

@@ -6,6 +6,7 @@
  * describes the outputs. --json prints one object with the run times (median_ms, min_ms,
  * max_ms, mean_ms) and the outputs' types and shapes. */
 #include "fb-cli-load.h"
+#include "fb-cli-cpu.h"
 #include "fb-interp.h"
 #include "fb-tensor-io.h"
 
@@ -104,7 +105,8 @@ dims_json (const FbTensor *t)
 }
 
 static void
-print_json (const char *model, const FbGraph *graph, GPtrArray *outputs, const double *ms, int n)
+print_json (const char *model, const char *target, const FbGraph *graph, GPtrArray *outputs,
+            const double *ms, int n)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(JsonGenerator) gen = json_generator_new ();
@@ -118,7 +120,7 @@ print_json (const char *model, const FbGraph *graph, GPtrArray *outputs, const d
   json_builder_set_member_name (b, "model");
   json_builder_add_string_value (b, model);
   json_builder_set_member_name (b, "target");
-  json_builder_add_string_value (b, "interp");
+  json_builder_add_string_value (b, target);
   json_builder_set_member_name (b, "iterations");
   json_builder_add_int_value (b, n);
   json_builder_set_member_name (b, "median_ms");
@@ -154,7 +156,7 @@ print_json (const char *model, const FbGraph *graph, GPtrArray *outputs, const d
 }
 
 static void
-print_text (const FbGraph *graph, GPtrArray *outputs, const double *ms, int n)
+print_text (const char *target, const FbGraph *graph, GPtrArray *outputs, const double *ms, int n)
 {
   for (guint i = 0; i < outputs->len; i++)
     {
@@ -175,7 +177,7 @@ print_text (const FbGraph *graph, GPtrArray *outputs, const double *ms, int n)
         printf (" min %g max %g mean %g", lo, hi, sum / (double) t->numel);
       printf ("\n");
     }
-  printf ("interp: median %.3f ms, min %.3f ms, max %.3f ms over %d run%s\n",
+  printf ("%s: median %.3f ms, min %.3f ms, max %.3f ms over %d run%s\n", target,
           n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2, ms[0], ms[n - 1], n,
           n == 1 ? "" : "s");
 }
@@ -190,9 +192,19 @@ run_model (const char *model, const FbCliPipelineArgs *pipeline_args, const RunA
   g_autofree double *ms = NULL;
   const FbGraph *graph;
 
-  if ((pipeline = fb_cli_load_model (model, pipeline_args, &error)) == NULL)
+  g_autoptr(FbCpuModule) cpu = NULL;
+  const char *target = fb_cli_cpu_wanted (args->target, model) ? "cpu" : "interp";
+
+  if (g_str_equal (target, "cpu"))
+    {
+      if ((cpu = fb_cli_cpu_prepare (model, pipeline_args, &pipeline, &error)) == NULL)
+        return fb_cli_cpu_fail (error);
+      graph = fb_cpu_module_plan (cpu)->graph;
+    }
+  else if ((pipeline = fb_cli_load_model (model, pipeline_args, &error)) == NULL)
     return fb_cli_fail (error);
-  graph = fb_pipeline_final (pipeline);
+  else
+    graph = fb_pipeline_final (pipeline);
   if (!check_output_specs (graph, args->outputs, &error))
     return fb_cli_fail (error);
   if (args->input_dir != NULL)
@@ -211,18 +223,19 @@ run_model (const char *model, const FbCliPipelineArgs *pipeline_args, const RunA
     {
       gint64 t0 = g_get_monotonic_time ();
       g_clear_pointer (&outputs, g_ptr_array_unref);
-      outputs = fb_interp_run (graph, inputs, NULL, &error);
+      outputs = cpu ? fb_cpu_module_run (cpu, inputs, NULL, &error)
+                    : fb_interp_run (graph, inputs, NULL, &error);
       if (outputs == NULL)
-        return fb_cli_fail (error);
+        return cpu ? fb_cli_cpu_fail (error) : fb_cli_fail (error);
       ms[i] = (g_get_monotonic_time () - t0) / 1000.0;
     }
   qsort (ms, args->iterations, sizeof (double), compare_doubles);
   if (!write_outputs (graph, outputs, args, &error))
     return fb_cli_fail (error);
   if (args->json)
-    print_json (model, graph, outputs, ms, args->iterations);
+    print_json (model, target, graph, outputs, ms, args->iterations);
   else
-    print_text (graph, outputs, ms, args->iterations);
+    print_text (target, graph, outputs, ms, args->iterations);
   return FB_EXIT_OK;
 }
 
@@ -258,7 +271,7 @@ fb_cli_run (int argc, char **argv)
       fprintf (stderr, "fusebench run: expected one MODEL (see --help)\n");
       status = FB_EXIT_INPUT;
     }
-  else if (!fb_cli_check_target (args.target, &error))
+  else if (g_strcmp0 (args.target, "cpu") != 0 && !fb_cli_check_target (args.target, &error))
     status = fb_cli_fail (error);
   else if (args.iterations < 1)
     {

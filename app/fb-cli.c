@@ -14,6 +14,7 @@ static const FbCliCommand commands[] = {
   { "passes", "run the pass pipeline; time, size and changes of every stage", fb_cli_passes },
   { "run", "run a model on given inputs, write or time its outputs", fb_cli_run },
   { "check", "run ONNX backend-style cases and compare with their outputs", fb_cli_check },
+  { "compile", "compile a model for a target into a bundle folder", fb_cli_compile },
 };
 
 const FbCliCommand *

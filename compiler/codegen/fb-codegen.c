@@ -81,7 +81,10 @@ optimize (LLVMModuleRef mod, LLVMTargetMachineRef tm, GError **error)
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions ();
   LLVMPassBuilderOptionsSetLoopVectorization (opts, TRUE);
   LLVMPassBuilderOptionsSetSLPVectorization (opts, TRUE);
-  LLVMPassBuilderOptionsSetLoopUnrolling (opts, TRUE);
+  /* The unroller doubles compile time (MobileNetV2: 1.4 s to 0.63 s of CPU) for no measured
+   * gain: the vectorizer already interleaves the loops that matter, and GEMMs are the
+   * library's. */
+  LLVMPassBuilderOptionsSetLoopUnrolling (opts, FALSE);
   LLVMPassBuilderOptionsSetLoopInterleaving (opts, TRUE);
   LLVMErrorRef err = LLVMRunPasses (mod, "default<O3>", tm, opts);
   LLVMDisposePassBuilderOptions (opts);

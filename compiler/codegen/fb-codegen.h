@@ -46,6 +46,14 @@ GBytes     *fb_codegen_kernel_object (const FbKernel *kernel, GError **error);
 GPtrArray  *fb_codegen_plan          (const FbPlan *plan, guint n_threads, guint *n_cached,
                                       GError **error);
 
+/* The object of a standalone driver for plan: `int fb_model_run (const void *const *inputs,
+ * void *const *outputs)` runs every kernel in order on one thread, with the weights (the bytes
+ * of weights, constant buffer i at weight_offsets[i]) inside the object. Linked with the
+ * kernels' objects it makes a shared library. Plans with host kernels (If, Loop) have no
+ * driver: the interpreter they need is not part of the library. */
+GBytes     *fb_codegen_driver_object (const FbPlan *plan, GBytes *weights,
+                                      const int64_t *weight_offsets, GError **error);
+
 /* The compiled-kernel cache: in memory for the process, and on disk under
  * $XDG_CACHE_HOME/fusebench/kernels unless disabled (FUSEBENCH_KERNEL_CACHE=off). */
 GBytes     *fb_kernel_cache_lookup   (const char *key);

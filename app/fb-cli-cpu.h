@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The cpu target for `run` and `check`: a model compiled through the pipeline, or a bundle
+ * loaded without compiling. */
+#pragma once
+
+#include "fb-cli-load.h"
+#include "fb-runtime.h"
+
+G_BEGIN_DECLS
+
+/* Whether MODEL runs on the cpu target: --target cpu, or a bundle folder. */
+gboolean     fb_cli_cpu_wanted  (const char *target, const char *model);
+/* A bundle is loaded; a model goes through the pipeline (kept in *pipeline, which owns the
+ * graph the module runs) and is compiled. The graph that describes the module's inputs and
+ * outputs is fb_cpu_module_plan (module)->graph. */
+FbCpuModule *fb_cli_cpu_prepare (const char *model, const FbCliPipelineArgs *args,
+                                 FbPipeline **pipeline, GError **error);
+/* fb_cli_fail, except that a node the target cannot run is the input's fault (status 2). */
+int          fb_cli_cpu_fail    (const GError *error);
+
+G_END_DECLS

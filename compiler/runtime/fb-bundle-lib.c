@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The shared library of a bundle: the kernels' objects and a generated driver linked by the
+ * system's C compiler driver (cc) into lib/libfbmodel.so, with lib/fb-model.h describing
+ * fb_model_run and the tensors it takes and gives. */
+#include "fb-bundle-private.h"
+#include "fb-codegen.h"
+
+#include <glib/gstdio.h>
+
+static char *
+c_comment_safe (const char *s)
+{
+  GString *out = g_string_new (NULL);
+  for (const char *p = s; *p; p++)
+    g_string_append_c (out, (*p == '*' || *p == '/' || (guchar) *p < 32) ? '_' : *p);
+  return g_string_free (out, FALSE);
+}
+
+static void
+describe (GString *h, const char *what, guint i, const FbValue *v, const FbBuffer *b)
+{
+  g_autofree char *name = c_comment_safe (v->name);
+  g_string_append_printf (h, "/* %s %u '%s': %s [", what, i, name, fb_dtype_name (b->dtype));
+  for (int d = 0; d < b->rank; d++)
+    g_string_append_printf (h, "%s%" G_GINT64_FORMAT, d ? ", " : "", b->dims[d]);
+  g_string_append_printf (h, "] */\n#define FB_MODEL_%s_%u_BYTES %" G_GINT64_FORMAT "\n",
+                          g_str_equal (what, "input") ? "INPUT" : "OUTPUT", i, b->nbytes);
+}
+
+static char *
+header_text (const FbPlan *plan, const FbGraph *graph)
+{
+  GString *h = g_string_new (NULL);
+  g_string_append (h,
+    "/* A model compiled by Fusebench for one x86-64 CPU (the one it was compiled on).\n"
+    " * Link with -lfbmodel. Tensors are dense, row-major, in the element types below. */\n"
+    "#pragma once\n\n#include <stddef.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+  g_string_append_printf (h, "#define FB_MODEL_N_INPUTS %u\n#define FB_MODEL_N_OUTPUTS %u\n\n",
+                          plan->inputs->len, plan->outputs->len);
+  for (guint i = 0; i < plan->inputs->len; i++)
+    describe (h, "input", i, g_ptr_array_index (graph->inputs, i),
+              fb_plan_buffer (plan, g_array_index (plan->inputs, guint, i)));
+  for (guint i = 0; i < plan->outputs->len; i++)
+    describe (h, "output", i, g_ptr_array_index (graph->outputs, i),
+              fb_plan_buffer (plan, g_array_index (plan->outputs, guint, i)));
+  g_string_append (h,
+    "\n/* Runs the model once: inputs[i] points to input i, outputs[i] to room for output i.\n"
+    " * Returns 0, or -1 when the working memory cannot be allocated. Safe to call from\n"
+    " * several threads at once: every call has its own working memory. */\n"
+    "int fb_model_run (const void *const *inputs, void *const *outputs);\n\n"
+    "#ifdef __cplusplus\n}\n#endif\n");
+  return g_string_free (h, FALSE);
+}
+
+gboolean
+_fb_bundle_write_shared_library (const char *dir, const FbPlan *plan, GPtrArray *objects,
+                                 GBytes *weights, const int64_t *weight_offsets,
+                                 const FbGraph *graph, GError **error)
+{
+  g_autofree char *cc = g_find_program_in_path ("cc");
+  if (cc == NULL)
+    {
+      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_FAILED,
+                   "no C compiler driver (cc) to link the shared library with");
+      return FALSE;
+    }
+  g_autoptr(GBytes) driver = fb_codegen_driver_object (plan, weights, weight_offsets, error);
+  if (driver == NULL)
+    return FALSE;
+  g_autofree char *lib = g_build_filename (dir, "lib", NULL);
+  if (g_mkdir_with_parents (lib, 0755) != 0)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s: cannot make the folder", lib);
+      return FALSE;
+    }
+  g_autofree char *driver_path = g_build_filename (lib, "fb-model-driver.o", NULL);
+  g_autofree char *header_path = g_build_filename (lib, "fb-model.h", NULL);
+  g_autofree char *so_path = g_build_filename (lib, "libfbmodel.so", NULL);
+  g_autofree char *header = header_text (plan, graph);
+  if (!g_file_set_contents (driver_path, g_bytes_get_data (driver, NULL),
+                            g_bytes_get_size (driver), error) ||
+      !g_file_set_contents (header_path, header, -1, error))
+    return FALSE;
+
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (argv, g_strdup (cc));
+  g_ptr_array_add (argv, g_strdup ("-shared"));
+  g_ptr_array_add (argv, g_strdup ("-o"));
+  g_ptr_array_add (argv, g_strdup (so_path));
+  g_ptr_array_add (argv, g_strdup (driver_path));
+  for (guint k = 0; k < plan->kernels->len; k++)
+    if (g_ptr_array_index (objects, k))
+      g_ptr_array_add (argv, g_strdup_printf ("%s/kernels/%s.o", dir,
+                                              ((FbKernel *) g_ptr_array_index (plan->kernels, k))->name));
+  g_ptr_array_add (argv, g_strdup ("-lopenblas"));
+  g_ptr_array_add (argv, g_strdup ("-lm"));
+  g_ptr_array_add (argv, NULL);
+  g_autofree char *err_text = NULL;
+  int status = 0;
+  if (!g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
+                     &err_text, &status, error))
+    return FALSE;
+  if (!g_spawn_check_wait_status (status, NULL))
+    {
+      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_FAILED,
+                   "linking %s failed: %s", so_path, err_text ? err_text : "");
+      return FALSE;
+    }
+  /* The driver lives on inside the library. */
+  g_unlink (driver_path);
+  return TRUE;
+}

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* plan.json: a plan without its kernel IR (what running needs: buffers, kernels' functions,
+ * extents and arguments, provenance), and back. Reading checks every index against the
+ * tables it points into, so a damaged file is an error, never a wild pointer. */
+#include "fb-bundle-private.h"
+
+#include <string.h>
+
+static const char *const buffer_kinds[] = { "input", "const", "output", "value", "scratch" };
+static const char *const kernel_kinds[] = { "loops", "library", "view", "host" };
+static const char *const arg_roles[] = { "in", "out", "temp" };
+
+static JsonArray *
+int_array (guint n, const int64_t *v)
+{
+  JsonArray *a = json_array_sized_new (n);
+  for (guint i = 0; i < n; i++)
+    json_array_add_int_element (a, v[i]);
+  return a;
+}
+
+static JsonArray *
+uint_array (GArray *v)
+{
+  JsonArray *a = json_array_sized_new (v->len);
+  for (guint i = 0; i < v->len; i++)
+    json_array_add_int_element (a, g_array_index (v, guint, i));
+  return a;
+}
+
+JsonObject *
+_fb_bundle_plan_to_json (const FbPlan *plan, const int64_t *weight_offsets)
+{
+  JsonObject *root = json_object_new ();
+  json_object_set_string_member (root, "target", plan->target);
+  json_object_set_int_member (root, "arena_bytes", plan->arena_bytes);
+  JsonArray *buffers = json_array_new ();
+  for (guint i = 0; i < plan->buffers->len; i++)
+    {
+      const FbBuffer *buf = fb_plan_buffer (plan, i);
+      JsonObject *o = json_object_new ();
+      json_object_set_string_member (o, "kind", buffer_kinds[buf->kind]);
+      json_object_set_string_member (o, "name", buf->name);
+      json_object_set_int_member (o, "dtype", buf->dtype);
+      json_object_set_array_member (o, "dims", int_array (buf->rank, buf->dims));
+      json_object_set_int_member (o, "alias", buf->alias);
+      json_object_set_int_member (o, "offset", buf->offset);
+      if (buf->kind == FB_BUF_CONST)
+        json_object_set_int_member (o, "weights_offset", weight_offsets[i]);
+      json_array_add_object_element (buffers, o);
+    }
+  json_object_set_array_member (root, "buffers", buffers);
+  json_object_set_array_member (root, "inputs", uint_array (plan->inputs));
+  json_object_set_array_member (root, "outputs", uint_array (plan->outputs));
+  JsonArray *kernels = json_array_new ();
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
+      JsonObject *o = json_object_new ();
+      json_object_set_string_member (o, "name", kernel->name);
+      json_object_set_string_member (o, "label", kernel->label ? kernel->label : "");
+      json_object_set_string_member (o, "kind", kernel_kinds[kernel->kind]);
+      json_object_set_int_member (o, "node_id", kernel->node_id);
+      json_object_set_string_member (o, "node_name", kernel->node ? kernel->node->name : "");
+      json_object_set_double_member (o, "flops", kernel->flops);
+      json_object_set_double_member (o, "bytes", kernel->bytes);
+      JsonArray *prov = json_array_new ();
+      for (guint i = 0; i < kernel->prov_names->len; i++)
+        json_array_add_string_element (prov, g_array_index (kernel->prov_names, char *, i));
+      json_object_set_array_member (o, "provenance", prov);
+      JsonArray *args = json_array_new ();
+      for (guint i = 0; i < kernel->args->len; i++)
+        {
+          const FbKArg *a = &g_array_index (kernel->args, FbKArg, i);
+          JsonObject *ao = json_object_new ();
+          json_object_set_int_member (ao, "buffer", a->buffer);
+          json_object_set_string_member (ao, "role", arg_roles[a->role]);
+          json_object_set_int_member (ao, "dtype", a->dtype);
+          json_array_add_object_element (args, ao);
+        }
+      json_object_set_array_member (o, "args", args);
+      JsonArray *phases = json_array_new ();
+      for (guint p = 0; p < kernel->phases->len; p++)
+        {
+          const FbKPhase *ph = g_ptr_array_index (kernel->phases, p);
+          JsonObject *po = json_object_new ();
+          json_object_set_string_member (po, "function", ph->fn);
+          json_object_set_int_member (po, "extent", ph->extent);
+          json_object_set_double_member (po, "work", ph->work);
+          json_array_add_object_element (phases, po);
+        }
+      json_object_set_array_member (o, "phases", phases);
+      json_array_add_object_element (kernels, o);
+    }
+  json_object_set_array_member (root, "kernels", kernels);
+  return root;
+}
+
+/* ---- reading ------------------------------------------------------------------------------ */
+
+static gboolean
+bad (GError **error, const char *path, const char *what)
+{
+  g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE, "%s: %s", path, what);
+  return FALSE;
+}
+
+static int
+lookup (const char *const *names, guint n, const char *s)
+{
+  for (guint i = 0; s && i < n; i++)
+    if (g_str_equal (names[i], s))
+      return (int) i;
+  return -1;
+}
+
+static gboolean
+is_int (JsonObject *o, const char *member)
+{
+  JsonNode *n = json_object_get_member (o, member);
+  return n && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_INT64;
+}
+
+static gboolean
+is_array (JsonObject *o, const char *member)
+{
+  JsonNode *n = json_object_get_member (o, member);
+  return n && JSON_NODE_HOLDS_ARRAY (n);
+}
+
+static gboolean
+is_string (JsonObject *o, const char *member)
+{
+  JsonNode *n = json_object_get_member (o, member);
+  return n && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING;
+}
+
+static gboolean
+read_index_list (JsonObject *root, const char *member, guint limit, GArray *out)
+{
+  if (!is_array (root, member))
+    return FALSE;
+  JsonArray *a = json_object_get_array_member (root, member);
+  for (guint i = 0; i < json_array_get_length (a); i++)
+    {
+      gint64 v = json_array_get_int_element (a, i);
+      if (v < 0 || v >= limit)
+        return FALSE;
+      guint u = v;
+      g_array_append_val (out, u);
+    }
+  return TRUE;
+}
+
+static gboolean
+read_buffer (FbPlan *plan, JsonObject *o, GBytes *weights, const char *path, GError **error)
+{
+  if (!is_string (o, "kind") || !is_string (o, "name") || !is_int (o, "dtype") ||
+      !is_array (o, "dims") || !is_int (o, "alias") || !is_int (o, "offset"))
+    return bad (error, path, "a buffer lacks kind, name, dtype, dims, alias or offset");
+  int kind = lookup (buffer_kinds, G_N_ELEMENTS (buffer_kinds), json_object_get_string_member (o, "kind"));
+  gint64 dtype = json_object_get_int_member (o, "dtype");
+  JsonArray *dims_a = json_object_get_array_member (o, "dims");
+  guint rank = json_array_get_length (dims_a);
+  int64_t dims[FB_MAX_RANK];
+  if (kind < 0 || !fb_dtype_is_known (dtype) || dtype == FB_DTYPE_STRING || rank > FB_MAX_RANK)
+    return bad (error, path, "a buffer has an unknown kind, element type or rank");
+  gint64 numel = 1;
+  for (guint d = 0; d < rank; d++)
+    {
+      dims[d] = json_array_get_int_element (dims_a, d);
+      if (dims[d] < 0 || (dims[d] > 0 && numel > G_MAXINT64 / 16 / dims[d]))
+        return bad (error, path, "a buffer has a bad extent");
+      numel *= dims[d];
+    }
+  guint b = fb_plan_add_buffer (plan, kind, json_object_get_string_member (o, "name"), dtype,
+                                rank, dims);
+  FbBuffer *buf = fb_plan_buffer (plan, b);
+  gint64 alias = json_object_get_int_member (o, "alias");
+  gint64 offset = json_object_get_int_member (o, "offset");
+  if (alias >= (gint64) b || alias < -1)
+    return bad (error, path, "a buffer views a buffer that does not come before it");
+  buf->alias = alias;
+  if (alias < 0 && kind != FB_BUF_INPUT && kind != FB_BUF_CONST &&
+      (offset < 0 || offset > plan->arena_bytes - buf->nbytes))
+    return bad (error, path, "a buffer lies outside the arena");
+  buf->offset = offset;
+  if (kind == FB_BUF_CONST && alias < 0)
+    {
+      gint64 w = is_int (o, "weights_offset") ? json_object_get_int_member (o, "weights_offset") : -1;
+      if (w < 0 || (gsize) w > g_bytes_get_size (weights) ||
+          (gsize) buf->nbytes > g_bytes_get_size (weights) - (gsize) w)
+        return bad (error, path, "a constant lies outside weights.bin");
+      g_autoptr(GBytes) slice = g_bytes_new_from_bytes (weights, w, buf->nbytes);
+      buf->constant = fb_tensor_new_for_bytes (dtype, rank, dims, slice, error);
+      if (buf->constant == NULL)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+read_kernel (FbPlan *plan, JsonObject *o, const char *path, GError **error)
+{
+  if (!is_string (o, "name") || !is_string (o, "kind") || !is_array (o, "args") ||
+      !is_array (o, "phases"))
+    return bad (error, path, "a kernel lacks name, kind, args or phases");
+  int kind = lookup (kernel_kinds, G_N_ELEMENTS (kernel_kinds), json_object_get_string_member (o, "kind"));
+  const char *name = json_object_get_string_member (o, "name");
+  if (kind < 0 || !g_regex_match_simple ("^[A-Za-z_][A-Za-z0-9_]*$", name, 0, 0))
+    return bad (error, path, "a kernel has a bad name or kind");
+  FbKernel *k = fb_kernel_new (name);
+  k->index = plan->kernels->len;
+  g_ptr_array_add (plan->kernels, k);
+  k->kind = kind;
+  k->label = g_strdup (is_string (o, "label") ? json_object_get_string_member (o, "label") : "");
+  k->node_id = is_int (o, "node_id") ? json_object_get_int_member (o, "node_id") : 0;
+  if (json_object_has_member (o, "flops"))
+    k->flops = json_object_get_double_member (o, "flops");
+  if (json_object_has_member (o, "bytes"))
+    k->bytes = json_object_get_double_member (o, "bytes");
+  if (is_array (o, "provenance"))
+    {
+      JsonArray *pa = json_object_get_array_member (o, "provenance");
+      for (guint i = 0; i < json_array_get_length (pa); i++)
+        {
+          char *s = g_strdup (json_array_get_string_element (pa, i));
+          g_array_append_val (k->prov_names, s);
+        }
+    }
+  JsonArray *args = json_object_get_array_member (o, "args");
+  for (guint i = 0; i < json_array_get_length (args); i++)
+    {
+      JsonObject *a = json_array_get_object_element (args, i);
+      if (a == NULL || !is_int (a, "buffer") || !is_string (a, "role") || !is_int (a, "dtype"))
+        return bad (error, path, "a kernel argument lacks buffer, role or dtype");
+      gint64 b = json_object_get_int_member (a, "buffer");
+      int role = lookup (arg_roles, G_N_ELEMENTS (arg_roles), json_object_get_string_member (a, "role"));
+      if (b < 0 || b >= plan->buffers->len || role < 0)
+        return bad (error, path, "a kernel argument names no buffer");
+      FbKArg arg = { .buffer = b, .role = role, .dtype = fb_plan_buffer (plan, b)->dtype };
+      g_array_append_val (k->args, arg);
+    }
+  JsonArray *phases = json_object_get_array_member (o, "phases");
+  for (guint i = 0; i < json_array_get_length (phases); i++)
+    {
+      JsonObject *p = json_array_get_object_element (phases, i);
+      if (p == NULL || !is_string (p, "function") || !is_int (p, "extent"))
+        return bad (error, path, "a kernel phase lacks function or extent");
+      FbKPhase *ph = fb_kernel_add_phase (k, json_object_get_int_member (p, "extent"),
+                                          json_object_has_member (p, "work")
+                                            ? json_object_get_double_member (p, "work") : 0);
+      g_free (ph->fn);
+      ph->fn = g_strdup (json_object_get_string_member (p, "function"));
+      if (ph->extent < 0)
+        return bad (error, path, "a kernel phase has a negative extent");
+    }
+  return TRUE;
+}
+
+FbPlan *
+_fb_bundle_plan_from_json (JsonObject *root, GBytes *weights, const char *path, GError **error)
+{
+  g_autoptr(FbPlan) plan = fb_plan_new (is_string (root, "target")
+                                        ? json_object_get_string_member (root, "target") : "");
+  if (!is_int (root, "arena_bytes") || !is_array (root, "buffers") || !is_array (root, "kernels"))
+    {
+      bad (error, path, "not a plan: arena_bytes, buffers or kernels missing");
+      return NULL;
+    }
+  plan->arena_bytes = json_object_get_int_member (root, "arena_bytes");
+  if (plan->arena_bytes < 0)
+    {
+      bad (error, path, "negative arena size");
+      return NULL;
+    }
+  JsonArray *buffers = json_object_get_array_member (root, "buffers");
+  for (guint i = 0; i < json_array_get_length (buffers); i++)
+    {
+      JsonObject *o = json_array_get_object_element (buffers, i);
+      if (o == NULL)
+        {
+          bad (error, path, "a buffer is not an object");
+          return NULL;
+        }
+      if (!read_buffer (plan, o, weights, path, error))
+        return NULL;
+    }
+  if (!read_index_list (root, "inputs", plan->buffers->len, plan->inputs) ||
+      !read_index_list (root, "outputs", plan->buffers->len, plan->outputs))
+    {
+      bad (error, path, "inputs or outputs name no buffer");
+      return NULL;
+    }
+  JsonArray *kernels = json_object_get_array_member (root, "kernels");
+  for (guint i = 0; i < json_array_get_length (kernels); i++)
+    {
+      JsonObject *o = json_array_get_object_element (kernels, i);
+      if (o == NULL)
+        {
+          bad (error, path, "a kernel is not an object");
+          return NULL;
+        }
+      if (!read_kernel (plan, o, path, error))
+        return NULL;
+    }
+  return g_steal_pointer (&plan);
+}
+
+const char *
+_fb_bundle_kernel_node_name (JsonObject *root, guint k)
+{
+  JsonArray *kernels = json_object_get_array_member (root, "kernels");
+  JsonObject *o = json_array_get_object_element (kernels, k);
+  return o && is_string (o, "node_name") ? json_object_get_string_member (o, "node_name") : NULL;
+}
