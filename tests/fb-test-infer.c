@@ -224,11 +224,13 @@ tg_check_value (const char *file, int line, const FbValue *v, FbDType dtype, con
     }
   have = fb_shape_to_string (&v->shape);
   want = fb_shape_to_string (&expected);
-  if (v->dtype != dtype || strcmp (have, want) != 0)
+  /* The text alone cannot tell an unknown rank from one unknown extent: both print "?". */
+  if (v->dtype != dtype || strcmp (have, want) != 0 || v->shape.rank != expected.rank)
     {
-      g_autofree char *msg = g_strdup_printf ("'%s' is %s %s, expected %s %s", v->name,
-                                              fb_dtype_name (v->dtype), have,
-                                              fb_dtype_name (dtype), want);
+      g_autofree char *msg = g_strdup_printf ("'%s' is %s %s (rank %d), expected %s %s (rank %d)",
+                                              v->name, fb_dtype_name (v->dtype), have,
+                                              v->shape.rank, fb_dtype_name (dtype), want,
+                                              expected.rank);
       g_assertion_message (G_LOG_DOMAIN, file, line, G_STRFUNC, msg);
     }
 }
