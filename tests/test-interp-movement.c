@@ -75,6 +75,11 @@ test_slice_split (void)
   n = ti_node (g13, FB_OP_SLICE, 5, 1);
   ti_run_fails (n, TI_IN (x, ints (1, I64 (0)), ints (1, I64 (1)), ints (1, I64 (0)), ints (1, I64 (0))),
                 FB_INTERP_ERROR_RUNTIME);
+  /* A backwards slice of an empty axis is empty, not a read before the start. */
+  n = ti_node (g13, FB_OP_SLICE, 5, 1);
+  ti_assert (ti_run1 (n, TI_IN (ti_f32 (2, D (0, 3), NULL), ints (1, I64 (-1)), ints (1, I64 (G_MININT64)),
+                                ints (1, I64 (0)), ints (1, I64 (-1)))),
+             FB_DTYPE_FLOAT32, 2, D (0, 3), NULL, 0);
 
   n = ti_node (g13, FB_OP_SPLIT, 2, 2);
   ti_attr_int (g13, n, "axis", 1);
@@ -161,6 +166,11 @@ test_expand_tile_pad (void)
   ti_run_fails (n, TI_IN (m, ints (2, I64 (2, 4))), FB_INTERP_ERROR_RUNTIME);
   n = ti_node (g, FB_OP_EXPAND, 2, 1);
   ti_run_fails (n, TI_IN (m, ints (2, I64 (-1, 3))), FB_INTERP_ERROR_RUNTIME);
+  /* Shapes from data may ask for more than memory, or more than 64 bits can count. */
+  n = ti_node (g, FB_OP_EXPAND, 2, 1);
+  ti_run_fails (n, TI_IN (x, ints (3, I64 (1 << 30, 1 << 30, 1))), FB_INTERP_ERROR_RUNTIME);
+  n = ti_node (g, FB_OP_EXPAND, 2, 1);
+  ti_run_fails (n, TI_IN (x, ints (4, I64 (G_MAXINT64, G_MAXINT64, 2, 1))), FB_INTERP_ERROR_RUNTIME);
 
   n = ti_node (g, FB_OP_TILE, 2, 1);
   ti_assert (ti_run1 (n, TI_IN (x, ints (2, I64 (2, 2)))), FB_DTYPE_FLOAT32, 2, D (4, 2),

@@ -210,6 +210,13 @@ test_binary_broadcast (void)
   ti_run_fails (ti_node (g, FB_OP_ADD, 2, 1),
                 TI_IN (a, ti_tensor (FB_DTYPE_INT64, 1, D (3), V (1, 2, 3))),
                 FB_INTERP_ERROR_RUNTIME);
+  /* A broadcast far larger than memory is an error, not an abort. */
+  ti_run_fails (ti_node (g, FB_OP_MUL, 2, 1),
+                TI_IN (ti_f32 (2, D (1 << 20, 1), NULL), ti_f32 (2, D (1, 1 << 20), NULL)),
+                FB_INTERP_ERROR_RUNTIME);
+  ti_run_fails (ti_node (g, FB_OP_MATMUL, 2, 1),
+                TI_IN (ti_f32 (2, D (1 << 20, 1), NULL), ti_f32 (2, D (1, 1 << 20), NULL)),
+                FB_INTERP_ERROR_RUNTIME);
   /* Empty tensors broadcast to empty results. */
   ti_assert (ti_run1 (ti_node (g, FB_OP_ADD, 2, 1), TI_IN (ti_f32 (2, D (0, 3), NULL), row)),
              FB_DTYPE_FLOAT32, 2, D (0, 3), NULL, 0);
@@ -541,6 +548,10 @@ test_einsum (void)
   ti_attr_string (g, n, "equation", "ii->i");
   g_assert_false (fb_interp_supports (n));
   ti_run_fails (n, TI_IN (ti_f32 (2, D (2, 2), NULL)), FB_INTERP_ERROR_UNSUPPORTED);
+  n = ti_node (g, FB_OP_EINSUM, 2, 1);
+  ti_attr_string (g, n, "equation", "...abcd,efgh->...abcdefgh");
+  ti_run_fails (n, TI_IN (ti_f32 (8, D (1, 1, 1, 1, 1, 1, 1, 1), NULL), ti_f32 (4, D (1, 1, 1, 1), NULL)),
+                FB_INTERP_ERROR_UNSUPPORTED);
   n = ti_node (g, FB_OP_EINSUM, 3, 1);
   ti_attr_string (g, n, "equation", "i,i,i->i");
   ti_run_fails (n, TI_IN (a, a, a), FB_INTERP_ERROR_UNSUPPORTED);

@@ -128,7 +128,9 @@ combine (const FbNode *node, FbOpKind op, gboolean as_float, Operand *acc, const
   if (as_float)
     {
       const double *x = acc->data, *y = b->data;
-      double *r = g_new (double, MAX (bc.numel, 1));
+      double *r = _fb_interp_alloc (node, bc.numel, sizeof (double), error);
+      if (r == NULL)
+        return FALSE;
       for (int64_t row = 0; bc.inner > 0 && row < bc.numel / bc.inner; row++)
         {
           int64_t o[2];
@@ -151,7 +153,9 @@ combine (const FbNode *node, FbOpKind op, gboolean as_float, Operand *acc, const
   else
     {
       const int64_t *x = acc->data, *y = b->data;
-      int64_t *r = g_new (int64_t, MAX (bc.numel, 1));
+      int64_t *r = _fb_interp_alloc (node, bc.numel, sizeof (int64_t), error);
+      if (r == NULL)
+        return FALSE;
       for (int64_t row = 0; bc.inner > 0 && row < bc.numel / bc.inner; row++)
         {
           int64_t o[2];

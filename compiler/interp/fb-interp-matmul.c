@@ -36,10 +36,14 @@ batched_matmul (const FbNode *node, gboolean as_float, const Mat *a, const Mat *
   c->dims[bc.rank] = M;
   c->dims[bc.rank + 1] = N;
   batches = bc.numel;
-  if (as_float)
-    c->data = g_new0 (double, MAX (batches * M * N, 1));
-  else
-    c->data = g_new0 (int64_t, MAX (batches * M * N, 1));
+  {
+    int64_t total;
+    if (__builtin_mul_overflow (batches, M, &total) || __builtin_mul_overflow (total, N, &total))
+      total = -1;
+    c->data = _fb_interp_alloc (node, total, as_float ? sizeof (double) : sizeof (int64_t), error);
+    if (c->data == NULL)
+      return FALSE;
+  }
 
   for (int64_t t = 0; t < batches; t++)
     {
@@ -510,6 +514,12 @@ _fb_interp_einsum (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, Fb
    * in alphabetical order. */
   if (eq.out_len >= 0)
     {
+      if (eq.out_len + (eq.out_ellipsis_at >= 0 ? n_ell : 0) > FB_MAX_RANK)
+        {
+          _fb_interp_fail (error, node, FB_INTERP_ERROR_UNSUPPORTED,
+                           "the result would have more than %d axes", FB_MAX_RANK);
+          goto done;
+        }
       for (int i = 0; i <= eq.out_len; i++)
         {
           if (i == eq.out_ellipsis_at)

@@ -182,6 +182,12 @@ _fb_interp_slice (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbT
       d = x->dims[a];
       s = starts[k];
       e = ends[k];
+      step[a] = st;
+      if (d == 0)
+        {
+          dims[a] = 0;
+          continue;
+        }
       /* Negative positions count from the end; then clamp as the spec says, which differs for
        * negative steps (the end may be -1, "before the first element"). */
       if (s < 0) s = s < -d ? 0 : s + d;

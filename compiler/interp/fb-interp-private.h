@@ -37,6 +37,9 @@ gboolean  _fb_interp_need           (const FbNode *node, FbTensor *const *in, gu
 /* A new zeroed output; a size that cannot be allocated is a runtime error naming the node. */
 FbTensor *_fb_interp_new            (const FbNode *node, FbDType dtype, int rank,
                                      const int64_t *dims, GError **error);
+/* Scratch memory for n elements of size bytes, zeroed; a size that overflows or cannot be had
+ * is a runtime error naming the node (never an abort: hostile shapes reach here). */
+gpointer  _fb_interp_alloc          (const FbNode *node, int64_t n, gsize size, GError **error);
 /* A tensor that shares x's bytes under other dims (the element counts must agree). */
 FbTensor *_fb_interp_view           (const FbNode *node, FbTensor *x, int rank,
                                      const int64_t *dims, GError **error);

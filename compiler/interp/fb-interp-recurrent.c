@@ -193,6 +193,17 @@ rnn_clear (Rnn *s)
   g_free (s->h0); g_free (s->c0); g_free (s->p); g_free (s->lens);
 }
 
+/* Y for every step: T x dirs x B x H, which a long sequence and a wide state can make large. */
+static double *
+rnn_sequence_buffer (const FbNode *node, const Rnn *s, GError **error)
+{
+  int64_t n;
+
+  if (__builtin_mul_overflow (s->T, s->dirs * s->B, &n) || __builtin_mul_overflow (n, s->H, &n))
+    n = -1;
+  return _fb_interp_alloc (node, n, sizeof (double), error);
+}
+
 static double
 clipped (const Rnn *s, double v)
 {
@@ -277,7 +288,12 @@ _fb_interp_lstm (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbTe
       rnn_clear (&s);
       return FALSE;
     }
-  y = g_new0 (double, MAX (s.T * s.dirs * s.B * s.H, 1));
+  y = rnn_sequence_buffer (node, &s, error);
+  if (y == NULL)
+    {
+      rnn_clear (&s);
+      return FALSE;
+    }
   yh = g_new0 (double, MAX (s.dirs * s.B * s.H, 1));
   yc = g_new0 (double, MAX (s.dirs * s.B * s.H, 1));
   gx = g_new (double, 4 * s.H + 1);
@@ -343,7 +359,12 @@ _fb_interp_gru (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbTen
       rnn_clear (&s);
       return FALSE;
     }
-  y = g_new0 (double, MAX (s.T * s.dirs * s.B * s.H, 1));
+  y = rnn_sequence_buffer (node, &s, error);
+  if (y == NULL)
+    {
+      rnn_clear (&s);
+      return FALSE;
+    }
   yh = g_new0 (double, MAX (s.dirs * s.B * s.H, 1));
   gx = g_new (double, 3 * s.H + 1);
   gh = g_new (double, 3 * s.H + 1);

@@ -147,12 +147,19 @@ cubic_weight (double s, double a)
 
 /* Resizes axis `axis` of v (dims) to `out` positions; returns the new values. */
 static double *
-resize_axis (const Options *o, const double *v, const int64_t *dims, int rank, int axis,
-             int64_t out, double scale, double roi_start, double roi_end)
+resize_axis (const FbNode *node, const Options *o, const double *v, const int64_t *dims, int rank,
+             int axis, int64_t out, double scale, double roi_start, double roi_end, GError **error)
 {
   int64_t outer = _fb_interp_prod (dims, 0, axis), in = dims[axis];
-  int64_t inner = _fb_interp_prod (dims, axis + 1, rank);
-  double *r = g_new (double, MAX (outer * out * inner, 1));
+  int64_t inner = _fb_interp_prod (dims, axis + 1, rank), n;
+  double *r;
+
+  /* Upsampling one axis before another shrinks can make a passing result larger than both. */
+  if (__builtin_mul_overflow (outer, out, &n) || __builtin_mul_overflow (n, inner, &n))
+    n = -1;
+  r = _fb_interp_alloc (node, n, sizeof (double), error);
+  if (r == NULL)
+    return NULL;
 
   for (int64_t x = 0; x < out; x++)
     {
@@ -383,7 +390,10 @@ _fb_interp_resize (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, Fb
                           o.transform != CT_TF_CROP_AND_RESIZE;
       if (identity)
         continue;
-      r = resize_axis (&o, v, dims, rank, i, sizes[i], scales[i], roi[i], roi[rank + i]);
+      r = resize_axis (node, &o, v, dims, rank, i, sizes[i], scales[i], roi[i], roi[rank + i],
+                       error);
+      if (r == NULL)
+        return FALSE;
       g_free (v);
       v = r;
       dims[i] = sizes[i];

@@ -134,7 +134,12 @@ _fb_interp_range (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbT
       y = _fb_interp_new (node, dtype, 1, &n, error);
       if (y == NULL)
         return FALSE;
-      v = g_new (double, MAX (n, 1));
+      v = _fb_interp_alloc (node, n, sizeof (double), error);
+      if (v == NULL)
+        {
+          fb_tensor_unref (y);
+          return FALSE;
+        }
       for (int64_t i = 0; i < n; i++)
         v[i] = start + (double) i * delta;
       _fb_interp_write_f64 (y, v);
@@ -160,7 +165,12 @@ _fb_interp_range (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbT
       y = _fb_interp_new (node, dtype, 1, &n, error);
       if (y == NULL)
         return FALSE;
-      v = g_new (int64_t, MAX (n, 1));
+      v = _fb_interp_alloc (node, n, sizeof (int64_t), error);
+      if (v == NULL)
+        {
+          fb_tensor_unref (y);
+          return FALSE;
+        }
       for (int64_t i = 0; i < n; i++)
         v[i] = (int64_t) ((uint64_t) start + (uint64_t) i * (uint64_t) delta);
       _fb_interp_write_i64 (y, v);

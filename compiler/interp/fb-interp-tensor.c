@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
 G_DEFINE_QUARK (fb-interp-error-quark, fb_interp_error)
 
@@ -37,16 +38,61 @@ _fb_interp_need (const FbNode *node, FbTensor *const *in, guint i, GError **erro
   return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME, "input %u is required", i);
 }
 
+/* The most memory one tensor or scratch array may take: this machine's memory, at most 64 GiB.
+ * Zeroed allocations succeed lazily far beyond it, and the first write would then bring the
+ * out-of-memory killer instead of an error naming the node. */
+static int64_t
+memory_limit (void)
+{
+  static gsize limit;
+
+  if (g_once_init_enter (&limit))
+    {
+      long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
+      int64_t bytes = G_GINT64_CONSTANT (1) << 36;
+      if (pages > 0 && page > 0 && (int64_t) pages < bytes / page)
+        bytes = (int64_t) pages * page;
+      g_once_init_leave (&limit, (gsize) bytes);
+    }
+  return (int64_t) limit;
+}
+
 FbTensor *
 _fb_interp_new (const FbNode *node, FbDType dtype, int rank, const int64_t *dims, GError **error)
 {
   g_autoptr(GError) local = NULL;
-  FbTensor *t = fb_tensor_new (dtype, rank, dims, &local);
+  FbShape shape = fb_shape_make (rank, dims);
+  gboolean overflow;
+  int64_t n = fb_shape_numel (&shape, &overflow);
+  FbTensor *t;
 
+  if (overflow)
+    return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
+                            "its output would have more than 2^63 elements"), NULL;
+  if (n > memory_limit () / (int64_t) MAX (fb_dtype_size (dtype), 1))
+    return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
+                            "its output of %" G_GINT64_FORMAT " elements would not fit in "
+                            "memory", n), NULL;
+  t = fb_tensor_new (dtype, rank, dims, &local);
   if (t == NULL)
     _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME, "cannot make its output: %s",
                      local->message);
   return t;
+}
+
+gpointer
+_fb_interp_alloc (const FbNode *node, int64_t n, gsize size, GError **error)
+{
+  int64_t bytes;
+  gpointer p = NULL;
+
+  if (n >= 0 && !__builtin_mul_overflow (MAX (n, 1), (int64_t) size, &bytes) &&
+      bytes <= memory_limit ())
+    p = g_try_malloc0 ((gsize) bytes);
+  if (p == NULL)
+    _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
+                     "cannot hold %" G_GINT64_FORMAT " intermediate values", n);
+  return p;
 }
 
 FbTensor *
@@ -349,7 +395,11 @@ _fb_bcast_init_dims (FbBcast *b, const FbNode *node, int n, const int *ranks,
           s *= e;
         }
     }
-  b->numel = _fb_interp_prod (b->dims, 0, b->rank);
+  b->numel = 1;
+  for (int i = 0; i < b->rank; i++)
+    if (__builtin_mul_overflow (b->numel, b->dims[i], &b->numel))
+      return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
+                              "the broadcast result has more elements than 64 bits count");
   b->inner = b->rank > 0 ? b->dims[b->rank - 1] : 1;
   return TRUE;
 }
