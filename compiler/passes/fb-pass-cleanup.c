@@ -47,8 +47,8 @@ _fb_pass_cleanup (FbPassContext *ctx, FbGraph *graph, GError **error)
       if (users && users->len > 0)
         _fb_pass_record_fate (ctx, n->id, FB_CHANGE_REMOVED,
                               ((FbNode *) g_ptr_array_index (users, 0))->id);
-      fb_graph_replace_uses (graph, out, in);
       /* The node still names out as its output; with no reader left it is dead. */
+      fb_graph_replace_uses (graph, out, in);
       if (n->op == FB_OP_IDENTITY)
         n_identity++;
       else
@@ -70,10 +70,8 @@ _fb_pass_cleanup (FbPassContext *ctx, FbGraph *graph, GError **error)
 
   before = graph->nodes->len;
   _fb_graph_prune (graph);
+  /* Every Identity and Dropout counted above lost all its readers, so it is among the removed. */
   n_dead = before - graph->nodes->len - n_identity - n_dropout;
-  /* An Identity whose output is a graph output fed by an input stays, and is not dead. */
-  if (before - graph->nodes->len < n_identity + n_dropout)
-    n_dead = 0;
 
   if (n_identity)
     _fb_pass_note (ctx, "removed %u Identity", n_identity);
