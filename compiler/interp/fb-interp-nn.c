@@ -7,7 +7,9 @@
 #include <math.h>
 #include <string.h>
 
-/* Runs an NCHW kernel on a possibly NHWC node: transposes in and every output back. */
+/* Runs an NCHW kernel on a possibly NHWC node: transposes in and every output back. MaxPool's
+ * indices keep numbering the channels-first input, so that transposing the indices tensor back
+ * gives exactly what the channels-first node gives. */
 typedef gboolean (*NchwFn) (const FbNode *node, const FbTensor *x, FbTensor **out, GError **error);
 
 static gboolean
