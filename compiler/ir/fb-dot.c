@@ -22,14 +22,20 @@ append_escaped (GString *out, const char *s)
     }
 }
 
-static void
+/* The members' operators, and the layout the body runs in when a member is marked. */
+static const char *
 append_members (GString *label, const FbGraph *body)
 {
+  const char *layout = NULL;
+
   for (guint i = 0; i < body->nodes->len; i++)
     {
       const FbNode *m = g_ptr_array_index (body->nodes, i);
       g_string_append_printf (label, "%s%s", i ? " + " : "", m->op_type);
+      if (layout == NULL)
+        layout = fb_node_attr_string (m, FB_ATTR_LAYOUT, NULL);
     }
+  return layout;
 }
 
 static void
@@ -37,19 +43,20 @@ write_node (GString *out, const FbNode *n)
 {
   g_autoptr(GString) label = g_string_new (NULL);
   gboolean fused = n->op == FB_OP_FUSED;
+  const char *layout = fb_node_attr_string (n, FB_ATTR_LAYOUT, NULL);
 
   if (fused)
     {
       FbGraph *body = fb_node_attr_graph (n, "body");
       g_string_append_printf (label, "Fused %s\n", fb_node_attr_string (n, "kind", ""));
       if (body)
-        append_members (label, body);
+        layout = append_members (label, body);
     }
   else
     g_string_append (label, n->op_type);
   g_string_append_printf (label, "\n%s", n->name ? n->name : "");
-  if (fb_node_attr_string (n, FB_ATTR_LAYOUT, NULL))
-    g_string_append_printf (label, "\n[%s]", fb_node_attr_string (n, FB_ATTR_LAYOUT, ""));
+  if (layout != NULL)
+    g_string_append_printf (label, "\n[%s]", layout);
 
   g_string_append_printf (out, "  n%u [label=\"", n->id);
   append_escaped (out, label->str);
