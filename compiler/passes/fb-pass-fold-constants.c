@@ -55,6 +55,9 @@ within_limit (const FbNode *n)
 {
   int64_t in_bytes = 0, out_bytes = 0;
 
+  /* A Constant's value is the tensor it already holds: folding shares it, whatever its size. */
+  if (n->op == FB_OP_CONSTANT)
+    return TRUE;
   for (guint k = 0; k < n->n_inputs; k++)
     if (n->inputs[k] && n->inputs[k]->constant)
       in_bytes += fb_tensor_nbytes (n->inputs[k]->constant);
