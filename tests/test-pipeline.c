@@ -123,8 +123,12 @@ rerun (FbPipeline *p, const FbPipelineOptions *o)
 {
   g_autoptr(GError) error = NULL;
   guint first = 0;
+  guint stale = fb_pipeline_first_stale (p, o);
 
   g_assert_true (fb_pipeline_run (p, o, NULL, first_done, &first, &error));
+  /* What the pipeline said it would redo is what it redid. */
+  if (stale < fb_pipeline_n_stages (p))
+    g_assert_cmpuint (stale, ==, first - 1);
   g_assert_no_error (error);
   /* progress reports the number of stages done: stage k is done as k + 1. */
   return first - 1;

@@ -345,6 +345,32 @@ run_pass (FbPipeline *p, guint i, const FbGraph *prev, const FbPipelineOptions *
   return s;
 }
 
+/* Stage k (k >= 1) is pass k - 1; the first whose key changed goes, and everything after it. */
+static guint
+first_stale (FbPipeline *pipeline, const FbPipelineOptions *options)
+{
+  for (guint i = 0; i < N_PASSES; i++)
+    {
+      g_autofree char *key = stage_key (i, options);
+      if (i + 1 >= pipeline->stages->len ||
+          !g_str_equal (key, g_ptr_array_index (pipeline->keys, i + 1)))
+        return i + 1;
+    }
+  /* Only "final" can be missing (a run that failed before making it). */
+  return pipeline->stages->len == N_PASSES + 2 ? N_PASSES + 2 : N_PASSES + 1;
+}
+
+guint
+fb_pipeline_first_stale (FbPipeline *pipeline, const FbPipelineOptions *options)
+{
+  g_autoptr(FbPipelineOptions) defaults = NULL;
+
+  g_return_val_if_fail (pipeline != NULL, 0);
+  if (options == NULL)
+    options = defaults = fb_pipeline_options_new ();
+  return first_stale (pipeline, options);
+}
+
 gboolean
 fb_pipeline_run (FbPipeline *pipeline, const FbPipelineOptions *options,
                  GCancellable *cancellable,
@@ -352,7 +378,7 @@ fb_pipeline_run (FbPipeline *pipeline, const FbPipelineOptions *options,
                  gpointer data, GError **error)
 {
   g_autoptr(FbPipelineOptions) defaults = NULL;
-  guint first = N_PASSES + 1;
+  guint first;
   guint total = N_PASSES + 2;
 
   g_return_val_if_fail (pipeline != NULL, FALSE);
@@ -363,18 +389,8 @@ fb_pipeline_run (FbPipeline *pipeline, const FbPipelineOptions *options,
   if (!check_options (options, error))
     return FALSE;
 
-  /* Stage k (k >= 1) is pass k - 1; the first whose key changed and everything after it go. */
-  for (guint i = 0; i < N_PASSES; i++)
-    {
-      g_autofree char *key = stage_key (i, options);
-      if (i + 1 >= pipeline->stages->len ||
-          !g_str_equal (key, g_ptr_array_index (pipeline->keys, i + 1)))
-        {
-          first = i + 1;
-          break;
-        }
-    }
-  if (first > N_PASSES && pipeline->stages->len == total)
+  first = first_stale (pipeline, options);
+  if (first >= pipeline->stages->len && pipeline->stages->len == total)
     {
       if (progress)
         progress (total, total, data);

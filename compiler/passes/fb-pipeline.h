@@ -70,11 +70,16 @@ const char * const *fb_pipeline_pass_names (void);
 FbPipeline  *fb_pipeline_new          (FbGraph *imported);
 void         fb_pipeline_free         (FbPipeline *pipeline);
 /* Runs (or re-runs after a change of options) the pipeline. Stages whose pass and inputs did not
- * change are kept. progress, when given, is called after every stage with (done, total). */
+ * change are kept. progress, when given, is called after every stage with (done, total). A
+ * re-run frees the stages it recomputes (from fb_pipeline_first_stale on); the stages before stay
+ * valid and untouched while it runs. */
 gboolean     fb_pipeline_run          (FbPipeline *pipeline, const FbPipelineOptions *options,
                                        GCancellable *cancellable,
                                        void (*progress) (guint done, guint total, gpointer data),
                                        gpointer data, GError **error);
+/* The index of the first stage a run with options would recompute; fb_pipeline_n_stages when it
+ * would recompute none. Lets a caller keep showing the stages before it during a re-run. */
+guint        fb_pipeline_first_stale  (FbPipeline *pipeline, const FbPipelineOptions *options);
 guint        fb_pipeline_n_stages     (FbPipeline *pipeline);
 FbStage     *fb_pipeline_stage        (FbPipeline *pipeline, guint index);
 FbStage     *fb_pipeline_stage_by_name(FbPipeline *pipeline, const char *name);
