@@ -92,7 +92,7 @@ void     _fb_node_set_ints         (FbGraph *graph, FbNode *node, const char *na
 void     _fb_node_release          (FbNode *node);
 /* fb_graph_remove_dead, releasing what the removed nodes held. */
 void     _fb_graph_prune           (FbGraph *graph);
-/* fb_infer_node with the node named in the error. */
+/* Shape inference of one node (its errors name the node). */
 gboolean _fb_node_infer            (FbGraph *graph, FbNode *node, GError **error);
 /* Whether value may be replaced by another everywhere: replacing a graph output by a graph
  * input or by another output would rename one of the graph's interface values. */
