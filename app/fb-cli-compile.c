@@ -15,7 +15,7 @@
 typedef struct {
   char     *target;
   char     *output;
-  gboolean  no_shared;
+  gboolean  shared;
   int       threads;
   gboolean  stats;
 } CompileArgs;
@@ -73,7 +73,7 @@ compile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
   gint64 t3 = g_get_monotonic_time ();
   g_autofree char *ptext = pipeline_text (pipeline_args);
   FbBundleOptions options = { .source = model, .pipeline = ptext,
-                              .shared_library = !args->no_shared };
+                              .shared_library = args->shared };
   if (!fb_bundle_write (args->output, plan, objects, graph, &options, &error))
     return fb_cli_fail (error);
   gint64 t4 = g_get_monotonic_time ();
@@ -96,8 +96,8 @@ fb_cli_compile (int argc, char **argv)
   const GOptionEntry entries[] = {
     { "target", 0, 0, G_OPTION_ARG_STRING, &args.target, "What to compile for: cpu", "TARGET" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args.output, "The bundle folder to write", "BUNDLE" },
-    { "no-shared-library", 0, 0, G_OPTION_ARG_NONE, &args.no_shared,
-      "Do not link lib/libfbmodel.so into the bundle", NULL },
+    { "shared-library", 0, 0, G_OPTION_ARG_NONE, &args.shared,
+      "Also link lib/libfbmodel.so and lib/fb-model.h (fb_model_run) into the bundle", NULL },
     { "threads", 0, 0, G_OPTION_ARG_INT, &args.threads, "Threads for code generation", "N" },
     { "stats", 0, 0, G_OPTION_ARG_NONE, &args.stats, "Print compile times on stderr", NULL },
     { NULL }

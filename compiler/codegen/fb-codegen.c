@@ -3,13 +3,16 @@
  * of a kernel, and compiling a whole plan on several threads through the cache. */
 #include "fb-codegen-private.h"
 
+#include "fb-config.h"
+
+#include <glib/gstdio.h>
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <string.h>
 
 G_DEFINE_QUARK (fb-codegen-error-quark, fb_codegen_error)
 
-static char *host_triple, *host_cpu, *host_features, *host_target;
+static char *host_triple, *host_cpu, *host_features, *host_target, *cache_salt;
 
 static gpointer
 init_llvm (gpointer data)
@@ -20,6 +23,17 @@ init_llvm (gpointer data)
   host_cpu = LLVMGetHostCPUName ();
   host_features = LLVMGetHostCPUFeatures ();
   host_target = g_strdup_printf ("%s %s %s", host_triple, host_cpu, host_features);
+  /* Cached objects are only as good as the code generator that made them: the key also names
+   * this build (the executable's size and time, as ccache checks a compiler). */
+  GStatBuf st;
+  unsigned major = 0, minor = 0, patch = 0;
+  LLVMGetVersion (&major, &minor, &patch);
+  if (g_stat ("/proc/self/exe", &st) == 0)
+    cache_salt = g_strdup_printf ("fusebench %s llvm %u.%u.%u exe %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT,
+                                  FB_VERSION, major, minor, patch, (gint64) st.st_size,
+                                  (gint64) st.st_mtime);
+  else
+    cache_salt = g_strdup_printf ("fusebench %s llvm %u.%u.%u", FB_VERSION, major, minor, patch);
   return NULL;
 }
 
@@ -271,8 +285,9 @@ fb_codegen_plan (const FbPlan *plan, guint n_threads, guint *n_cached, GError **
   job.objects = g_ptr_array_new_full (n, (GDestroyNotify) g_bytes_unref);
   g_ptr_array_set_size (job.objects, n);
   job.keys = g_new0 (char *, n + 1);
+  g_autofree char *key_target = g_strconcat (cache_salt, "\n", host_target, NULL);
   for (guint i = 0; i < n; i++)
-    job.keys[i] = fb_kernel_hash (g_ptr_array_index (plan->kernels, i), host_target);
+    job.keys[i] = fb_kernel_hash (g_ptr_array_index (plan->kernels, i), key_target);
   g_mutex_init (&job.lock);
   n_threads = CLAMP (n_threads, 1, 64);
   GThread *threads[64];

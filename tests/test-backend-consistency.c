@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Every operator the CPU target compiles, with its attribute variants, run through the
+ * interpreter and the CPU target on the same inputs and compared (rtol 1e-3, atol 1e-4). */
+#include "fb-test-cpu.h"
+
+#include <math.h>
+
+#define OPSET 18
+
+static guint32 seed = 1;
+
+static FbTensor *
+rnd (int rank, const int64_t *dims)
+{
+  return ti_random (rank, dims, seed++);
+}
+
+/* Random values moved into [lo, lo + 1): for logarithms, roots and powers. */
+static FbTensor *
+positive (int rank, const int64_t *dims, double lo)
+{
+  FbTensor *t = ti_random (rank, dims, seed++);
+  float *v = fb_tensor_data_mut (t);
+  for (int64_t i = 0; i < t->numel; i++)
+    v[i] = fabsf (v[i]) + lo;
+  return t;
+}
+
+static FbTensor *
+bools (int rank, const int64_t *dims)
+{
+  FbTensor *r = ti_random (rank, dims, seed++);
+  FbTensor *t = ti_tensor (FB_DTYPE_BOOL, rank, dims, NULL);
+  for (int64_t i = 0; i < t->numel; i++)
+    fb_tensor_set_f64 (t, i, fb_tensor_get_f64 (r, i) > 0);
+  return t;
+}
+
+static FbNode *
+node (FbGraph **g, FbOpKind op, guint n_in, guint n_out)
+{
+  *g = ti_graph (OPSET);
+  return ti_node (*g, op, n_in, n_out);
+}
+
+static void
+test_unary (void)
+{
+  static const FbOpKind ops[] = {
+    FB_OP_ABS, FB_OP_CEIL, FB_OP_COS, FB_OP_ELU, FB_OP_ERF, FB_OP_EXP, FB_OP_FLOOR,
+    FB_OP_HARD_SIGMOID, FB_OP_HARD_SWISH, FB_OP_IS_NAN, FB_OP_LEAKY_RELU, FB_OP_NEG,
+    FB_OP_RECIPROCAL, FB_OP_RELU, FB_OP_ROUND, FB_OP_SELU, FB_OP_SIGMOID, FB_OP_SIGN, FB_OP_SIN,
+    FB_OP_SOFTPLUS, FB_OP_SOFTSIGN, FB_OP_TANH, FB_OP_IDENTITY,
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    {
+      FbGraph *g;
+      FbNode *n = node (&g, ops[i], 1, 1);
+      tc_node (g, n, TI_IN (rnd (3, D (2, 3, 17))), 0);
+    }
+  FbGraph *g;
+  FbNode *n = node (&g, FB_OP_LOG, 1, 1);
+  tc_node (g, n, TI_IN (positive (2, D (4, 9), 0.05)), 0);
+  n = node (&g, FB_OP_SQRT, 1, 1);
+  tc_node (g, n, TI_IN (positive (2, D (4, 9), 0.0)), 0);
+  n = node (&g, FB_OP_NOT, 1, 1);
+  tc_node (g, n, TI_IN (bools (2, D (3, 5))), 0);
+  n = node (&g, FB_OP_LEAKY_RELU, 1, 1);
+  ti_attr_float (g, n, "alpha", 0.3f);
+  tc_node (g, n, TI_IN (rnd (2, D (3, 5))), 0);
+  g = ti_graph (20);
+  n = ti_node (g, FB_OP_GELU, 1, 1);
+  tc_node (g, n, TI_IN (rnd (2, D (3, 33))), 0);
+  g = ti_graph (20);
+  n = ti_node (g, FB_OP_GELU, 1, 1);
+  ti_attr_string (g, n, "approximate", "tanh");
+  tc_node (g, n, TI_IN (rnd (2, D (3, 33))), 0);
+  ti_done ();
+}
+
+static void
+test_binary (void)
+{
+  static const FbOpKind ops[] = {
+    FB_OP_ADD, FB_OP_SUB, FB_OP_MUL, FB_OP_DIV, FB_OP_MAX, FB_OP_MIN, FB_OP_PRELU,
+    FB_OP_EQUAL, FB_OP_GREATER, FB_OP_GREATER_OR_EQUAL, FB_OP_LESS, FB_OP_LESS_OR_EQUAL,
+  };
+  /* Same shapes, a broadcast column, a scalar, and broadcasting on both sides. */
+  const int64_t *shapes[][2] = {
+    { D (2, 3, 4), D (2, 3, 4) }, { D (2, 3, 4), D (3, 1) }, { D (2, 3, 4), D (1) },
+    { D (2, 1, 4), D (3, 1) },
+  };
+  const int ranks[][2] = { { 3, 3 }, { 3, 2 }, { 3, 1 }, { 3, 2 } };
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
+      {
+        if (ops[i] == FB_OP_PRELU && s == 3)
+          continue;     /* PRelu broadcasts the slope only */
+        FbGraph *g;
+        FbNode *n = node (&g, ops[i], 2, 1);
+        tc_node (g, n, TI_IN (rnd (ranks[s][0], shapes[s][0]), rnd (ranks[s][1], shapes[s][1])),
+                 s == 1 ? 2 : 0);
+      }
+  FbGraph *g;
+  FbNode *n = node (&g, FB_OP_POW, 2, 1);
+  tc_node (g, n, TI_IN (positive (2, D (3, 4), 0.1), rnd (2, D (3, 4))), 0);
+  n = node (&g, FB_OP_POW, 2, 1);
+  tc_node (g, n, TI_IN (rnd (2, D (3, 4)), ti_f32 (0, NULL, V (2.0))), 2);
+  n = node (&g, FB_OP_POW, 2, 1);
+  tc_node (g, n, TI_IN (rnd (2, D (3, 4)), ti_f32 (0, NULL, V (3.0))), 2);
+  n = node (&g, FB_OP_MOD, 2, 1);
+  ti_attr_int (g, n, "fmod", 1);
+  tc_node (g, n, TI_IN (rnd (2, D (3, 4)), positive (2, D (3, 4), 0.2)), 0);
+  static const FbOpKind logic[] = { FB_OP_AND, FB_OP_OR, FB_OP_XOR };
+  for (guint i = 0; i < G_N_ELEMENTS (logic); i++)
+    {
+      n = node (&g, logic[i], 2, 1);
+      tc_node (g, n, TI_IN (bools (2, D (3, 4)), bools (1, D (4))), 0);
+    }
+  static const FbOpKind var[] = { FB_OP_SUM, FB_OP_MEAN, FB_OP_MAX, FB_OP_MIN };
+  for (guint i = 0; i < G_N_ELEMENTS (var); i++)
+    {
+      n = node (&g, var[i], 3, 1);
+      tc_node (g, n, TI_IN (rnd (2, D (3, 4)), rnd (1, D (4)), rnd (2, D (3, 1))), 0);
+    }
+  n = node (&g, FB_OP_WHERE, 3, 1);
+  tc_node (g, n, TI_IN (bools (2, D (3, 4)), rnd (2, D (3, 4)), rnd (1, D (1))), 0);
+  ti_done ();
+}
+
+static void
+test_clip_cast (void)
+{
+  FbGraph *g;
+  FbNode *n = node (&g, FB_OP_CLIP, 3, 1);
+  tc_node (g, n, TI_IN (rnd (2, D (5, 7)), ti_f32 (0, NULL, V (-0.2)), ti_f32 (0, NULL, V (0.4))), 6);
+  n = node (&g, FB_OP_CLIP, 2, 1);
+  tc_node (g, n, TI_IN (rnd (2, D (5, 7)), ti_f32 (0, NULL, V (0.1))), 2);
+  static const FbDType to[] = { FB_DTYPE_INT32, FB_DTYPE_INT64, FB_DTYPE_FLOAT64, FB_DTYPE_BOOL,
+                                FB_DTYPE_UINT8 };
+  for (guint i = 0; i < G_N_ELEMENTS (to); i++)
+    {
+      n = node (&g, FB_OP_CAST, 1, 1);
+      ti_attr_int (g, n, "to", to[i]);
+      FbTensor *x = rnd (2, D (4, 6));
+      float *v = fb_tensor_data_mut (x);
+      for (int k = 0; k < 24; k++)
+        v[k] = to[i] == FB_DTYPE_UINT8 ? fabsf (v[k]) * 100 : v[k] * 10;
+      tc_node (g, n, TI_IN (x), 0);
+    }
+  n = node (&g, FB_OP_CAST, 1, 1);
+  ti_attr_int (g, n, "to", FB_DTYPE_FLOAT32);
+  tc_node (g, n, TI_IN (ti_i64 (1, D (4), (const int64_t[]) { -3, 0, 7, 1 << 20 })), 0);
+  ti_done ();
+}
+
+static void
+test_reductions (void)
+{
+  static const FbOpKind ops[] = {
+    FB_OP_REDUCE_SUM, FB_OP_REDUCE_MEAN, FB_OP_REDUCE_MAX, FB_OP_REDUCE_MIN, FB_OP_REDUCE_PROD,
+    FB_OP_REDUCE_L2,
+  };
+  const int64_t *axes[] = { D (1), D (0, 2), D (-1), NULL };
+  const guint n_axes[] = { 1, 2, 1, 0 };
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    for (guint a = 0; a < G_N_ELEMENTS (axes); a++)
+      for (int keep = 0; keep < 2; keep++)
+        {
+          FbGraph *g;
+          FbNode *n = node (&g, ops[i], 2, 1);
+          ti_attr_int (g, n, "keepdims", keep);
+          FbTensor *ax = axes[a] ? ti_i64 (1, D (n_axes[a]), axes[a]) : NULL;
+          tc_node (g, n, TI_IN (rnd (3, D (3, 4, 5)), ax), 2);
+        }
+  for (int axis = 0; axis < 3; axis++)
+    {
+      FbGraph *g;
+      FbNode *n = node (&g, FB_OP_ARGMAX, 1, 1);
+      ti_attr_int (g, n, "axis", axis);
+      ti_attr_int (g, n, "keepdims", axis != 1);
+      tc_node (g, n, TI_IN (rnd (3, D (3, 4, 5))), 0);
+    }
+  static const FbOpKind pools[] = { FB_OP_GLOBAL_AVERAGE_POOL, FB_OP_GLOBAL_MAX_POOL };
+  for (guint i = 0; i < G_N_ELEMENTS (pools); i++)
+    {
+      FbGraph *g;
+      FbNode *n = node (&g, pools[i], 1, 1);
+      tc_node (g, n, TI_IN (rnd (4, D (2, 3, 5, 6))), 0);
+    }
+  ti_done ();
+}
+
+static void
+test_normalizations (void)
+{
+  for (int axis = -1; axis <= 1; axis += 2)
+    {
+      FbGraph *g;
+      FbNode *n = node (&g, FB_OP_SOFTMAX, 1, 1);
+      ti_attr_int (g, n, "axis", axis);
+      tc_node (g, n, TI_IN (rnd (3, D (2, 5, 7))), 0);
+      n = node (&g, FB_OP_LOG_SOFTMAX, 1, 1);
+      ti_attr_int (g, n, "axis", axis);
+      tc_node (g, n, TI_IN (rnd (3, D (2, 5, 7))), 0);
+    }
+  FbGraph *g;
+  FbNode *n = node (&g, FB_OP_LAYER_NORMALIZATION, 3, 1);
+  tc_node (g, n, TI_IN (rnd (3, D (2, 5, 16)), rnd (1, D (16)), rnd (1, D (16))), 6);
+  n = node (&g, FB_OP_LAYER_NORMALIZATION, 2, 1);
+  ti_attr_int (g, n, "axis", 1);
+  ti_attr_float (g, n, "epsilon", 1e-3f);
+  tc_node (g, n, TI_IN (rnd (3, D (2, 5, 4)), rnd (2, D (5, 4))), 2);
+  n = node (&g, FB_OP_INSTANCE_NORMALIZATION, 3, 1);
+  tc_node (g, n, TI_IN (rnd (4, D (2, 3, 4, 5)), rnd (1, D (3)), rnd (1, D (3))), 6);
+  n = node (&g, FB_OP_BATCH_NORMALIZATION, 5, 1);
+  tc_node (g, n, TI_IN (rnd (4, D (2, 3, 4, 5)), rnd (1, D (3)), rnd (1, D (3)), rnd (1, D (3)),
+                        positive (1, D (3), 0.5)), 30);
+  ti_done ();
+}
+
+typedef struct {
+  int64_t c_in, h, w, c_out, k_h, k_w, group, stride, pad, dilation;
+  gboolean bias, nhwc, one_d;
+  const char *auto_pad;
+} ConvCase;
+
+static void
+run_conv (const ConvCase *cc)
+{
+  FbGraph *g;
+  FbNode *n = node (&g, FB_OP_CONV, cc->bias ? 3 : 2, 1);
+  int sp = cc->one_d ? 1 : 2;
+  int64_t ones[2] = { cc->stride, cc->stride }, dil[2] = { cc->dilation, cc->dilation };
+  int64_t pads[4] = { cc->pad, cc->pad, cc->pad, cc->pad };
+  ti_attr_int (g, n, "group", cc->group);
+  ti_attr_ints (g, n, "strides", sp, ones);
+  ti_attr_ints (g, n, "dilations", sp, dil);
+  if (cc->auto_pad)
+    ti_attr_string (g, n, "auto_pad", cc->auto_pad);
+  else
+    ti_attr_ints (g, n, "pads", 2 * sp, pads);
+  if (cc->nhwc)
+    ti_attr_string (g, n, "fb_layout", "nhwc");
+  FbTensor *x, *w;
+  if (cc->one_d)
+    {
+      x = rnd (3, cc->nhwc ? D (2, cc->w, cc->c_in) : D (2, cc->c_in, cc->w));
+      w = rnd (3, D (cc->c_out, cc->c_in / cc->group, cc->k_w));
+    }
+  else
+    {
+      x = rnd (4, cc->nhwc ? D (1, cc->h, cc->w, cc->c_in) : D (1, cc->c_in, cc->h, cc->w));
+      w = rnd (4, D (cc->c_out, cc->c_in / cc->group, cc->k_h, cc->k_w));
+    }
+  tc_node (g, n, TI_IN (x, w, cc->bias ? rnd (1, D (cc->c_out)) : NULL), 6);
+}
+
+static void
+test_conv (void)
+{
+  const ConvCase cases[] = {
+    { 3, 9, 8, 6, 3, 3, 1, 1, 1, 1, TRUE },
+    { 4, 9, 8, 5, 3, 3, 1, 2, 1, 1 },
+    { 4, 10, 9, 4, 3, 3, 2, 1, 1, 1, TRUE },
+    { 6, 9, 8, 6, 3, 3, 6, 1, 1, 1, TRUE },          /* depthwise */
+    { 6, 9, 8, 6, 3, 3, 6, 2, 1, 1 },                /* depthwise, stride 2 */
+    { 8, 7, 7, 5, 1, 1, 1, 1, 0, 1, TRUE },          /* pointwise: a plain GEMM */
+    { 4, 11, 10, 3, 3, 3, 1, 1, 2, 2 },              /* dilated */
+    { 3, 8, 7, 4, 2, 3, 1, 2, 0, 1, FALSE, FALSE, FALSE, "SAME_UPPER" },
+    { 3, 9, 8, 6, 3, 3, 1, 1, 1, 1, TRUE, TRUE },    /* channels-last */
+    { 6, 9, 8, 6, 3, 3, 6, 2, 1, 1, TRUE, TRUE },    /* channels-last depthwise */
+    { 8, 7, 7, 5, 1, 1, 1, 1, 0, 1, TRUE, TRUE },    /* channels-last pointwise */
+    { 3, 1, 20, 4, 1, 5, 1, 2, 2, 1, TRUE, FALSE, TRUE },   /* 1-D */
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    run_conv (&cases[i]);
+  ti_done ();
+}
+
+static void
+test_matmul (void)
+{
+  struct { int ra, rb; const int64_t *a, *b; } mm[] = {
+    { 3, 2, D (2, 3, 4), D (4, 5) }, { 2, 1, D (3, 4), D (4) }, { 1, 2, D (4), D (4, 5) },
+    { 4, 3, D (2, 1, 3, 4), D (3, 4, 2) }, { 2, 2, D (70, 40), D (40, 33) },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (mm); i++)
+    for (guint c = 0; c < 2; c++)
+      {
+        FbGraph *g;
+        FbNode *n = node (&g, FB_OP_MATMUL, 2, 1);
+        tc_node (g, n, TI_IN (rnd (mm[i].ra, mm[i].a), rnd (mm[i].rb, mm[i].b)), c ? 2 : 0);
+      }
+  for (int ta = 0; ta < 2; ta++)
+    for (int tb = 0; tb < 2; tb++)
+      {
+        FbGraph *g;
+        FbNode *n = node (&g, FB_OP_GEMM, 3, 1);
+        ti_attr_int (g, n, "transA", ta);
+        ti_attr_int (g, n, "transB", tb);
+        ti_attr_float (g, n, "alpha", 0.5f + ta);
+        ti_attr_float (g, n, "beta", 2.0f - tb);
+        FbTensor *a = rnd (2, ta ? D (4, 3) : D (3, 4)), *b = rnd (2, tb ? D (5, 4) : D (4, 5));
+        FbTensor *c = (ta + tb) % 2 ? rnd (1, D (5)) : rnd (2, D (3, 1));
+        tc_node (g, n, TI_IN (a, b, c), 6);
+      }
+  FbGraph *g;
+  FbNode *n = node (&g, FB_OP_GEMM, 2, 1);
+  tc_node (g, n, TI_IN (rnd (2, D (3, 4)), rnd (2, D (4, 5))), 2);
+  ti_done ();
+}
+
+static void
+test_pools (void)
+{
+  struct { FbOpKind op; int64_t k, s, p, d; int ceil, include; } pc[] = {
+    { FB_OP_MAX_POOL, 3, 2, 1, 1, 0, 0 }, { FB_OP_MAX_POOL, 2, 2, 0, 1, 1, 0 },
+    { FB_OP_MAX_POOL, 2, 1, 0, 2, 0, 0 }, { FB_OP_AVERAGE_POOL, 3, 2, 1, 1, 0, 0 },
+    { FB_OP_AVERAGE_POOL, 3, 2, 1, 1, 0, 1 }, { FB_OP_AVERAGE_POOL, 2, 2, 0, 1, 1, 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (pc); i++)
+    for (int nhwc = 0; nhwc < 2; nhwc++)
+      {
+        FbGraph *g;
+        FbNode *n = node (&g, pc[i].op, 1, 1);
+        ti_attr_ints (g, n, "kernel_shape", 2, D (pc[i].k, pc[i].k));
+        ti_attr_ints (g, n, "strides", 2, D (pc[i].s, pc[i].s));
+        ti_attr_ints (g, n, "pads", 4, D (pc[i].p, pc[i].p, pc[i].p, pc[i].p));
+        if (pc[i].op == FB_OP_MAX_POOL)
+          ti_attr_ints (g, n, "dilations", 2, D (pc[i].d, pc[i].d));
+        ti_attr_int (g, n, "ceil_mode", pc[i].ceil);
+        if (pc[i].op == FB_OP_AVERAGE_POOL)
+          ti_attr_int (g, n, "count_include_pad", pc[i].include);
+        if (nhwc)
+          ti_attr_string (g, n, "fb_layout", "nhwc");
+        tc_node (g, n, TI_IN (rnd (4, nhwc ? D (2, 7, 8, 3) : D (2, 3, 7, 8))), 0);
+      }
+  FbGraph *g;
+  FbNode *n = node (&g, FB_OP_MAX_POOL, 1, 1);
+  ti_attr_ints (g, n, "kernel_shape", 1, D (3));
+  ti_attr_ints (g, n, "strides", 1, D (2));
+  tc_node (g, n, TI_IN (rnd (3, D (1, 2, 11))), 0);
+  ti_done ();
+}
+
+static void
+test_movement (void)
+{
+  FbGraph *g;
+  FbNode *n = node (&g, FB_OP_TRANSPOSE, 1, 1);
+  ti_attr_ints (g, n, "perm", 3, D (2, 0, 1));
+  tc_node (g, n, TI_IN (rnd (3, D (2, 3, 4))), 0);
+  n = node (&g, FB_OP_TRANSPOSE, 1, 1);
+  tc_node (g, n, TI_IN (rnd (3, D (2, 3, 4))), 0);
+  for (int axis = 0; axis < 2; axis++)
+    {
+      n = node (&g, FB_OP_GATHER, 2, 1);
+      ti_attr_int (g, n, "axis", axis);
+      tc_node (g, n, TI_IN (rnd (3, D (3, 4, 5)), ti_i64 (2, D (2, 2), (const int64_t[]) { 0, -1, 2, 1 })), 0);
+    }
+  n = node (&g, FB_OP_GATHER, 2, 1);
+  tc_node (g, n, TI_IN (rnd (2, D (10, 6)), ti_i64 (0, NULL, (const int64_t[]) { 7 })), 2);
+  n = node (&g, FB_OP_GATHER_ELEMENTS, 2, 1);
+  ti_attr_int (g, n, "axis", 1);
+  tc_node (g, n, TI_IN (rnd (2, D (3, 4)), ti_i64 (2, D (3, 2), (const int64_t[]) { 0, 3, 1, 1, -1, 2 })), 0);
+  n = node (&g, FB_OP_CONCAT, 3, 1);
+  ti_attr_int (g, n, "axis", 1);
+  tc_node (g, n, TI_IN (rnd (3, D (2, 3, 4)), rnd (3, D (2, 1, 4)), rnd (3, D (2, 2, 4))), 2);
+  n = node (&g, FB_OP_SPLIT, 2, 3);
+  ti_attr_int (g, n, "axis", 2);
+  tc_node (g, n, TI_IN (rnd (3, D (2, 3, 6)), ti_i64 (1, D (3), (const int64_t[]) { 1, 2, 3 })), 2);
+  n = node (&g, FB_OP_SLICE, 5, 1);
+  tc_node (g, n, TI_IN (rnd (3, D (4, 5, 6)), ti_i64 (1, D (2), (const int64_t[]) { -1, 1 }),
+                        ti_i64 (1, D (2), (const int64_t[]) { -100, 6 }),
+                        ti_i64 (1, D (2), (const int64_t[]) { 0, 2 }),
+                        ti_i64 (1, D (2), (const int64_t[]) { -2, 2 })), 30);
+  const char *modes[] = { "constant", "reflect", "edge" };
+  for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
+    {
+      n = node (&g, FB_OP_PAD, 3, 1);
+      ti_attr_string (g, n, "mode", modes[m]);
+      tc_node (g, n, TI_IN (rnd (2, D (4, 5)), ti_i64 (1, D (4), (const int64_t[]) { 1, 2, 2, 1 }),
+                            ti_f32 (0, NULL, V (0.5))), 6);
+    }
+  n = node (&g, FB_OP_EXPAND, 2, 1);
+  tc_node (g, n, TI_IN (rnd (2, D (3, 1)), ti_i64 (1, D (3), (const int64_t[]) { 2, 3, 4 })), 2);
+  n = node (&g, FB_OP_TILE, 2, 1);
+  tc_node (g, n, TI_IN (rnd (2, D (2, 3)), ti_i64 (1, D (2), (const int64_t[]) { 2, 3 })), 2);
+  const char *d2s[] = { "DCR", "CRD" };
+  for (guint m = 0; m < 2; m++)
+    {
+      n = node (&g, FB_OP_DEPTH_TO_SPACE, 1, 1);
+      ti_attr_int (g, n, "blocksize", 2);
+      ti_attr_string (g, n, "mode", d2s[m]);
+      tc_node (g, n, TI_IN (rnd (4, D (1, 8, 2, 3))), 0);
+    }
+  n = node (&g, FB_OP_SPACE_TO_DEPTH, 1, 1);
+  ti_attr_int (g, n, "blocksize", 2);
+  tc_node (g, n, TI_IN (rnd (4, D (1, 2, 4, 6))), 0);
+  for (int upper = 0; upper < 2; upper++)
+    {
+      n = node (&g, FB_OP_TRILU, 2, 1);
+      ti_attr_int (g, n, "upper", upper);
+      tc_node (g, n, TI_IN (rnd (3, D (2, 4, 5)), ti_i64 (0, NULL, (const int64_t[]) { 1 })), 2);
+    }
+  for (int v = 0; v < 4; v++)
+    {
+      n = node (&g, FB_OP_CUMSUM, 2, 1);
+      ti_attr_int (g, n, "exclusive", v & 1);
+      ti_attr_int (g, n, "reverse", v >> 1);
+      tc_node (g, n, TI_IN (rnd (2, D (3, 5)), ti_i64 (0, NULL, (const int64_t[]) { 1 })), 2);
+    }
+  n = node (&g, FB_OP_RESHAPE, 2, 1);
+  tc_node (g, n, TI_IN (rnd (3, D (2, 3, 4)), ti_i64 (1, D (2), (const int64_t[]) { 4, -1 })), 2);
+  n = node (&g, FB_OP_FLATTEN, 1, 1);
+  tc_node (g, n, TI_IN (rnd (3, D (2, 3, 4))), 0);
+  ti_done ();
+}
+
+int
+main (int argc, char **argv)
+{
+  tc_init (&argc, &argv);
+  g_test_add_func ("/backend-consistency/unary", test_unary);
+  g_test_add_func ("/backend-consistency/binary", test_binary);
+  g_test_add_func ("/backend-consistency/clip-cast", test_clip_cast);
+  g_test_add_func ("/backend-consistency/reductions", test_reductions);
+  g_test_add_func ("/backend-consistency/normalizations", test_normalizations);
+  g_test_add_func ("/backend-consistency/conv", test_conv);
+  g_test_add_func ("/backend-consistency/matmul", test_matmul);
+  g_test_add_func ("/backend-consistency/pools", test_pools);
+  g_test_add_func ("/backend-consistency/movement", test_movement);
+  return g_test_run ();
+}
