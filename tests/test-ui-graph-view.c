@@ -493,16 +493,16 @@ static void
 test_view_groups (Fixture       *f,
                   gconstpointer  data)
 {
-  FbNode *hidden = node_named (f->graph, "/encoder/layer.29/attention/Softmax");
+  FbNode *hidden = node_named (f->graph, "/encoder/layer.59/attention/Softmax");
   FbGraphScene *scene = fb_graph_view_get_scene (f->view);
   int item;
   guint toggles = 0;
 
-  /* Thirty layers are more than a picture's budget: the last ones start folded. */
+  /* Sixty layers are more than a picture's budget: the last ones start folded. */
   item = fb_graph_scene_find_node (scene, hidden);
   g_assert_cmpint (item, >=, 0);
   g_assert_cmpint (fb_graph_scene_item (scene, item)->kind, ==, FB_SCENE_ITEM_GROUP);
-  g_assert_false (fb_graph_view_get_group_expanded (f->view, "/encoder/layer.29"));
+  g_assert_false (fb_graph_view_get_group_expanded (f->view, "/encoder/layer.59"));
 
   /* Selecting a hidden node opens the groups around it. */
   g_signal_connect_swapped (f->view, "group-toggled", G_CALLBACK (count_toggle), &toggles);
@@ -513,11 +513,11 @@ test_view_groups (Fixture       *f,
   item = fb_graph_scene_find_node (scene, hidden);
   g_assert_cmpint (fb_graph_scene_item (scene, item)->kind, ==, FB_SCENE_ITEM_NODE);
   g_assert_true (fb_graph_view_get_selected_node (f->view) == hidden);
-  g_assert_true (fb_graph_view_get_group_expanded (f->view, "/encoder/layer.29"));
+  g_assert_true (fb_graph_view_get_group_expanded (f->view, "/encoder/layer.59"));
 
   /* Folding a group back puts its box where its frame was, and keeps the selection. */
-  fb_graph_view_set_group_expanded (f->view, "/encoder/layer.29", FALSE);
-  fb_graph_view_set_group_expanded (f->view, "/encoder/layer.29/attention", FALSE);
+  fb_graph_view_set_group_expanded (f->view, "/encoder/layer.59", FALSE);
+  fb_graph_view_set_group_expanded (f->view, "/encoder/layer.59/attention", FALSE);
   wait_until_idle (f->view);
   scene = fb_graph_view_get_scene (f->view);
   g_assert_cmpint (fb_graph_scene_item (scene, fb_graph_scene_find_node (scene, hidden))->kind, ==,
@@ -562,7 +562,7 @@ main (int    argc,
   g_test_add ("/ui/graph-view/zoom-fit", Fixture, NULL, fixture_set_up, test_view_zoom_fit, fixture_tear_down);
   g_test_add ("/ui/graph-view/search", Fixture, NULL, fixture_set_up, test_view_search, fixture_tear_down);
   g_test_add ("/ui/graph-view/walk", Fixture, NULL, fixture_set_up, test_view_walk, fixture_tear_down);
-  g_test_add ("/ui/graph-view/groups", Fixture, GUINT_TO_POINTER (30), fixture_set_up, test_view_groups, fixture_tear_down);
+  g_test_add ("/ui/graph-view/groups", Fixture, GUINT_TO_POINTER (60), fixture_set_up, test_view_groups, fixture_tear_down);
   g_test_add ("/ui/graph-view/marks", Fixture, NULL, fixture_set_up, test_view_marks, fixture_tear_down);
   return g_test_run ();
 }

@@ -81,6 +81,20 @@ FbGroupLayout *_fb_graph_layout_cached     (FbGraphGroup *group,
                                             const char   *key);
 FbGraphScene  *_fb_graph_scene_new         (FbGraphLayout *layout,
                                             GHashTable    *expanded);
+/* fb-graph-group.c */
+void           _fb_graph_layout_build_tree (FbGraphLayout *layout);
+void           _fb_graph_group_free        (FbGraphGroup  *group);
+void           _fb_group_layout_free       (gpointer       layout);
+/* fb-graph-layout-place.c; both count what they did in layout. */
+FbGroupLayout *_fb_graph_layout_dot        (FbGraphLayout *layout,
+                                            FbGraphGroup  *group,
+                                            const FbPlace *sizes,
+                                            GError       **error);
+FbGroupLayout *_fb_graph_layout_seed       (FbGraphLayout *layout,
+                                            FbGraphGroup  *group,
+                                            const FbPlace *sizes,
+                                            FbGraphGroup  *prev_group,
+                                            FbGroupLayout *prev);
 void           _fb_place_size_of_child     (FbGraphLayout *layout,
                                             FbGraphGroup  *group,
                                             guint          child,

@@ -35,7 +35,7 @@ typedef struct _FbGraphScene  FbGraphScene;
  * Graphviz run sees more than this many boxes. */
 #define FB_GRAPH_GROUP_MAX_CHILDREN 120
 /* How many boxes the default expansion lets a picture hold. */
-#define FB_GRAPH_LAYOUT_DEFAULT_BUDGET 80
+#define FB_GRAPH_LAYOUT_DEFAULT_BUDGET 150
 
 /* previous (may be NULL) is the layout of the stage before, changes (FbChange, may be NULL) the
  * diff against it: unchanged items keep the places they had there, and a fused node takes the

@@ -156,6 +156,14 @@ draw_text (Draw                       *d,
   pango_cairo_show_layout (d->cr, d->text);
 }
 
+static Rgb
+mix (const Rgb *a,
+     const Rgb *b,
+     double     t)
+{
+  return (Rgb) { a->r + (b->r - a->r) * t, a->g + (b->g - a->g) * t, a->b + (b->b - a->b) * t };
+}
+
 static gboolean
 visible (Draw   *d,
          double  x,
@@ -363,8 +371,14 @@ draw_frame (Draw              *d,
   guint marked = GPOINTER_TO_UINT (g_hash_table_lookup (self->group_marks, item->group));
   g_autofree char *title = g_strdup_printf ("− %s", fb_graph_group_get_label (item->group));
 
+  guint depth = fb_graph_group_get_depth (item->group);
+  Rgb fill = mix (&d->bg, &d->fg, 1 - pow (1 - 0.035, depth));
+  Rgb header = mix (&fill, &d->fg, 0.07);
+
+  /* Opaque colours, each nesting level a shade darker: blending large translucent areas is what
+     costs most when a software renderer paints a frame. */
   rounded_rect (cr, item->x, item->y, item->width, item->height, FB_GRAPH_RADIUS + 2);
-  set_rgb (cr, &d->fg, 0.035);
+  set_rgb (cr, &fill, 1);
   cairo_fill_preserve (cr);
   cairo_set_line_width (cr, 1);
   set_rgb (cr, &d->fg, 0.22);
@@ -373,7 +387,7 @@ draw_frame (Draw              *d,
   rounded_rect (cr, item->x, item->y, item->width, item->height, FB_GRAPH_RADIUS + 2);
   cairo_clip (cr);
   cairo_rectangle (cr, item->x, item->y, item->width, FB_GRAPH_FRAME_HEADER);
-  set_rgb (cr, &d->fg, 0.07);
+  set_rgb (cr, &header, 1);
   cairo_fill (cr);
   cairo_restore (cr);
   if (self->selected_item >= 0 && item == fb_graph_scene_item (scene, self->selected_item))
@@ -410,7 +424,7 @@ draw_edge (Draw              *d,
       y0 = MIN (y0, p[2 * i + 1]);
       y1 = MAX (y1, p[2 * i + 1]);
     }
-  if (!visible (d, x0 - 40, y0 - 10, x1 - x0 + 80, y1 - y0 + 20))
+  if (!visible (d, x0 - 12, y0 - 12, x1 - x0 + 170, y1 - y0 + 24))
     return;
   selected = sel >= 0 && (edge->from == sel || edge->to == sel);
 
@@ -585,6 +599,107 @@ make_font (PangoContext *context,
   return font;
 }
 
+/* Frames, then edges, then boxes, of the part of the scene d covers. */
+static void
+draw_scene (Draw         *d,
+            FbGraphScene *scene)
+{
+  for (guint i = 0; i < fb_graph_scene_n_items (scene); i++)
+    {
+      const FbSceneItem *item = fb_graph_scene_item (scene, i);
+
+      if (item->kind == FB_SCENE_ITEM_FRAME && visible (d, item->x, item->y, item->width, item->height))
+        draw_frame (d, scene, item);
+    }
+  for (guint i = 0; i < fb_graph_scene_n_edges (scene); i++)
+    draw_edge (d, scene, fb_graph_scene_edge (scene, i));
+  for (guint i = 0; i < fb_graph_scene_n_items (scene); i++)
+    {
+      const FbSceneItem *item = fb_graph_scene_item (scene, i);
+
+      if (!visible (d, item->x - 6, item->y - 6, item->width + 12, item->height + 12))
+        continue;
+      if (item->kind == FB_SCENE_ITEM_NODE)
+        draw_node (d, scene, item);
+      else if (item->kind == FB_SCENE_ITEM_GROUP)
+        draw_group (d, scene, item);
+    }
+}
+
+/* The scene is painted in tiles of FB_TILE_SIZE widget pixels at the current zoom and kept:
+ * panning then only copies pixels, and only tiles that come into view are drawn. Anything that
+ * changes what the scene looks like (zoom, selection, marks, search, a new scene) drops them. */
+static cairo_surface_t *
+render_tile (Draw         *d,
+             FbGraphScene *scene,
+             int           tx,
+             int           ty,
+             int           scale_factor)
+{
+  cairo_surface_t *tile = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, FB_TILE_SIZE * scale_factor,
+                                                      FB_TILE_SIZE * scale_factor);
+  double span = FB_TILE_SIZE / d->zoom;
+  cairo_t *cr;
+
+  cairo_surface_set_device_scale (tile, scale_factor, scale_factor);
+  cr = cairo_create (tile);
+  /* Opaque, so that copying it onto the window is a plain copy. */
+  set_rgb (cr, &d->bg, 1);
+  cairo_paint (cr);
+  cairo_scale (cr, d->zoom, d->zoom);
+  cairo_translate (cr, -tx * span, -ty * span);
+  pango_cairo_update_context (cr, d->self->pango);
+  d->cr = cr;
+  d->x0 = tx * span;
+  d->y0 = ty * span;
+  d->x1 = d->x0 + span;
+  d->y1 = d->y0 + span;
+  draw_scene (d, scene);
+  cairo_destroy (cr);
+  return tile;
+}
+
+static void
+paint_tiles (Draw         *d,
+             cairo_t      *cr,
+             FbGraphScene *scene,
+             double        width,
+             double        height)
+{
+  FbGraphView *self = d->self;
+  int scale_factor = gtk_widget_get_scale_factor (GTK_WIDGET (self));
+  /* Whole device pixels: copies at fractional offsets would be resampled, blurred and slow. */
+  double px = round (self->origin_x * self->zoom * scale_factor) / scale_factor;
+  double py = round (self->origin_y * self->zoom * scale_factor) / scale_factor;
+  int tx0 = (int) floor (px / FB_TILE_SIZE), ty0 = (int) floor (py / FB_TILE_SIZE);
+  int tx1 = (int) floor ((px + width) / FB_TILE_SIZE), ty1 = (int) floor ((py + height) / FB_TILE_SIZE);
+
+  if (self->tiles_zoom != self->zoom || self->tiles_scale != scale_factor
+      || g_hash_table_size (self->tiles) > 4 * (guint) ((tx1 - tx0 + 1) * (ty1 - ty0 + 1)))
+    {
+      g_hash_table_remove_all (self->tiles);
+      self->tiles_zoom = self->zoom;
+      self->tiles_scale = scale_factor;
+    }
+  d->text = pango_layout_new (self->pango);
+  for (int ty = ty0; ty <= ty1; ty++)
+    for (int tx = tx0; tx <= tx1; tx++)
+      {
+        gint64 key = ((gint64) tx << 32) | (guint32) ty;
+        cairo_surface_t *tile = g_hash_table_lookup (self->tiles, &key);
+
+        if (tile == NULL)
+          {
+            tile = render_tile (d, scene, tx, ty, scale_factor);
+            g_hash_table_insert (self->tiles, g_memdup2 (&key, sizeof key), tile);
+          }
+        cairo_set_source_surface (cr, tile, tx * FB_TILE_SIZE - px, ty * FB_TILE_SIZE - py);
+        cairo_paint (cr);
+      }
+  g_object_unref (d->text);
+  d->cr = cr;
+}
+
 void
 _fb_graph_view_snapshot (GtkWidget   *widget,
                          GtkSnapshot *snapshot)
@@ -605,47 +720,14 @@ _fb_graph_view_snapshot (GtkWidget   *widget,
   d.cr = cr;
   d.dark = adw_style_manager_get_dark (adw_style_manager_get_default ());
   d.fg = d.dark ? (Rgb) { 1, 1, 1 } : (Rgb) { 0.14, 0.12, 0.19 };
-  d.bg = d.dark ? (Rgb) { 0.14, 0.14, 0.14 } : (Rgb) { 1, 1, 1 };
+  d.bg = d.dark ? (Rgb) { 0.118, 0.118, 0.118 } : (Rgb) { 1, 1, 1 };   /* @view_bg_color */
   d.zoom = self->zoom;
-  d.x0 = self->origin_x;
-  d.y0 = self->origin_y;
-  d.x1 = d.x0 + width / self->zoom;
-  d.y1 = d.y0 + height / self->zoom;
   d.title_font = make_font (self->pango, FB_GRAPH_TITLE_PX, PANGO_WEIGHT_BOLD, NULL);
   d.small_font = make_font (self->pango, FB_GRAPH_TEXT_PX, PANGO_WEIGHT_NORMAL, NULL);
   d.mono_font = make_font (self->pango, FB_GRAPH_TEXT_PX, PANGO_WEIGHT_NORMAL, "Monospace");
 
   if (scene != NULL)
-    {
-      cairo_save (cr);
-      cairo_scale (cr, self->zoom, self->zoom);
-      cairo_translate (cr, -self->origin_x, -self->origin_y);
-      pango_cairo_update_context (cr, self->pango);
-      d.text = pango_layout_new (self->pango);
-
-      for (guint i = 0; i < fb_graph_scene_n_items (scene); i++)
-        {
-          const FbSceneItem *item = fb_graph_scene_item (scene, i);
-
-          if (item->kind == FB_SCENE_ITEM_FRAME && visible (&d, item->x, item->y, item->width, item->height))
-            draw_frame (&d, scene, item);
-        }
-      for (guint i = 0; i < fb_graph_scene_n_edges (scene); i++)
-        draw_edge (&d, scene, fb_graph_scene_edge (scene, i));
-      for (guint i = 0; i < fb_graph_scene_n_items (scene); i++)
-        {
-          const FbSceneItem *item = fb_graph_scene_item (scene, i);
-
-          if (!visible (&d, item->x - 6, item->y - 6, item->width + 12, item->height + 12))
-            continue;
-          if (item->kind == FB_SCENE_ITEM_NODE)
-            draw_node (&d, scene, item);
-          else if (item->kind == FB_SCENE_ITEM_GROUP)
-            draw_group (&d, scene, item);
-        }
-      g_object_unref (d.text);
-      cairo_restore (cr);
-    }
+    paint_tiles (&d, cr, scene, width, height);
 
   /* Widget coordinates from here on. */
   pango_cairo_update_context (cr, self->pango);
@@ -667,6 +749,7 @@ _fb_graph_view_snapshot (GtkWidget   *widget,
 void
 _fb_graph_view_invalidate (FbGraphView *self)
 {
+  g_hash_table_remove_all (self->tiles);
   g_clear_pointer (&self->minimap, cairo_surface_destroy);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }

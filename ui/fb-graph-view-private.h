@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Shared by the graph view's behaviour (fb-graph-view.c) and its drawing (fb-graph-view-draw.c). */
+/* Shared by the files of the graph view: its state and API (fb-graph-view.c), selection
+ * (fb-graph-view-select.c), input (fb-graph-view-input.c) and drawing (fb-graph-view-draw.c). */
 #pragma once
 
 #include "fb-graph-view.h"
@@ -9,6 +10,7 @@ G_BEGIN_DECLS
 #define FB_MINIMAP_WIDTH   180.0
 #define FB_MINIMAP_HEIGHT  140.0
 #define FB_MINIMAP_MARGIN  12.0
+#define FB_TILE_SIZE       256      /* widget pixels */
 
 struct _FbGraphView {
   GtkWidget        parent_instance;
@@ -54,10 +56,43 @@ struct _FbGraphView {
 
   /* Drawing caches. */
   PangoContext    *pango;
+  GHashTable      *tiles;           /* (tx, ty) -> cairo_surface_t, painted at tiles_zoom */
+  double           tiles_zoom;
+  int              tiles_scale;
   cairo_surface_t *minimap;         /* the whole scene, small; NULL when stale */
   double           minimap_scale;
 };
 
+static inline double
+_fb_graph_view_width (FbGraphView *self)
+{
+  return MAX (1, gtk_widget_get_width (GTK_WIDGET (self)));
+}
+
+static inline double
+_fb_graph_view_height (FbGraphView *self)
+{
+  return MAX (1, gtk_widget_get_height (GTK_WIDGET (self)));
+}
+
+/* fb-graph-view.c */
+void     _fb_graph_view_relayout        (FbGraphView  *self);
+void     _fb_graph_view_reveal_item     (FbGraphView  *self,
+                                         int           index);
+void     _fb_graph_view_emit_selection_changed     (FbGraphView *self);
+void     _fb_graph_view_emit_group_toggled         (FbGraphView *self,
+                                                    const char  *path,
+                                                    gboolean     expanded);
+void     _fb_graph_view_emit_populate_context_menu (FbGraphView *self,
+                                                    FbNode      *node);
+/* fb-graph-view-select.c */
+int      _fb_graph_view_resolve_selection (FbGraphView *self);
+void     _fb_graph_view_select_item     (FbGraphView  *self,
+                                         int           index,
+                                         gboolean      reveal);
+/* fb-graph-view-input.c */
+void     _fb_graph_view_init_input      (FbGraphView  *self);
+/* fb-graph-view-draw.c */
 void     _fb_graph_view_snapshot        (GtkWidget    *widget,
                                          GtkSnapshot  *snapshot);
 void     _fb_graph_view_invalidate      (FbGraphView  *self);

@@ -2,11 +2,12 @@
 #include "fb-graph-view-private.h"
 #include "fb-graph-style-private.h"
 
+#include <adwaita.h>
+
 #include <math.h>
 #include <string.h>
 
-#define ZOOM_STEP   1.25
-#define SCROLL_STEP 48.0   /* pixels per wheel click */
+#define ZOOM_STEP 1.25
 
 G_DEFINE_FINAL_TYPE (FbGraphView, fb_graph_view, GTK_TYPE_WIDGET)
 
@@ -29,24 +30,10 @@ enum {
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
-static void relayout (FbGraphView *self);
-
 GtkWidget *
 fb_graph_view_new (void)
 {
   return g_object_new (FB_TYPE_GRAPH_VIEW, NULL);
-}
-
-static double
-view_width (FbGraphView *self)
-{
-  return MAX (1, gtk_widget_get_width (GTK_WIDGET (self)));
-}
-
-static double
-view_height (FbGraphView *self)
-{
-  return MAX (1, gtk_widget_get_height (GTK_WIDGET (self)));
 }
 
 static void
@@ -147,14 +134,14 @@ void
 fb_graph_view_zoom_in (FbGraphView *self)
 {
   g_return_if_fail (FB_IS_GRAPH_VIEW (self));
-  fb_graph_view_zoom_at (self, ZOOM_STEP, view_width (self) / 2, view_height (self) / 2);
+  fb_graph_view_zoom_at (self, ZOOM_STEP, _fb_graph_view_width (self) / 2, _fb_graph_view_height (self) / 2);
 }
 
 void
 fb_graph_view_zoom_out (FbGraphView *self)
 {
   g_return_if_fail (FB_IS_GRAPH_VIEW (self));
-  fb_graph_view_zoom_at (self, 1 / ZOOM_STEP, view_width (self) / 2, view_height (self) / 2);
+  fb_graph_view_zoom_at (self, 1 / ZOOM_STEP, _fb_graph_view_width (self) / 2, _fb_graph_view_height (self) / 2);
 }
 
 void
@@ -168,10 +155,10 @@ fb_graph_view_zoom_to_fit (FbGraphView *self)
     return;
   fb_graph_scene_get_bounds (self->scene, &width, &height);
   /* Never blow a small graph up beyond its natural size. */
-  zoom = MIN (1.0, 0.96 * MIN (view_width (self) / MAX (width, 1), view_height (self) / MAX (height, 1)));
+  zoom = MIN (1.0, 0.96 * MIN (_fb_graph_view_width (self) / MAX (width, 1), _fb_graph_view_height (self) / MAX (height, 1)));
   zoom = CLAMP (zoom, FB_GRAPH_VIEW_MIN_ZOOM, FB_GRAPH_VIEW_MAX_ZOOM);
-  fb_graph_view_set_viewport (self, width / 2 - view_width (self) / zoom / 2,
-                              height / 2 - view_height (self) / zoom / 2, zoom);
+  fb_graph_view_set_viewport (self, width / 2 - _fb_graph_view_width (self) / zoom / 2,
+                              height / 2 - _fb_graph_view_height (self) / zoom / 2, zoom);
 }
 
 /* The first picture of a graph: all of it when that is readable, else its top at a size where
@@ -179,7 +166,7 @@ fb_graph_view_zoom_to_fit (FbGraphView *self)
 static void
 show_first_picture (FbGraphView *self)
 {
-  double width, height, w = view_width (self), zoom, x;
+  double width, height, w = _fb_graph_view_width (self), zoom, x;
 
   fb_graph_view_zoom_to_fit (self);
   if (self->zoom >= FB_GRAPH_VIEW_READABLE_ZOOM)
@@ -191,9 +178,9 @@ show_first_picture (FbGraphView *self)
 }
 
 /* Scrolls so that item is on screen, centring it only when it was not. */
-static void
-reveal_item (FbGraphView *self,
-             int          index)
+void
+_fb_graph_view_reveal_item (FbGraphView *self,
+                            int          index)
 {
   const FbSceneItem *item;
   double x0, y0, x1, y1, w, h;
@@ -201,8 +188,8 @@ reveal_item (FbGraphView *self,
   if (self->scene == NULL || index < 0)
     return;
   item = fb_graph_scene_item (self->scene, index);
-  w = view_width (self) / self->zoom;
-  h = view_height (self) / self->zoom;
+  w = _fb_graph_view_width (self) / self->zoom;
+  h = _fb_graph_view_height (self) / self->zoom;
   x0 = self->origin_x;
   y0 = self->origin_y;
   x1 = x0 + w;
@@ -212,248 +199,6 @@ reveal_item (FbGraphView *self,
     return;
   fb_graph_view_set_viewport (self, item->x + MIN (item->width, w) / 2 - w / 2,
                               item->y + MIN (item->height, h) / 2 - h / 2, self->zoom);
-}
-
-/* Selection. */
-
-static int
-resolve_selection (FbGraphView *self)
-{
-  FbGraphLayout *layout;
-  FbNode *node;
-
-  if (self->scene == NULL || !self->has_selection)
-    return -1;
-  layout = fb_graph_scene_get_layout (self->scene);
-  if (self->selected_path != NULL)
-    {
-      FbGraphGroup *group = fb_graph_layout_lookup_group (layout, self->selected_path);
-
-      return group != NULL ? fb_graph_scene_find_group (self->scene, group) : -1;
-    }
-  node = fb_graph_layout_find_node (layout, self->selected_id);
-  if (node == NULL && self->selected_name != NULL)
-    node = fb_graph_layout_find_node_by_name (layout, self->selected_name);
-  if (node == NULL)
-    return -1;
-  self->selected_id = node->id;
-  return fb_graph_scene_find_node (self->scene, node);
-}
-
-static void
-set_selection (FbGraphView *self,
-               FbNode      *node,
-               FbGraphGroup *group,
-               gboolean     reveal)
-{
-  g_clear_pointer (&self->selected_path, g_free);
-  g_clear_pointer (&self->selected_name, g_free);
-  self->has_selection = node != NULL || group != NULL;
-  self->selected_id = node != NULL ? node->id : 0;
-  if (node != NULL)
-    self->selected_name = g_strdup (node->name);
-  if (group != NULL)
-    self->selected_path = g_strdup (fb_graph_group_get_path (group));
-  self->selected_item = resolve_selection (self);
-  if (reveal)
-    reveal_item (self, self->selected_item);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
-  g_signal_emit (self, signals[SELECTION_CHANGED], 0);
-}
-
-static void
-select_item (FbGraphView *self,
-             int          index,
-             gboolean     reveal)
-{
-  const FbSceneItem *item;
-
-  if (index < 0)
-    {
-      set_selection (self, NULL, NULL, FALSE);
-      return;
-    }
-  item = fb_graph_scene_item (self->scene, index);
-  set_selection (self, item->node, item->node == NULL ? item->group : NULL, reveal);
-}
-
-FbNode *
-fb_graph_view_get_selected_node (FbGraphView *self)
-{
-  g_return_val_if_fail (FB_IS_GRAPH_VIEW (self), NULL);
-
-  if (self->layout == NULL || !self->has_selection || self->selected_path != NULL)
-    return NULL;
-  return fb_graph_layout_find_node (self->layout, self->selected_id);
-}
-
-FbGraphGroup *
-fb_graph_view_get_selected_group (FbGraphView *self)
-{
-  g_return_val_if_fail (FB_IS_GRAPH_VIEW (self), NULL);
-
-  if (self->layout == NULL || self->selected_path == NULL)
-    return NULL;
-  return fb_graph_layout_lookup_group (self->layout, self->selected_path);
-}
-
-/* Opens every group around group (or the node's group) so that it shows; TRUE if any opened. */
-static gboolean
-open_ancestors (FbGraphView  *self,
-                FbGraphGroup *group)
-{
-  gboolean opened = FALSE;
-
-  for (; group != NULL && fb_graph_group_get_parent (group) != NULL;
-       group = fb_graph_group_get_parent (group))
-    {
-      const char *path = fb_graph_group_get_path (group);
-
-      if (g_hash_table_contains (self->expanded, path))
-        continue;
-      g_hash_table_add (self->expanded, g_strdup (path));
-      g_signal_emit (self, signals[GROUP_TOGGLED], 0, path, TRUE);
-      opened = TRUE;
-    }
-  return opened;
-}
-
-gboolean
-fb_graph_view_select_node (FbGraphView *self,
-                           guint        node_id)
-{
-  FbNode *node;
-
-  g_return_val_if_fail (FB_IS_GRAPH_VIEW (self), FALSE);
-
-  if (self->layout == NULL || (node = fb_graph_layout_find_node (self->layout, node_id)) == NULL)
-    return FALSE;
-  if (self->has_selection && self->selected_path == NULL && self->selected_id == node_id)
-    return TRUE;
-  if (open_ancestors (self, fb_graph_layout_node_group (self->layout, node)))
-    {
-      self->reveal_pending = TRUE;
-      relayout (self);
-    }
-  set_selection (self, node, NULL, TRUE);
-  return TRUE;
-}
-
-gboolean
-fb_graph_view_select_group (FbGraphView *self,
-                            const char  *path)
-{
-  FbGraphGroup *group;
-
-  g_return_val_if_fail (FB_IS_GRAPH_VIEW (self), FALSE);
-  g_return_val_if_fail (path != NULL, FALSE);
-
-  if (self->layout == NULL || (group = fb_graph_layout_lookup_group (self->layout, path)) == NULL)
-    return FALSE;
-  if (g_strcmp0 (self->selected_path, path) == 0)
-    return TRUE;
-  if (open_ancestors (self, fb_graph_group_get_parent (group)))
-    {
-      self->reveal_pending = TRUE;
-      relayout (self);
-    }
-  set_selection (self, NULL, group, TRUE);
-  return TRUE;
-}
-
-void
-fb_graph_view_clear_selection (FbGraphView *self)
-{
-  g_return_if_fail (FB_IS_GRAPH_VIEW (self));
-
-  if (self->has_selection)
-    set_selection (self, NULL, NULL, FALSE);
-}
-
-static double
-item_cx (const FbSceneItem *item)
-{
-  return item->x + item->width / 2;
-}
-
-static double
-item_cy (const FbSceneItem *item)
-{
-  return item->y + item->height / 2;
-}
-
-gboolean
-fb_graph_view_walk (FbGraphView *self,
-                    FbGraphWalk  direction)
-{
-  const FbSceneItem *here;
-  int best = -1;
-  double best_distance = G_MAXDOUBLE;
-
-  g_return_val_if_fail (FB_IS_GRAPH_VIEW (self), FALSE);
-
-  if (self->scene == NULL || fb_graph_scene_n_items (self->scene) == 0)
-    return FALSE;
-  if (self->selected_item < 0)
-    {
-      /* Start at the top of the picture. */
-      for (guint i = 0; i < fb_graph_scene_n_items (self->scene); i++)
-        {
-          const FbSceneItem *item = fb_graph_scene_item (self->scene, i);
-
-          if (item->kind != FB_SCENE_ITEM_FRAME && (best < 0 || item->y < best_distance))
-            {
-              best = i;
-              best_distance = item->y;
-            }
-        }
-      select_item (self, best, TRUE);
-      return best >= 0;
-    }
-
-  here = fb_graph_scene_item (self->scene, self->selected_item);
-  if (direction == FB_GRAPH_WALK_UP || direction == FB_GRAPH_WALK_DOWN)
-    {
-      GArray *next = direction == FB_GRAPH_WALK_UP
-                     ? fb_graph_scene_producers (self->scene, self->selected_item)
-                     : fb_graph_scene_consumers (self->scene, self->selected_item);
-
-      /* Of several producers or consumers, the one most nearly straight above or below. */
-      for (guint i = 0; i < next->len; i++)
-        {
-          int index = g_array_index (next, int, i);
-          double d = fabs (item_cx (fb_graph_scene_item (self->scene, index)) - item_cx (here));
-
-          if (d < best_distance)
-            {
-              best = index;
-              best_distance = d;
-            }
-        }
-    }
-  else
-    {
-      for (guint i = 0; i < fb_graph_scene_n_items (self->scene); i++)
-        {
-          const FbSceneItem *item = fb_graph_scene_item (self->scene, i);
-          double dx = item_cx (item) - item_cx (here);
-          double dy = fabs (item_cy (item) - item_cy (here));
-
-          if (item->kind == FB_SCENE_ITEM_FRAME || (int) i == self->selected_item
-              || dy > MAX (item->height, here->height) / 2
-              || (direction == FB_GRAPH_WALK_LEFT ? dx >= 0 : dx <= 0))
-            continue;
-          if (fabs (dx) + dy < best_distance)
-            {
-              best = i;
-              best_distance = fabs (dx) + dy;
-            }
-        }
-    }
-  if (best < 0)
-    return FALSE;
-  select_item (self, best, TRUE);
-  return TRUE;
 }
 
 /* Expansion. */
@@ -504,8 +249,8 @@ fb_graph_view_set_group_expanded (FbGraphView *self,
     g_hash_table_add (self->expanded, g_strdup (path));
   else
     g_hash_table_remove (self->expanded, path);
-  g_signal_emit (self, signals[GROUP_TOGGLED], 0, path, expanded);
-  relayout (self);
+  _fb_graph_view_emit_group_toggled (self, path, expanded);
+  _fb_graph_view_relayout (self);
 }
 
 /* Search. */
@@ -598,7 +343,7 @@ fb_graph_view_search (FbGraphView *self,
   run_search (self);
   if (self->matches->len > 0)
     fb_graph_view_search_next (self, FALSE);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  _fb_graph_view_invalidate (self);
   return self->matches->len;
 }
 
@@ -728,7 +473,7 @@ scene_ready (GObject      *source,
 
   g_clear_pointer (&self->scene, fb_graph_scene_unref);
   self->scene = g_steal_pointer (&scene);
-  self->selected_item = resolve_selection (self);
+  self->selected_item = _fb_graph_view_resolve_selection (self);
   if (self->anchor_path != NULL)
     {
       FbGraphGroup *group = fb_graph_layout_lookup_group (self->layout, self->anchor_path);
@@ -747,7 +492,7 @@ scene_ready (GObject      *source,
     show_first_picture (self);
   if (self->reveal_pending)
     {
-      reveal_item (self, self->selected_item);
+      _fb_graph_view_reveal_item (self, self->selected_item);
       self->reveal_pending = FALSE;
     }
   _fb_graph_view_invalidate (self);
@@ -758,8 +503,8 @@ out:
   g_free (request);
 }
 
-static void
-relayout (FbGraphView *self)
+void
+_fb_graph_view_relayout (FbGraphView *self)
 {
   LayoutRequest *request;
 
@@ -794,7 +539,14 @@ fb_graph_view_set_layout (FbGraphView   *self,
   self->layout = layout;
   if (layout == NULL)
     {
+      /* Nothing shown: what was open, selected or searched belonged to another model. */
       g_clear_pointer (&self->scene, fb_graph_scene_unref);
+      g_hash_table_remove_all (self->expanded);
+      self->has_selection = FALSE;
+      self->selected_item = -1;
+      g_clear_pointer (&self->selected_path, g_free);
+      g_clear_pointer (&self->selected_name, g_free);
+      g_clear_pointer (&self->query, g_free);
       self->fit_pending = TRUE;
     }
   else if (self->scene == NULL)
@@ -811,7 +563,7 @@ fb_graph_view_set_layout (FbGraphView   *self,
     }
   run_search (self);
   _fb_graph_view_recompute_marks (self);
-  relayout (self);
+  _fb_graph_view_relayout (self);
 }
 
 FbGraphLayout *
@@ -853,256 +605,27 @@ fb_graph_view_get_error (FbGraphView *self)
   return self->error;
 }
 
-/* Input. */
+/* Signals, for the other files of the view. */
 
-static gboolean
-in_minimap (FbGraphView *self,
-            double       wx,
-            double       wy)
+void
+_fb_graph_view_emit_selection_changed (FbGraphView *self)
 {
-  double x, y, w, h;
-
-  return _fb_graph_view_minimap_rect (self, &x, &y, &w, &h)
-         && wx >= x && wx < x + w && wy >= y && wy < y + h;
+  g_signal_emit (self, signals[SELECTION_CHANGED], 0);
 }
 
-static void
-center_from_minimap (FbGraphView *self,
-                     double       wx,
-                     double       wy)
+void
+_fb_graph_view_emit_group_toggled (FbGraphView *self,
+                                   const char  *path,
+                                   gboolean     expanded)
 {
-  double x, y, w, h;
-
-  if (!_fb_graph_view_minimap_rect (self, &x, &y, &w, &h))
-    return;
-  fb_graph_view_set_viewport (self,
-                              (wx - x) / self->minimap_scale - view_width (self) / self->zoom / 2,
-                              (wy - y) / self->minimap_scale - view_height (self) / self->zoom / 2,
-                              self->zoom);
+  g_signal_emit (self, signals[GROUP_TOGGLED], 0, path, expanded);
 }
 
-static int
-item_at_widget (FbGraphView *self,
-                double       wx,
-                double       wy)
+void
+_fb_graph_view_emit_populate_context_menu (FbGraphView *self,
+                                           FbNode      *node)
 {
-  double sx, sy;
-
-  if (self->scene == NULL)
-    return -1;
-  fb_graph_view_widget_to_scene (self, wx, wy, &sx, &sy);
-  return fb_graph_scene_item_at (self->scene, sx, sy);
-}
-
-static void
-on_click_pressed (GtkGestureClick *gesture,
-                  int              n_press,
-                  double           x,
-                  double           y,
-                  FbGraphView     *self)
-{
-  int index;
-  const FbSceneItem *item;
-
-  gtk_widget_grab_focus (GTK_WIDGET (self));
-  if (n_press != 2 || in_minimap (self, x, y) || (index = item_at_widget (self, x, y)) < 0)
-    return;
-  item = fb_graph_scene_item (self->scene, index);
-  if (item->kind == FB_SCENE_ITEM_GROUP)
-    fb_graph_view_set_group_expanded (self, fb_graph_group_get_path (item->group), TRUE);
-  else if (item->kind == FB_SCENE_ITEM_FRAME)
-    {
-      double sx, sy;
-
-      /* Only the title bar folds a frame back: double-clicking inside it is too easy. */
-      fb_graph_view_widget_to_scene (self, x, y, &sx, &sy);
-      if (sy < item->y + FB_GRAPH_FRAME_HEADER)
-        fb_graph_view_set_group_expanded (self, fb_graph_group_get_path (item->group), FALSE);
-    }
-}
-
-static void
-on_click_released (GtkGestureClick *gesture,
-                   int              n_press,
-                   double           x,
-                   double           y,
-                   FbGraphView     *self)
-{
-  if (n_press != 1)
-    return;
-  if (in_minimap (self, x, y))
-    center_from_minimap (self, x, y);
-  else
-    select_item (self, item_at_widget (self, x, y), FALSE);
-}
-
-static void
-on_context_pressed (GtkGestureClick *gesture,
-                    int              n_press,
-                    double           x,
-                    double           y,
-                    FbGraphView     *self)
-{
-  int index = item_at_widget (self, x, y);
-  const FbSceneItem *item;
-
-  if (index < 0)
-    return;
-  select_item (self, index, FALSE);
-  item = fb_graph_scene_item (self->scene, index);
-  g_menu_remove_all (self->menu);
-  g_signal_emit (self, signals[POPULATE_CONTEXT_MENU], 0, self->menu, item->node);
-  if (g_menu_model_get_n_items (G_MENU_MODEL (self->menu)) == 0)
-    return;
-  gtk_popover_set_pointing_to (GTK_POPOVER (self->popover), &(GdkRectangle) { x, y, 1, 1 });
-  gtk_popover_popup (GTK_POPOVER (self->popover));
-}
-
-static void
-on_drag_begin (GtkGestureDrag *gesture,
-               double          x,
-               double          y,
-               FbGraphView    *self)
-{
-  self->drag_minimap = in_minimap (self, x, y);
-  self->drag_x = self->origin_x;
-  self->drag_y = self->origin_y;
-}
-
-static void
-on_drag_update (GtkGestureDrag *gesture,
-                double          dx,
-                double          dy,
-                FbGraphView    *self)
-{
-  double x, y;
-
-  if (self->drag_minimap)
-    {
-      gtk_gesture_drag_get_start_point (gesture, &x, &y);
-      center_from_minimap (self, x + dx, y + dy);
-      return;
-    }
-  fb_graph_view_set_viewport (self, self->drag_x - dx / self->zoom, self->drag_y - dy / self->zoom,
-                              self->zoom);
-}
-
-static gboolean
-on_scroll (GtkEventControllerScroll *controller,
-           double                    dx,
-           double                    dy,
-           FbGraphView              *self)
-{
-  GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (controller));
-  double step = gtk_event_controller_scroll_get_unit (controller) == GDK_SCROLL_UNIT_WHEEL ? SCROLL_STEP : 1;
-
-  if (state & GDK_CONTROL_MASK)
-    {
-      fb_graph_view_zoom_at (self, pow (ZOOM_STEP, -dy * (step == 1 ? 0.02 : 1)),
-                             self->pointer_x, self->pointer_y);
-      return TRUE;
-    }
-  if (state & GDK_SHIFT_MASK && dx == 0)
-    {
-      dx = dy;
-      dy = 0;
-    }
-  fb_graph_view_set_viewport (self, self->origin_x + dx * step / self->zoom,
-                              self->origin_y + dy * step / self->zoom, self->zoom);
-  return TRUE;
-}
-
-static void
-on_motion (GtkEventControllerMotion *controller,
-           double                    x,
-           double                    y,
-           FbGraphView              *self)
-{
-  self->pointer_x = x;
-  self->pointer_y = y;
-}
-
-static void
-on_zoom_begin (GtkGesture       *gesture,
-               GdkEventSequence *sequence,
-               FbGraphView      *self)
-{
-  self->zoom_begin = self->zoom;
-}
-
-static void
-on_zoom_scale_changed (GtkGestureZoom *gesture,
-                       double          scale,
-                       FbGraphView    *self)
-{
-  double cx, cy;
-
-  if (!gtk_gesture_get_bounding_box_center (GTK_GESTURE (gesture), &cx, &cy))
-    {
-      cx = view_width (self) / 2;
-      cy = view_height (self) / 2;
-    }
-  fb_graph_view_zoom_at (self, self->zoom_begin * scale / self->zoom, cx, cy);
-}
-
-static gboolean
-on_key_pressed (GtkEventControllerKey *controller,
-                guint                  keyval,
-                guint                  keycode,
-                GdkModifierType        state,
-                FbGraphView           *self)
-{
-  gboolean ctrl = (state & GDK_CONTROL_MASK) != 0;
-
-  switch (keyval)
-    {
-    case GDK_KEY_Up:
-    case GDK_KEY_KP_Up:
-      return fb_graph_view_walk (self, FB_GRAPH_WALK_UP) || TRUE;
-    case GDK_KEY_Down:
-    case GDK_KEY_KP_Down:
-      return fb_graph_view_walk (self, FB_GRAPH_WALK_DOWN) || TRUE;
-    case GDK_KEY_Left:
-    case GDK_KEY_KP_Left:
-      return fb_graph_view_walk (self, FB_GRAPH_WALK_LEFT) || TRUE;
-    case GDK_KEY_Right:
-    case GDK_KEY_KP_Right:
-      return fb_graph_view_walk (self, FB_GRAPH_WALK_RIGHT) || TRUE;
-    case GDK_KEY_plus:
-    case GDK_KEY_equal:
-    case GDK_KEY_KP_Add:
-      fb_graph_view_zoom_in (self);
-      return TRUE;
-    case GDK_KEY_minus:
-    case GDK_KEY_KP_Subtract:
-      fb_graph_view_zoom_out (self);
-      return TRUE;
-    case GDK_KEY_0:
-    case GDK_KEY_KP_0:
-      if (!ctrl)
-        return FALSE;
-      fb_graph_view_zoom_to_fit (self);
-      return TRUE;
-    case GDK_KEY_Return:
-    case GDK_KEY_KP_Enter:
-    case GDK_KEY_space:
-      {
-        FbGraphGroup *group = fb_graph_view_get_selected_group (self);
-
-        if (group == NULL)
-          return FALSE;
-        fb_graph_view_set_group_expanded (self, fb_graph_group_get_path (group),
-                                          !fb_graph_view_get_group_expanded (self, fb_graph_group_get_path (group)));
-        return TRUE;
-      }
-    case GDK_KEY_Escape:
-      if (!self->has_selection)
-        return FALSE;
-      fb_graph_view_clear_selection (self);
-      return TRUE;
-    default:
-      return FALSE;
-    }
+  g_signal_emit (self, signals[POPULATE_CONTEXT_MENU], 0, self->menu, node);
 }
 
 /* GtkWidget. */
@@ -1161,6 +684,7 @@ fb_graph_view_finalize (GObject *object)
   g_hash_table_unref (self->group_marks);
   g_ptr_array_unref (self->matches);
   g_hash_table_unref (self->match_set);
+  g_hash_table_unref (self->tiles);
   g_free (self->error);
   g_free (self->query);
   g_free (self->selected_name);
@@ -1235,8 +759,6 @@ static void
 fb_graph_view_init (FbGraphView *self)
 {
   GtkWidget *widget = GTK_WIDGET (self);
-  GtkGesture *gesture;
-  GtkEventController *controller;
 
   self->zoom = 1.0;
   self->selected_item = -1;
@@ -1246,43 +768,15 @@ fb_graph_view_init (FbGraphView *self)
   self->group_marks = g_hash_table_new (NULL, NULL);
   self->matches = g_ptr_array_new ();
   self->match_set = g_hash_table_new (NULL, NULL);
+  self->tiles = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                       (GDestroyNotify) cairo_surface_destroy);
+  g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
+                           G_CALLBACK (_fb_graph_view_invalidate), self, G_CONNECT_SWAPPED);
 
   gtk_widget_set_focusable (widget, TRUE);
   gtk_widget_set_overflow (widget, GTK_OVERFLOW_HIDDEN);
 
-  gesture = gtk_gesture_click_new ();
-  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_PRIMARY);
-  g_signal_connect (gesture, "pressed", G_CALLBACK (on_click_pressed), self);
-  g_signal_connect (gesture, "released", G_CALLBACK (on_click_released), self);
-  gtk_widget_add_controller (widget, GTK_EVENT_CONTROLLER (gesture));
-
-  gesture = gtk_gesture_click_new ();
-  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_SECONDARY);
-  g_signal_connect (gesture, "pressed", G_CALLBACK (on_context_pressed), self);
-  gtk_widget_add_controller (widget, GTK_EVENT_CONTROLLER (gesture));
-
-  gesture = gtk_gesture_drag_new ();
-  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_PRIMARY);
-  g_signal_connect (gesture, "drag-begin", G_CALLBACK (on_drag_begin), self);
-  g_signal_connect (gesture, "drag-update", G_CALLBACK (on_drag_update), self);
-  gtk_widget_add_controller (widget, GTK_EVENT_CONTROLLER (gesture));
-
-  gesture = gtk_gesture_zoom_new ();
-  g_signal_connect (gesture, "begin", G_CALLBACK (on_zoom_begin), self);
-  g_signal_connect (gesture, "scale-changed", G_CALLBACK (on_zoom_scale_changed), self);
-  gtk_widget_add_controller (widget, GTK_EVENT_CONTROLLER (gesture));
-
-  controller = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
-  g_signal_connect (controller, "scroll", G_CALLBACK (on_scroll), self);
-  gtk_widget_add_controller (widget, controller);
-
-  controller = gtk_event_controller_motion_new ();
-  g_signal_connect (controller, "motion", G_CALLBACK (on_motion), self);
-  gtk_widget_add_controller (widget, controller);
-
-  controller = gtk_event_controller_key_new ();
-  g_signal_connect (controller, "key-pressed", G_CALLBACK (on_key_pressed), self);
-  gtk_widget_add_controller (widget, controller);
+  _fb_graph_view_init_input (self);
 
   self->menu = g_menu_new ();
   self->popover = gtk_popover_menu_new_from_model (G_MENU_MODEL (self->menu));

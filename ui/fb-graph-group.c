@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The tree of groups: name scopes of the nodes, simplified, with groups too big for one
+ * Graphviz run cut into parts. */
+#include "fb-graph-layout-private.h"
+
+#include <string.h>
+void
+_fb_group_layout_free (gpointer data)
+{
+  FbGroupLayout *layout = data;
+
+  for (guint i = 0; i < layout->n_edges; i++)
+    g_free (layout->paths[i].points);
+  g_free (layout->paths);
+  g_free (layout->places);
+  g_free (layout);
+}
+
+static FbGraphGroup *
+group_new (FbGraphGroup *parent,
+           const char   *label)
+{
+  FbGraphGroup *group = g_new0 (FbGraphGroup, 1);
+
+  group->parent = parent;
+  group->label = g_strdup (label);
+  group->children = g_array_new (FALSE, FALSE, sizeof (FbGroupChild));
+  group->by_label = g_hash_table_new (g_str_hash, g_str_equal);
+  group->cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, _fb_group_layout_free);
+  return group;
+}
+
+void
+_fb_graph_group_free (FbGraphGroup *group)
+{
+  g_clear_pointer (&group->by_label, g_hash_table_unref);
+  g_clear_pointer (&group->edges, g_array_unref);
+  g_hash_table_unref (group->cache);
+  g_array_unref (group->children);
+  g_free (group->path);
+  g_free (group->label);
+  g_free (group->summary);
+  g_free (group);
+}
+
+/* Groups dropped while simplifying the tree are freed right away; kept ones are registered. */
+static void
+group_free_shallow (FbGraphGroup *group)
+{
+  g_array_set_size (group->children, 0);
+  _fb_graph_group_free (group);
+}
+
+static guint
+count_nodes (FbGraphGroup *group)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < group->children->len; i++)
+    {
+      FbGroupChild *child = &g_array_index (group->children, FbGroupChild, i);
+
+      n += child->node != NULL ? 1 : count_nodes (child->group);
+    }
+  group->n_nodes = n;
+  return n;
+}
+
+/* A scope of one node is no group, and a scope whose only member is another scope is shown as
+ * one group "a/b". */
+static void
+simplify (FbGraphGroup *group)
+{
+  for (guint i = 0; i < group->children->len; i++)
+    {
+      FbGroupChild *child = &g_array_index (group->children, FbGroupChild, i);
+      FbGraphGroup *sub = child->group;
+
+      if (sub == NULL)
+        continue;
+      simplify (sub);
+      if (sub->n_nodes <= 1)
+        {
+          g_assert (sub->children->len == 1);
+          *child = g_array_index (sub->children, FbGroupChild, 0);
+          group_free_shallow (sub);
+        }
+      else if (sub->children->len == 1)
+        {
+          FbGraphGroup *inner = g_array_index (sub->children, FbGroupChild, 0).group;
+          char *label = g_strconcat (sub->label, "/", inner->label, NULL);
+
+          g_assert (inner != NULL);
+          g_free (inner->label);
+          inner->label = label;
+          inner->parent = group;
+          child->group = inner;
+          group_free_shallow (sub);
+        }
+    }
+}
+
+/* Splits groups with too many direct members into parts of consecutive members, so that no
+ * Graphviz run gets more than FB_GRAPH_GROUP_MAX_CHILDREN boxes, however flat the model. */
+static void
+chunk (FbGraphGroup *group)
+{
+  guint n = group->children->len;
+
+  if (n > FB_GRAPH_GROUP_MAX_CHILDREN)
+    {
+      guint n_parts = MIN ((n + FB_GRAPH_GROUP_MAX_CHILDREN - 1) / FB_GRAPH_GROUP_MAX_CHILDREN,
+                           FB_GRAPH_GROUP_MAX_CHILDREN);
+      guint part_size = (n + n_parts - 1) / n_parts;
+      g_autoptr(GArray) old = group->children;
+
+      group->children = g_array_new (FALSE, FALSE, sizeof (FbGroupChild));
+      for (guint p = 0; p * part_size < n; p++)
+        {
+          g_autofree char *label = g_strdup_printf ("part %u of %u", p + 1, n_parts);
+          FbGroupChild part = { NULL, group_new (group, label) };
+
+          part.group->is_part = TRUE;
+
+          for (guint i = p * part_size; i < MIN (n, (p + 1) * part_size); i++)
+            {
+              FbGroupChild *child = &g_array_index (old, FbGroupChild, i);
+
+              if (child->group != NULL)
+                child->group->parent = part.group;
+              g_array_append_val (part.group->children, *child);
+            }
+          count_nodes (part.group);
+          g_array_append_val (group->children, part);
+        }
+    }
+  for (guint i = 0; i < group->children->len; i++)
+    {
+      FbGraphGroup *sub = g_array_index (group->children, FbGroupChild, i).group;
+
+      if (sub != NULL)
+        chunk (sub);
+    }
+}
+
+static void
+add_histogram (FbGraphGroup *group,
+               guint        *histogram)
+{
+  for (guint i = 0; i < group->children->len; i++)
+    {
+      FbGroupChild *child = &g_array_index (group->children, FbGroupChild, i);
+
+      if (child->node != NULL)
+        histogram[child->node->op]++;
+      else
+        add_histogram (child->group, histogram);
+    }
+}
+
+static void
+finish_group (FbGraphLayout *self,
+              FbGraphGroup  *group,
+              guint          depth)
+{
+  guint histogram[FB_OP_COUNT] = { 0 };
+  guint top = 0;
+
+  group->depth = depth;
+  if (group->parent == NULL)
+    group->path = g_strdup ("");
+  else if (group->is_part)
+    group->path = g_strdup_printf ("%s/#%u", group->parent->path, group->index_in_parent);
+  else
+    group->path = g_strconcat (group->parent->path, "/", group->label, NULL);
+  g_clear_pointer (&group->by_label, g_hash_table_unref);
+  g_ptr_array_add (self->groups, group);
+  g_hash_table_insert (self->group_by_path, group->path, group);
+
+  add_histogram (group, histogram);
+  for (guint op = 1; op < FB_OP_COUNT; op++)
+    if (histogram[op] > histogram[top])
+      top = op;
+  group->summary = g_strdup_printf ("%u nodes · %u %s", group->n_nodes, histogram[top],
+                                    top == FB_OP_UNKNOWN ? "unknown" : fb_op_name (top));
+
+  for (guint i = 0; i < group->children->len; i++)
+    {
+      FbGroupChild *child = &g_array_index (group->children, FbGroupChild, i);
+
+      if (child->node != NULL)
+        {
+          int index = _fb_graph_layout_node_index (self, child->node);
+
+          self->node_group[index] = group;
+          self->node_child[index] = i;
+        }
+      else
+        {
+          child->group->parent = group;
+          child->group->index_in_parent = i;
+          finish_group (self, child->group, depth + 1);
+        }
+    }
+}
+
+void
+_fb_graph_layout_build_tree (FbGraphLayout *self)
+{
+  FbGraph *graph = self->graph;
+
+  self->root = group_new (NULL, graph->name != NULL && graph->name[0] != '\0' ? graph->name : "graph");
+  for (guint i = 0; i < graph->nodes->len; i++)
+    {
+      FbNode *node = g_ptr_array_index (graph->nodes, i);
+      FbGraphGroup *group = self->root;
+      FbGroupChild child = { node, NULL };
+
+      if (node->name != NULL && strchr (node->name, '/') != NULL)
+        {
+          g_auto(GStrv) parts = g_strsplit (node->name, "/", -1);
+          guint n = g_strv_length (parts);
+
+          for (guint k = 0; k + 1 < n; k++)
+            {
+              FbGraphGroup *sub;
+
+              if (parts[k][0] == '\0')
+                continue;
+              if ((sub = g_hash_table_lookup (group->by_label, parts[k])) == NULL)
+                {
+                  FbGroupChild entry = { NULL, group_new (group, parts[k]) };
+
+                  sub = entry.group;
+                  g_hash_table_insert (group->by_label, sub->label, sub);
+                  g_array_append_val (group->children, entry);
+                }
+              group = sub;
+            }
+        }
+      g_array_append_val (group->children, child);
+    }
+  count_nodes (self->root);
+  simplify (self->root);
+  chunk (self->root);
+  count_nodes (self->root);
+  finish_group (self, self->root, 0);
+}
+
+const char *
+fb_graph_group_get_path (const FbGraphGroup *group)
+{
+  g_return_val_if_fail (group != NULL, NULL);
+  return group->path;
+}
+
+const char *
+fb_graph_group_get_label (const FbGraphGroup *group)
+{
+  g_return_val_if_fail (group != NULL, NULL);
+  return group->label;
+}
+
+const char *
+fb_graph_group_get_summary (const FbGraphGroup *group)
+{
+  g_return_val_if_fail (group != NULL, NULL);
+  return group->summary;
+}
+
+FbGraphGroup *
+fb_graph_group_get_parent (const FbGraphGroup *group)
+{
+  g_return_val_if_fail (group != NULL, NULL);
+  return group->parent;
+}
+
+guint
+fb_graph_group_get_n_nodes (const FbGraphGroup *group)
+{
+  g_return_val_if_fail (group != NULL, 0);
+  return group->n_nodes;
+}
+
+guint
+fb_graph_group_get_depth (const FbGraphGroup *group)
+{
+  g_return_val_if_fail (group != NULL, 0);
+  return group->depth;
+}
+
+guint
+fb_graph_group_get_n_children (const FbGraphGroup *group)
+{
+  g_return_val_if_fail (group != NULL, 0);
+  return group->children->len;
+}
+
+FbNode *
+fb_graph_group_get_child_node (const FbGraphGroup *group,
+                               guint               index)
+{
+  g_return_val_if_fail (group != NULL, NULL);
+  g_return_val_if_fail (index < group->children->len, NULL);
+  return g_array_index (group->children, FbGroupChild, index).node;
+}
+
+FbGraphGroup *
+fb_graph_group_get_child_group (const FbGraphGroup *group,
+                                guint               index)
+{
+  g_return_val_if_fail (group != NULL, NULL);
+  g_return_val_if_fail (index < group->children->len, NULL);
+  return g_array_index (group->children, FbGroupChild, index).group;
+}
+
+gboolean
+fb_graph_group_contains (const FbGraphGroup *group,
+                         const FbGraphGroup *other)
+{
+  g_return_val_if_fail (group != NULL, FALSE);
+
+  for (; other != NULL; other = other->parent)
+    if (other == group)
+      return TRUE;
+  return FALSE;
+}
+
