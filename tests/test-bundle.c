@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Bundles: written atomically, loaded and run without compiling; the graph inside them reads
+ * back as ONNX; the shared library links into a C program (compiled here with the system's cc)
+ * that computes what the interpreter computes. */
+#include "fb-test-cpu.h"
+#include "fb-bundle.h"
+#include "fb-codegen.h"
+#include "fb-compare.h"
+#include "fb-lower.h"
+#include "fb-onnx-import.h"
+#include "fb-pipeline.h"
+#include "fb-tensor-io.h"
+
+#include <glib/gstdio.h>
+
+static const char program[] =
+  "#include \"fb-model.h\"\n"
+  "#include <stdio.h>\n"
+  "#include <stdlib.h>\n"
+  "static void *slurp (const char *path, size_t n) {\n"
+  "  void *p = malloc (n); FILE *f = fopen (path, \"rb\");\n"
+  "  if (!f || fread (p, 1, n, f) != n) exit (3);\n"
+  "  fclose (f); return p; }\n"
+  "int main (int argc, char **argv) {\n"
+  "  const void *in[1] = { slurp (argv[1], FB_MODEL_INPUT_0_BYTES) };\n"
+  "  void *out[2] = { malloc (FB_MODEL_OUTPUT_0_BYTES), malloc (FB_MODEL_OUTPUT_1_BYTES) };\n"
+  "  if (fb_model_run (in, out) != 0) return 4;\n"
+  "  FILE *f = fopen (argv[2], \"wb\");\n"
+  "  fwrite (out[0], 1, FB_MODEL_OUTPUT_0_BYTES, f);\n"
+  "  fwrite (out[1], 1, FB_MODEL_OUTPUT_1_BYTES, f);\n"
+  "  return fclose (f) != 0; }\n";
+
+typedef struct {
+  char       *dir;              /* a fresh temporary folder */
+  FbPipeline *pipeline;
+  GPtrArray  *inputs;
+} Fixture;
+
+static void
+setup (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  f->dir = g_dir_make_tmp ("fb-bundle-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *model = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "..", "data", "models",
+                                             "sample-cnn", "model.onnx", NULL);
+  FbGraph *graph = fb_onnx_import_file (model, NULL, &error);
+  g_assert_no_error (error);
+  f->pipeline = fb_pipeline_new (graph);
+  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
+  g_assert_true (fb_pipeline_run (f->pipeline, options, NULL, NULL, NULL, &error));
+  f->inputs = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
+  g_ptr_array_add (f->inputs, fb_tensor_ref (ti_random (4, D (1, 3, 32, 32), 7)));
+}
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) d = g_dir_open (path, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name (d)))
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      if (g_file_test (child, G_FILE_TEST_IS_DIR))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+static void
+teardown (Fixture *f, gconstpointer data)
+{
+  remove_tree (f->dir);
+  g_free (f->dir);
+  fb_pipeline_free (f->pipeline);
+  g_ptr_array_unref (f->inputs);
+  ti_done ();
+}
+
+static char *
+write_bundle (Fixture *f, gboolean shared)
+{
+  g_autoptr(GError) error = NULL;
+  const FbGraph *graph = fb_pipeline_final (f->pipeline);
+  g_autoptr(FbPlan) plan = fb_lower_graph (graph, fb_codegen_host_target (), &error);
+  g_assert_no_error (error);
+  fb_plan_layout_memory (plan);
+  g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, 2, NULL, &error);
+  g_assert_no_error (error);
+  char *path = g_build_filename (f->dir, "sample.fusebench", NULL);
+  FbBundleOptions options = { .source = "sample-cnn", .shared_library = shared };
+  g_assert_true (fb_bundle_write (path, plan, objects, graph, &options, &error));
+  g_assert_no_error (error);
+  return path;
+}
+
+static void
+assert_close (GPtrArray *expected, GPtrArray *actual)
+{
+  g_assert_cmpuint (expected->len, ==, actual->len);
+  for (guint i = 0; i < expected->len; i++)
+    {
+      FbCompare cmp;
+      fb_tensor_compare (g_ptr_array_index (expected, i), g_ptr_array_index (actual, i),
+                         FB_COMPARE_RTOL, FB_COMPARE_ATOL, &cmp);
+      if (!cmp.ok)
+        g_error ("output %u: %s", i, cmp.reason);
+      fb_compare_clear (&cmp);
+    }
+}
+
+static void
+test_load_and_run (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = write_bundle (f, FALSE);
+  g_assert_true (fb_bundle_is_bundle (path));
+  /* Writing again replaces the bundle whole. */
+  g_free (write_bundle (f, FALSE));
+  g_autoptr(GPtrArray) expected = fb_interp_run (fb_pipeline_final (f->pipeline), f->inputs, NULL,
+                                                 &error);
+  g_assert_no_error (error);
+  g_autoptr(FbCpuModule) m = fb_bundle_load (path, 2, &error);
+  g_assert_no_error (error);
+  const FbGraph *graph = fb_cpu_module_plan (m)->graph;
+  g_assert_cmpuint (graph->inputs->len, ==, 1);
+  g_assert_cmpstr (((FbValue *) g_ptr_array_index (graph->inputs, 0))->name, ==, "image");
+  g_autoptr(GPtrArray) actual = fb_cpu_module_run (m, f->inputs, NULL, &error);
+  g_assert_no_error (error);
+  assert_close (expected, actual);
+  /* Nothing is left beside the bundle. */
+  g_autoptr(GDir) d = g_dir_open (f->dir, 0, NULL);
+  g_assert_cmpstr (g_dir_read_name (d), ==, "sample.fusebench");
+  g_assert_null (g_dir_read_name (d));
+}
+
+static void
+test_damaged (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = write_bundle (f, FALSE);
+  g_autofree char *plan = g_build_filename (path, "plan.json", NULL);
+  g_assert_true (g_file_set_contents (plan, "{\"arena_bytes\": 1, \"buffers\": [], \"kernels\": "
+                                      "[{\"name\": \"k\", \"kind\": \"loops\", \"args\": "
+                                      "[{\"buffer\": 5, \"role\": \"in\", \"dtype\": 1}], "
+                                      "\"phases\": []}]}", -1, NULL));
+  g_autoptr(FbCpuModule) m = fb_bundle_load (path, 1, &error);
+  g_assert_null (m);
+  g_assert_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE);
+}
+
+static void
+test_shared_library (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = write_bundle (f, TRUE);
+  g_autofree char *lib = g_build_filename (path, "lib", NULL);
+  g_autofree char *src = g_build_filename (f->dir, "main.c", NULL);
+  g_autofree char *exe = g_build_filename (f->dir, "main", NULL);
+  g_autofree char *in = g_build_filename (f->dir, "input.bin", NULL);
+  g_autofree char *out = g_build_filename (f->dir, "output.bin", NULL);
+  g_assert_true (g_file_set_contents (src, program, -1, NULL));
+  FbTensor *x = g_ptr_array_index (f->inputs, 0);
+  g_assert_true (g_file_set_contents (in, fb_tensor_data (x), fb_tensor_nbytes (x), NULL));
+  g_autofree char *rpath = g_strdup_printf ("-Wl,-rpath,%s", lib);
+  g_autofree char *incl = g_strdup_printf ("-I%s", lib);
+  g_autofree char *libdir = g_strdup_printf ("-L%s", lib);
+  const char *cc_argv[] = { "cc", "-o", exe, src, incl, libdir, rpath, "-lfbmodel", NULL };
+  int status;
+  g_autofree char *err = NULL;
+  g_assert_true (g_spawn_sync (NULL, (char **) cc_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                               NULL, &err, &status, &error));
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("cc failed: %s", err);
+  const char *run_argv[] = { exe, in, out, NULL };
+  g_assert_true (g_spawn_sync (NULL, (char **) run_argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
+                               NULL, &status, &error));
+  g_assert_true (g_spawn_check_wait_status (status, &error));
+  g_assert_no_error (error);
+
+  g_autoptr(GPtrArray) expected = fb_interp_run (fb_pipeline_final (f->pipeline), f->inputs, NULL,
+                                                 &error);
+  g_assert_no_error (error);
+  char *contents;
+  gsize len;
+  g_assert_true (g_file_get_contents (out, &contents, &len, NULL));
+  g_autoptr(GBytes) bytes = g_bytes_new_take (contents, len);
+  g_autoptr(GPtrArray) actual = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
+  gsize offset = 0;
+  for (guint i = 0; i < expected->len; i++)
+    {
+      FbTensor *e = g_ptr_array_index (expected, i);
+      g_assert_cmpuint (offset + fb_tensor_nbytes (e), <=, len);
+      g_autoptr(GBytes) slice = g_bytes_new_from_bytes (bytes, offset, fb_tensor_nbytes (e));
+      g_ptr_array_add (actual, fb_tensor_new_for_bytes (e->dtype, e->rank, e->dims, slice, &error));
+      g_assert_no_error (error);
+      offset += fb_tensor_nbytes (e);
+    }
+  assert_close (expected, actual);
+}
+
+static void
+test_onnx_roundtrip (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = write_bundle (f, FALSE);
+  g_autofree char *model = g_build_filename (path, "model.onnx", NULL);
+  g_autoptr(FbGraph) graph = fb_onnx_import_file (model, NULL, &error);
+  g_assert_no_error (error);
+  const FbGraph *final = fb_pipeline_final (f->pipeline);
+  g_assert_cmpuint (graph->nodes->len, ==, final->nodes->len);
+  guint fused = 0;
+  for (guint i = 0; i < graph->nodes->len; i++)
+    {
+      const FbNode *n = g_ptr_array_index (graph->nodes, i);
+      if (g_strcmp0 (n->domain, "io.github.fusebench") == 0)
+        {
+          fused++;
+          g_assert_nonnull (fb_node_attr_graph (n, "body"));
+        }
+    }
+  g_assert_cmpuint (fused, >, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  tc_init (&argc, &argv);
+  g_test_add ("/bundle/load-and-run", Fixture, NULL, setup, test_load_and_run, teardown);
+  g_test_add ("/bundle/damaged", Fixture, NULL, setup, test_damaged, teardown);
+  g_test_add ("/bundle/shared-library", Fixture, NULL, setup, test_shared_library, teardown);
+  g_test_add ("/bundle/onnx-roundtrip", Fixture, NULL, setup, test_onnx_roundtrip, teardown);
+  return g_test_run ();
+}

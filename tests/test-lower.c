@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Lowering: what kernels a graph becomes, what their IR says, and where they came from. */
+#include "fb-test-cpu.h"
+#include "fb-codegen.h"
+#include "fb-lower.h"
+#include "fb-onnx-import.h"
+#include "fb-pipeline.h"
+
+static FbPlan *
+lower_sample (FbPipeline **pipeline, FbLayout layout)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *model = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "..", "data", "models",
+                                             "sample-cnn", "model.onnx", NULL);
+  FbGraph *graph = fb_onnx_import_file (model, NULL, &error);
+  g_assert_no_error (error);
+  *pipeline = fb_pipeline_new (graph);
+  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
+  options->layout = layout;
+  g_assert_true (fb_pipeline_run (*pipeline, options, NULL, NULL, NULL, &error));
+  FbPlan *plan = fb_lower_graph (fb_pipeline_final (*pipeline), "test-target", &error);
+  g_assert_no_error (error);
+  return plan;
+}
+
+static const FbKernel *
+find_kernel (const FbPlan *plan, const char *label_prefix)
+{
+  for (guint i = 0; i < plan->kernels->len; i++)
+    {
+      const FbKernel *k = g_ptr_array_index (plan->kernels, i);
+      if (g_str_has_prefix (k->label, label_prefix))
+        return k;
+    }
+  g_error ("no kernel labelled %s", label_prefix);
+  return NULL;
+}
+
+static void
+test_fused_conv (void)
+{
+  g_autoptr(FbPipeline) p = NULL;
+  g_autoptr(FbPlan) plan = lower_sample (&p, FB_LAYOUT_NCHW);
+  /* One kernel per node of the final stage. */
+  g_assert_cmpuint (plan->kernels->len, <=, fb_pipeline_final (p)->nodes->len);
+  const FbKernel *k = find_kernel (plan, "Conv + Relu");
+  g_assert_cmpint (k->kind, ==, FB_KERNEL_LIBRARY);
+  /* Provenance: the original Conv and Relu (BatchNormalization folded into the Conv). */
+  gboolean saw_conv = FALSE, saw_relu = FALSE;
+  for (guint i = 0; i < k->prov_names->len; i++)
+    {
+      const char *name = g_array_index (k->prov_names, char *, i);
+      saw_conv |= g_str_has_suffix (name, "/Conv");
+      saw_relu |= g_str_has_suffix (name, "/Relu");
+    }
+  g_assert_true (saw_conv && saw_relu);
+  g_autofree char *text = fb_kernel_to_string (k, plan);
+  g_assert_nonnull (strstr (text, "call cblas_sgemm("));
+  g_assert_nonnull (strstr (text, "parallel"));
+  /* The activation is applied to the GEMM's tile, not by a kernel of its own. */
+  g_assert_nonnull (strstr (text, "max("));
+  g_assert_true (g_str_has_prefix (k->name, "n"));
+}
+
+static void
+test_layouts_and_views (void)
+{
+  g_autoptr(FbPipeline) p = NULL;
+  g_autoptr(FbPlan) plan = lower_sample (&p, FB_LAYOUT_NHWC);
+  guint loops = 0;
+  for (guint i = 0; i < plan->kernels->len; i++)
+    {
+      const FbKernel *k = g_ptr_array_index (plan->kernels, i);
+      g_assert_nonnull (k->label);
+      g_assert_cmpuint (k->prov_names->len, >, 0);
+      if (k->kind == FB_KERNEL_LOOPS)
+        loops++;
+      for (guint j = 0; j < k->phases->len; j++)
+        g_assert_true (g_str_has_prefix (((FbKPhase *) g_ptr_array_index (k->phases, j))->fn, k->name));
+    }
+  g_assert_cmpuint (loops, >, 0);
+  g_autofree char *text = fb_plan_to_string (plan);
+  g_assert_nonnull (strstr (text, "buffer 0 input float32 [1x3x32x32] image"));
+}
+
+static void
+test_elementwise_chain (void)
+{
+  /* Relu of a Mul: plain nodes are one kernel each, with a coalesced loop. */
+  FbGraph *g = ti_graph (17);
+  FbNode *n = ti_node (g, FB_OP_MUL, 2, 1);
+  tc_finish (g, n, TI_IN (ti_random (4, D (1, 8, 6, 6), 1), ti_random (3, D (8, 1, 1), 2)), 2);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPlan) plan = fb_lower_graph (g, "test-target", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->kernels->len, ==, 1);
+  const FbKernel *k = g_ptr_array_index (plan->kernels, 0);
+  g_autofree char *text = fb_kernel_to_string (k, plan);
+  /* [1,8,6,6] * [8,1,1] is a loop over channels and one over the 36 pixels. */
+  g_assert_nonnull (strstr (text, "in 0..8 parallel"));
+  g_assert_nonnull (strstr (text, "in 0..36:"));
+  ti_done ();
+}
+
+static void
+test_hash (void)
+{
+  g_autoptr(FbPipeline) p = NULL;
+  g_autoptr(FbPlan) a = lower_sample (&p, FB_LAYOUT_NCHW);
+  g_autoptr(FbPipeline) q = NULL;
+  g_autoptr(FbPlan) b = lower_sample (&q, FB_LAYOUT_NCHW);
+  for (guint i = 0; i < a->kernels->len; i++)
+    {
+      g_autofree char *ha = fb_kernel_hash (g_ptr_array_index (a->kernels, i), "t");
+      g_autofree char *hb = fb_kernel_hash (g_ptr_array_index (b->kernels, i), "t");
+      g_autofree char *hc = fb_kernel_hash (g_ptr_array_index (b->kernels, i), "other");
+      g_assert_cmpstr (ha, ==, hb);
+      g_assert_cmpstr (ha, !=, hc);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  tc_init (&argc, &argv);
+  g_test_add_func ("/lower/fused-conv", test_fused_conv);
+  g_test_add_func ("/lower/layouts-and-views", test_layouts_and_views);
+  g_test_add_func ("/lower/elementwise-chain", test_elementwise_chain);
+  g_test_add_func ("/lower/hash", test_hash);
+  return g_test_run ();
+}
