@@ -111,6 +111,7 @@ on_loaded (GObject      *source,
   LoadJob *job = g_task_get_task_data (G_TASK (result));
   g_autoptr(GError) error = NULL;
   FbGraph *graph = g_task_propagate_pointer (G_TASK (result), &error);
+  g_autoptr(GFile) parent = NULL;
   g_autofree char *subtitle = NULL;
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->disposed)
@@ -137,7 +138,11 @@ on_loaded (GObject      *source,
   fb_compare_view_set_run (self->compare_view, NULL);
   fb_node_inspector_clear (self->inspector);
 
-  subtitle = job->file != NULL ? g_file_get_parse_name (job->file) : g_strdup ("the bundled sample model");
+  /* The folder's name, not its whole path: enough to tell models apart, short enough to read. */
+  if (job->file != NULL && (parent = g_file_get_parent (job->file)) != NULL)
+    subtitle = g_file_get_basename (parent);
+  else
+    subtitle = g_strdup (job->file != NULL ? "" : "the bundled sample model");
   adw_window_title_set_title (self->window_title, job->title);
   adw_window_title_set_subtitle (self->window_title, subtitle);
   gtk_window_set_title (GTK_WINDOW (self), job->title);
@@ -289,9 +294,41 @@ _fb_window_rerun (FbWindow *self)
   _fb_window_update_busy (self);
 }
 
+/* Cancelling a re-run takes back the change that started it: the options, the settings and the
+ * check boxes go back to what the run on screen was made with. */
+static void
+restore_options (FbWindow *self)
+{
+  const FbPipelineOptions *options = fb_run_get_options (self->run);
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  GSettings *settings = app != NULL ? fb_application_get_settings (FB_APPLICATION (app)) : NULL;
+  const char *layout = options->layout == FB_LAYOUT_NHWC ? "nhwc" : "nchw";
+  GAction *action;
+
+  fb_pipeline_options_free (self->options);
+  self->options = fb_pipeline_options_copy (options);
+  if (settings != NULL)
+    {
+      g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+      g_auto(GStrv) disabled = NULL;
+
+      for (guint i = 0; i < options->disabled_passes->len; i++)
+        g_strv_builder_add (builder, g_ptr_array_index (options->disabled_passes, i));
+      disabled = g_strv_builder_end (builder);
+      g_settings_set_strv (settings, "disabled-passes", (const char * const *) disabled);
+      g_settings_set_string (settings, "layout", layout);
+    }
+  else if ((action = g_action_map_lookup_action (G_ACTION_MAP (self), "layout")) != NULL)
+    g_simple_action_set_state (G_SIMPLE_ACTION (action), g_variant_new_string (layout));
+  fb_stage_list_set_run (self->stage_list, self->run);
+}
+
 void
 _fb_window_cancel (FbWindow *self)
 {
+  if (self->run_cancellable != NULL && self->run != NULL && self->imported != NULL
+      && fb_run_get_options (self->run) != NULL && self->load_cancellable == NULL)
+    restore_options (self);
   self->rerun_pending = FALSE;
   if (self->load_cancellable != NULL)
     g_cancellable_cancel (self->load_cancellable);

@@ -302,6 +302,98 @@ draw_frames (guint n)
   gtk_widget_remove_tick_callback (GTK_WIDGET (window), id);
 }
 
+static void
+test_cancel (void)
+{
+  FbStageList *list = fb_window_get_stage_list (window);
+  FbRun *old = run ();
+
+  /* Cancelling the re-run that a toggle started takes the toggle back. */
+  g_assert_true (fb_stage_list_set_pass_enabled (list, "cse", FALSE));
+  g_assert_true (fb_window_is_busy (window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel", NULL));
+  settle ();
+  g_assert_false (fb_window_is_busy (window));
+  g_assert_true (run () == old);
+  g_assert_true (fb_stage_list_get_pass_enabled (list, "cse"));
+  g_assert_null (fb_window_get_last_error (window));
+
+  /* The next change runs from the restored options: nothing but the new toggle is off. */
+  g_assert_true (fb_stage_list_set_pass_enabled (list, "simplify", FALSE));
+  settle ();
+  g_assert_cmpuint (fb_run_get_options (run ())->disabled_passes->len, ==, 1);
+  g_assert_true (fb_stage_list_set_pass_enabled (list, "simplify", TRUE));
+  settle ();
+  g_assert_cmpuint (fb_run_get_options (run ())->disabled_passes->len, ==, 0);
+}
+
+static void
+test_search (void)
+{
+  select_stage ("import");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.search", NULL));
+  settle ();
+  /* What the search entry does when typed into. */
+  g_assert_cmpuint (fb_graph_view_search (after_view (), "conv"), >, 0);
+  g_assert_cmpstr (fb_graph_view_get_selected_node (after_view ())->op_type, ==, "Conv");
+  g_assert_cmpstr (fb_node_inspector_get_title (fb_window_get_inspector (window)), ==, "Conv");
+  fb_graph_view_search (after_view (), "");
+}
+
+static void
+test_recent (void)
+{
+  g_autoptr(GFile) a = g_file_new_for_uri ("file:///models/a.onnx");
+  g_autoptr(GFile) b = g_file_new_for_uri ("file:///models/b.onnx");
+  const char * const *recent;
+
+  fb_application_add_recent (app, a);
+  fb_application_add_recent (app, b);
+  fb_application_add_recent (app, a);
+  recent = fb_application_get_recent (app);
+  g_assert_cmpstr (recent[0], ==, "file:///models/a.onnx");
+  g_assert_cmpstr (recent[1], ==, "file:///models/b.onnx");
+  g_assert_cmpuint (g_strv_length ((char **) recent), ==, 2);
+  g_assert_cmpint (g_menu_model_get_n_items (fb_application_get_recent_menu (app)), ==, 2);
+  for (guint i = 0; i < 2 * FB_RECENT_MAX; i++)
+    {
+      g_autofree char *uri = g_strdup_printf ("file:///models/m%u.onnx", i);
+      g_autoptr(GFile) file = g_file_new_for_uri (uri);
+
+      fb_application_add_recent (app, file);
+    }
+  g_assert_cmpuint (g_strv_length ((char **) fb_application_get_recent (app)), ==, FB_RECENT_MAX);
+}
+
+static void
+test_shortcuts_and_about (void)
+{
+  GtkWindow *overlay;
+  GListModel *toplevels;
+  GtkWindow *about = NULL;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-help-overlay", NULL));
+  overlay = GTK_WINDOW (gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (window)));
+  g_assert_nonnull (overlay);
+  g_assert_true (GTK_IS_SHORTCUTS_WINDOW (overlay));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (overlay)));
+  gtk_widget_set_visible (GTK_WIDGET (overlay), FALSE);
+
+  g_action_group_activate_action (G_ACTION_GROUP (app), "about", NULL);
+  toplevels = gtk_window_get_toplevels ();
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) toplevel = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_ABOUT_WINDOW (toplevel))
+        about = toplevel;
+    }
+  g_assert_nonnull (about);
+  g_assert_cmpstr (adw_about_window_get_application_name (ADW_ABOUT_WINDOW (about)), ==, "Fusebench");
+  gtk_window_destroy (about);
+  settle ();
+}
+
 /* With FB_TEST_SCREENSHOT=FILE.png, also renders the window into that file (for the README);
  * FB_TEST_SCREENSHOT_MODEL names another model to show. */
 static void
@@ -365,15 +457,14 @@ main (int    argc,
       select_stage (stage != NULL ? stage : "fuse-epilogue");
       /* Something in the inspector: a fused node, else the first node. */
       graph = fb_graph_view_get_graph (after_view ());
-      for (guint i = graph->nodes->len; i-- > 0;)
+      for (guint i = 0; i < graph->nodes->len; i++)
         {
           FbNode *node = g_ptr_array_index (graph->nodes, i);
 
-          if (node->op == FB_OP_FUSED || i == 0)
+          if (node->op == FB_OP_FUSED || i + 1 == graph->nodes->len)
             {
               fb_graph_view_select_node (after_view (), node->id);
-              if (node->op == FB_OP_FUSED)
-                break;
+              break;
             }
         }
       settle ();
@@ -387,7 +478,11 @@ main (int    argc,
   g_test_add_func ("/ui/window/toggle-pass", test_toggle_pass);
   g_test_add_func ("/ui/window/no-fuse", test_no_fuse);
   g_test_add_func ("/ui/window/layout", test_layout_toggle);
+  g_test_add_func ("/ui/window/cancel", test_cancel);
+  g_test_add_func ("/ui/window/search", test_search);
   g_test_add_func ("/ui/window/bad-file", test_bad_file);
+  g_test_add_func ("/ui/window/recent", test_recent);
+  g_test_add_func ("/ui/window/shortcuts-about", test_shortcuts_and_about);
   status = screenshot != NULL ? 0 : g_test_run ();
 
   gtk_window_destroy (GTK_WINDOW (window));

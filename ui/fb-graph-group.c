@@ -168,7 +168,10 @@ finish_group (FbGraphLayout *self,
 
   group->depth = depth;
   if (group->parent == NULL)
-    group->path = g_strdup ("");
+    {
+      if (group->path == NULL)
+        group->path = g_strdup ("");
+    }
   else if (group->is_part)
     group->path = g_strdup_printf ("%s/#%u", group->parent->path, group->index_in_parent);
   else
@@ -242,6 +245,24 @@ _fb_graph_layout_build_tree (FbGraphLayout *self)
     }
   count_nodes (self->root);
   simplify (self->root);
+  /* A scope around everything ("/model/...") would only frame the whole picture: its members
+   * become the top level, and the root takes its path. */
+  while (self->root->children->len == 1 && g_array_index (self->root->children, FbGroupChild, 0).group != NULL)
+    {
+      FbGraphGroup *only = g_array_index (self->root->children, FbGroupChild, 0).group;
+      char *path = g_strconcat (self->root->path != NULL ? self->root->path : "", "/", only->label, NULL);
+      GArray *children = only->children;
+
+      only->children = self->root->children;
+      g_array_set_size (only->children, 0);
+      self->root->children = children;
+      for (guint i = 0; i < children->len; i++)
+        if (g_array_index (children, FbGroupChild, i).group != NULL)
+          g_array_index (children, FbGroupChild, i).group->parent = self->root;
+      g_free (self->root->path);
+      self->root->path = path;
+      _fb_graph_group_free (only);
+    }
   chunk (self->root);
   count_nodes (self->root);
   finish_group (self, self->root, 0);

@@ -185,8 +185,9 @@ short_name (const FbSceneItem *item,
   gsize n;
 
   if (item->parent < 0)
-    return name;
-  group = fb_graph_scene_item (scene, item->parent)->group;
+    group = fb_graph_layout_get_root (fb_graph_scene_get_layout (scene));
+  else
+    group = fb_graph_scene_item (scene, item->parent)->group;
   path = fb_graph_group_get_path (group);
   n = strlen (path);
   if (n > 0 && strncmp (name, path, n) == 0 && name[n] == '/')

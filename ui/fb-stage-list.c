@@ -163,6 +163,20 @@ fb_stage_list_set_pass_enabled (FbStageList *self,
   return FALSE;
 }
 
+gboolean
+fb_stage_list_get_pass_enabled (FbStageList *self,
+                                const char  *pass)
+{
+  g_return_val_if_fail (FB_IS_STAGE_LIST (self), FALSE);
+  g_return_val_if_fail (pass != NULL, FALSE);
+
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->list)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (FB_IS_STAGE_ROW (child) && g_strcmp0 (fb_stage_row_get_name (FB_STAGE_ROW (child)), pass) == 0)
+      return is_pass (pass) && fb_stage_row_get_active (FB_STAGE_ROW (child));
+  return FALSE;
+}
+
 static void
 fb_stage_list_dispose (GObject *object)
 {

@@ -27,4 +27,8 @@ gboolean   fb_stage_list_set_pass_enabled (FbStageList *self,
                                            const char  *pass,
                                            gboolean     enabled);
 
+/* Whether the pass's check box is ticked; FALSE for a name that is no pass of the list. */
+gboolean   fb_stage_list_get_pass_enabled (FbStageList *self,
+                                           const char  *pass);
+
 G_END_DECLS
