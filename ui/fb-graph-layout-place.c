@@ -68,6 +68,7 @@ _fb_graph_layout_dot (FbGraphLayout *self,
   GArray *edges = group->edges;
   g_autofree Agnode_t **nodes = g_new0 (Agnode_t *, n);
   g_autofree Agedge_t **agedges = g_new0 (Agedge_t *, edges->len);
+  Agnode_t *in_port = NULL, *out_port = NULL;
   Agsym_t *width_sym, *height_sym;
   Agraph_t *g;
   locale_t c_locale, old_locale;
@@ -107,11 +108,23 @@ _fb_graph_layout_dot (FbGraphLayout *self,
     {
       FbGroupEdge *edge = &g_array_index (edges, FbGroupEdge, i);
 
-      /* Edges that enter or leave the group are drawn straight from its border afterwards:
-         port nodes would cost two ranks of height. */
-      if (edge->from < 0 || edge->to < 0)
-        continue;
-      agedges[i] = agedge (g, nodes[edge->from], nodes[edge->to], NULL, TRUE);
+      Agnode_t **port = edge->from < 0 ? &in_port : edge->to < 0 ? &out_port : NULL;
+
+      /* Edges that enter or leave the group start or end at a flat node on the first or last
+         rank, so that dot routes them around the members instead of through them. */
+      if (port != NULL && *port == NULL)
+        {
+          gboolean in = port == &in_port;
+          Agraph_t *rank = agsubg (g, (char *) (in ? "sources" : "sinks"), TRUE);
+
+          *port = agnode (g, (char *) (in ? "in" : "out"), TRUE);
+          set_attr (*port, width_sym, 0.1);
+          set_attr (*port, height_sym, 0.02);
+          agsafeset (rank, (char *) "rank", (char *) (in ? "source" : "sink"), (char *) "");
+          agsubnode (rank, *port, TRUE);
+        }
+      agedges[i] = agedge (g, edge->from < 0 ? in_port : nodes[edge->from],
+                           edge->to < 0 ? out_port : nodes[edge->to], NULL, TRUE);
     }
 
   if (gvLayout (graphviz_context, g, "dot") != 0)
@@ -142,16 +155,9 @@ _fb_graph_layout_dot (FbGraphLayout *self,
   layout->paths = g_new0 (FbPath, edges->len);
   for (guint i = 0; i < edges->len; i++)
     {
-      FbGroupEdge *edge = &g_array_index (edges, FbGroupEdge, i);
-      splines *spl;
+      splines *spl = ED_spl (agedges[i]);
       FbPath *path = &layout->paths[i];
 
-      if (agedges[i] == NULL)
-        {
-          port_path (layout, edge, path);
-          continue;
-        }
-      spl = ED_spl (agedges[i]);
       if (spl != NULL && spl->size > 0 && spl->list[0].size >= 4)
         {
           bezier *bz = &spl->list[0];
