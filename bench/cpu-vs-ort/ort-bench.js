@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// ONNX Runtime's side of the comparison: one model, the inputs of a backend-test data set,
+// 2 intra-op threads, N timed runs after one warm-up; prints {"median_ms": ...}.
+//   node ort-bench.js ORT_MODULE_DIR MODEL.onnx DATA_DIR N
+//   node ort-bench.js ORT_MODULE_DIR MODEL.onnx DATA_DIR shapes   (prints NAME=AxB, one a line)
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+// The few fields of an ONNX TensorProto a backend-test input uses.
+function readTensor(file) {
+  const buf = fs.readFileSync(file);
+  let pos = 0;
+  const varint = () => {
+    let v = 0n, shift = 0n;
+    for (;;) {
+      const b = buf[pos++];
+      v |= BigInt(b & 0x7f) << shift;
+      if (!(b & 0x80)) return v;
+      shift += 7n;
+    }
+  };
+  const t = { dims: [], type: 0, name: '', raw: null, floats: [], int64s: [] };
+  while (pos < buf.length) {
+    const key = Number(varint()), field = key >> 3, wire = key & 7;
+    if (wire === 0) {
+      const v = varint();
+      if (field === 1) t.dims.push(Number(v));
+      else if (field === 2) t.type = Number(v);
+      else if (field === 7) t.int64s.push(BigInt.asIntN(64, v));
+    } else if (wire === 2) {
+      const len = Number(varint()), body = buf.subarray(pos, pos + len);
+      pos += len;
+      if (field === 1) { let p = 0; while (p < body.length) { let v = 0, s = 0, b; do { b = body[p++]; v += (b & 0x7f) * 2 ** s; s += 7; } while (b & 0x80); t.dims.push(v); } }
+      else if (field === 8) t.name = body.toString();
+      else if (field === 9) t.raw = Buffer.from(body);
+      else if (field === 4) for (let i = 0; i + 4 <= body.length; i += 4) t.floats.push(body.readFloatLE(i));
+    } else if (wire === 5) { t.floats.push(buf.readFloatLE(pos)); pos += 4; }
+    else if (wire === 1) pos += 8;
+    else throw new Error(`${file}: unexpected wire type ${wire}`);
+  }
+  return t;
+}
+
+// raw_data copied into a fresh, aligned ArrayBuffer (a Buffer's may be pooled and unaligned).
+function aligned(raw, bytes) {
+  const ab = new ArrayBuffer(bytes);
+  new Uint8Array(ab).set(raw.subarray(0, bytes));
+  return ab;
+}
+
+function toOrt(ort, t) {
+  const n = t.dims.reduce((a, b) => a * b, 1);
+  if (t.type === 1) {
+    const data = t.raw ? new Float32Array(aligned(t.raw, 4 * n)) : Float32Array.from(t.floats);
+    return new ort.Tensor('float32', data, t.dims);
+  }
+  if (t.type === 7) {
+    const data = t.raw ? new BigInt64Array(aligned(t.raw, 8 * n)) : BigInt64Array.from(t.int64s);
+    return new ort.Tensor('int64', data, t.dims);
+  }
+  throw new Error(`element type ${t.type} is not handled by this benchmark`);
+}
+
+(async () => {
+  const [ortDir, model, dataDir, what] = process.argv.slice(2);
+  const inputs = fs.readdirSync(dataDir).filter((f) => /^input_\d+\.pb$/.test(f))
+    .sort((a, b) => parseInt(a.slice(6)) - parseInt(b.slice(6))).map((f) => readTensor(path.join(dataDir, f)));
+  const ort = require(ortDir);
+  const session = await ort.InferenceSession.create(model, {
+    intraOpNumThreads: 2, interOpNumThreads: 1, graphOptimizationLevel: 'all',
+  });
+  if (what === 'shapes') {
+    session.inputNames.forEach((name, k) => console.log(`${name}=${inputs[k].dims.join('x')}`));
+    return;
+  }
+  const feeds = {};
+  session.inputNames.forEach((name, k) => { feeds[name] = toOrt(ort, inputs[k]); });
+  await session.run(feeds);
+  const times = [];
+  for (let i = 0; i < Number(what); i++) {
+    const t0 = process.hrtime.bigint();
+    await session.run(feeds);
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  const m = times.length;
+  console.log(JSON.stringify({ median_ms: m % 2 ? times[(m - 1) / 2] : (times[m / 2 - 1] + times[m / 2]) / 2 }));
+})().catch((e) => { console.error(e.message || e); process.exit(1); });
