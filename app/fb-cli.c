@@ -40,8 +40,12 @@ fb_cli_exit_status_for (const GError *error)
 {
   g_return_val_if_fail (error != NULL, FB_EXIT_WORK);
   /* Whatever the user handed us (a file, a flag, a shape) is input; the rest is the work. */
+  /* An operator the model needs and nothing here computes is a property of the model. */
   if (error->domain == FB_INTERP_ERROR)
-    return error->code == FB_INTERP_ERROR_INPUT ? FB_EXIT_INPUT : FB_EXIT_WORK;
+    return error->code == FB_INTERP_ERROR_INPUT || error->code == FB_INTERP_ERROR_UNSUPPORTED
+           ? FB_EXIT_INPUT : FB_EXIT_WORK;
+  if (error->domain == FB_PIPELINE_ERROR)
+    return error->code == FB_PIPELINE_ERROR_OPTION ? FB_EXIT_INPUT : FB_EXIT_WORK;
   if (error->domain == FB_IMPORT_ERROR || error->domain == FB_GRAPH_ERROR ||
       error->domain == G_OPTION_ERROR || error->domain == G_FILE_ERROR)
     return FB_EXIT_INPUT;

@@ -203,7 +203,7 @@ _fb_interp_argmax (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, Fb
   FbTensor *x = in[0];
   gboolean keep = fb_node_attr_int (node, "keepdims", 1) != 0;
   gboolean last = fb_node_attr_int (node, "select_last_index", 0) != 0;
-  int64_t outer, n, inner, dims[FB_MAX_RANK];
+  int64_t outer = 0, n = 0, inner = 0, dims[FB_MAX_RANK];
   int a, rank = 0;
   g_autofree double *v = NULL;
   FbTensor *y;
@@ -241,7 +241,7 @@ _fb_interp_softmax (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, F
 {
   FbTensor *x = in[0];
   gboolean log_form = node->op == FB_OP_LOG_SOFTMAX;
-  int64_t outer, n, inner;
+  int64_t outer = 0, n = 0, inner = 0;
   int a;
   g_autofree double *v = NULL;
   FbTensor *y;
@@ -310,7 +310,7 @@ _fb_interp_topk (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbTe
                  GError **error)
 {
   FbTensor *x = in[0];
-  int64_t k, outer, n, inner, dims[FB_MAX_RANK];
+  int64_t k, outer = 0, n = 0, inner = 0, dims[FB_MAX_RANK];
   int a;
   TopKOrder ord;
   g_autofree double *v = NULL;
@@ -385,7 +385,7 @@ _fb_interp_cumsum (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, Fb
   FbTensor *x = in[0];
   gboolean exclusive = fb_node_attr_int (node, "exclusive", 0) != 0;
   gboolean reverse = fb_node_attr_int (node, "reverse", 0) != 0;
-  int64_t axis, outer, n, inner;
+  int64_t axis, outer = 0, n = 0, inner = 0;
   int a;
   FbTensor *y;
 

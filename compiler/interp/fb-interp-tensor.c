@@ -384,6 +384,12 @@ _fb_bcast_init_dims (FbBcast *b, const FbNode *node, int n, const int *ranks,
         }
       b->dims[i] = d;
     }
+  /* Counted first: every input's stride product is bounded by the result's count. */
+  b->numel = 1;
+  for (int i = 0; i < b->rank; i++)
+    if (__builtin_mul_overflow (b->numel, b->dims[i], &b->numel))
+      return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
+                              "the broadcast result has more elements than 64 bits count");
   for (int k = 0; k < n; k++)
     {
       int64_t s = 1;
@@ -395,11 +401,6 @@ _fb_bcast_init_dims (FbBcast *b, const FbNode *node, int n, const int *ranks,
           s *= e;
         }
     }
-  b->numel = 1;
-  for (int i = 0; i < b->rank; i++)
-    if (__builtin_mul_overflow (b->numel, b->dims[i], &b->numel))
-      return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
-                              "the broadcast result has more elements than 64 bits count");
   b->inner = b->rank > 0 ? b->dims[b->rank - 1] : 1;
   return TRUE;
 }

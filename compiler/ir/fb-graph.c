@@ -527,6 +527,25 @@ fb_graph_remove_dead (FbGraph *graph)
       node_foreach_read (n, mark_live_value, live);
       g_ptr_array_add (kept, n);
     }
+  /* Dropped nodes stay in the arena, but the tensors their attributes hold are let go now:
+   * graph_free only visits the nodes still listed. */
+  {
+    g_autoptr(GHashTable) kept_set = g_hash_table_new (NULL, NULL);
+    for (guint i = 0; i < kept->len; i++)
+      g_hash_table_add (kept_set, g_ptr_array_index (kept, i));
+    for (guint i = 0; i < graph->nodes->len; i++)
+      {
+        FbNode *n = g_ptr_array_index (graph->nodes, i);
+        if (g_hash_table_contains (kept_set, n))
+          continue;
+        for (guint a = 0; a < n->n_attrs; a++)
+          if (n->attrs[a].type == FB_ATTR_TENSOR)
+            {
+              g_clear_pointer (&n->attrs[a].t, fb_tensor_unref);
+              n->attrs[a].type = FB_ATTR_UNDEFINED;
+            }
+      }
+  }
   g_ptr_array_set_size (graph->nodes, 0);
   for (guint i = kept->len; i-- > 0;)
     g_ptr_array_add (graph->nodes, g_ptr_array_index (kept, i));

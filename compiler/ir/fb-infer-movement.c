@@ -273,7 +273,7 @@ _fb_infer_depth_to_space (FbGraph *graph, FbNode *node, GError **error)
   FbValue *x = _fb_infer_require (node, 0, error);
   const char *mode = fb_node_attr_string (node, "mode", "DCR");
   FbShape out = _fb_shape_of_rank (4);
-  int64_t b, bb;
+  int64_t b = 0, bb = 0;
 
   if (x == NULL || !block_size (node, &b, error) || !check_rank4 (node, x, error))
     return FALSE;
@@ -301,7 +301,7 @@ _fb_infer_space_to_depth (FbGraph *graph, FbNode *node, GError **error)
 {
   FbValue *x = _fb_infer_require (node, 0, error);
   FbShape out = _fb_shape_of_rank (4);
-  int64_t b, bb;
+  int64_t b = 0, bb = 0;
 
   if (x == NULL || !block_size (node, &b, error) || !check_rank4 (node, x, error))
     return FALSE;
