@@ -284,6 +284,7 @@ test_matmul (void)
   struct { int ra, rb; const int64_t *a, *b; } mm[] = {
     { 3, 2, D (2, 3, 4), D (4, 5) }, { 2, 1, D (3, 4), D (4) }, { 1, 2, D (4), D (4, 5) },
     { 4, 3, D (2, 1, 3, 4), D (3, 4, 2) }, { 2, 2, D (70, 40), D (40, 33) },
+    { 2, 2, D (2, 64), D (64, 300) },                /* few rows: tiled by columns */
   };
   for (guint i = 0; i < G_N_ELEMENTS (mm); i++)
     for (guint c = 0; c < 2; c++)
@@ -308,6 +309,10 @@ test_matmul (void)
   FbGraph *g;
   FbNode *n = node (&g, FB_OP_GEMM, 2, 1);
   tc_node (g, n, TI_IN (rnd (2, D (3, 4)), rnd (2, D (4, 5))), 2);
+  /* A classifier: one row, weights transposed, a bias; tiled by columns. */
+  n = node (&g, FB_OP_GEMM, 3, 1);
+  ti_attr_int (g, n, "transB", 1);
+  tc_node (g, n, TI_IN (rnd (2, D (1, 96)), rnd (2, D (1000, 96)), rnd (1, D (1000))), 6);
   ti_done ();
 }
 

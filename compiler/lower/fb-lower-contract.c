@@ -101,10 +101,13 @@ lower_matmul (FbLowerCtx *c, const FbNode *node, GError **error)
   int64_t batches = 1;
   for (int d = 0; d < nb; d++)
     batches *= bdims[d];
-  int64_t tm = _fb_lower_tile_rows (M, 2.0 * N * K, batches);
-  int64_t ntiles = (M + tm - 1) / tm;
+  /* Tiles of rows; a product of few rows (a classifier's GEMV) is split by columns instead. */
+  gboolean by_cols = M < 16 && N >= 64;
+  int64_t tm = by_cols ? M : _fb_lower_tile_rows (M, 2.0 * N * K, batches);
+  int64_t tn = by_cols ? _fb_lower_tile_rows (N, 2.0 * M * K, batches) : N;
+  int64_t ntiles = by_cols ? (N + tn - 1) / tn : (M + tm - 1) / tm;
 
-  /* Loops: batch dims, then row tiles; the first that is not of extent 1 runs in parallel. */
+  /* Loops: batch dims, then tiles; the first that is not of extent 1 runs in parallel. */
   int64_t ldims[FB_MAX_RANK + 1];
   FbKExpr *lc[FB_MAX_RANK + 1];
   memcpy (ldims, bdims, sizeof (int64_t) * nb);
@@ -113,10 +116,12 @@ lower_matmul (FbLowerCtx *c, const FbNode *node, GError **error)
 
   guint aa = _fb_lower_arg (c, va, FB_KARG_INPUT), ba = _fb_lower_arg (c, vb, FB_KARG_INPUT);
   guint ca = _fb_lower_out_arg (c, vy);
-  FbKExpr *m0 = fb_kx_mul_c (k, lc[nb], tm);
-  FbKExpr *mlen = ntiles == 1 ? fb_kx_index (k, M)
-                : fb_kx_binary (k, FB_KB_MIN, fb_kx_index (k, tm),
-                                fb_kx_binary (k, FB_KB_SUB, fb_kx_index (k, M), m0));
+  FbKExpr *t0 = fb_kx_mul_c (k, lc[nb], by_cols ? tn : tm);
+  FbKExpr *tlen = ntiles == 1 ? fb_kx_index (k, by_cols ? N : M)
+                : fb_kx_binary (k, FB_KB_MIN, fb_kx_index (k, by_cols ? tn : tm),
+                                fb_kx_binary (k, FB_KB_SUB, fb_kx_index (k, by_cols ? N : M), t0));
+  FbKExpr *m0 = by_cols ? fb_kx_index (k, 0) : t0, *n0 = by_cols ? t0 : fb_kx_index (k, 0);
+  FbKExpr *mlen = by_cols ? fb_kx_index (k, M) : tlen, *nlen = by_cols ? tlen : fb_kx_index (k, N);
   FbKExpr *a_off = fb_kx_index (k, 0), *b_off = fb_kx_index (k, 0), *c_off = fb_kx_index (k, 0);
   for (int d = 0; d < nb; d++)
     {
@@ -124,11 +129,12 @@ lower_matmul (FbLowerCtx *c, const FbNode *node, GError **error)
       b_off = fb_kx_add (k, b_off, fb_kx_mul_c (k, lc[d], b_bs[d]));
       c_off = fb_kx_add (k, c_off, fb_kx_mul_c (k, lc[d], c_bs[d]));
     }
-  /* With transA the tile's rows are columns of A. */
+  /* With transA the tile's rows are columns of A; with transB its columns are rows of B. */
   FbKExpr *a_tile = fb_kx_add (k, a_off, ta ? m0 : fb_kx_mul_c (k, m0, K));
-  FbKExpr *c_tile = fb_kx_add (k, c_off, fb_kx_mul_c (k, m0, N));
-  _fb_lower_sgemm (c, body, ta, tb, mlen, fb_kx_index (k, N), fb_kx_index (k, K),
-                   aa, a_tile, ta ? M : K, ba, b_off, tb ? K : N, ca, c_tile, N);
+  FbKExpr *b_tile = fb_kx_add (k, b_off, tb ? fb_kx_mul_c (k, n0, K) : n0);
+  FbKExpr *c_tile = fb_kx_add (k, c_off, fb_kx_add (k, fb_kx_mul_c (k, m0, N), n0));
+  _fb_lower_sgemm (c, body, ta, tb, mlen, nlen, fb_kx_index (k, K),
+                   aa, a_tile, ta ? M : K, ba, b_tile, tb ? K : N, ca, c_tile, N);
 
   double alpha = is_gemm ? fb_node_attr_float (node, "alpha", 1.0f) : 1.0;
   double beta = is_gemm ? fb_node_attr_float (node, "beta", 1.0f) : 1.0;
@@ -139,7 +145,7 @@ lower_matmul (FbLowerCtx *c, const FbNode *node, GError **error)
   /* Epilogue over the tile: rows, then columns. */
   FbKExpr *mi, *ni;
   GPtrArray *rows = _fb_lower_loop (k, body, mlen, &mi);
-  GPtrArray *cols = _fb_lower_loop (k, rows, fb_kx_index (k, N), &ni);
+  GPtrArray *cols = _fb_lower_loop (k, rows, nlen, &ni);
   FbKExpr *coords[FB_MAX_RANK + 2];
   int nc = 0;
   for (int d = 0; d < nb; d++)
@@ -148,7 +154,7 @@ lower_matmul (FbLowerCtx *c, const FbNode *node, GError **error)
   if (!a_vec)
     coords[nc++] = row;
   if (!b_vec)
-    coords[nc++] = ni;
+    coords[nc++] = fb_kx_add (k, n0, ni);
   if (nc != ry)
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "unexpected output rank");
   FbKExpr *raw = fb_kx_load (k, ca, fb_kx_add (k, c_tile,
