@@ -199,6 +199,26 @@ test_layout_parts (void)
   g_assert_cmpuint (total, ==, graph->nodes->len);
 }
 
+static void
+test_layout_empty (void)
+{
+  g_autoptr(FbModel) model = fb_model_new (NULL);
+  g_autoptr(FbGraph) graph = fb_graph_new (model);
+  g_autoptr(FbGraphLayout) layout = fb_graph_layout_new (graph, NULL, NULL);
+  g_autoptr(GHashTable) expanded = expand_all (layout);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbGraphScene) scene = fb_graph_layout_compute (layout, expanded, NULL, &error);
+  double width, height;
+
+  /* A graph without nodes is an empty picture, not an error. */
+  g_assert_no_error (error);
+  g_assert_cmpuint (fb_graph_scene_n_items (scene), ==, 0);
+  g_assert_cmpuint (fb_graph_scene_n_edges (scene), ==, 0);
+  fb_graph_scene_get_bounds (scene, &width, &height);
+  g_assert_cmpfloat (width, >=, 0);
+  g_assert_cmpint (fb_graph_scene_item_at (scene, 1, 1), ==, -1);
+}
+
 static gboolean
 overlap (const FbSceneItem *a,
          const FbSceneItem *b)
@@ -557,6 +577,7 @@ main (int    argc,
 
   g_test_add_func ("/ui/graph-layout/scopes", test_layout_scopes);
   g_test_add_func ("/ui/graph-layout/parts", test_layout_parts);
+  g_test_add_func ("/ui/graph-layout/empty", test_layout_empty);
   g_test_add_func ("/ui/graph-layout/compute", test_layout_compute);
   g_test_add_func ("/ui/graph-layout/seeded", test_layout_seeded);
   g_test_add ("/ui/graph-view/zoom-fit", Fixture, NULL, fixture_set_up, test_view_zoom_fit, fixture_tear_down);

@@ -482,11 +482,11 @@ _fb_graph_view_minimap_rect (FbGraphView *self,
   fb_graph_scene_get_bounds (self->scene, &w, &h);
   vw = gtk_widget_get_width (GTK_WIDGET (self));
   vh = gtk_widget_get_height (GTK_WIDGET (self));
-  /* Only when the picture does not fit, and when there is room for it. */
-  if ((w * self->zoom <= vw && h * self->zoom <= vh) || vw < 3 * FB_MINIMAP_WIDTH
-      || vh < 2 * FB_MINIMAP_HEIGHT || w <= 0 || h <= 0)
+  /* Only when the picture does not fit, and when there is room for it: at most a third of the
+   * width and a quarter of the height. */
+  if ((w * self->zoom <= vw && h * self->zoom <= vh) || vw < 240 || vh < 200 || w <= 0 || h <= 0)
     return FALSE;
-  scale = MIN (FB_MINIMAP_WIDTH / w, FB_MINIMAP_HEIGHT / h);
+  scale = MIN (MIN (FB_MINIMAP_WIDTH, vw / 3) / w, MIN (FB_MINIMAP_HEIGHT, vh / 4) / h);
   self->minimap_scale = scale;
   *width = w * scale;
   *height = h * scale;

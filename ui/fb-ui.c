@@ -7,6 +7,8 @@
 #include "fb-stage-list.h"
 #include "fb-stage-row.h"
 
+#include <adwaita.h>
+
 void
 fb_ui_init (void)
 {
@@ -15,6 +17,8 @@ fb_ui_init (void)
 
   if (!g_once_init_enter (&initialized))
     return;
+  /* The views follow the light or dark style through libadwaita. */
+  adw_init ();
   /* The resource lives in a static library: referring to it is what links it in, and the
    * constructor generated with it has registered it where the compiler supports those. */
   css = g_resources_lookup_data (FB_RESOURCE_PATH "/style.css", G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
