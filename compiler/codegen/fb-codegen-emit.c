@@ -376,7 +376,10 @@ LLVMModuleRef
 _fb_codegen_emit_kernel (LLVMContextRef ctx, const FbKernel *kernel, const char *triple,
                          const char *data_layout, GError **error)
 {
-  LLVMModuleRef mod = LLVMModuleCreateWithNameInContext (kernel->name, ctx);
+  /* Named after the content, like its functions: cached objects carry no node's name. */
+  const char *mod_name = kernel->phases->len ? ((FbKPhase *) g_ptr_array_index (kernel->phases, 0))->fn
+                                             : kernel->name;
+  LLVMModuleRef mod = LLVMModuleCreateWithNameInContext (mod_name, ctx);
   LLVMSetTarget (mod, triple);
   LLVMSetDataLayout (mod, data_layout);
   FbEmit e = { .ctx = ctx, .mod = mod, .k = kernel };

@@ -185,7 +185,7 @@ print_shape (GString *s, const FbBuffer *b)
 static void
 print_kernel (GString *s, const FbKernel *k, const FbPlan *plan, gboolean canonical)
 {
-  g_string_append_printf (s, "kernel %s (%s)", k->name, kind_name (k->kind));
+  g_string_append_printf (s, "kernel %s (%s)", canonical ? "" : k->name, kind_name (k->kind));
   if (!canonical)
     {
       g_string_append_printf (s, "  %s\n  node %u from", k->label ? k->label : "", k->node_id);
@@ -214,7 +214,7 @@ print_kernel (GString *s, const FbKernel *k, const FbPlan *plan, gboolean canoni
     {
       const FbKPhase *ph = g_ptr_array_index (k->phases, p);
       g_string_append_printf (s, "  phase %u: %s, %" G_GINT64_FORMAT " parallel iterations\n", p,
-                              ph->fn, ph->extent);
+                              canonical ? "" : ph->fn, ph->extent);
       print_stmts (s, ph->body, 4);
     }
 }

@@ -565,6 +565,29 @@ lower_node (FbLowerPlan *lp, const FbNode *node, GError **error)
   return lower_group (lp, node, error);
 }
 
+/* Functions are named after what they compute and their content ("fbk_Conv_Clip_3f9a0c1d22e7_p0"),
+ * not after their node: node ids of fused groups shift when a toggle fuses one group less, and
+ * equal kernels (repeated blocks of a network) are then one function, compiled and cached once.
+ * The plan maps every kernel, with its node and provenance, to its functions. */
+static void
+name_functions (FbPlan *plan)
+{
+  for (guint i = 0; i < plan->kernels->len; i++)
+    {
+      FbKernel *k = g_ptr_array_index (plan->kernels, i);
+      if (k->phases->len == 0)
+        continue;
+      g_autofree char *hash = fb_kernel_hash (k, "");
+      const char *what = strchr (k->name, '_');
+      for (guint p = 0; p < k->phases->len; p++)
+        {
+          FbKPhase *ph = g_ptr_array_index (k->phases, p);
+          g_free (ph->fn);
+          ph->fn = g_strdup_printf ("fbk_%.40s_%.12s_p%u", what ? what + 1 : "k", hash, p);
+        }
+    }
+}
+
 FbPlan *
 fb_lower_graph (const FbGraph *graph, const char *target, GError **error)
 {
@@ -612,5 +635,6 @@ fb_lower_graph (const FbGraph *graph, const char *target, GError **error)
   g_hash_table_unref (lp.uses);
   if (!ok)
     return NULL;
+  name_functions (plan);
   return g_steal_pointer (&plan);
 }

@@ -88,10 +88,14 @@ _fb_bundle_write_shared_library (const char *dir, const FbPlan *plan, GPtrArray 
   g_ptr_array_add (argv, g_strdup ("-o"));
   g_ptr_array_add (argv, g_strdup (so_path));
   g_ptr_array_add (argv, g_strdup (driver_path));
+  g_autoptr(GHashTable) linked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint k = 0; k < plan->kernels->len; k++)
     if (g_ptr_array_index (objects, k))
-      g_ptr_array_add (argv, g_strdup_printf ("%s/kernels/%s.o", dir,
-                                              ((FbKernel *) g_ptr_array_index (plan->kernels, k))->name));
+      {
+        char *name = _fb_bundle_object_name (g_ptr_array_index (plan->kernels, k));
+        if (g_hash_table_add (linked, name))
+          g_ptr_array_add (argv, g_build_filename (dir, name, NULL));
+      }
   g_ptr_array_add (argv, g_strdup ("-lopenblas"));
   g_ptr_array_add (argv, g_strdup ("-lm"));
   g_ptr_array_add (argv, NULL);

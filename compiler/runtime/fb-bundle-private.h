@@ -14,6 +14,8 @@ JsonObject *_fb_bundle_plan_to_json   (const FbPlan *plan, const int64_t *weight
 FbPlan     *_fb_bundle_plan_from_json (JsonObject *root, GBytes *weights, const char *path,
                                        GError **error);
 const char *_fb_bundle_kernel_node_name (JsonObject *root, guint k);
+/* "kernels/NAME.o", the file holding a kernel's functions (shared by equal kernels). */
+char       *_fb_bundle_object_name     (const FbKernel *kernel);
 /* Links the kernels and a driver into dir/lib/libfbmodel.so with dir/lib/fb-model.h. */
 gboolean    _fb_bundle_write_shared_library (const char *dir, const FbPlan *plan,
                                              GPtrArray *objects, GBytes *weights,

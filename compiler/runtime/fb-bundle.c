@@ -129,13 +129,16 @@ fill_folder (const char *dir, FbPlan *plan, GPtrArray *objects, const FbGraph *g
   if (g_mkdir (kdir, 0755) != 0)
     return io_error (error, kdir, errno);
   JsonArray *files = json_array_new ();
+  g_autoptr(GHashTable) written = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint k = 0; k < plan->kernels->len; k++)
     {
       const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
       GBytes *obj = g_ptr_array_index (objects, k);
       if (obj == NULL)
         continue;
-      g_autofree char *name = g_strdup_printf ("kernels/%s.o", kernel->name);
+      g_autofree char *name = _fb_bundle_object_name (kernel);
+      if (!g_hash_table_add (written, g_strdup (name)))
+        continue;
       json_array_add_string_element (files, name);
       if (!write_contents (dir, name, obj, error))
         {
@@ -235,6 +238,17 @@ fb_bundle_write (const char *path, FbPlan *plan, GPtrArray *objects, const FbGra
   return TRUE;
 }
 
+char *
+_fb_bundle_object_name (const FbKernel *kernel)
+{
+  /* Named after the first function without its "_p0": equal kernels share the file. */
+  const char *fn = ((FbKPhase *) g_ptr_array_index (kernel->phases, 0))->fn;
+  gsize len = strlen (fn);
+  if (g_str_has_suffix (fn, "_p0"))
+    len -= 3;
+  return g_strdup_printf ("kernels/%.*s.o", (int) len, fn);
+}
+
 /* ---- loading ------------------------------------------------------------------------------ */
 
 static JsonObject *
@@ -327,8 +341,8 @@ fb_bundle_load (const char *path, guint n_threads, GError **error)
           g_ptr_array_add (objects, NULL);
           continue;
         }
-      g_autofree char *name = g_strdup_printf ("%s.o", kernel->name);
-      g_autofree char *obj_path = g_build_filename (path, "kernels", name, NULL);
+      g_autofree char *name = _fb_bundle_object_name (kernel);
+      g_autofree char *obj_path = g_build_filename (path, name, NULL);
       char *data;
       gsize len;
       if (!g_file_get_contents (obj_path, &data, &len, error))

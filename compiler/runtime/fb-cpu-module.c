@@ -85,10 +85,18 @@ fb_cpu_module_new (FbPlan *plan, GPtrArray *objects, guint n_threads, GError **e
   m->jit = fb_jit_new (error);
   if (m->jit == NULL)
     return NULL;
+  /* Equal kernels share one object (and its symbols): each is loaded once. */
+  g_autoptr(GHashTable) loaded = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint k = 0; k < objects->len; k++)
     {
       GBytes *obj = g_ptr_array_index (objects, k);
-      if (obj && !fb_jit_add_object (m->jit, obj, error))
+      FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
+      if (obj == NULL || kernel->phases->len == 0)
+        continue;
+      const char *fn = ((FbKPhase *) g_ptr_array_index (kernel->phases, 0))->fn;
+      if (!g_hash_table_add (loaded, (gpointer) fn))
+        continue;
+      if (!fb_jit_add_object (m->jit, obj, error))
         return NULL;
     }
   m->exec = g_new0 (ExecKernel, plan->kernels->len + 1);
