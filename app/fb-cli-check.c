@@ -177,7 +177,7 @@ fb_cli_check (int argc, char **argv)
       status = FB_EXIT_INPUT;
     }
   /* Options are checked once, before any case, so a typo is a usage error, not N failures. */
-  else if ((g_strcmp0 (target, "cpu") != 0 && !fb_cli_check_target (target, &error)) ||
+  else if (!fb_cli_check_target (target, &error) ||
            (options = fb_cli_pipeline_options (&pipeline, &error)) == NULL)
     status = fb_cli_fail (error);
   else

@@ -10,11 +10,11 @@
 gboolean
 fb_cli_check_target (const char *target, GError **error)
 {
-  if (target == NULL || g_str_equal (target, "interp"))
+  if (target == NULL || g_str_equal (target, "interp") || g_str_equal (target, "cpu"))
     return TRUE;
-  if (g_str_equal (target, "cpu") || g_str_equal (target, "cuda"))
+  if (g_str_equal (target, "cuda"))
     g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                 "target '%s' is not available in this build (use --target interp)", target);
+                 "target 'cuda' is not available in this build yet (use --target cpu or interp)");
   else
     g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                  "--target '%s': expected interp, cpu or cuda", target);

@@ -271,7 +271,7 @@ fb_cli_run (int argc, char **argv)
       fprintf (stderr, "fusebench run: expected one MODEL (see --help)\n");
       status = FB_EXIT_INPUT;
     }
-  else if (g_strcmp0 (args.target, "cpu") != 0 && !fb_cli_check_target (args.target, &error))
+  else if (!fb_cli_check_target (args.target, &error))
     status = fb_cli_fail (error);
   else if (args.iterations < 1)
     {
