@@ -624,6 +624,13 @@ fb_interp_run (const FbGraph *graph, GPtrArray *inputs, GCancellable *cancellabl
 gboolean
 fb_interp_node (const FbNode *node, FbTensor *const *inputs, FbTensor **outputs, GError **error)
 {
+  return fb_interp_node_with_scope (node, inputs, outputs, NULL, error);
+}
+
+gboolean
+fb_interp_node_with_scope (const FbNode *node, FbTensor *const *inputs, FbTensor **outputs,
+                           GHashTable *outer, GError **error)
+{
   g_autoptr(Env) env = env_new (NULL);
   FbInterpCtx ctx;
   gboolean ok;
@@ -635,6 +642,16 @@ fb_interp_node (const FbNode *node, FbTensor *const *inputs, FbTensor **outputs,
 
   for (guint k = 0; k < node->n_outputs; k++)
     outputs[k] = NULL;
+  /* The enclosing graph's values become the environment the node's bodies run below. */
+  if (outer != NULL)
+    {
+      GHashTableIter iter;
+      gpointer key, value;
+      g_hash_table_iter_init (&iter, outer);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        if (value != NULL)
+          g_hash_table_insert (env->values, key, fb_tensor_ref (value));
+    }
   ctx_init (&ctx, NULL, env);
   ok = run_node (&ctx, node, inputs, outputs, error);
   g_hash_table_unref (ctx.plans);

@@ -28,6 +28,12 @@ GPtrArray *fb_interp_run       (const FbGraph *graph, GPtrArray *inputs, GCancel
  * on success outputs[0..n_outputs-1] receive new references (NULL for omitted outputs). */
 gboolean   fb_interp_node      (const FbNode *node, FbTensor *const *inputs, FbTensor **outputs,
                                 GError **error);
+/* fb_interp_node for a node whose subgraphs (If branches, a Loop body) read values of the
+ * graph around it: outer maps each such const FbValue* to its FbTensor* (borrowed), and the
+ * bodies find them there before falling back on the values' constants. NULL outer is the same
+ * as fb_interp_node. */
+gboolean   fb_interp_node_with_scope (const FbNode *node, FbTensor *const *inputs,
+                                      FbTensor **outputs, GHashTable *outer, GError **error);
 /* Whether fb_interp_node can evaluate this node (operator, dtype and attributes). */
 gboolean   fb_interp_supports  (const FbNode *node);
 /* Whether tensor can feed the graph input `input`: its element type and every fixed extent of

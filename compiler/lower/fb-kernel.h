@@ -165,6 +165,9 @@ typedef struct {
   int64_t       offset;       /* set by the memory plan: byte offset in the arena (-1: none) */
   int           first_use;    /* kernel index of its first write or read (-1 before any) */
   int           last_use;     /* kernel index of its last read */
+  gboolean      dynamic;      /* its extent is only known at run time (a Loop's scan output):
+                                 only host steps write and read it, holding a tensor, and its
+                                 dims say 0 where the size is unknown */
 } FbBuffer;
 
 struct _FbPlan {

@@ -511,6 +511,50 @@ lower_group (FbLowerPlan *lp, const FbNode *node, GError **error)
   return TRUE;
 }
 
+/* If and Loop run on the host (fb-cpu-host.c). Outputs whose size only the run tells (a Loop's
+ * scan outputs under a trip count fed at run time) get dynamic buffers. */
+static gboolean
+lower_host (FbLowerPlan *lp, const FbNode *node)
+{
+  for (guint i = 0; i < node->n_outputs; i++)
+    {
+      FbValue *v = node->outputs[i];
+      if (v && !fb_shape_is_static (&v->shape) && !g_hash_table_contains (lp->buffer_of, v))
+        {
+          int rank = MAX (v->shape.rank, 0);
+          int64_t dims[FB_MAX_RANK] = { 0 };
+          for (int d = 0; d < rank; d++)
+            dims[d] = MAX (v->shape.dim[d], 0);
+          guint b = fb_plan_add_buffer (lp->plan, FB_BUF_INTERMEDIATE, v->name, v->dtype, rank,
+                                        dims);
+          fb_plan_buffer (lp->plan, b)->value = v;
+          fb_plan_buffer (lp->plan, b)->dynamic = TRUE;
+          g_hash_table_insert (lp->buffer_of, v, GUINT_TO_POINTER (b + 1));
+        }
+    }
+  FbKernel *k = kernel_for (lp, node, FB_KERNEL_HOST);
+  for (guint i = 0; i < node->n_inputs; i++)
+    if (node->inputs[i])
+      fb_kernel_add_arg (k, plan_value_buffer (lp, node->inputs[i], FB_BUF_INTERMEDIATE),
+                         FB_KARG_INPUT, node->inputs[i]->dtype, node->inputs[i]->name);
+  /* Values the bodies read from this graph are inputs of the node as well. */
+  GHashTableIter it;
+  gpointer key, users;
+  g_hash_table_iter_init (&it, lp->uses);
+  while (g_hash_table_iter_next (&it, &key, &users))
+    {
+      FbValue *v = key;
+      if (v->graph == lp->graph && g_ptr_array_find (users, node, NULL))
+        fb_kernel_add_arg (k, plan_value_buffer (lp, v, FB_BUF_INTERMEDIATE), FB_KARG_INPUT,
+                           value_dtype (v), v->name);
+    }
+  for (guint i = 0; i < node->n_outputs; i++)
+    if (node->outputs[i])
+      fb_kernel_add_arg (k, plan_value_buffer (lp, node->outputs[i], FB_BUF_INTERMEDIATE),
+                         FB_KARG_OUTPUT, node->outputs[i]->dtype, node->outputs[i]->name);
+  return TRUE;
+}
+
 static gboolean
 lower_node (FbLowerPlan *lp, const FbNode *node, GError **error)
 {
@@ -524,6 +568,15 @@ lower_node (FbLowerPlan *lp, const FbNode *node, GError **error)
   if (!fb_lower_supports_node (node, &reason))
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
                            "not supported by the CPU target: %s", reason);
+  for (guint i = 0; i < node->n_inputs; i++)
+    if (node->inputs[i] && !fb_op_has_flag (node->op, FB_OPF_CONTROL) &&
+        fb_plan_buffer (lp->plan, plan_value_buffer (lp, node->inputs[i],
+                                                     FB_BUF_INTERMEDIATE))->dynamic)
+      return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE,
+                             "input '%s' has a size only known at run time (made by a Loop); "
+                             "only If and Loop can read it", node->inputs[i]->name);
+  if (fb_op_has_flag (node->op, FB_OPF_CONTROL))
+    return lower_host (lp, node);
   if (!outputs_static (node))
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE,
                            "output shape is not known at compile time (pin the model's "
@@ -536,30 +589,6 @@ lower_node (FbLowerPlan *lp, const FbNode *node, GError **error)
       fb_plan_buffer (lp->plan, out)->alias = in;
       fb_kernel_add_arg (k, in, FB_KARG_INPUT, node->inputs[0]->dtype, node->inputs[0]->name);
       fb_kernel_add_arg (k, out, FB_KARG_OUTPUT, node->outputs[0]->dtype, node->outputs[0]->name);
-      return TRUE;
-    }
-  if (fb_op_has_flag (node->op, FB_OPF_CONTROL))
-    {
-      FbKernel *k = kernel_for (lp, node, FB_KERNEL_HOST);
-      for (guint i = 0; i < node->n_inputs; i++)
-        if (node->inputs[i])
-          fb_kernel_add_arg (k, plan_value_buffer (lp, node->inputs[i], FB_BUF_INTERMEDIATE),
-                             FB_KARG_INPUT, node->inputs[i]->dtype, node->inputs[i]->name);
-      /* Values the bodies read from this graph are inputs of the node as well. */
-      GHashTableIter it;
-      gpointer key, users;
-      g_hash_table_iter_init (&it, lp->uses);
-      while (g_hash_table_iter_next (&it, &key, &users))
-        {
-          FbValue *v = key;
-          if (v->graph == lp->graph && g_ptr_array_find (users, node, NULL))
-            fb_kernel_add_arg (k, plan_value_buffer (lp, v, FB_BUF_INTERMEDIATE), FB_KARG_INPUT,
-                               value_dtype (v), v->name);
-        }
-      for (guint i = 0; i < node->n_outputs; i++)
-        if (node->outputs[i])
-          fb_kernel_add_arg (k, plan_value_buffer (lp, node->outputs[i], FB_BUF_INTERMEDIATE),
-                             FB_KARG_OUTPUT, node->outputs[i]->dtype, node->outputs[i]->name);
       return TRUE;
     }
   return lower_group (lp, node, error);

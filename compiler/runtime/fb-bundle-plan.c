@@ -45,6 +45,8 @@ _fb_bundle_plan_to_json (const FbPlan *plan, const int64_t *weight_offsets)
       json_object_set_array_member (o, "dims", int_array (buf->rank, buf->dims));
       json_object_set_int_member (o, "alias", buf->alias);
       json_object_set_int_member (o, "offset", buf->offset);
+      if (buf->dynamic)
+        json_object_set_boolean_member (o, "dynamic", TRUE);
       if (buf->kind == FB_BUF_CONST)
         json_object_set_int_member (o, "weights_offset", weight_offsets[i]);
       json_array_add_object_element (buffers, o);
@@ -181,6 +183,8 @@ read_buffer (FbPlan *plan, JsonObject *o, GBytes *weights, const char *path, GEr
   if (alias >= (gint64) b || alias < -1)
     return bad (error, path, "a buffer views a buffer that does not come before it");
   buf->alias = alias;
+  buf->dynamic = json_object_has_member (o, "dynamic") &&
+                 json_object_get_boolean_member (o, "dynamic");
   if (alias < 0 && kind != FB_BUF_INPUT && kind != FB_BUF_CONST &&
       (offset < 0 || offset > plan->arena_bytes - buf->nbytes))
     return bad (error, path, "a buffer lies outside the arena");

@@ -2,11 +2,10 @@
 /* The CPU executor: resolves every buffer to an address once (arena offsets, weights in place,
  * views through their root), then runs the kernels in plan order, each phase split across the
  * worker pool. If and Loop nodes run on the host through the reference interpreter, reading
- * and writing the same buffers (documented in fb-lower.h: the CPU target has no control flow
- * of its own). */
-#include "fb-runtime.h"
+ * and writing the same buffers (fb-cpu-host.c: the CPU target has no control flow of its
+ * own). */
+#include "fb-cpu-private.h"
 #include "fb-codegen.h"
-#include "fb-interp.h"
 #include "fb-jit.h"
 #include "fb-worker-pool.h"
 
@@ -34,6 +33,7 @@ struct _FbCpuModule {
   void         **bufptr;        /* per buffer: its address (inputs filled in at each run) */
   ExecKernel    *exec;
   double        *kernel_ms;
+  FbTensor     **dynamic;       /* per buffer: what a host step made of a dynamic buffer */
   gboolean       timing;
   gboolean       timed;
 };
@@ -128,6 +128,7 @@ fb_cpu_module_new (FbPlan *plan, GPtrArray *objects, guint n_threads, GError **e
   m->bufptr = g_new0 (void *, plan->buffers->len + 1);
   resolve_buffers (m);
   m->kernel_ms = g_new0 (double, plan->kernels->len + 1);
+  m->dynamic = g_new0 (FbTensor *, plan->buffers->len + 1);
   /* The math library's own threads would fight ours for the same cores. */
   openblas_set_num_threads (1);
   m->pool = fb_worker_pool_new (n_threads);
@@ -149,6 +150,9 @@ fb_cpu_module_free (FbCpuModule *m)
   g_free (m->bufptr);
   g_free (m->arena);
   g_free (m->kernel_ms);
+  for (guint i = 0; m->dynamic && i < m->plan->buffers->len; i++)
+    g_clear_pointer (&m->dynamic[i], fb_tensor_unref);
+  g_free (m->dynamic);
   g_clear_pointer (&m->jit, fb_jit_free);
   g_clear_pointer (&m->plan, fb_plan_unref);
   g_free (m);
@@ -185,58 +189,6 @@ run_range (gpointer data, int64_t begin, int64_t end)
 {
   PhaseCall *call = data;
   call->fn (call->args, begin, end);
-}
-
-static FbTensor *
-buffer_tensor (FbCpuModule *m, guint b)
-{
-  const FbBuffer *buf = fb_plan_buffer (m->plan, b);
-  g_autoptr(GBytes) bytes = g_bytes_new_static (m->bufptr[fb_plan_root (m->plan, b)], buf->nbytes);
-  return fb_tensor_new_for_bytes (buf->dtype, buf->rank, buf->dims, bytes, NULL);
-}
-
-/* If and Loop through the interpreter, on tensors over this module's buffers. */
-static gboolean
-run_host (FbCpuModule *m, ExecKernel *e, GError **error)
-{
-  const FbNode *node = e->kernel->node;
-  if (node == NULL)
-    {
-      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_FAILED,
-                   "kernel %s has no graph node to run on the host", e->kernel->name);
-      return FALSE;
-    }
-  guint n_in = 0;
-  g_autofree FbTensor **in = g_new0 (FbTensor *, node->n_inputs + 1);
-  g_autofree FbTensor **out = g_new0 (FbTensor *, node->n_outputs + 1);
-  for (guint i = 0; i < node->n_inputs; i++)
-    if (node->inputs[i])
-      in[i] = buffer_tensor (m, g_array_index (e->kernel->args, FbKArg, n_in++).buffer);
-  gboolean ok = fb_interp_node (node, in, out, error);
-  for (guint i = 0; i < node->n_inputs; i++)
-    g_clear_pointer (&in[i], fb_tensor_unref);
-  guint a = e->kernel->args->len - 1;
-  for (gint i = (gint) node->n_outputs - 1; ok && i >= 0; i--)
-    {
-      if (node->outputs[i] == NULL)
-        continue;
-      guint b = g_array_index (e->kernel->args, FbKArg, a--).buffer;
-      const FbBuffer *buf = fb_plan_buffer (m->plan, b);
-      if (out[i] == NULL || fb_tensor_nbytes (out[i]) != (gsize) buf->nbytes ||
-          out[i]->dtype != buf->dtype)
-        {
-          g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_FAILED,
-                       "node '%s' (%s): its output '%s' does not have the size compiled for "
-                       "(the CPU target needs static shapes)", node->name, node->op_type,
-                       buf->name);
-          ok = FALSE;
-          break;
-        }
-      memcpy (m->bufptr[fb_plan_root (m->plan, b)], fb_tensor_data (out[i]), buf->nbytes);
-    }
-  for (guint i = 0; i < node->n_outputs; i++)
-    g_clear_pointer (&out[i], fb_tensor_unref);
-  return ok;
 }
 
 static gboolean
@@ -298,7 +250,7 @@ fb_cpu_module_run (FbCpuModule *m, GPtrArray *inputs, GCancellable *cancellable,
         return NULL;
       if (e->kernel->kind == FB_KERNEL_HOST)
         {
-          if (!run_host (m, e, error))
+          if (!_fb_cpu_run_host (plan, m->bufptr, m->dynamic, e->kernel, error))
             return NULL;
         }
       for (guint p = 0; p < e->kernel->phases->len; p++)
@@ -322,6 +274,19 @@ fb_cpu_module_run (FbCpuModule *m, GPtrArray *inputs, GCancellable *cancellable,
     {
       guint b = g_array_index (plan->outputs, guint, i);
       const FbBuffer *buf = fb_plan_buffer (plan, b);
+      if (fb_plan_buffer (plan, fb_plan_root (plan, b))->dynamic)
+        {
+          FbTensor *d = _fb_cpu_buffer_tensor (plan, m->bufptr, m->dynamic, b);
+          if (d == NULL)
+            {
+              g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_FAILED,
+                           "output '%s' was not computed", buf->name);
+              g_ptr_array_unref (outputs);
+              return NULL;
+            }
+          g_ptr_array_add (outputs, d);
+          continue;
+        }
       FbTensor *t = fb_tensor_new (buf->dtype, buf->rank, buf->dims, error);
       if (t == NULL)
         {
