@@ -55,7 +55,7 @@ test_fused_conv (void)
     }
   g_assert_true (saw_conv && saw_relu);
   g_autofree char *text = fb_kernel_to_string (k, plan);
-  g_assert_nonnull (strstr (text, "call cblas_sgemm("));
+  g_assert_nonnull (strstr (text, "call dnnl_sgemm("));
   g_assert_nonnull (strstr (text, "parallel"));
   /* The activation is applied to the GEMM's tile, not by a kernel of its own. */
   g_assert_nonnull (strstr (text, "max("));

@@ -4,6 +4,7 @@
 #include "fb-codegen.h"
 
 #include <cblas.h>
+#include <dnnl.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/LLJIT.h>
@@ -30,6 +31,7 @@ llvm_failed (LLVMErrorRef err, const char *what, GError **error)
 
 /* Every external function a kernel may call. */
 static const struct { const char *name; void *addr; } externals[] = {
+  { "dnnl_sgemm", (void *) dnnl_sgemm },
   { "cblas_sgemm", (void *) cblas_sgemm },
   { "expf", (void *) expf }, { "exp", (void *) exp },
   { "logf", (void *) logf }, { "log", (void *) log },

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Loading kernel objects into this process with ORC's LLJIT. The math library's functions
- * (cblas_sgemm, libm) are bound by address, so nothing depends on what the dynamic linker
+ * (dnnl_sgemm, cblas_sgemm, libm) are bound by address, so nothing depends on what the dynamic linker
  * happened to export. */
 #pragma once
 

@@ -9,7 +9,7 @@
  *
  * Expressions are small trees of scalars: constants, loop variables, accumulators, loads at an
  * index, arithmetic. An index is built from loop variables with constant coefficients (affine);
- * a data-dependent index (Gather) adds a loaded value times a stride. Library calls (cblas_sgemm)
+ * a data-dependent index (Gather) adds a loaded value times a stride. Library calls (dnnl_sgemm)
  * are statements whose arguments are expressions and buffer pointers. Everything is plain C
  * structs allocated from the kernel's own pool and freed with the kernel. */
 #pragma once
@@ -90,9 +90,9 @@ struct _FbKStmt {
       FbKExpr   *value;
     } assign;
     struct {
-      const char *callee;     /* "cblas_sgemm" */
+      const char *callee;     /* "dnnl_sgemm" */
       guint      n_args;
-      FbKExpr  **args;        /* int32 constants and expressions, floats, PTR */
+      FbKExpr  **args;        /* integer constants and expressions, floats, PTR */
     } call;
   };
 };

@@ -3,7 +3,7 @@
  *
  * Every node becomes one kernel. FUSED groups and plain elementwise and reduction nodes become
  * loop nests in which elementwise members are computed in registers; Conv, MatMul and Gemm call
- * cblas_sgemm (through im2col where needed) with their epilogue (bias, activation, residual)
+ * dnnl_sgemm (through im2col where needed) with their epilogue (bias, activation, residual)
  * generated as loops over each tile of the product; depthwise convolutions, pools, softmax,
  * normalizations and data movement are generated loops; Reshape-like nodes are views. Kernels
  * follow the layout pass's "fb_layout" attribute. Shape computations that are known at compile

@@ -96,6 +96,7 @@ _fb_bundle_write_shared_library (const char *dir, const FbPlan *plan, GPtrArray 
         if (g_hash_table_add (linked, name))
           g_ptr_array_add (argv, g_build_filename (dir, name, NULL));
       }
+  g_ptr_array_add (argv, g_strdup ("-ldnnl"));
   g_ptr_array_add (argv, g_strdup ("-lopenblas"));
   g_ptr_array_add (argv, g_strdup ("-lm"));
   g_ptr_array_add (argv, NULL);

@@ -10,6 +10,7 @@
 #include "fb-worker-pool.h"
 
 #include <cblas.h>
+#include <omp.h>
 #include <string.h>
 #include <time.h>
 
@@ -129,7 +130,7 @@ fb_cpu_module_new (FbPlan *plan, GPtrArray *objects, guint n_threads, GError **e
   resolve_buffers (m);
   m->kernel_ms = g_new0 (double, plan->kernels->len + 1);
   m->dynamic = g_new0 (FbTensor *, plan->buffers->len + 1);
-  /* The math library's own threads would fight ours for the same cores. */
+  /* The math libraries' own threads would fight ours for the same cores. */
   openblas_set_num_threads (1);
   m->pool = fb_worker_pool_new (n_threads);
   return g_steal_pointer (&m);
@@ -241,6 +242,9 @@ fb_cpu_module_run (FbCpuModule *m, GPtrArray *inputs, GCancellable *cancellable,
   if (!bind_inputs (m, inputs, error))
     return NULL;
   bind_args (m);
+  /* The caller's thread is one of the pool's: the math library's calls made on it stay on it
+   * (OpenMP's thread count is per thread, and the caller may be any thread). */
+  omp_set_num_threads (1);
   m->timed = FALSE;
   for (guint k = 0; k < plan->kernels->len; k++)
     {

@@ -4,6 +4,7 @@
  * its current chunk, never a fixed share of the range. */
 #include "fb-worker-pool.h"
 
+#include <omp.h>
 #include <sched.h>
 
 #define SPIN_ROUNDS 20000
@@ -43,6 +44,9 @@ worker_main (gpointer data)
 {
   FbWorkerPool *pool = data;
   gint seen = 0;
+  /* The math library (oneDNN) threads through OpenMP; each of our threads is already one of
+   * the cores it would use, so its calls from here stay on this thread. */
+  omp_set_num_threads (1);
   for (;;)
     {
       gint gen;

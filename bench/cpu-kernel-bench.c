@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* cpu-kernel-bench MODEL [--runs N] [--layout nchw|nhwc] [--input-shape NAME=AxB ...]
+ *
+ * Where the CPU target's time goes: compiles MODEL for the CPU, runs it N times on zeroed
+ * inputs (the values do not change the work of a float model) with per-kernel timing, and
+ * prints every kernel's median time, its share of the summed medians and its label (what it
+ * does: "Conv 1x1 + Clip (sgemm)"), largest first, then the median of whole runs. Whole runs
+ * are timed in separate, untimed-per-kernel runs, so the clock reads do not inflate them. */
+#include "fb-onnx-import.h"
+#include "fb-pipeline.h"
+#include "fb-runtime.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int
+compare_doubles (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+static double
+median (double *v, int n)
+{
+  qsort (v, n, sizeof *v, compare_doubles);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+typedef struct {
+  guint  index;
+  double ms;
+} Row;
+
+static int
+compare_rows (const void *a, const void *b)
+{
+  double x = ((const Row *) a)->ms, y = ((const Row *) b)->ms;
+  return x > y ? -1 : x < y;
+}
+
+static int
+fail (const GError *error)
+{
+  fprintf (stderr, "cpu-kernel-bench: %s\n", error->message);
+  return 1;
+}
+
+int
+main (int argc, char **argv)
+{
+  int runs = 50;
+  g_autofree char *layout = NULL;
+  g_auto(GStrv) shapes = NULL;
+  const GOptionEntry entries[] = {
+    { "runs", 'n', 0, G_OPTION_ARG_INT, &runs, "Timed runs (default 50)", "N" },
+    { "layout", 0, 0, G_OPTION_ARG_STRING, &layout, "nchw (default) or nhwc", "LAYOUT" },
+    { "input-shape", 0, 0, G_OPTION_ARG_STRING_ARRAY, &shapes, "Pin an input's shape", "NAME=AxB" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("MODEL — per-kernel CPU times");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error) || argc != 2 || runs < 1)
+    {
+      fprintf (stderr, "cpu-kernel-bench: %s\n", error ? error->message : "expected one MODEL and --runs >= 1");
+      return 2;
+    }
+  if (layout != NULL && g_str_equal (layout, "nhwc"))
+    options->layout = FB_LAYOUT_NHWC;
+  for (guint i = 0; shapes && shapes[i]; i++)
+    {
+      const char *eq = strchr (shapes[i], '=');
+      FbShape shape;
+      if (eq == NULL || !fb_shape_parse (eq + 1, &shape, &error))
+        {
+          fprintf (stderr, "cpu-kernel-bench: bad --input-shape %s\n", shapes[i]);
+          return 2;
+        }
+      g_hash_table_insert (options->input_shapes, g_strndup (shapes[i], eq - shapes[i]),
+                           g_memdup2 (&shape, sizeof shape));
+    }
+
+  FbGraph *graph = fb_onnx_import_file (argv[1], options->input_shapes, &error);
+  if (graph == NULL)
+    return fail (error);
+  g_autoptr(FbPipeline) pipeline = fb_pipeline_new (graph);
+  if (!fb_pipeline_run (pipeline, options, NULL, NULL, NULL, &error))
+    return fail (error);
+  g_autoptr(FbCpuModule) cpu = fb_cpu_compile (fb_pipeline_final (pipeline), 0, &error);
+  if (cpu == NULL)
+    return fail (error);
+  FbPlan *plan = fb_cpu_module_plan (cpu);
+
+  g_autoptr(GPtrArray) inputs = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
+  for (guint i = 0; i < plan->inputs->len; i++)
+    {
+      const FbBuffer *buf = fb_plan_buffer (plan, g_array_index (plan->inputs, guint, i));
+      FbTensor *t = fb_tensor_new (buf->dtype, buf->rank, buf->dims, &error);
+      if (t == NULL)
+        return fail (error);
+      g_ptr_array_add (inputs, t);
+    }
+
+  guint nk = plan->kernels->len;
+  g_autofree double *per = g_new0 (double, (gsize) nk * runs + 1);
+  g_autofree double *whole = g_new0 (double, runs);
+  for (int r = -1; r < runs; r++)
+    {
+      /* Run -1 warms the caches and the worker threads. */
+      fb_cpu_module_set_timing (cpu, FALSE);
+      gint64 t0 = g_get_monotonic_time ();
+      g_autoptr(GPtrArray) out = fb_cpu_module_run (cpu, inputs, NULL, &error);
+      if (out == NULL)
+        return fail (error);
+      if (r >= 0)
+        whole[r] = (g_get_monotonic_time () - t0) / 1000.0;
+      fb_cpu_module_set_timing (cpu, TRUE);
+      g_autoptr(GPtrArray) out2 = fb_cpu_module_run (cpu, inputs, NULL, &error);
+      if (out2 == NULL)
+        return fail (error);
+      const double *ms = fb_cpu_module_kernel_ms (cpu);
+      for (guint k = 0; r >= 0 && k < nk; k++)
+        per[(gsize) k * runs + r] = ms[k];
+    }
+
+  g_autofree Row *rows = g_new0 (Row, nk + 1);
+  double sum = 0;
+  for (guint k = 0; k < nk; k++)
+    {
+      rows[k].index = k;
+      rows[k].ms = median (per + (gsize) k * runs, runs);
+      sum += rows[k].ms;
+    }
+  qsort (rows, nk, sizeof *rows, compare_rows);
+  printf ("%9s %6s %7s  %s\n", "ms", "share", "GFLOP/s", "kernel");
+  for (guint i = 0; i < nk; i++)
+    {
+      const FbKernel *kernel = g_ptr_array_index (plan->kernels, rows[i].index);
+      printf ("%9.4f %5.1f%% %7.1f  %s  %s\n", rows[i].ms, sum > 0 ? 100 * rows[i].ms / sum : 0,
+              rows[i].ms > 0 ? kernel->flops / rows[i].ms / 1e6 : 0, kernel->name,
+              kernel->label ? kernel->label : "");
+    }
+  printf ("kernels: %u, sum of medians %.3f ms, whole run median %.3f ms over %d runs\n", nk,
+          sum, median (whole, runs), runs);
+  return 0;
+}
