@@ -16,7 +16,7 @@ reg_type (LLVMContextRef ctx, FbDType t)
 {
   switch (t)
     {
-    case FB_DTYPE_FLOAT32: return LLVMFloatTypeInContext (ctx);
+    case FB_DTYPE_FLOAT32: case FB_DTYPE_FLOAT16: return LLVMFloatTypeInContext (ctx);
     case FB_DTYPE_FLOAT64: return LLVMDoubleTypeInContext (ctx);
     case FB_DTYPE_BOOL: return LLVMInt1TypeInContext (ctx);
     case FB_DTYPE_INT8: case FB_DTYPE_UINT8: return LLVMInt8TypeInContext (ctx);
@@ -29,13 +29,17 @@ reg_type (LLVMContextRef ctx, FbDType t)
 static LLVMTypeRef
 mem_type (LLVMContextRef ctx, FbDType t)
 {
+  /* Half floats are computed in float registers (as ONNX Runtime's CPU kernels do) and
+   * rounded to half where they are stored or cast to float16. */
+  if (t == FB_DTYPE_FLOAT16)
+    return LLVMHalfTypeInContext (ctx);
   return t == FB_DTYPE_BOOL ? LLVMInt8TypeInContext (ctx) : reg_type (ctx, t);
 }
 
 static gboolean
 is_float (FbDType t)
 {
-  return t == FB_DTYPE_FLOAT32 || t == FB_DTYPE_FLOAT64;
+  return t == FB_DTYPE_FLOAT32 || t == FB_DTYPE_FLOAT64 || t == FB_DTYPE_FLOAT16;
 }
 
 static gboolean
@@ -74,6 +78,16 @@ fast (LLVMValueRef v)
 static LLVMValueRef
 convert (FbEmit *e, LLVMValueRef v, FbDType from, FbDType to)
 {
+  if (from == to)
+    return v;
+  if (to == FB_DTYPE_FLOAT16)
+    {
+      v = convert (e, v, from, FB_DTYPE_FLOAT32);
+      v = LLVMBuildFPTrunc (e->b, v, LLVMHalfTypeInContext (e->ctx), "");
+      return LLVMBuildFPExt (e->b, v, LLVMFloatTypeInContext (e->ctx), "");
+    }
+  if (from == FB_DTYPE_FLOAT16)
+    from = FB_DTYPE_FLOAT32;
   if (from == to)
     return v;
   LLVMTypeRef tt = reg_type (e->ctx, to);
@@ -209,6 +223,8 @@ expr (FbEmit *e, const FbKExpr *x)
                                          element_ptr (e, x->arg, x->a), "");
         if (x->dtype == FB_DTYPE_BOOL)
           v = LLVMBuildICmp (e->b, LLVMIntNE, v, LLVMConstNull (LLVMInt8TypeInContext (e->ctx)), "");
+        if (x->dtype == FB_DTYPE_FLOAT16)
+          v = LLVMBuildFPExt (e->b, v, LLVMFloatTypeInContext (e->ctx), "");
         return v;
       }
     case FB_KX_PTR:
@@ -291,6 +307,8 @@ stmts (FbEmit *e, const GPtrArray *body)
             LLVMValueRef v = convert (e, expr (e, s->store.value), s->store.value->dtype, t);
             if (t == FB_DTYPE_BOOL)
               v = LLVMBuildZExt (e->b, v, LLVMInt8TypeInContext (e->ctx), "");
+            if (t == FB_DTYPE_FLOAT16)
+              v = LLVMBuildFPTrunc (e->b, v, LLVMHalfTypeInContext (e->ctx), "");
             LLVMBuildStore (e->b, v, element_ptr (e, s->store.arg, s->store.index));
             break;
           }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Softmax, LogSoftmax, LayerNormalization and InstanceNormalization: per row of the kept
+/* Softmax, LogSoftmax, LayerNormalization (with its Mean and InvStdDev outputs),
+ * InstanceNormalization and LRN. The first four: per row of the kept
  * dimensions, passes over the normalized ones with accumulators (max and sum of exponentials;
  * mean and variance), then the normalized values stored. The input is recomputed in each pass
  * when it is an elementwise expression, which is cheaper than storing it. */
@@ -112,6 +113,13 @@ lower_norm (FbLowerCtx *c, const FbNode *node, int rank, const int64_t *dims, GE
                   fb_kx_unary (k, FB_KU_SQRT, fb_kx_binary (k, FB_KB_ADD,
                                                             fb_kx_binary (k, FB_KB_DIV, fb_kx_acc (k, var), n),
                                                             fb_kx_const_f (k, t, eps))))));
+  /* LayerNormalization's optional Mean and InvStdDev outputs keep the normalized dims as 1s:
+   * the kept coordinates (0 on the normalized dims) index them. */
+  for (guint o = 1; !instance && o < 3 && o < node->n_outputs; o++)
+    if (node->outputs[o] &&
+        !_fb_lower_store (c, body, node->outputs[o], coords, fb_kx_acc (k, o == 1 ? mean : var),
+                          error))
+      return FALSE;
 
   memcpy (rc, coords, sizeof rc);
   l = _fb_lower_reduce_loops (k, body, rank, dims, mask, rc);
@@ -142,6 +150,55 @@ lower_norm (FbLowerCtx *c, const FbNode *node, int rank, const int64_t *dims, GE
   return _fb_lower_store (c, l, node->outputs[0], rc, y, error);
 }
 
+/* LRN: y = x / (bias + alpha / size * Σ x²)^beta over a window of channels (dim 1), the window
+ * clipped at the ends by a select on each cell. */
+static gboolean
+lower_lrn (FbLowerCtx *c, const FbNode *node, int rank, const int64_t *dims, GError **error)
+{
+  FbKernel *k = c->k;
+  const FbValue *x = node->inputs[0];
+  FbDType t = x->dtype;
+  int64_t size = fb_node_attr_int (node, "size", 1);
+  double alpha = fb_node_attr_float (node, "alpha", 1e-4f);
+  double beta = fb_node_attr_float (node, "beta", 0.75f);
+  double bias = fb_node_attr_float (node, "bias", 1.0f);
+  if (rank < 2 || size < 1)
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "needs a channel dimension");
+  int64_t numel = 1;
+  for (int d = 0; d < rank; d++)
+    numel *= dims[d];
+  FbKExpr *coords[FB_MAX_RANK], *wc[FB_MAX_RANK];
+  GPtrArray *body = _fb_lower_nest (c, rank, dims, coords, (double) numel * (size + 4));
+  guint sum = fb_kernel_new_acc (k, t);
+  g_ptr_array_add (body, fb_ks_assign (k, sum, fb_kx_const_f (k, t, 0.0)));
+  int64_t lo = (size - 1) / 2;
+  memcpy (wc, coords, sizeof wc);
+  for (int64_t j = 0; j < size; j++)
+    {
+      FbKExpr *ch = fb_kx_add_c (k, coords[1], j - lo);
+      FbKExpr *inside = fb_kx_binary (k, FB_KB_AND,
+                                      fb_kx_binary (k, FB_KB_GE, ch, fb_kx_index (k, 0)),
+                                      fb_kx_binary (k, FB_KB_LT, ch, fb_kx_index (k, dims[1])));
+      wc[1] = fb_kx_binary (k, FB_KB_MIN, fb_kx_binary (k, FB_KB_MAX, ch, fb_kx_index (k, 0)),
+                            fb_kx_index (k, dims[1] - 1));
+      FbKExpr *v = _fb_lower_value_at (c, x, rank, wc, error);
+      if (v == NULL)
+        return FALSE;
+      FbKExpr *sq = fb_kx_select (k, inside, fb_kx_binary (k, FB_KB_MUL, v, v),
+                                  fb_kx_const_f (k, t, 0.0));
+      g_ptr_array_add (body, fb_ks_assign (k, sum, fb_kx_binary (k, FB_KB_ADD, fb_kx_acc (k, sum), sq)));
+    }
+  FbKExpr *den = fb_kx_binary (k, FB_KB_ADD, fb_kx_const_f (k, t, bias),
+                               fb_kx_binary (k, FB_KB_MUL, fb_kx_const_f (k, t, alpha / size),
+                                             fb_kx_acc (k, sum)));
+  den = fb_kx_binary (k, FB_KB_POW, den, fb_kx_const_f (k, t, beta));
+  FbKExpr *v = _fb_lower_value_at (c, x, rank, coords, error);
+  if (v == NULL)
+    return FALSE;
+  return _fb_lower_store (c, body, node->outputs[0], coords, fb_kx_binary (k, FB_KB_DIV, v, den),
+                          error);
+}
+
 gboolean
 _fb_lower_normalize (FbLowerCtx *c, const FbNode *node, GError **error)
 {
@@ -153,5 +210,7 @@ _fb_lower_normalize (FbLowerCtx *c, const FbNode *node, GError **error)
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "needs a float input");
   if (node->op == FB_OP_SOFTMAX || node->op == FB_OP_LOG_SOFTMAX)
     return lower_softmax (c, node, rank, dims, error);
+  if (node->op == FB_OP_LRN)
+    return lower_lrn (c, node, rank, dims, error);
   return lower_norm (c, node, rank, dims, error);
 }

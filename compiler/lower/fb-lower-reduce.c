@@ -223,7 +223,39 @@ _fb_lower_pool (FbLowerCtx *c, const FbNode *node, GError **error)
   FbKExpr *hs = fb_kx_mul_c (k, c4[2], g.sh), *ws = fb_kx_mul_c (k, c4[3], g.sw);
   FbKExpr *r = NULL;
   FbKBinary op = is_max ? FB_KB_MAX : FB_KB_ADD;
-  if (g.KH * g.KW <= 64)
+  gboolean with_indices = is_max && node->n_outputs > 1 && node->outputs[1] != NULL;
+  if (with_indices)
+    {
+      /* Indices: the flat NCHW position (storage_order 1: with h and w swapped) of the first
+       * maximum, in the unpadded input; padding cells hold -inf and never win. */
+      guint acc = fb_kernel_new_acc (k, t), at = fb_kernel_new_acc (k, FB_DTYPE_INT64);
+      g_ptr_array_add (body, fb_ks_assign (k, acc, fb_kx_const_f (k, t, -INFINITY)));
+      g_ptr_array_add (body, fb_ks_assign (k, at, fb_kx_index (k, 0)));
+      FbKExpr *a, *b;
+      GPtrArray *l = _fb_lower_loop (k, body, fb_kx_index (k, g.KH), &a);
+      l = _fb_lower_loop (k, l, fb_kx_index (k, g.KW), &b);
+      FbKExpr *hh = fb_kx_add (k, hs, fb_kx_mul_c (k, a, g.dh));
+      FbKExpr *ww = fb_kx_add (k, ws, fb_kx_mul_c (k, b, g.dw));
+      FbKExpr *xi = fb_kx_add (k, xbase,
+                               fb_kx_add (k, fb_kx_mul_c (k, hh, _fb_lower_conv_xindex_stride (&g, 2)),
+                                          fb_kx_mul_c (k, ww, _fb_lower_conv_xindex_stride (&g, 3))));
+      FbKExpr *v = fb_kx_load (k, xa, xi);
+      FbKExpr *h = fb_kx_add_c (k, hh, -g.pt), *w = fb_kx_add_c (k, ww, -g.pl);
+      FbKExpr *plane = fb_kx_add (k, fb_kx_mul_c (k, c4[0], g.C), c4[1]);
+      FbKExpr *pos = fb_node_attr_int (node, "storage_order", 0)
+        ? fb_kx_add (k, fb_kx_mul_c (k, w, g.H), h)
+        : fb_kx_add (k, fb_kx_mul_c (k, h, g.W), w);
+      pos = fb_kx_add (k, fb_kx_mul_c (k, plane, g.H * g.W), pos);
+      FbKExpr *better = fb_kx_binary (k, FB_KB_GT, v, fb_kx_acc (k, acc));
+      g_ptr_array_add (l, fb_ks_assign (k, at, fb_kx_select (k, better, pos, fb_kx_acc (k, at))));
+      g_ptr_array_add (l, fb_ks_assign (k, acc, fb_kx_select (k, better, v, fb_kx_acc (k, acc))));
+      FbKExpr *yc[4];
+      _fb_lower_conv_coords (&g, c4, yc);
+      if (!_fb_lower_store (c, body, node->outputs[1], yc, fb_kx_acc (k, at), error))
+        return FALSE;
+      r = fb_kx_acc (k, acc);
+    }
+  else if (g.KH * g.KW <= 64)
     for (int64_t a = 0; a < g.KH; a++)
       for (int64_t b = 0; b < g.KW; b++)
         {

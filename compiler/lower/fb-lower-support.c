@@ -26,7 +26,8 @@ dtype_ok (FbDType t)
 {
   switch (t)
     {
-    case FB_DTYPE_FLOAT32: case FB_DTYPE_FLOAT64: case FB_DTYPE_INT8: case FB_DTYPE_UINT8:
+    case FB_DTYPE_FLOAT32: case FB_DTYPE_FLOAT64: case FB_DTYPE_FLOAT16:
+    case FB_DTYPE_INT8: case FB_DTYPE_UINT8:
     case FB_DTYPE_INT16: case FB_DTYPE_UINT16: case FB_DTYPE_INT32: case FB_DTYPE_UINT32:
     case FB_DTYPE_INT64: case FB_DTYPE_UINT64: case FB_DTYPE_BOOL:
       return TRUE;
@@ -63,11 +64,20 @@ supports_member (const FbNode *node, char **reason)
   switch (node->op)
     {
     case FB_OP_CONV_TRANSPOSE: case FB_OP_EINSUM: case FB_OP_GRU: case FB_OP_LSTM:
-    case FB_OP_TOPK: case FB_OP_SCATTER_ND: case FB_OP_RESIZE: case FB_OP_UPSAMPLE:
-    case FB_OP_LRN:
+    case FB_OP_RESIZE: case FB_OP_UPSAMPLE:
       return no (reason, "%s has no CPU kernel yet; run it with --target interp",
                  fb_op_name (node->op));
-    case FB_OP_CONV: case FB_OP_MATMUL: case FB_OP_GEMM:
+    case FB_OP_TOPK:
+      if (node->inputs[1]->constant == NULL)
+        return no (reason, "TopK needs K known at compile time");
+      return TRUE;
+    case FB_OP_LRN:
+      if (!fb_dtype_is_float (node->inputs[0]->dtype) || node->inputs[0]->shape.rank < 2)
+        return no (reason, "LRN needs a float input with a channel dimension");
+      return TRUE;
+    case FB_OP_MATMUL:
+      return TRUE;     /* float32 through sgemm, other types as loops */
+    case FB_OP_CONV: case FB_OP_GEMM:
       if (node->inputs[0]->dtype != FB_DTYPE_FLOAT32)
         return no (reason, "%s runs on float32 only (sgemm)", fb_op_name (node->op));
       if (node->op == FB_OP_CONV && node->inputs[0]->shape.rank != 3 &&
@@ -75,8 +85,6 @@ supports_member (const FbNode *node, char **reason)
         return no (reason, "only 1-D and 2-D convolutions are compiled");
       return TRUE;
     case FB_OP_MAX_POOL: case FB_OP_AVERAGE_POOL:
-      if (output_used (node, 1))
-        return no (reason, "MaxPool's Indices output is not computed by the CPU target");
       if (node->inputs[0]->shape.rank != 3 && node->inputs[0]->shape.rank != 4)
         return no (reason, "only 1-D and 2-D pools are compiled");
       if (!fb_dtype_is_float (node->inputs[0]->dtype))
@@ -93,8 +101,8 @@ supports_member (const FbNode *node, char **reason)
         return no (reason, "BatchNormalization needs a channel dimension");
       return TRUE;
     case FB_OP_LAYER_NORMALIZATION:
-      if (output_used (node, 1) || output_used (node, 2))
-        return no (reason, "LayerNormalization's Mean and InvStdDev outputs are not computed");
+      if (!fb_dtype_is_float (node->inputs[0]->dtype))
+        return no (reason, "needs a float input");
       return TRUE;
     case FB_OP_DROPOUT:
       if (output_used (node, 1))

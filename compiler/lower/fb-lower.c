@@ -401,6 +401,8 @@ emit_member (FbLowerCtx *c, const FbNode *m, GError **error)
 {
   if (_fb_lower_is_elementwise (m))
     return _fb_lower_elementwise (c, m, error);
+  if (m->op == FB_OP_MATMUL && m->inputs[0]->dtype != FB_DTYPE_FLOAT32)
+    return _fb_lower_matmul_loops (c, m, error);
   if (fb_op_has_flag (m->op, FB_OPF_CONTRACTION))
     return _fb_lower_contraction (c, m, error);
   switch (m->op)
@@ -410,8 +412,12 @@ emit_member (FbLowerCtx *c, const FbNode *m, GError **error)
     case FB_OP_GLOBAL_AVERAGE_POOL: case FB_OP_GLOBAL_MAX_POOL:
       return _fb_lower_reduce (c, m, error);
     case FB_OP_SOFTMAX: case FB_OP_LOG_SOFTMAX: case FB_OP_LAYER_NORMALIZATION:
-    case FB_OP_INSTANCE_NORMALIZATION:
+    case FB_OP_INSTANCE_NORMALIZATION: case FB_OP_LRN:
       return _fb_lower_normalize (c, m, error);
+    case FB_OP_SCATTER_ND:
+      return _fb_lower_scatter_nd (c, m, error);
+    case FB_OP_TOPK:
+      return _fb_lower_topk (c, m, error);
     case FB_OP_MAX_POOL: case FB_OP_AVERAGE_POOL:
       return _fb_lower_pool (c, m, error);
     default:

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* ScatterND: the data copied to the output in one phase, then the updates written in a second
+ * one. The second phase runs in parallel over the elements of one update slice and in order
+ * over the index tuples, so that tuples naming the same slice combine (reduction) or overwrite
+ * each other (none) in the order ONNX gives them. */
+#include "fb-lower-private.h"
+
+#include <string.h>
+
+gboolean
+_fb_lower_scatter_nd (FbLowerCtx *c, const FbNode *node, GError **error)
+{
+  FbKernel *k = c->k;
+  const FbValue *data = node->inputs[0], *iv = node->inputs[1], *uv = node->inputs[2];
+  const FbValue *out = node->outputs[0];
+  int r, q, ur;
+  int64_t dd[FB_MAX_RANK], di[FB_MAX_RANK], du[FB_MAX_RANK];
+  if (!_fb_lower_dims (data, &r, dd) || !_fb_lower_dims (iv, &q, di) ||
+      !_fb_lower_dims (uv, &ur, du))
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "shapes are not static");
+  if (q < 1 || di[q - 1] > r)
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "indices do not fit the data");
+  const char *red = fb_node_attr_string (node, "reduction", "none");
+  FbKBinary op = FB_KB_COUNT;
+  if (g_strcmp0 (red, "add") == 0)
+    op = FB_KB_ADD;
+  else if (g_strcmp0 (red, "mul") == 0)
+    op = FB_KB_MUL;
+  else if (g_strcmp0 (red, "max") == 0)
+    op = FB_KB_MAX;
+  else if (g_strcmp0 (red, "min") == 0)
+    op = FB_KB_MIN;
+  else if (g_strcmp0 (red, "none") != 0)
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "reduction '%s'", red);
+
+  int64_t numel = 1, tuples = 1, slice = 1, strides[FB_MAX_RANK];
+  for (int d = 0; d < r; d++)
+    numel *= dd[d];
+  for (int d = 0; d < q - 1; d++)
+    tuples *= di[d];
+  int64_t ql = di[q - 1];
+  for (int d = (int) ql; d < r; d++)
+    slice *= dd[d];
+  _fb_lower_strides (r, dd, strides);
+
+  FbKExpr *coords[FB_MAX_RANK];
+  GPtrArray *body = _fb_lower_nest (c, r, dd, coords, (double) numel);
+  FbKExpr *x = _fb_lower_value_at (c, data, r, coords, error);
+  if (x == NULL)
+    return FALSE;
+  guint oa = _fb_lower_arg (c, out, FB_KARG_OUTPUT);
+  g_ptr_array_add (body, fb_ks_store (k, oa, _fb_lower_index (k, r, dd, coords),
+                                      fb_kx_cast (k, x, out->dtype)));
+
+  FbKExpr *e, *n;
+  body = _fb_lower_nest (c, 1, &slice, &e, (double) tuples * slice);
+  body = _fb_lower_loop (k, body, fb_kx_index (k, tuples), &n);
+  guint ia = _fb_lower_arg (c, iv, FB_KARG_INPUT), ua = _fb_lower_arg (c, uv, FB_KARG_INPUT);
+  FbKExpr *at = e;
+  for (int64_t j = 0; j < ql; j++)
+    {
+      FbKExpr *i = fb_kx_cast (k, fb_kx_load (k, ia, fb_kx_add_c (k, fb_kx_mul_c (k, n, ql), j)),
+                               FB_DTYPE_INT64);
+      /* Negative indices count from the end (out-of-range ones are clamped, not trapped). */
+      i = fb_kx_select (k, fb_kx_binary (k, FB_KB_LT, i, fb_kx_index (k, 0)),
+                        fb_kx_add_c (k, i, dd[j]), i);
+      i = fb_kx_binary (k, FB_KB_MIN, fb_kx_binary (k, FB_KB_MAX, i, fb_kx_index (k, 0)),
+                        fb_kx_index (k, dd[j] - 1));
+      at = fb_kx_add (k, at, fb_kx_mul_c (k, i, strides[j]));
+    }
+  FbKExpr *u = fb_kx_cast (k, fb_kx_load (k, ua, fb_kx_add (k, fb_kx_mul_c (k, n, slice), e)),
+                           out->dtype);
+  if (op != FB_KB_COUNT)
+    u = fb_kx_binary (k, op, fb_kx_load (k, oa, at), u);
+  g_ptr_array_add (body, fb_ks_store (k, oa, at, u));
+  return TRUE;
+}
