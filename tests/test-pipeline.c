@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The pipeline: stage names, diffs keyed on ids, provenance, re-runs after a toggle that redo
- * only later stages, --no-fuse, the NHWC layout, option errors, cancellation, and the verifier
- * naming the pass that broke the graph. */
+ * only later stages, stages shared by reference with readers in other threads, --no-fuse, the
+ * NHWC layout, option errors, cancellation, and the verifier naming the pass that broke the
+ * graph. */
 #include "fb-test-passes.h"
 #include "fb-pass-private.h"
+#include "fb-compare.h"
+#include "fb-interp.h"
 
 #include <string.h>
 
@@ -176,6 +179,191 @@ test_rerun_only_later_stages (void)
   tp_assert_stages_agree (p, 3);
 }
 
+/* The final graph's outputs on fixed inputs. */
+static GPtrArray *
+final_outputs (const FbGraph *graph)
+{
+  g_autoptr(GPtrArray) inputs = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
+  g_autoptr(GError) error = NULL;
+  GPtrArray *outputs;
+  FbTensor *x = fb_tensor_new (FB_DTYPE_FLOAT32, 4, TP_DIMS (1, 3, 6, 6), NULL);
+
+  for (int64_t i = 0; i < x->numel; i++)
+    fb_tensor_set_f64 (x, i, (double) (i % 7) - 3.0);
+  g_ptr_array_add (inputs, x);
+  outputs = fb_interp_run (graph, inputs, NULL, &error);
+  g_assert_no_error (error);
+  return outputs;
+}
+
+static void
+assert_same_outputs (GPtrArray *expected, GPtrArray *actual)
+{
+  g_assert_cmpuint (expected->len, ==, actual->len);
+  for (guint k = 0; k < expected->len; k++)
+    {
+      FbCompare c = { 0 };
+      fb_tensor_compare (g_ptr_array_index (expected, k), g_ptr_array_index (actual, k), 0, 0, &c);
+      g_assert_true (c.ok);
+      fb_compare_clear (&c);
+    }
+}
+
+/* What a reader thread checks of the stages it holds while the pipeline re-runs elsewhere. */
+typedef struct {
+  GPtrArray *stages;             /* taken with fb_pipeline_dup_stages; the reader drops them */
+  GPtrArray *expected;           /* the outputs of the last stage, computed beforehand */
+  gint       stop;
+  gint       rounds;
+} Reader;
+
+static gpointer
+read_stages (gpointer data)
+{
+  Reader *r = data;
+
+  do
+    {
+      for (guint i = 0; i < r->stages->len; i++)
+        {
+          FbStage *s = g_ptr_array_index (r->stages, i);
+          g_autoptr(FbGraph) copy = fb_graph_copy (s->graph);
+          g_autoptr(GError) error = NULL;
+
+          g_assert_true (fb_graph_verify (s->graph, &error));
+          g_assert_cmpuint (fb_graph_count_nodes (s->graph, FALSE), ==, s->nodes_after);
+          g_assert_cmpuint (copy->nodes->len, ==, s->graph->nodes->len);
+        }
+      {
+        FbStage *last = g_ptr_array_index (r->stages, r->stages->len - 1);
+        g_autoptr(GPtrArray) outputs = final_outputs (last->graph);
+        assert_same_outputs (r->expected, outputs);
+      }
+      g_atomic_int_inc (&r->rounds);
+    }
+  while (!g_atomic_int_get (&r->stop));
+  /* The last references go in this thread, after the pipeline let go of these stages. */
+  g_clear_pointer (&r->stages, g_ptr_array_unref);
+  return NULL;
+}
+
+static void
+test_shared_stages (void)
+{
+  FbPipeline *p = tp_run (small_cnn (), NULL);
+  g_autoptr(FbPipelineOptions) o = fb_pipeline_options_new ();
+  g_autoptr(GPtrArray) before = fb_pipeline_dup_stages (p);
+  g_autoptr(GPtrArray) after = NULL;
+  g_autoptr(GPtrArray) expected = final_outputs (fb_pipeline_final (p));
+  Reader reader = { fb_pipeline_dup_stages (p), expected, 0, 0 };
+  guint n = fb_pipeline_n_stages (p);
+  GThread *thread;
+
+  /* A new array of the same stages, in order. */
+  g_assert_cmpuint (before->len, ==, n);
+  for (guint i = 0; i < n; i++)
+    g_assert_true (g_ptr_array_index (before, i) == fb_pipeline_stage (p, i));
+  g_assert_true (before != reader.stages);
+
+  /* Toggles re-run the pipeline here while another thread reads the stages it took before. */
+  thread = g_thread_new ("reader", read_stages, &reader);
+  for (guint round = 0; round < 4; round++)
+    {
+      g_ptr_array_set_size (o->disabled_passes, 0);
+      if (round % 2 == 0)
+        g_ptr_array_add (o->disabled_passes, g_strdup ("fuse-epilogue"));
+      g_assert_cmpuint (rerun (p, o), ==, 6);
+    }
+  g_ptr_array_add (o->disabled_passes, g_strdup ("fuse-epilogue"));
+  g_assert_cmpuint (rerun (p, o), ==, 6);
+  while (g_atomic_int_get (&reader.rounds) == 0)
+    g_thread_yield ();
+  g_atomic_int_set (&reader.stop, 1);
+  g_thread_join (thread);
+  g_assert_null (reader.stages);
+
+  /* fuse-epilogue is stage 6: the stages before it are the same objects, the rest are new. */
+  after = fb_pipeline_dup_stages (p);
+  g_assert_cmpuint (after->len, ==, n);
+  for (guint i = 0; i < n; i++)
+    {
+      FbStage *old = g_ptr_array_index (before, i), *now = g_ptr_array_index (after, i);
+
+      g_assert_cmpstr (old->name, ==, now->name);
+      if (i < 6)
+        g_assert_true (old == now);
+      else
+        g_assert_true (old != now && old->graph != now->graph);
+    }
+  g_assert_false (((FbStage *) g_ptr_array_index (after, 6))->enabled);
+  g_assert_true (((FbStage *) g_ptr_array_index (before, 6))->enabled);
+
+  /* The stages taken before outlive the pipeline, and still compute what they did. */
+  fb_pipeline_free (p);
+  {
+    FbStage *old_final = g_ptr_array_index (before, n - 1);
+    FbStage *new_final = g_ptr_array_index (after, n - 1);
+    g_autoptr(GPtrArray) old_outputs = final_outputs (old_final->graph);
+
+    g_assert_cmpuint (tp_count (old_final->graph, FB_OP_FUSED, FALSE), >, 0);
+    g_assert_cmpuint (tp_count (new_final->graph, FB_OP_FUSED, FALSE), ==, 0);
+    assert_same_outputs (expected, old_outputs);
+  }
+}
+
+/* Cancels the run once stage `at` is done. */
+typedef struct {
+  GCancellable *cancellable;
+  guint         at;
+} CancelAt;
+
+static void
+cancel_at (guint done, guint total, gpointer data)
+{
+  CancelAt *c = data;
+
+  if (done == c->at + 1)
+    g_cancellable_cancel (c->cancellable);
+}
+
+static void
+test_cancelled_rerun_continues (void)
+{
+  g_autoptr(FbPipeline) p = tp_run (small_cnn (), NULL);
+  g_autoptr(FbPipelineOptions) o = fb_pipeline_options_new ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GPtrArray) shown = fb_pipeline_dup_stages (p);
+  g_autoptr(GError) error = NULL;
+  CancelAt c = { cancellable, 7 };
+  guint n = fb_pipeline_n_stages (p);
+
+  /* Stopped after stage 7 of a re-run from stage 3: 0-2 kept, 3-7 new, the rest gone. */
+  g_ptr_array_add (o->no_fuse, g_strdup ("relu"));
+  g_assert_false (fb_pipeline_run (p, o, cancellable, cancel_at, &c, &error));
+  g_assert_error (error, FB_PIPELINE_ERROR, FB_PIPELINE_ERROR_CANCELLED);
+  g_assert_cmpuint (fb_pipeline_n_stages (p), ==, 8);
+  g_assert_null (fb_pipeline_final (p));
+  for (guint i = 0; i < 8; i++)
+    g_assert_true ((fb_pipeline_stage (p, i) == g_ptr_array_index (shown, i)) == (i < 3));
+  g_assert_cmpuint (fb_pipeline_first_stale (p, o), ==, 8);
+
+  /* What the reader shows is untouched. */
+  for (guint i = 0; i < n; i++)
+    g_assert_nonnull (((FbStage *) g_ptr_array_index (shown, i))->graph);
+
+  /* The same options go on from the first missing stage... */
+  g_assert_cmpuint (rerun (p, o), ==, 8);
+  g_assert_cmpuint (fb_pipeline_n_stages (p), ==, n);
+  tp_assert_stages_agree (p, 6);
+  /* ...and the options of before (the toggle taken back) redo from the first pass that reads
+   * them, keeping the stages before. */
+  g_assert_cmpuint (rerun (p, NULL), ==, 3);
+  for (guint i = 0; i < 3; i++)
+    g_assert_true (fb_pipeline_stage (p, i) == g_ptr_array_index (shown, i));
+  g_assert_cmpuint (tp_count (fb_pipeline_final (p), FB_OP_FUSED, FALSE), ==,
+                    tp_count (((FbStage *) g_ptr_array_index (shown, n - 1))->graph, FB_OP_FUSED, FALSE));
+}
+
 static void
 test_no_fuse (void)
 {
@@ -318,6 +506,8 @@ main (int argc, char **argv)
   g_test_add_func ("/pipeline/stage-names", test_stage_names);
   g_test_add_func ("/pipeline/diff-ids", test_diff_ids);
   g_test_add_func ("/pipeline/rerun-only-later-stages", test_rerun_only_later_stages);
+  g_test_add_func ("/pipeline/shared-stages", test_shared_stages);
+  g_test_add_func ("/pipeline/cancelled-rerun-continues", test_cancelled_rerun_continues);
   g_test_add_func ("/pipeline/no-fuse", test_no_fuse);
   g_test_add_func ("/pipeline/layout-nhwc", test_layout_nhwc);
   g_test_add_func ("/pipeline/unknown-pass", test_unknown_pass_is_an_error);

@@ -2,10 +2,12 @@
 /* The pipeline: one flat, named list of passes, a snapshot after each, and re-runs that redo only
  * the stages whose pass or input changed.
  *
- * Every stage owns its graph. A pass runs on a fresh copy of the previous stage's graph
- * (fb_graph_copy shares the weights), so older stages stay valid for the UI while a re-run
- * builds newer ones. Each stage remembers a key made of the options its pass reads; a re-run
- * keeps every stage up to the first one whose key differs and recomputes the rest. */
+ * Every stage owns its graph and never changes once made. A pass runs on a fresh copy of the
+ * previous stage's graph (fb_graph_copy shares the weights), so older stages stay valid for the
+ * UI while a re-run builds newer ones. Each stage remembers a key made of the options its pass
+ * reads; a re-run keeps every stage up to the first one whose key differs and recomputes the
+ * rest. Stages are reference counted so that a reader (the UI, drawing them in another thread)
+ * keeps the stages it shows alive while a re-run replaces them here. */
 #include "fb-pass-private.h"
 #include "fb-infer.h"
 
@@ -200,16 +202,25 @@ check_options (const FbPipelineOptions *o, GError **error)
 
 /* ---- stages ------------------------------------------------------------------------------- */
 
-static void
-stage_free (FbStage *s)
+FbStage *
+fb_stage_ref (FbStage *stage)
 {
-  if (s == NULL)
+  g_return_val_if_fail (stage != NULL, NULL);
+  g_atomic_ref_count_inc (&stage->ref_count);
+  return stage;
+}
+
+void
+fb_stage_unref (FbStage *stage)
+{
+  g_return_if_fail (stage != NULL);
+  if (!g_atomic_ref_count_dec (&stage->ref_count))
     return;
-  g_free (s->name);
-  fb_graph_free (s->graph);
-  g_clear_pointer (&s->changes, g_array_unref);
-  g_free (s->summary);
-  g_free (s);
+  g_free (stage->name);
+  fb_graph_free (stage->graph);
+  g_clear_pointer (&stage->changes, g_array_unref);
+  g_free (stage->summary);
+  g_free (stage);
 }
 
 static FbStage *
@@ -217,6 +228,7 @@ stage_new (const char *name, FbGraph *graph)
 {
   FbStage *s = g_new0 (FbStage, 1);
 
+  g_atomic_ref_count_init (&s->ref_count);
   s->name = g_strdup (name);
   s->graph = graph;
   s->enabled = TRUE;
@@ -233,7 +245,7 @@ fb_pipeline_new (FbGraph *imported)
 
   g_return_val_if_fail (imported != NULL && imported->parent == NULL, NULL);
   p = g_new0 (FbPipeline, 1);
-  p->stages = g_ptr_array_new_with_free_func ((GDestroyNotify) stage_free);
+  p->stages = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_stage_unref);
   p->keys = g_ptr_array_new_with_free_func (g_free);
   s = stage_new ("import", imported);
   s->nodes_before = s->nodes_after;
@@ -458,6 +470,18 @@ fb_pipeline_stage_by_name (FbPipeline *pipeline, const char *name)
         return s;
     }
   return NULL;
+}
+
+GPtrArray *
+fb_pipeline_dup_stages (FbPipeline *pipeline)
+{
+  GPtrArray *stages;
+
+  g_return_val_if_fail (pipeline != NULL, NULL);
+  stages = g_ptr_array_new_full (pipeline->stages->len, (GDestroyNotify) fb_stage_unref);
+  for (guint i = 0; i < pipeline->stages->len; i++)
+    g_ptr_array_add (stages, fb_stage_ref (g_ptr_array_index (pipeline->stages, i)));
+  return stages;
 }
 
 FbGraph *

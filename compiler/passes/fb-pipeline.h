@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The pass pipeline: one flat named list of passes, a snapshot (Stage) after each, the diff
  * between consecutive stages keyed on stable node ids, and toggles that re-run only the stages
- * that change. The app and the command line use this same API. */
+ * that change. The app and the command line use this same API.
+ *
+ * Threads: one thread runs a pipeline at a time (fb_pipeline_run, and every other call on the
+ * same pipeline, belong to that thread while it runs). A stage never changes once made and is
+ * reference counted, so other threads read stages through the references they took with
+ * fb_pipeline_dup_stages before the run started: a re-run drops the pipeline's own references
+ * to the stages it replaces, never the readers'. */
 #pragma once
 
 #include "fb-graph.h"
@@ -52,6 +58,7 @@ typedef struct {
 } FbChange;
 
 typedef struct {
+  gatomicrefcount ref_count;     /* fb_stage_ref / fb_stage_unref; the pipeline holds one */
   char     *name;                /* "import", a pass name, or "final" */
   FbGraph  *graph;               /* the graph after this pass (weights shared with others) */
   gboolean  enabled;             /* FALSE when the pass was disabled: graph equals the previous */
@@ -64,15 +71,22 @@ typedef struct {
 
 typedef struct _FbPipeline FbPipeline;
 
+/* Any thread may take or drop a reference; the last one frees the stage and its graph. */
+FbStage     *fb_stage_ref             (FbStage *stage);
+void         fb_stage_unref           (FbStage *stage);
+
 /* Names of the passes, in pipeline order (NULL-terminated, static). */
 const char * const *fb_pipeline_pass_names (void);
 /* Takes ownership of the imported graph (stage 0, "import"). */
 FbPipeline  *fb_pipeline_new          (FbGraph *imported);
 void         fb_pipeline_free         (FbPipeline *pipeline);
 /* Runs (or re-runs after a change of options) the pipeline. Stages whose pass and inputs did not
- * change are kept. progress, when given, is called after every stage with (done, total). A
- * re-run frees the stages it recomputes (from fb_pipeline_first_stale on); the stages before stay
- * valid and untouched while it runs. */
+ * change are kept: the same FbStage objects. progress, when given, is called after every stage
+ * with (done, total), in the running thread. A re-run drops the pipeline's references to the
+ * stages it recomputes (from fb_pipeline_first_stale on) and makes new ones; the stages before
+ * stay untouched while it runs. A run that fails or is cancelled (FB_PIPELINE_ERROR_CANCELLED)
+ * keeps the stages it finished, made with the new options, and the next run goes on from the
+ * first one it lacks, whatever options it is given. */
 gboolean     fb_pipeline_run          (FbPipeline *pipeline, const FbPipelineOptions *options,
                                        GCancellable *cancellable,
                                        void (*progress) (guint done, guint total, gpointer data),
@@ -81,11 +95,17 @@ gboolean     fb_pipeline_run          (FbPipeline *pipeline, const FbPipelineOpt
  * would recompute none. Lets a caller keep showing the stages before it during a re-run. */
 guint        fb_pipeline_first_stale  (FbPipeline *pipeline, const FbPipelineOptions *options);
 guint        fb_pipeline_n_stages     (FbPipeline *pipeline);
+/* Borrowed: valid until the next run or fb_pipeline_free, for the thread that runs it. */
 FbStage     *fb_pipeline_stage        (FbPipeline *pipeline, guint index);
 FbStage     *fb_pipeline_stage_by_name(FbPipeline *pipeline, const char *name);
-/* The last stage ("final"). */
+/* A new array (g_ptr_array_unref) with a reference to every current stage, in order: the stages
+ * stay valid and readable on any thread after the call returns, whatever runs later. */
+GPtrArray   *fb_pipeline_dup_stages   (FbPipeline *pipeline);
+/* The graph of the last stage ("final"), borrowed as fb_pipeline_stage; NULL when the last run
+ * did not finish. */
 FbGraph     *fb_pipeline_final        (FbPipeline *pipeline);
 
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbStage, fb_stage_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbPipeline, fb_pipeline_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbPipelineOptions, fb_pipeline_options_free)
 
