@@ -85,9 +85,10 @@ load_thread (GTask        *task,
 }
 
 static void
-warn_unsupported (FbWindow *self)
+warn_unsupported (FbWindow      *self,
+                  const FbGraph *graph)
 {
-  g_autoptr(GHashTable) unsupported = fb_graph_unsupported_ops (self->imported);
+  g_autoptr(GHashTable) unsupported = fb_graph_unsupported_ops (graph);
   g_autoptr(GString) ops = g_string_new (NULL);
   g_autofree char *message = NULL;
   GHashTableIter iter;
@@ -126,9 +127,11 @@ on_loaded (GObject      *source,
       return;
     }
 
-  /* A new model: the old one's views, groups and selection mean nothing for it. */
-  g_clear_pointer (&self->imported, fb_graph_free);
-  self->imported = graph;
+  /* A new model: the old one's views, groups and selection mean nothing for it. A run of the old
+   * model's pipeline that is still going keeps that pipeline alive until it stops. */
+  warn_unsupported (self, graph);
+  g_clear_pointer (&self->runner, fb_runner_unref);
+  self->runner = fb_runner_new (graph, job->title);
   g_free (self->model_title);
   self->model_title = g_strdup (job->title);
   g_set_object (&self->model_file, job->file);
@@ -148,7 +151,6 @@ on_loaded (GObject      *source,
   gtk_window_set_title (GTK_WINDOW (self), job->title);
   if (job->file != NULL && gtk_window_get_application (GTK_WINDOW (self)) != NULL)
     fb_application_add_recent (FB_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))), job->file);
-  warn_unsupported (self);
   _fb_window_rerun (self);
 }
 
@@ -242,7 +244,7 @@ on_run_done (GObject      *source,
 {
   FbWindow *self = FB_WINDOW (source);
   g_autoptr(GError) error = NULL;
-  g_autoptr(FbRun) run = fb_run_execute_finish (result, &error);
+  g_autoptr(FbRun) run = fb_runner_run_finish (result, &error);
   gboolean first;
 
   g_clear_object (&self->run_cancellable);
@@ -265,6 +267,8 @@ on_run_done (GObject      *source,
       return;
     }
 
+  /* The new run shares the stages the re-run kept with the one on screen: the views swap in
+   * only what changed, keeping the stage, the viewport and the selection. */
   first = self->run == NULL;
   g_clear_pointer (&self->run, fb_run_unref);
   self->run = fb_run_ref (run);
@@ -279,8 +283,10 @@ on_run_done (GObject      *source,
 void
 _fb_window_rerun (FbWindow *self)
 {
-  if (self->imported == NULL)
+  if (self->runner == NULL)
     return;
+  /* One run at a time: its worker owns the pipeline. The newest options win; the stages the
+   * stopped run finished with the same options are kept by the next. */
   if (self->run_cancellable != NULL)
     {
       g_cancellable_cancel (self->run_cancellable);
@@ -289,8 +295,8 @@ _fb_window_rerun (FbWindow *self)
     }
   self->run_cancellable = g_cancellable_new ();
   gtk_progress_bar_set_fraction (self->progress_bar, 0);
-  fb_run_execute_async (G_OBJECT (self), self->imported, self->model_title, self->options,
-                        self->run_cancellable, on_progress, on_run_done, NULL);
+  fb_runner_run_async (self->runner, G_OBJECT (self), self->options, self->run_cancellable,
+                       on_progress, on_run_done, NULL);
   _fb_window_update_busy (self);
 }
 
@@ -326,7 +332,7 @@ restore_options (FbWindow *self)
 void
 _fb_window_cancel (FbWindow *self)
 {
-  if (self->run_cancellable != NULL && self->run != NULL && self->imported != NULL
+  if (self->run_cancellable != NULL && self->run != NULL && self->runner != NULL
       && fb_run_get_options (self->run) != NULL && self->load_cancellable == NULL)
     restore_options (self);
   self->rerun_pending = FALSE;
@@ -336,7 +342,7 @@ _fb_window_cancel (FbWindow *self)
   if (self->run_cancellable != NULL)
     g_cancellable_cancel (self->run_cancellable);
   /* The run's callback clears run_cancellable when the worker has stopped. */
-  if (self->run == NULL && self->imported == NULL && gtk_widget_get_realized (GTK_WIDGET (self)))
+  if (self->run == NULL && self->runner == NULL && gtk_widget_get_realized (GTK_WIDGET (self)))
     _fb_window_show_error (self, "Cancelled");
   else
     _fb_window_update_busy (self);

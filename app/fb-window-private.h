@@ -27,15 +27,16 @@ struct _FbWindow {
   GMenu                *recent_section;
 
   /* The model and what the pipeline made of it. */
-  FbGraph              *imported;        /* as loaded; each run works on its own copy */
+  FbRunner             *runner;          /* the model's pipeline, re-run after every toggle */
   char                 *model_title;
   GFile                *model_file;      /* NULL for the bundled sample */
-  FbRun                *run;
+  FbRun                *run;             /* the stages on screen, alive whatever a run replaces */
   FbPipelineOptions    *options;
 
   /* Work in flight. */
   GCancellable         *load_cancellable;
-  GCancellable         *run_cancellable;
+  GCancellable         *run_cancellable; /* non-NULL while a run is in flight: its worker owns
+                                            the pipeline until on_run_done */
   gboolean              rerun_pending;   /* the options changed while a run was going */
   char                 *last_error;
   gboolean              disposed;

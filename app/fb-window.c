@@ -230,7 +230,7 @@ fb_window_finalize (GObject *object)
 
   g_clear_object (&self->run_cancellable);
   g_clear_pointer (&self->run, fb_run_unref);
-  g_clear_pointer (&self->imported, fb_graph_free);
+  g_clear_pointer (&self->runner, fb_runner_unref);
   g_clear_pointer (&self->options, fb_pipeline_options_free);
   g_clear_object (&self->model_file);
   g_free (self->model_title);

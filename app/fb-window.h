@@ -7,7 +7,7 @@
 #include "fb-application.h"
 #include "fb-compare-view.h"
 #include "fb-node-inspector.h"
-#include "fb-run.h"
+#include "fb-runner.h"
 #include "fb-stage-list.h"
 
 G_BEGIN_DECLS

@@ -172,10 +172,15 @@ static void
 test_toggle_pass (void)
 {
   FbStageList *list = fb_window_get_stage_list (window);
+  FbCompareView *compare = fb_window_get_compare_view (window);
   g_autoptr(FbRun) old = fb_run_ref (run ());
+  int toggled = fb_run_find_stage (old, "fuse-epilogue");
+  FbGraphLayout *kept_layout;
   guint fused_before, fused_after;
   double zoom;
 
+  g_assert_cmpint (toggled, >, 1);
+  kept_layout = fb_compare_view_get_layout (compare, toggled - 1);
   select_stage ("final");
   fused_before = count_op (fb_graph_view_get_graph (after_view ()), FB_OP_FUSED);
   g_assert_cmpuint (fused_before, >, 0);
@@ -198,12 +203,30 @@ test_toggle_pass (void)
   g_assert_cmpuint (fb_graph_view_get_graph (after_view ())->nodes->len, >,
                     fb_run_get_stage (old, fb_run_find_stage (old, "final"))->graph->nodes->len);
   g_assert_cmpfloat (fb_graph_view_get_zoom (after_view ()), ==, zoom);
+  /* The re-run went on from the toggled pass: the stages before it are the very objects the old
+   * run shows, with their layouts; the rest are new. */
+  g_assert_cmpuint (fb_run_n_stages (run ()), ==, fb_run_n_stages (old));
+  for (guint i = 0; i < fb_run_n_stages (run ()); i++)
+    {
+      if ((int) i < toggled)
+        g_assert_true (fb_run_get_stage (run (), i) == fb_run_get_stage (old, i));
+      else
+        g_assert_true (fb_run_get_stage (run (), i) != fb_run_get_stage (old, i));
+    }
+  g_assert_true (fb_compare_view_get_layout (compare, toggled - 1) == kept_layout);
+  g_assert_true (fb_graph_layout_get_graph (kept_layout) == fb_run_get_stage (old, toggled - 1)->graph);
+  /* The old run's stages, replaced in the pipeline, are still whole for whoever holds them. */
+  g_assert_true (fb_run_get_stage (old, toggled)->enabled);
+  g_assert_cmpuint (count_op (fb_run_get_stage (old, fb_run_n_stages (old) - 1)->graph, FB_OP_FUSED), ==,
+                    fused_before);
 
   /* And back on. */
   g_assert_true (fb_stage_list_set_pass_enabled (list, "fuse-epilogue", TRUE));
   settle ();
   g_assert_cmpuint (count_op (fb_graph_view_get_graph (after_view ()), FB_OP_FUSED), ==, fused_before);
   g_assert_true (fb_run_get_stage (run (), fb_run_find_stage (run (), "fuse-epilogue"))->enabled);
+  for (int i = 0; i < toggled; i++)
+    g_assert_true (fb_run_get_stage (run (), i) == fb_run_get_stage (old, i));
 }
 
 static void
@@ -318,10 +341,19 @@ test_cancel (void)
   g_assert_true (fb_stage_list_get_pass_enabled (list, "cse"));
   g_assert_null (fb_window_get_last_error (window));
 
-  /* The next change runs from the restored options: nothing but the new toggle is off. */
-  g_assert_true (fb_stage_list_set_pass_enabled (list, "simplify", FALSE));
-  settle ();
-  g_assert_cmpuint (fb_run_get_options (run ())->disabled_passes->len, ==, 1);
+  /* The next change runs from the restored options: nothing but the new toggle is off, and the
+   * pipeline the cancelled run stopped in goes on from the first stage the change touches. */
+  {
+    g_autoptr(FbRun) shown = fb_run_ref (old);
+    int simplify = fb_run_find_stage (shown, "simplify");
+
+    g_assert_true (fb_stage_list_set_pass_enabled (list, "simplify", FALSE));
+    settle ();
+    g_assert_cmpuint (fb_run_get_options (run ())->disabled_passes->len, ==, 1);
+    g_assert_cmpint (simplify, >, 0);
+    for (int i = 0; i < (int) fb_run_n_stages (run ()); i++)
+      g_assert_true ((fb_run_get_stage (run (), i) == fb_run_get_stage (shown, i)) == (i < simplify));
+  }
   g_assert_true (fb_stage_list_set_pass_enabled (list, "simplify", TRUE));
   settle ();
   g_assert_cmpuint (fb_run_get_options (run ())->disabled_passes->len, ==, 0);

@@ -45,12 +45,6 @@ layout_unref0 (gpointer data)
     fb_graph_layout_unref (data);
 }
 
-static void
-release_run (gpointer data)
-{
-  fb_run_unref (data);
-}
-
 FbGraphLayout *
 fb_compare_view_get_layout (FbCompareView *self,
                             guint          index)
@@ -68,8 +62,9 @@ fb_compare_view_get_layout (FbCompareView *self,
   layout = fb_graph_layout_new (stage->graph,
                                 index > 0 ? fb_compare_view_get_layout (self, index - 1) : NULL,
                                 index > 0 ? stage->changes : NULL);
-  /* The stage's graph lives as long as the run. */
-  fb_graph_layout_hold (layout, fb_run_ref (self->run), release_run);
+  /* The stage, not the run: a layout outlives the run it was made for when the next run keeps
+   * its stage. */
+  fb_graph_layout_hold (layout, fb_stage_ref (stage), (GDestroyNotify) fb_stage_unref);
   g_ptr_array_index (self->layouts, index) = layout;
   return layout;
 }
@@ -221,9 +216,21 @@ fb_compare_view_set_run (FbCompareView *self,
     return;
   if (run != NULL)
     fb_run_ref (run);
+  /* A re-run keeps the stages before the first pass it redid, the same objects: their layouts
+   * (each seeded by the one before) stay, and the views showing them need no new picture. */
+  if (run != NULL && self->run != NULL)
+    {
+      guint n = MIN (fb_run_n_stages (run), self->layouts->len);
+      guint kept = 0;
+
+      while (kept < n && fb_run_get_stage (run, kept) == fb_run_get_stage (self->run, kept))
+        kept++;
+      g_ptr_array_set_size (self->layouts, kept);
+    }
+  else
+    g_ptr_array_set_size (self->layouts, 0);
   g_clear_pointer (&self->run, fb_run_unref);
   self->run = run;
-  g_ptr_array_set_size (self->layouts, 0);
   if (run != NULL)
     {
       g_ptr_array_set_size (self->layouts, fb_run_n_stages (run));

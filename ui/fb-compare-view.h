@@ -16,7 +16,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (FbCompareView, fb_compare_view, FB, COMPARE_VIEW, GtkWidget)
 
 GtkWidget     *fb_compare_view_new             (void);
-/* Shows run (NULL: nothing), keeping the stage index, the viewport and the selection. */
+/* Shows run (NULL: nothing), keeping the stage index, the viewport and the selection, and the
+ * layouts of the stages it shares with the run shown before. */
 void           fb_compare_view_set_run         (FbCompareView *self,
                                                 FbRun         *run);
 FbRun         *fb_compare_view_get_run         (FbCompareView *self);
@@ -28,7 +29,8 @@ FbGraphView   *fb_compare_view_get_before_view (FbCompareView *self);
 FbGraphView   *fb_compare_view_get_after_view  (FbCompareView *self);
 /* The view that last had the selection or the focus. */
 FbGraphView   *fb_compare_view_get_active_view (FbCompareView *self);
-/* The layout of a stage of the current run, made on first use. */
+/* The layout of a stage of the current run, made on first use (the same object for as long as
+ * the stage stays in the runs shown). */
 FbGraphLayout *fb_compare_view_get_layout      (FbCompareView *self,
                                                 guint          index);
 /* "Added by fuse-epilogue" and the like for node in view, or NULL. */
