@@ -95,6 +95,7 @@ gboolean  _fb_lower_scatter_nd    (FbLowerCtx *c, const FbNode *node, GError **e
 gboolean  _fb_lower_topk          (FbLowerCtx *c, const FbNode *node, GError **error);
 /* MatMul by loops, for the types sgemm does not take (fb-lower-imatmul.c). */
 gboolean  _fb_lower_matmul_loops  (FbLowerCtx *c, const FbNode *node, GError **error);
+gboolean  _fb_lower_einsum        (FbLowerCtx *c, const FbNode *node, GError **error);
 
 /* Reductions: loops over the dimensions in mask (their coordinates replace coords[d]), and
  * the parallel nest over the other (kept) dimensions. */

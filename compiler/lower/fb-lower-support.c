@@ -63,7 +63,7 @@ supports_member (const FbNode *node, char **reason)
                  "compute", node->outputs[i]->name, fb_dtype_name (node->outputs[i]->dtype));
   switch (node->op)
     {
-    case FB_OP_CONV_TRANSPOSE: case FB_OP_EINSUM: case FB_OP_GRU: case FB_OP_LSTM:
+    case FB_OP_CONV_TRANSPOSE: case FB_OP_GRU: case FB_OP_LSTM:
     case FB_OP_RESIZE: case FB_OP_UPSAMPLE:
       return no (reason, "%s has no CPU kernel yet; run it with --target interp",
                  fb_op_name (node->op));
