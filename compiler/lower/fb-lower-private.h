@@ -96,6 +96,8 @@ gboolean  _fb_lower_topk          (FbLowerCtx *c, const FbNode *node, GError **e
 /* MatMul by loops, for the types sgemm does not take (fb-lower-imatmul.c). */
 gboolean  _fb_lower_matmul_loops  (FbLowerCtx *c, const FbNode *node, GError **error);
 gboolean  _fb_lower_einsum        (FbLowerCtx *c, const FbNode *node, GError **error);
+/* ConvTranspose and 3-D Conv as direct loops (fb-lower-convnd.c). */
+gboolean  _fb_lower_conv_direct   (FbLowerCtx *c, const FbNode *node, GError **error);
 
 /* Reductions: loops over the dimensions in mask (their coordinates replace coords[d]), and
  * the parallel nest over the other (kept) dimensions. */

@@ -63,7 +63,12 @@ supports_member (const FbNode *node, char **reason)
                  "compute", node->outputs[i]->name, fb_dtype_name (node->outputs[i]->dtype));
   switch (node->op)
     {
-    case FB_OP_CONV_TRANSPOSE: case FB_OP_GRU: case FB_OP_LSTM:
+    case FB_OP_CONV_TRANSPOSE:
+      if (!fb_dtype_is_float (node->inputs[0]->dtype) || _fb_lower_is_nhwc (node) ||
+          node->inputs[0]->shape.rank < 3 || node->inputs[0]->shape.rank > 5)
+        return no (reason, "ConvTranspose runs on float NCHW inputs of 1 to 3 spatial dims");
+      return TRUE;
+    case FB_OP_GRU: case FB_OP_LSTM:
     case FB_OP_RESIZE: case FB_OP_UPSAMPLE:
       return no (reason, "%s has no CPU kernel yet; run it with --target interp",
                  fb_op_name (node->op));
@@ -80,9 +85,11 @@ supports_member (const FbNode *node, char **reason)
     case FB_OP_CONV: case FB_OP_GEMM:
       if (node->inputs[0]->dtype != FB_DTYPE_FLOAT32)
         return no (reason, "%s runs on float32 only (sgemm)", fb_op_name (node->op));
-      if (node->op == FB_OP_CONV && node->inputs[0]->shape.rank != 3 &&
-          node->inputs[0]->shape.rank != 4)
-        return no (reason, "only 1-D and 2-D convolutions are compiled");
+      if (node->op == FB_OP_CONV && node->inputs[0]->shape.rank == 5 && _fb_lower_is_nhwc (node))
+        return no (reason, "3-D convolutions are compiled in NCHW only");
+      if (node->op == FB_OP_CONV && (node->inputs[0]->shape.rank < 3 ||
+                                     node->inputs[0]->shape.rank > 5))
+        return no (reason, "only 1-D, 2-D and 3-D convolutions are compiled");
       return TRUE;
     case FB_OP_MAX_POOL: case FB_OP_AVERAGE_POOL:
       if (node->inputs[0]->shape.rank != 3 && node->inputs[0]->shape.rank != 4)
