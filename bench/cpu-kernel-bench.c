@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cpu-kernel-bench MODEL [--runs N] [--layout nchw|nhwc] [--input-shape NAME=AxB ...]
+ * cpu-kernel-bench MODEL --show KERNEL [--asm]
  *
  * Where the CPU target's time goes: compiles MODEL for the CPU, runs it N times on zeroed
  * inputs (the values do not change the work of a float model) with per-kernel timing, and
  * prints every kernel's median time, its share of the summed medians and its label (what it
  * does: "Conv 1x1 + Clip (sgemm)"), largest first, then the median of whole runs. Whole runs
- * are timed in separate, untimed-per-kernel runs, so the clock reads do not inflate them. */
+ * are timed in separate, untimed-per-kernel runs, so the clock reads do not inflate them.
+ * --show prints one kernel's IR and its optimized LLVM IR (or assembly) instead: is that loop
+ * vectorized? */
+#include "fb-codegen.h"
 #include "fb-onnx-import.h"
 #include "fb-pipeline.h"
 #include "fb-runtime.h"
@@ -52,10 +56,14 @@ main (int argc, char **argv)
   int runs = 50;
   g_autofree char *layout = NULL;
   g_auto(GStrv) shapes = NULL;
+  g_autofree char *show = NULL;
+  gboolean show_asm = FALSE;
   const GOptionEntry entries[] = {
     { "runs", 'n', 0, G_OPTION_ARG_INT, &runs, "Timed runs (default 50)", "N" },
     { "layout", 0, 0, G_OPTION_ARG_STRING, &layout, "nchw (default) or nhwc", "LAYOUT" },
     { "input-shape", 0, 0, G_OPTION_ARG_STRING_ARRAY, &shapes, "Pin an input's shape", "NAME=AxB" },
+    { "show", 0, 0, G_OPTION_ARG_STRING, &show, "Print this kernel's code, do not time", "KERNEL" },
+    { "asm", 0, 0, G_OPTION_ARG_NONE, &show_asm, "With --show: assembly, not LLVM IR", NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("MODEL — per-kernel CPU times");
@@ -93,6 +101,22 @@ main (int argc, char **argv)
   if (cpu == NULL)
     return fail (error);
   FbPlan *plan = fb_cpu_module_plan (cpu);
+  for (guint k = 0; show && k < plan->kernels->len; k++)
+    {
+      const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
+      if (!g_str_equal (kernel->name, show))
+        continue;
+      g_autoptr(FbKernelStages) st = fb_codegen_kernel_stages (kernel, plan, &error);
+      if (st == NULL)
+        return fail (error);
+      printf ("%s\n%s\n", st->kernel_ir, show_asm ? st->assembly : st->llvm_ir_opt);
+      return 0;
+    }
+  if (show)
+    {
+      fprintf (stderr, "cpu-kernel-bench: no kernel named %s\n", show);
+      return 2;
+    }
 
   g_autoptr(GPtrArray) inputs = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
   for (guint i = 0; i < plan->inputs->len; i++)
@@ -139,8 +163,11 @@ main (int argc, char **argv)
   for (guint i = 0; i < nk; i++)
     {
       const FbKernel *kernel = g_ptr_array_index (plan->kernels, rows[i].index);
-      printf ("%9.4f %5.1f%% %7.1f  %s  %s\n", rows[i].ms, sum > 0 ? 100 * rows[i].ms / sum : 0,
-              rows[i].ms > 0 ? kernel->flops / rows[i].ms / 1e6 : 0, kernel->name,
+      static const char *const kinds[] = { "loops", "library", "view", "host" };
+      printf ("%9.4f %5.1f%% %7.1f  %-7s %s  %s\n", rows[i].ms,
+              sum > 0 ? 100 * rows[i].ms / sum : 0,
+              rows[i].ms > 0 ? kernel->flops / rows[i].ms / 1e6 : 0,
+              kernel->kind < G_N_ELEMENTS (kinds) ? kinds[kernel->kind] : "?", kernel->name,
               kernel->label ? kernel->label : "");
     }
   printf ("kernels: %u, sum of medians %.3f ms, whole run median %.3f ms over %d runs\n", nk,

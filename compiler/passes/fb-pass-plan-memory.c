@@ -5,7 +5,9 @@
  * Liveness is measured in node positions: a value lives from the node that writes it to the
  * last node that reads it (graph outputs to the end). An elementwise node (or fused
  * elementwise group) whose input of the same size dies at that node writes its result over it
- * in place: both share one buffer. Buffers are then packed into the arena largest first, each
+ * in place: both share one buffer. A view (Reshape and its kin, Identity) shares its input's
+ * buffer whatever else reads it, and keeps it alive as long as the view is: the targets then
+ * make it an alias, not a copy. Buffers are then packed into the arena largest first, each
  * at the lowest offset that does not collide with a buffer alive at the same time. The plan is
  * recorded on the values themselves (FbValue.buffer and FbValue.offset).
  *
@@ -47,6 +49,15 @@ writes_in_place (const FbNode *n)
   if (n->op == FB_OP_FUSED)
     return g_strcmp0 (fb_node_attr_string (n, "kind", ""), "elementwise") == 0;
   return fb_op_has_flag (n->op, FB_OPF_ELEMENTWISE) && n->op != FB_OP_DROPOUT;
+}
+
+/* The nodes the targets lower to views of their input's bytes (fb-lower.c's is_view). */
+static gboolean
+is_view (const FbNode *n)
+{
+  if (fb_op_has_flag (n->op, FB_OPF_RESHAPE) || n->op == FB_OP_IDENTITY)
+    return TRUE;
+  return n->op == FB_OP_DROPOUT && (n->n_outputs < 2 || n->outputs[1] == NULL);
 }
 
 static int
@@ -159,8 +170,14 @@ _fb_pass_plan_memory (FbPassContext *ctx, FbGraph *graph, GError **error)
           last = GPOINTER_TO_UINT (g_hash_table_lookup (last_use, v));
           n_values++;
           total += bytes;
+          if (k == 0 && is_view (n) && n->n_inputs > 0 && n->inputs[0] &&
+              (b = g_hash_table_lookup (buffer_of, n->inputs[0])) != NULL &&
+              value_bytes (n->inputs[0]) == bytes)
+            b->end = MAX (b->end, last);
+          else
+            b = NULL;
           /* In place over an input that dies here and has exactly this size and shape. */
-          if (k == 0 && writes_in_place (n))
+          if (b == NULL && k == 0 && writes_in_place (n))
             for (guint j = 0; j < n->n_inputs && b == NULL; j++)
               {
                 FbValue *in = n->inputs[j];
