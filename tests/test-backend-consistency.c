@@ -423,6 +423,149 @@ test_movement (void)
   ti_done ();
 }
 
+/* Integer tensors of rounded random values in [-9, 9]. */
+static FbTensor *
+ints (FbDType dtype, int rank, const int64_t *dims)
+{
+  FbTensor *r = ti_random (rank, dims, seed++);
+  FbTensor *t = ti_tensor (dtype, rank, dims, NULL);
+  for (int64_t i = 0; i < t->numel; i++)
+    fb_tensor_set_f64 (t, i, round (fb_tensor_get_f64 (r, i) * 4));
+  return t;
+}
+
+static void
+test_added_ops (void)
+{
+  FbGraph *g;
+  FbNode *n;
+  /* LRN, LayerNormalization with its statistics, MaxPool with its indices. */
+  for (int v = 0; v < 2; v++)
+    {
+      n = node (&g, FB_OP_LRN, 1, 1);
+      ti_attr_int (g, n, "size", v ? 5 : 3);
+      ti_attr_float (g, n, "alpha", v ? 1e-4f : 0.5f);
+      ti_attr_float (g, n, "beta", v ? 0.75f : 0.8f);
+      ti_attr_float (g, n, "bias", v ? 1.0f : 1.5f);
+      tc_node (g, n, TI_IN (rnd (4, D (2, 6, 3, 4))), 0);
+    }
+  n = node (&g, FB_OP_LAYER_NORMALIZATION, 3, 3);
+  ti_attr_int (g, n, "axis", 2);
+  tc_node (g, n, TI_IN (rnd (3, D (2, 3, 5)), rnd (1, D (5)), rnd (1, D (5))), 6);
+  for (int order = 0; order < 2; order++)
+    {
+      n = node (&g, FB_OP_MAX_POOL, 1, 2);
+      ti_attr_ints (g, n, "kernel_shape", 2, D (3, 3));
+      ti_attr_ints (g, n, "strides", 2, D (2, 2));
+      ti_attr_ints (g, n, "pads", 4, D (1, 1, 1, 1));
+      ti_attr_int (g, n, "storage_order", order);
+      tc_node (g, n, TI_IN (rnd (4, D (2, 3, 7, 8))), 0);
+    }
+  /* TopK: largest and smallest, along an inner and the last axis. */
+  for (int v = 0; v < 4; v++)
+    {
+      n = node (&g, FB_OP_TOPK, 2, 2);
+      ti_attr_int (g, n, "axis", v & 1 ? 1 : -1);
+      ti_attr_int (g, n, "largest", v < 2);
+      tc_node (g, n, TI_IN (rnd (3, D (2, 5, 7)), ti_i64 (1, D (1), (const int64_t[]) { 3 })), 2);
+    }
+  /* ScatterND: whole rows with a reduction, single elements with negative indices. */
+  static const char *reductions[] = { "none", "add", "mul", "max" };
+  for (guint r = 0; r < G_N_ELEMENTS (reductions); r++)
+    {
+      n = node (&g, FB_OP_SCATTER_ND, 3, 1);
+      ti_attr_string (g, n, "reduction", reductions[r]);
+      tc_node (g, n, TI_IN (rnd (3, D (2, 3, 4)), ti_i64 (2, D (3, 2), (const int64_t[]) { 1, 2, 0, 0, 1, 2 }),
+                            rnd (2, D (3, 4))), r == 0 ? 2 : 6);
+    }
+  n = node (&g, FB_OP_SCATTER_ND, 3, 1);
+  tc_node (g, n, TI_IN (rnd (2, D (3, 4)), ti_i64 (2, D (2, 2), (const int64_t[]) { -1, 0, 1, -2 }),
+                        rnd (1, D (2))), 2);
+  /* MatMul of integers, with broadcasting and vectors. */
+  static const FbDType itypes[] = { FB_DTYPE_INT32, FB_DTYPE_INT64 };
+  for (guint i = 0; i < G_N_ELEMENTS (itypes); i++)
+    {
+      n = node (&g, FB_OP_MATMUL, 2, 1);
+      tc_node (g, n, TI_IN (ints (itypes[i], 3, D (2, 3, 4)), ints (itypes[i], 2, D (4, 5))), 0);
+      n = node (&g, FB_OP_MATMUL, 2, 1);
+      tc_node (g, n, TI_IN (ints (itypes[i], 1, D (4)), ints (itypes[i], 3, D (2, 4, 3))), 0);
+    }
+  /* Einsum: products, transposes, ellipses, implicit outputs, outer products. */
+  struct { const char *eq; int ra, rb; const int64_t *a, *b; } es[] = {
+    { "bij,bjk->bik", 3, 3, D (2, 3, 4), D (2, 4, 5) }, { "bij,bkj->bik", 3, 3, D (2, 3, 4), D (2, 5, 4) },
+    { "bij->bji", 3, 0, D (2, 3, 4), NULL }, { "...ij,jk->...ik", 3, 2, D (2, 3, 4), D (4, 2) },
+    { "bij,bij->bi", 3, 3, D (2, 3, 4), D (2, 3, 4) }, { "ij,kj", 2, 2, D (3, 4), D (5, 4) },
+    { "i,j->ij", 1, 1, D (3), D (4) },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (es); i++)
+    {
+      n = node (&g, FB_OP_EINSUM, es[i].b ? 2 : 1, 1);
+      ti_attr_string (g, n, "equation", es[i].eq);
+      FbTensor *a = rnd (es[i].ra, es[i].a);
+      if (es[i].b)
+        tc_node (g, n, TI_IN (a, rnd (es[i].rb, es[i].b)), 0);
+      else
+        tc_node (g, n, TI_IN (a), 0);
+    }
+  ti_done ();
+}
+
+/* ConvTranspose (1-D to 3-D, groups, dilations, output_padding, output_shape, auto_pad) and
+ * 3-D Conv, the direct loop nests. */
+static void
+test_conv_direct (void)
+{
+  FbGraph *g;
+  FbNode *n;
+  struct { int64_t g, s, d, p, op; const char *auto_pad; gboolean oshape, bias; } ct[] = {
+    { 1, 2, 1, 1, 1, NULL, FALSE, TRUE }, { 2, 1, 2, 0, 0, NULL, FALSE, FALSE },
+    { 1, 2, 1, 0, 0, NULL, TRUE, FALSE }, { 1, 2, 1, 0, 0, "SAME_UPPER", FALSE, TRUE },
+    { 2, 3, 1, 1, 0, "SAME_LOWER", FALSE, FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (ct); i++)
+    {
+      n = node (&g, FB_OP_CONV_TRANSPOSE, ct[i].bias ? 3 : 2, 1);
+      ti_attr_int (g, n, "group", ct[i].g);
+      ti_attr_ints (g, n, "strides", 2, D (ct[i].s, ct[i].s));
+      ti_attr_ints (g, n, "dilations", 2, D (ct[i].d, 1));
+      if (ct[i].auto_pad)
+        ti_attr_string (g, n, "auto_pad", ct[i].auto_pad);
+      else if (!ct[i].oshape)
+        ti_attr_ints (g, n, "pads", 4, D (ct[i].p, 0, ct[i].p, 1));
+      if (ct[i].op)
+        ti_attr_ints (g, n, "output_padding", 2, D (1, 0));
+      if (ct[i].oshape)
+        ti_attr_ints (g, n, "output_shape", 2, D (19, 16));
+      tc_node (g, n, TI_IN (rnd (4, D (1, 4, 9, 8)), rnd (4, D (4, 3 - (ct[i].g > 1), 3, 3)),
+                            ct[i].bias ? rnd (1, D (3)) : NULL), 6);
+    }
+  n = node (&g, FB_OP_CONV_TRANSPOSE, 2, 1);
+  ti_attr_ints (g, n, "strides", 1, D (3));
+  tc_node (g, n, TI_IN (rnd (3, D (2, 3, 7)), rnd (3, D (3, 2, 4))), 2);
+  n = node (&g, FB_OP_CONV_TRANSPOSE, 2, 1);
+  ti_attr_ints (g, n, "strides", 3, D (2, 1, 2));
+  tc_node (g, n, TI_IN (rnd (5, D (1, 2, 3, 4, 3)), rnd (5, D (2, 2, 2, 2, 3))), 2);
+  for (int v = 0; v < 3; v++)
+    {
+      n = node (&g, FB_OP_CONV, v == 2 ? 3 : 2, 1);
+      if (v == 0)
+        ti_attr_ints (g, n, "pads", 6, D (0, 1, 0, 1, 1, 1));
+      else if (v == 1)
+        {
+          ti_attr_ints (g, n, "strides", 3, D (2, 2, 1));
+          ti_attr_string (g, n, "auto_pad", "SAME_UPPER");
+        }
+      else
+        {
+          ti_attr_int (g, n, "group", 2);
+          ti_attr_ints (g, n, "dilations", 3, D (1, 2, 1));
+        }
+      tc_node (g, n, TI_IN (rnd (5, D (1, 4, 4, 6, 5)), rnd (5, D (4, v == 2 ? 2 : 4, 2, 3, 2)),
+                            v == 2 ? rnd (1, D (4)) : NULL), 6);
+    }
+  ti_done ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -436,5 +579,7 @@ main (int argc, char **argv)
   g_test_add_func ("/backend-consistency/matmul", test_matmul);
   g_test_add_func ("/backend-consistency/pools", test_pools);
   g_test_add_func ("/backend-consistency/movement", test_movement);
+  g_test_add_func ("/backend-consistency/added-ops", test_added_ops);
+  g_test_add_func ("/backend-consistency/conv-direct", test_conv_direct);
   return g_test_run ();
 }

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Einsum as generated loops: a parallel nest over the output's labels and inner loops over the
  * summed labels, the product of the operands' elements accumulated in registers. Ellipses
- * stand for broadcast dimensions (labels of their own, right-aligned as numpy does); a label
- * repeated within one operand reads its diagonal. */
+ * stand for broadcast dimensions (labels of their own, right-aligned as numpy does). */
 #include "fb-lower-private.h"
 
 #include <string.h>
