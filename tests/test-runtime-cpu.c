@@ -129,8 +129,10 @@ test_unsupported (void)
 {
   g_autoptr(GError) error = NULL;
   FbGraph *g = ti_graph (17);
-  FbNode *n = ti_node (g, FB_OP_CONV_TRANSPOSE, 2, 1);
-  tc_finish (g, n, TI_IN (ti_random (4, D (1, 2, 3, 3), 1), ti_random (4, D (2, 2, 3, 3), 2)), 2);
+  FbNode *n = ti_node (g, FB_OP_GRU, 3, 1);
+  ti_attr_int (g, n, "hidden_size", 2);
+  tc_finish (g, n, TI_IN (ti_random (3, D (4, 1, 3), 1), ti_random (3, D (1, 6, 3), 2),
+                          ti_random (3, D (1, 6, 2), 3)), 6);
   g_autofree char *reason = NULL;
   g_assert_false (fb_backend_cpu ()->supports_op (fb_backend_cpu (), n, &reason));
   g_assert_nonnull (reason);
