@@ -8,8 +8,10 @@ tc_init (int *argc, char ***argv)
 {
   g_test_init (argc, argv, NULL);
   /* Kernels compiled by the tests stay in the build tree. */
-  g_autofree char *cache = g_build_filename (g_getenv ("G_TEST_BUILDDIR") ? g_getenv ("G_TEST_BUILDDIR") : ".",
-                                             "test-cache", NULL);
+  const char *build_dir = g_getenv ("G_TEST_BUILDDIR");
+  /* Run by hand, outside meson, a test must not litter the folder it was started from. */
+  g_autofree char *cache = build_dir ? g_build_filename (build_dir, "test-cache", NULL)
+                                     : g_dir_make_tmp ("fusebench-test-cache-XXXXXX", NULL);
   g_setenv ("XDG_CACHE_HOME", cache, TRUE);
 }
 
