@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fusebench compile MODEL --target cpu -o NAME.fusebench [PIPELINE] [--no-shared-library]
- *                          [--threads N] [--stats]
+ *                          [--threads N] [--stats] [--dump-dir DIR]
  *
  * Runs the pipeline, lowers its final stage, generates code for every kernel (unchanged
  * kernels come from the cache) and writes the bundle folder, atomically. --stats prints where
- * the time went and how many kernels came from the cache. */
+ * the time went and how many kernels came from the cache. --dump-dir writes the lowering
+ * stages of every kernel, the same four the workbench's code view shows: NN-FUNCTION.kir
+ * (kernel IR), .ll (LLVM IR as generated), .opt.ll (after optimization) and .s (x86-64). */
 #include "fb-cli-load.h"
 #include "fb-bundle.h"
 #include "fb-codegen.h"
 #include "fb-lower.h"
 
+#include <errno.h>
+#include <glib/gstdio.h>
 #include <stdio.h>
 
 typedef struct {
@@ -18,6 +22,7 @@ typedef struct {
   gboolean  shared;
   int       threads;
   gboolean  stats;
+  char     *dump_dir;
 } CompileArgs;
 
 static int
@@ -46,6 +51,46 @@ pipeline_text (const FbCliPipelineArgs *p)
   for (guint i = 0; p->input_shape && p->input_shape[i]; i++)
     g_string_append_printf (s, " --input-shape %s", p->input_shape[i]);
   return g_strchug (g_string_free (s, FALSE));
+}
+
+/* The stages are generated again, apart from the bundle's objects: the cached objects hold no
+ * text, and a dump is for reading, not for speed. */
+static gboolean
+dump_kernels (const FbPlan *plan, const char *dir, GError **error)
+{
+  static const char * const suffixes[] = { "kir", "ll", "opt.ll", "s" };
+  int width = 2;
+
+  for (guint n = plan->kernels->len; n >= 100; n /= 10)
+    width++;
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      int errsv = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errsv),
+                   "--dump-dir %s: %s", dir, g_strerror (errsv));
+      return FALSE;
+    }
+  for (guint i = 0; i < plan->kernels->len; i++)
+    {
+      const FbKernel *kernel = g_ptr_array_index (plan->kernels, i);
+      g_autoptr(FbKernelStages) st = fb_codegen_kernel_stages (kernel, plan, error);
+      if (st == NULL)
+        {
+          g_prefix_error (error, "%s (node %s): ", kernel->name,
+                          kernel->node != NULL ? kernel->node->name : "?");
+          return FALSE;
+        }
+      const char *texts[] = { st->kernel_ir, st->llvm_ir, st->llvm_ir_opt, st->assembly };
+      for (guint k = 0; k < G_N_ELEMENTS (suffixes); k++)
+        {
+          g_autofree char *name = g_strdup_printf ("%0*u-%s.%s", width, i, kernel->name,
+                                                   suffixes[k]);
+          g_autofree char *path = g_build_filename (dir, name, NULL);
+          if (!g_file_set_contents (path, texts[k] != NULL ? texts[k] : "", -1, error))
+            return FALSE;
+        }
+    }
+  return TRUE;
 }
 
 static int
@@ -77,6 +122,8 @@ compile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
   if (!fb_bundle_write (args->output, plan, objects, graph, &options, &error))
     return fb_cli_fail (error);
   gint64 t4 = g_get_monotonic_time ();
+  if (args->dump_dir != NULL && !dump_kernels (plan, args->dump_dir, &error))
+    return fail (error);
   guint with_code = 0;
   for (guint i = 0; i < objects->len; i++)
     with_code += g_ptr_array_index (objects, i) != NULL;
@@ -100,6 +147,9 @@ fb_cli_compile (int argc, char **argv)
       "Also link lib/libfbmodel.so and lib/fb-model.h (fb_model_run) into the bundle", NULL },
     { "threads", 0, 0, G_OPTION_ARG_INT, &args.threads, "Threads for code generation", "N" },
     { "stats", 0, 0, G_OPTION_ARG_NONE, &args.stats, "Print compile times on stderr", NULL },
+    { "dump-dir", 0, 0, G_OPTION_ARG_FILENAME, &args.dump_dir,
+      "Write NN-FUNCTION.kir, .ll, .opt.ll and .s (the lowering stages) of every kernel into DIR",
+      "DIR" },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("MODEL — compile a model into a bundle");
@@ -128,6 +178,7 @@ fb_cli_compile (int argc, char **argv)
 
   g_free (args.target);
   g_free (args.output);
+  g_free (args.dump_dir);
   fb_cli_pipeline_args_clear (&pipeline);
   return status;
 }
