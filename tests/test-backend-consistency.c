@@ -271,6 +271,10 @@ test_conv (void)
     { 3, 9, 8, 6, 3, 3, 1, 1, 1, 1, TRUE, TRUE },    /* channels-last */
     { 6, 9, 8, 6, 3, 3, 6, 2, 1, 1, TRUE, TRUE },    /* channels-last depthwise */
     { 8, 7, 7, 5, 1, 1, 1, 1, 0, 1, TRUE, TRUE },    /* channels-last pointwise */
+    /* pointwise on a small image with many channels: tiled by output channels, the last tile
+     * shorter than the others */
+    { 128, 7, 7, 264, 1, 1, 1, 1, 0, 1, TRUE },
+    { 128, 7, 7, 264, 1, 1, 1, 1, 0, 1, TRUE, TRUE },
     { 3, 1, 20, 4, 1, 5, 1, 2, 2, 1, TRUE, FALSE, TRUE },   /* 1-D */
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

@@ -333,14 +333,31 @@ lower_gemm_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
 
   int64_t th = _fb_lower_tile_rows (g->OH, 2.0 * Cog * Kg * g->OW, g->N * g->G);
   int64_t ntiles = (g->OH + th - 1) / th;
+  /* A small image (7x7 at the end of a CNN) is one tile of rows, which would leave all but
+   * one thread idle on the largest convolutions: a direct one is tiled by output channels
+   * instead, in multiples of 16 (one AVX-512 vector). */
+  int64_t tc = Cog;
+  if (direct && ntiles == 1 && g->N * g->G == 1)
+    {
+      tc = _fb_lower_tile_rows (Cog, 2.0 * Kg * P, 1);
+      tc = MIN (Cog, (tc + 15) / 16 * 16);
+    }
+  gboolean by_co = tc < Cog;
+  if (by_co)
+    ntiles = (Cog + tc - 1) / tc;
   int64_t outer[3] = { g->N, g->G, ntiles };
   FbKExpr *lc[3];
   GPtrArray *body = _fb_lower_nest (c, 3, outer, lc, 2.0 * g->N * g->Co * Kg * P);
   FbKExpr *n = lc[0], *gi = lc[1];
-  FbKExpr *oh0 = fb_kx_mul_c (k, lc[2], th);
-  FbKExpr *rows = ntiles == 1 ? fb_kx_index (k, g->OH)
+  FbKExpr *t0 = fb_kx_mul_c (k, lc[2], by_co ? tc : th);
+  FbKExpr *oh0 = by_co ? fb_kx_index (k, 0) : t0;
+  FbKExpr *co0 = by_co ? t0 : fb_kx_index (k, 0);
+  FbKExpr *rows = by_co || ntiles == 1 ? fb_kx_index (k, g->OH)
                 : fb_kx_binary (k, FB_KB_MIN, fb_kx_index (k, th),
                                 fb_kx_binary (k, FB_KB_SUB, fb_kx_index (k, g->OH), oh0));
+  FbKExpr *cols = !by_co ? fb_kx_index (k, Cog)
+                : fb_kx_binary (k, FB_KB_MIN, fb_kx_index (k, tc),
+                                fb_kx_binary (k, FB_KB_SUB, fb_kx_index (k, Cog), co0));
   FbKExpr *ng = fb_kx_add (k, fb_kx_mul_c (k, n, g->G), gi);
   FbKExpr *p0 = fb_kx_mul_c (k, oh0, g->OW);
   FbKExpr *npix = fb_kx_binary (k, FB_KB_MUL, rows, fb_kx_index (k, g->OW));
@@ -383,33 +400,34 @@ lower_gemm_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
       g_ptr_array_add (l, fb_ks_store (k, col, colbase, fb_kx_load (k, xa, xi)));
     }
 
-  FbKExpr *w_off = fb_kx_mul_c (k, gi, Cog * Kg);
+  /* The tile's output channels: rows co0.. of the weights. */
+  FbKExpr *w_off = fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, gi, Cog), co0), Kg);
   if (g->nhwc)
     {
       /* Y[pixels][Co] = col[pixels][Kg] x W[Cog][Kg]^T */
       FbKExpr *y_off = fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, n, P), p0), g->Co),
-                                  fb_kx_mul_c (k, gi, Cog));
+                                  fb_kx_add (k, fb_kx_mul_c (k, gi, Cog), co0));
       if (direct)
-        _fb_lower_sgemm (c, body, FALSE, TRUE, npix, fb_kx_index (k, Cog), fb_kx_index (k, Kg), xa,
+        _fb_lower_sgemm (c, body, FALSE, TRUE, npix, cols, fb_kx_index (k, Kg), xa,
                          fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, n, P), p0), g->C),
                                     fb_kx_mul_c (k, gi, Cg)), g->C,
                          wa, w_off, Kg, ya, y_off, g->Co);
       else
-        _fb_lower_sgemm (c, body, FALSE, TRUE, npix, fb_kx_index (k, Cog), fb_kx_index (k, Kg), col,
+        _fb_lower_sgemm (c, body, FALSE, TRUE, npix, cols, fb_kx_index (k, Kg), col,
                          fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, ng, P), p0), Kg), Kg,
                          wa, w_off, Kg, ya, y_off, g->Co);
     }
   else
     {
       /* Y[Cog][pixels] = W[Cog][Kg] x col[Kg][pixels] */
-      FbKExpr *y_off = fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, n, g->Co), fb_kx_mul_c (k, gi, Cog)), P), p0);
+      FbKExpr *y_off = fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_add (k, fb_kx_mul_c (k, n, g->Co), fb_kx_mul_c (k, gi, Cog)), co0), P), p0);
       if (direct)
-        _fb_lower_sgemm (c, body, FALSE, FALSE, fb_kx_index (k, Cog), npix, fb_kx_index (k, Kg),
+        _fb_lower_sgemm (c, body, FALSE, FALSE, cols, npix, fb_kx_index (k, Kg),
                          wa, w_off, Kg, xa,
                          fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, n, g->C), fb_kx_mul_c (k, gi, Cg)), P), p0),
                          P, ya, y_off, P);
       else
-        _fb_lower_sgemm (c, body, FALSE, FALSE, fb_kx_index (k, Cog), npix, fb_kx_index (k, Kg),
+        _fb_lower_sgemm (c, body, FALSE, FALSE, cols, npix, fb_kx_index (k, Kg),
                          wa, w_off, Kg, col, fb_kx_add (k, fb_kx_mul_c (k, ng, Kg * P), p0), P,
                          ya, y_off, P);
     }
@@ -423,16 +441,16 @@ lower_gemm_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
     {
       l = _fb_lower_loop (k, body, rows, &r);
       l = _fb_lower_loop (k, l, fb_kx_index (k, g->OW), &ow);
-      l = _fb_lower_loop (k, l, fb_kx_index (k, Cog), &co);
+      l = _fb_lower_loop (k, l, cols, &co);
     }
   else
     {
-      l = _fb_lower_loop (k, body, fb_kx_index (k, Cog), &co);
+      l = _fb_lower_loop (k, body, cols, &co);
       l = _fb_lower_loop (k, l, rows, &r);
       l = _fb_lower_loop (k, l, fb_kx_index (k, g->OW), &ow);
     }
   c4[0] = n;
-  c4[1] = fb_kx_add (k, fb_kx_mul_c (k, gi, Cog), co);
+  c4[1] = fb_kx_add (k, fb_kx_add (k, fb_kx_mul_c (k, gi, Cog), co0), co);
   c4[2] = fb_kx_add (k, oh0, r);
   c4[3] = ow;
   FbKExpr *yi = g->nhwc
