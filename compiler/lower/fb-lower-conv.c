@@ -155,33 +155,32 @@ fill_run (FbKernel *k, GPtrArray *body, guint arg, FbKExpr *base, int64_t n, FbK
   g_ptr_array_add (l, fb_ks_store (k, arg, fb_kx_add (k, base, i), fill));
 }
 
-guint
-_fb_lower_pad_input (FbLowerCtx *c, const FbValue *x, const FbConvGeom *g, double fill_value,
-                     GError **error)
+static guint
+padded_scratch (FbLowerCtx *c, const FbValue *x, const FbConvGeom *g)
 {
-  FbKernel *k = c->k;
   int64_t Hp = g->H + g->pt + g->pb, Wp = g->W + g->pl + g->pr;
   int64_t pdims[4];
   if (g->nhwc)
     { pdims[0] = g->N; pdims[1] = Hp; pdims[2] = Wp; pdims[3] = g->C; }
   else
     { pdims[0] = g->N; pdims[1] = g->C; pdims[2] = Hp; pdims[3] = Wp; }
-  FbDType t = x->dtype;
-  guint xp = _fb_lower_scratch (c, "padded", t, 4, pdims);
-  guint xa = _fb_lower_arg (c, x, FB_KARG_INPUT);
-  FbKExpr *fill = fb_kx_const_f (k, t, fill_value);
-  FbKExpr *lc[2];
-  /* One plane (NCHW: per n, c) or one image (NHWC: per n) per parallel iteration; rows of
-   * padding, then each row's left pad, copy and right pad: no conditions in the loops. */
-  int64_t outer[2] = { g->N, g->nhwc ? 1 : g->C };
-  GPtrArray *body = _fb_lower_nest (c, 2, outer, lc, (double) g->N * g->C * Hp * Wp);
+  return _fb_lower_scratch (c, "padded", x->dtype, 4, pdims);
+}
+
+/* The padded copy of one plane (NCHW: image n, channel ch) or one image (NHWC: ch is 0): rows
+ * of padding, then each row's left pad, copy and right pad: no conditions in the loops. */
+static void
+pad_plane (FbKernel *k, GPtrArray *body, guint xp, guint xa, const FbConvGeom *g, FbKExpr *n,
+           FbKExpr *ch, FbKExpr *fill)
+{
+  int64_t Hp = g->H + g->pt + g->pb, Wp = g->W + g->pl + g->pr;
   int64_t row = g->nhwc ? Wp * g->C : Wp;            /* elements per padded row */
   int64_t in_row = g->nhwc ? g->W * g->C : g->W;
   int64_t unit = g->nhwc ? g->C : 1;                 /* elements per pixel */
-  FbKExpr *pbase = fb_kx_add (k, fb_kx_mul_c (k, lc[0], g->nhwc ? Hp * Wp * g->C : g->C * Hp * Wp),
-                              fb_kx_mul_c (k, lc[1], Hp * Wp));
-  FbKExpr *xbase = fb_kx_add (k, fb_kx_mul_c (k, lc[0], g->nhwc ? g->H * g->W * g->C : g->C * g->H * g->W),
-                              fb_kx_mul_c (k, lc[1], g->H * g->W));
+  FbKExpr *pbase = fb_kx_add (k, fb_kx_mul_c (k, n, g->nhwc ? Hp * Wp * g->C : g->C * Hp * Wp),
+                              fb_kx_mul_c (k, ch, Hp * Wp));
+  FbKExpr *xbase = fb_kx_add (k, fb_kx_mul_c (k, n, g->nhwc ? g->H * g->W * g->C : g->C * g->H * g->W),
+                              fb_kx_mul_c (k, ch, g->H * g->W));
   fill_run (k, body, xp, pbase, g->pt * row, fill);
   FbKExpr *h;
   GPtrArray *rows = _fb_lower_loop (k, body, fb_kx_index (k, g->H), &h);
@@ -193,6 +192,21 @@ _fb_lower_pad_input (FbLowerCtx *c, const FbValue *x, const FbConvGeom *g, doubl
                                       fb_kx_load (k, xa, fb_kx_add (k, fb_kx_add (k, xbase, fb_kx_mul_c (k, h, in_row)), i))));
   fill_run (k, rows, xp, fb_kx_add_c (k, prow, (g->pl + g->W) * unit), g->pr * unit, fill);
   fill_run (k, body, xp, fb_kx_add_c (k, pbase, (g->pt + g->H) * row), g->pb * row, fill);
+}
+
+guint
+_fb_lower_pad_input (FbLowerCtx *c, const FbValue *x, const FbConvGeom *g, double fill_value,
+                     GError **error)
+{
+  FbKernel *k = c->k;
+  int64_t Hp = g->H + g->pt + g->pb, Wp = g->W + g->pl + g->pr;
+  guint xp = padded_scratch (c, x, g);
+  guint xa = _fb_lower_arg (c, x, FB_KARG_INPUT);
+  FbKExpr *lc[2];
+  /* One plane (NCHW: per n, c) or one image (NHWC: per n) per parallel iteration. */
+  int64_t outer[2] = { g->N, g->nhwc ? 1 : g->C };
+  GPtrArray *body = _fb_lower_nest (c, 2, outer, lc, (double) g->N * g->C * Hp * Wp);
+  pad_plane (k, body, xp, xa, g, lc[0], lc[1], fb_kx_const_f (k, x->dtype, fill_value));
   return xp;
 }
 
@@ -250,8 +264,13 @@ lower_depthwise (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
   FbKernel *k = c->k;
   const FbValue *w = node->inputs[1];
   gboolean padded = g->pt || g->pl || g->pb || g->pr;
-  guint xa = padded ? _fb_lower_pad_input (c, node->inputs[0], g, 0.0, error)
-                    : _fb_lower_arg (c, node->inputs[0], FB_KARG_INPUT);
+  /* NCHW pads each plane in the iteration that convolves it, while it is in cache; a phase
+   * of its own would stream the whole padded tensor out to memory and back. */
+  gboolean pad_inline = padded && !g->nhwc;
+  guint xa = pad_inline ? padded_scratch (c, node->inputs[0], g)
+           : padded ? _fb_lower_pad_input (c, node->inputs[0], g, 0.0, error)
+           : _fb_lower_arg (c, node->inputs[0], FB_KARG_INPUT);
+  guint xin = pad_inline ? _fb_lower_arg (c, node->inputs[0], FB_KARG_INPUT) : 0;
   guint wa;
   if (g->nhwc)
     {
@@ -279,8 +298,12 @@ lower_depthwise (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
     }
   else
     {
-      int64_t outer[4] = { g->N, g->C, g->OH, g->OW };
-      body = _fb_lower_nest (c, 4, outer, c4, work);
+      int64_t outer[2] = { g->N, g->C };
+      body = _fb_lower_nest (c, 2, outer, c4, work);
+      if (pad_inline)
+        pad_plane (k, body, xa, xin, g, c4[0], c4[1], fb_kx_const_f (k, node->inputs[0]->dtype, 0.0));
+      body = _fb_lower_loop (k, body, fb_kx_index (k, g->OH), &c4[2]);
+      body = _fb_lower_loop (k, body, fb_kx_index (k, g->OW), &c4[3]);
     }
   FbKExpr *sum = NULL;
   FbKExpr *xbase = fb_kx_add (k, fb_kx_mul_c (k, c4[0], _fb_lower_conv_xindex_stride (g, 0)),
