@@ -53,13 +53,14 @@ fail (const GError *error)
 int
 main (int argc, char **argv)
 {
-  int runs = 50;
+  int runs = 50, threads = 0;
   g_autofree char *layout = NULL;
   g_auto(GStrv) shapes = NULL;
   g_autofree char *show = NULL;
   gboolean show_asm = FALSE;
   const GOptionEntry entries[] = {
     { "runs", 'n', 0, G_OPTION_ARG_INT, &runs, "Timed runs (default 50)", "N" },
+    { "threads", 't', 0, G_OPTION_ARG_INT, &threads, "Worker threads (default: one per core)", "N" },
     { "layout", 0, 0, G_OPTION_ARG_STRING, &layout, "nchw (default) or nhwc", "LAYOUT" },
     { "input-shape", 0, 0, G_OPTION_ARG_STRING_ARRAY, &shapes, "Pin an input's shape", "NAME=AxB" },
     { "show", 0, 0, G_OPTION_ARG_STRING, &show, "Print this kernel's code, do not time", "KERNEL" },
@@ -97,7 +98,7 @@ main (int argc, char **argv)
   g_autoptr(FbPipeline) pipeline = fb_pipeline_new (graph);
   if (!fb_pipeline_run (pipeline, options, NULL, NULL, NULL, &error))
     return fail (error);
-  g_autoptr(FbCpuModule) cpu = fb_cpu_compile (fb_pipeline_final (pipeline), 0, &error);
+  g_autoptr(FbCpuModule) cpu = fb_cpu_compile (fb_pipeline_final (pipeline), MAX (threads, 0), &error);
   if (cpu == NULL)
     return fail (error);
   FbPlan *plan = fb_cpu_module_plan (cpu);
