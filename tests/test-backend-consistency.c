@@ -570,6 +570,62 @@ test_conv_direct (void)
   ti_done ();
 }
 
+/* GRU and LSTM: directions, linear_before_reset, sequence_lens with initial states, the
+ * batch-major layout, peepholes, input_forget, clip, other activations, weights as inputs. */
+static void
+test_recurrent (void)
+{
+  struct {
+    FbOpKind op; const char *dir; int layout; gboolean lbr_or_peep, lens, inputs_w, y_only;
+    float clip; const char *acts[6];
+  } rc[] = {
+    { FB_OP_GRU, "forward" }, { FB_OP_GRU, "reverse", 0, TRUE },
+    { FB_OP_GRU, "bidirectional", 0, FALSE, TRUE }, { FB_OP_GRU, "bidirectional", 1, TRUE, TRUE },
+    { FB_OP_GRU, "forward", 1, FALSE, FALSE, TRUE, TRUE },
+    { FB_OP_GRU, "bidirectional", 0, TRUE, FALSE, FALSE, FALSE, 0.5f,
+      { "HardSigmoid", "LeakyRelu", "Sigmoid", "ScaledTanh" } },
+    { FB_OP_LSTM, "forward" }, { FB_OP_LSTM, "reverse", 0, TRUE, TRUE },
+    { FB_OP_LSTM, "bidirectional", 1, TRUE, TRUE }, { FB_OP_LSTM, "forward", 1, FALSE, FALSE, TRUE, TRUE },
+    { FB_OP_LSTM, "bidirectional", 0, FALSE, TRUE, FALSE, FALSE, 0.4f,
+      { "Sigmoid", "Tanh", "Softsign", "HardSigmoid", "Elu", "Affine" } },
+    { FB_OP_LSTM, "forward", 0, TRUE, FALSE, FALSE, FALSE, 0, { "Sigmoid", "Softplus", "Relu" } },
+  };
+  const int64_t T = 4, B = 3, I = 5, H = 6;
+  for (guint i = 0; i < G_N_ELEMENTS (rc); i++)
+    {
+      gboolean lstm = rc[i].op == FB_OP_LSTM;
+      int64_t dirs = g_str_equal (rc[i].dir, "bidirectional") ? 2 : 1, G = lstm ? 4 : 3;
+      FbGraph *g;
+      FbNode *n = node (&g, rc[i].op, lstm ? 8 : 6, rc[i].y_only ? 1 : (lstm ? 3 : 2));
+      ti_attr_int (g, n, "hidden_size", H);
+      ti_attr_string (g, n, "direction", rc[i].dir);
+      ti_attr_int (g, n, "layout", rc[i].layout);
+      if (!lstm && rc[i].lbr_or_peep)
+        ti_attr_int (g, n, "linear_before_reset", 1);
+      if (lstm && i == G_N_ELEMENTS (rc) - 1)
+        ti_attr_int (g, n, "input_forget", 1);
+      if (rc[i].clip > 0)
+        ti_attr_float (g, n, "clip", rc[i].clip);
+      if (rc[i].acts[0])
+        {
+          guint na = (lstm ? 3 : 2) * (guint) dirs;
+          ti_attr_strings (g, n, "activations", na, rc[i].acts);
+          ti_attr_floats (g, n, "activation_alpha", 3, (const float[]) { 0.3f, 0.2f, 0.9f });
+          ti_attr_floats (g, n, "activation_beta", 2, (const float[]) { 0.4f, 0.7f });
+        }
+      const int64_t *st = rc[i].layout ? D (B, dirs, H) : D (dirs, B, H);
+      FbTensor *in[8] = {
+        rnd (3, rc[i].layout ? D (B, T, I) : D (T, B, I)), rnd (3, D (dirs, G * H, I)),
+        rnd (3, D (dirs, G * H, H)), rnd (2, D (dirs, 2 * G * H)),
+        rc[i].lens ? ti_tensor (FB_DTYPE_INT32, 1, D (B), V (2, 4, 0)) : NULL,
+        rc[i].lens ? rnd (3, st) : NULL, lstm && rc[i].lens ? rnd (3, st) : NULL,
+        lstm && rc[i].lbr_or_peep ? rnd (2, D (dirs, 3 * H)) : NULL,
+      };
+      tc_node (g, n, in, rc[i].inputs_w ? 0 : 0xe);
+    }
+  ti_done ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -585,5 +641,6 @@ main (int argc, char **argv)
   g_test_add_func ("/backend-consistency/movement", test_movement);
   g_test_add_func ("/backend-consistency/added-ops", test_added_ops);
   g_test_add_func ("/backend-consistency/conv-direct", test_conv_direct);
+  g_test_add_func ("/backend-consistency/recurrent", test_recurrent);
   return g_test_run ();
 }

@@ -98,6 +98,8 @@ gboolean  _fb_lower_matmul_loops  (FbLowerCtx *c, const FbNode *node, GError **e
 gboolean  _fb_lower_einsum        (FbLowerCtx *c, const FbNode *node, GError **error);
 /* ConvTranspose and 3-D Conv as direct loops (fb-lower-convnd.c). */
 gboolean  _fb_lower_conv_direct   (FbLowerCtx *c, const FbNode *node, GError **error);
+/* GRU and LSTM: the input projection, then the recurrence per direction and batch row. */
+gboolean  _fb_lower_recurrent     (FbLowerCtx *c, const FbNode *node, GError **error);
 
 /* Reductions: loops over the dimensions in mask (their coordinates replace coords[d]), and
  * the parallel nest over the other (kept) dimensions. */

@@ -69,6 +69,9 @@ supports_member (const FbNode *node, char **reason)
         return no (reason, "ConvTranspose runs on float NCHW inputs of 1 to 3 spatial dims");
       return TRUE;
     case FB_OP_GRU: case FB_OP_LSTM:
+      if (!fb_dtype_is_float (node->inputs[0]->dtype))
+        return no (reason, "%s runs on float inputs only", fb_op_name (node->op));
+      return TRUE;
     case FB_OP_RESIZE: case FB_OP_UPSAMPLE:
       return no (reason, "%s has no CPU kernel yet; run it with --target interp",
                  fb_op_name (node->op));
