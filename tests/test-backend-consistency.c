@@ -275,6 +275,9 @@ test_conv (void)
      * shorter than the others */
     { 128, 7, 7, 264, 1, 1, 1, 1, 0, 1, TRUE },
     { 128, 7, 7, 264, 1, 1, 1, 1, 0, 1, TRUE, TRUE },
+    /* the same through im2col, which the channel tiles share */
+    { 32, 4, 4, 136, 3, 3, 1, 1, 1, 1, TRUE },
+    { 32, 4, 4, 136, 3, 3, 1, 1, 1, 1, TRUE, TRUE },
     { 3, 1, 20, 4, 1, 5, 1, 2, 2, 1, TRUE, FALSE, TRUE },   /* 1-D */
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

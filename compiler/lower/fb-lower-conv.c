@@ -356,18 +356,27 @@ lower_gemm_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
 
   int64_t th = _fb_lower_tile_rows (g->OH, 2.0 * Cog * Kg * g->OW, g->N * g->G);
   int64_t ntiles = (g->OH + th - 1) / th;
-  /* A small image (7x7 at the end of a CNN) is one tile of rows, which would leave all but
-   * one thread idle on the largest convolutions: a direct one is tiled by output channels
-   * instead, in multiples of 16 (one AVX-512 vector). */
+  /* A small image (7x7 at the end of a CNN, the few frames of an STFT) is one tile of rows,
+   * which would leave all but one thread idle: it is tiled by output channels instead, in
+   * multiples of 16 (one AVX-512 vector), from half a megaflop a tile on. */
   int64_t tc = Cog;
-  if (direct && ntiles == 1 && g->N * g->G == 1)
+  if (ntiles == 1 && g->N * g->G == 1)
     {
-      tc = _fb_lower_tile_rows (Cog, 2.0 * Kg * P, 1);
+      int64_t want = CLAMP ((int64_t) (2.0 * Cog * Kg * P / 5e5), 1, 16);
+      tc = (Cog + want - 1) / want;
       tc = MIN (Cog, (tc + 15) / 16 * 16);
     }
   gboolean by_co = tc < Cog;
   if (by_co)
     ntiles = (Cog + tc - 1) / tc;
+  /* Tiles of channels share one im2col of the whole image: a phase of its own before them. */
+  GPtrArray *im_body = NULL;
+  if (by_co && !direct)
+    {
+      int64_t one[1] = { 1 };
+      FbKExpr *unused;
+      im_body = _fb_lower_nest (c, 1, one, &unused, (double) Kg * P);
+    }
   int64_t outer[3] = { g->N, g->G, ntiles };
   FbKExpr *lc[3];
   GPtrArray *body = _fb_lower_nest (c, 3, outer, lc, 2.0 * g->N * g->Co * Kg * P);
@@ -393,7 +402,7 @@ lower_gemm_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
       FbKExpr *colbase;
       if (g->nhwc)
         {
-          l = _fb_lower_loop (k, body, rows, &r);
+          l = _fb_lower_loop (k, im_body ? im_body : body, rows, &r);
           l = _fb_lower_loop (k, l, fb_kx_index (k, g->OW), &ow);
           l = _fb_lower_loop (k, l, fb_kx_index (k, g->KH), &a);
           l = _fb_lower_loop (k, l, fb_kx_index (k, g->KW), &b);
@@ -404,7 +413,7 @@ lower_gemm_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
         }
       else
         {
-          l = _fb_lower_loop (k, body, fb_kx_index (k, Cg), &ci);
+          l = _fb_lower_loop (k, im_body ? im_body : body, fb_kx_index (k, Cg), &ci);
           l = _fb_lower_loop (k, l, fb_kx_index (k, g->KH), &a);
           l = _fb_lower_loop (k, l, fb_kx_index (k, g->KW), &b);
           l = _fb_lower_loop (k, l, rows, &r);
