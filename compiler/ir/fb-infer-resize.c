@@ -145,14 +145,14 @@ _fb_infer_resize (FbGraph *graph, FbNode *node, GError **error)
           int a = axes[k];
           double s;
           out.sym[a] = NULL;
-          if (n_scales < 0 || (tf_crop && n_roi != 2 * n_axes))
+          if (n_scales < 0)
             {
               out.dim[a] = FB_DIM_UNKNOWN;
               continue;
             }
+          /* floor(extent * scale) for tf_crop_and_resize too: ONNX Runtime, and so the
+           * interpreter, leave the region of interest out of the output's size. */
           s = scales[k];
-          if (tf_crop)
-            s *= roi[k + n_axes] - roi[k];
           if (s == 1.0 && !tf_crop)
             {
               out.sym[a] = x->shape.sym[a];
