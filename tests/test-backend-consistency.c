@@ -629,6 +629,72 @@ test_recurrent (void)
   ti_done ();
 }
 
+/* Resize and Upsample: every nearest_mode, every coordinate transformation of linear and
+ * cubic interpolation, exclude_outside and cubic_coeff_a, tf_crop_and_resize's extrapolation,
+ * sizes with axes and keep_aspect_ratio_policy, and the older opsets. */
+static void
+test_resize (void)
+{
+  FbGraph *g;
+  FbNode *n;
+  struct { const char *mode, *ct, *nm; } rs[] = {
+    { "nearest", "half_pixel", "round_prefer_floor" }, { "nearest", "asymmetric", "floor" },
+    { "nearest", "align_corners", "round_prefer_ceil" }, { "nearest", "pytorch_half_pixel", "ceil" },
+    { "linear", "half_pixel" }, { "linear", "half_pixel_symmetric" }, { "linear", "align_corners" },
+    { "linear", "asymmetric" }, { "linear", "pytorch_half_pixel" }, { "cubic", "half_pixel" },
+    { "cubic", "align_corners" }, { "cubic", "asymmetric" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rs); i++)
+    for (int down = 0; down < 2; down++)
+      {
+        n = node (&g, FB_OP_RESIZE, 3, 1);
+        ti_attr_string (g, n, "mode", rs[i].mode);
+        ti_attr_string (g, n, "coordinate_transformation_mode", rs[i].ct);
+        if (rs[i].nm)
+          ti_attr_string (g, n, "nearest_mode", rs[i].nm);
+        if (i == G_N_ELEMENTS (rs) - 1)
+          {
+            ti_attr_int (g, n, "exclude_outside", 1);
+            ti_attr_float (g, n, "cubic_coeff_a", -0.5f);
+          }
+        tc_node (g, n, TI_IN (rnd (4, D (2, 3, 5, 6)), NULL,
+                              ti_f32 (1, D (4), down ? V (1, 1, 0.6, 0.5) : V (1, 1, 2.0, 1.7))), 6);
+      }
+  n = node (&g, FB_OP_RESIZE, 3, 1);
+  ti_attr_string (g, n, "mode", "linear");
+  ti_attr_string (g, n, "coordinate_transformation_mode", "tf_crop_and_resize");
+  ti_attr_float (g, n, "extrapolation_value", -2.0f);
+  tc_node (g, n, TI_IN (rnd (4, D (1, 2, 5, 6)), ti_f32 (1, D (8), V (0, 0, -0.2, 0.1, 1, 1, 0.9, 1.3)),
+                        ti_f32 (1, D (4), V (1, 1, 1.6, 1.5))), 6);
+  static const char *policies[] = { "stretch", "not_larger", "not_smaller" };
+  for (guint p = 0; p < G_N_ELEMENTS (policies); p++)
+    {
+      n = node (&g, FB_OP_RESIZE, 4, 1);
+      ti_attr_string (g, n, "mode", p == 1 ? "cubic" : "linear");
+      ti_attr_ints (g, n, "axes", 2, D (2, 1));
+      ti_attr_string (g, n, "keep_aspect_ratio_policy", policies[p]);
+      tc_node (g, n, TI_IN (rnd (3, D (2, 4, 5)), NULL, NULL, ti_i64 (1, D (2), D (9, 3))), 14);
+    }
+  /* Nearest copies other element types as they are. */
+  n = node (&g, FB_OP_RESIZE, 3, 1);
+  tc_node (g, n, TI_IN (ints (FB_DTYPE_INT32, 4, D (1, 2, 3, 4)), NULL,
+                        ti_f32 (1, D (4), V (1, 1, 2.5, 1.5))), 6);
+  /* Resize-10 and Upsample-7 / -9: asymmetric coordinates, floored nearest. */
+  g = ti_graph (10);
+  n = ti_node (g, FB_OP_RESIZE, 2, 1);
+  ti_attr_string (g, n, "mode", "linear");
+  tc_node (g, n, TI_IN (rnd (4, D (1, 2, 3, 4)), ti_f32 (1, D (4), V (1, 1, 2.0, 2.5))), 2);
+  g = ti_graph (7);
+  n = ti_node (g, FB_OP_UPSAMPLE, 1, 1);
+  ti_attr_floats (g, n, "scales", 4, (const float[]) { 1, 1, 2, 3 });
+  tc_node (g, n, TI_IN (rnd (4, D (1, 2, 3, 4))), 0);
+  g = ti_graph (9);
+  n = ti_node (g, FB_OP_UPSAMPLE, 2, 1);
+  ti_attr_string (g, n, "mode", "linear");
+  tc_node (g, n, TI_IN (rnd (4, D (1, 2, 3, 4)), ti_f32 (1, D (4), V (1, 1, 2.0, 1.5))), 2);
+  ti_done ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -645,5 +711,6 @@ main (int argc, char **argv)
   g_test_add_func ("/backend-consistency/added-ops", test_added_ops);
   g_test_add_func ("/backend-consistency/conv-direct", test_conv_direct);
   g_test_add_func ("/backend-consistency/recurrent", test_recurrent);
+  g_test_add_func ("/backend-consistency/resize", test_resize);
   return g_test_run ();
 }

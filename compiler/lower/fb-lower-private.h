@@ -100,6 +100,8 @@ gboolean  _fb_lower_einsum        (FbLowerCtx *c, const FbNode *node, GError **e
 gboolean  _fb_lower_conv_direct   (FbLowerCtx *c, const FbNode *node, GError **error);
 /* GRU and LSTM: the input projection, then the recurrence per direction and batch row. */
 gboolean  _fb_lower_recurrent     (FbLowerCtx *c, const FbNode *node, GError **error);
+/* Resize and Upsample: gathers and blends through per-axis tables made at compile time. */
+gboolean  _fb_lower_resize        (FbLowerCtx *c, const FbNode *node, GError **error);
 
 /* Reductions: loops over the dimensions in mask (their coordinates replace coords[d]), and
  * the parallel nest over the other (kept) dimensions. */

@@ -73,8 +73,11 @@ supports_member (const FbNode *node, char **reason)
         return no (reason, "%s runs on float inputs only", fb_op_name (node->op));
       return TRUE;
     case FB_OP_RESIZE: case FB_OP_UPSAMPLE:
-      return no (reason, "%s has no CPU kernel yet; run it with --target interp",
-                 fb_op_name (node->op));
+      for (guint i = 1; i < node->n_inputs; i++)
+        if (node->inputs[i] && node->inputs[i]->constant == NULL)
+          return no (reason, "input %u ('%s') must be known at compile time", i,
+                     node->inputs[i]->name);
+      return TRUE;
     case FB_OP_TOPK:
       if (node->inputs[1]->constant == NULL)
         return no (reason, "TopK needs K known at compile time");

@@ -424,6 +424,8 @@ emit_member (FbLowerCtx *c, const FbNode *m, GError **error)
       return _fb_lower_topk (c, m, error);
     case FB_OP_GRU: case FB_OP_LSTM:
       return _fb_lower_recurrent (c, m, error);
+    case FB_OP_RESIZE: case FB_OP_UPSAMPLE:
+      return _fb_lower_resize (c, m, error);
     case FB_OP_MAX_POOL: case FB_OP_AVERAGE_POOL:
       return _fb_lower_pool (c, m, error);
     default:
