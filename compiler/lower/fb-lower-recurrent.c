@@ -107,6 +107,37 @@ bin (Rnn *s, FbKBinary op, FbKExpr *a, FbKExpr *b)
   return fb_kx_binary (s->k, op, a, b);
 }
 
+static FbKExpr *
+fadd (Rnn *s, FbKExpr *a, FbKExpr *b)
+{
+  return fb_kx_binary (s->k, FB_KB_ADD, a, b);
+}
+
+static FbKExpr *
+fmul (Rnn *s, FbKExpr *a, FbKExpr *b)
+{
+  return fb_kx_binary (s->k, FB_KB_MUL, a, b);
+}
+
+/* Element off of the scratch row (or block) that starts at base. */
+static FbKExpr *
+row_at (Rnn *s, guint arg, FbKExpr *base, FbKExpr *off)
+{
+  return fb_kx_load (s->k, arg, fb_kx_add (s->k, base, off));
+}
+
+static void
+set (Rnn *s, GPtrArray *body, guint acc, FbKExpr *v)
+{
+  g_ptr_array_add (body, fb_ks_assign (s->k, acc, v));
+}
+
+static FbKStmt *
+row_put (Rnn *s, guint arg, FbKExpr *base, FbKExpr *off, FbKExpr *v)
+{
+  return fb_ks_store (s->k, arg, fb_kx_add (s->k, base, off), v);
+}
+
 /* The activation of one direction applied to x. Where the interpreter branches, a select
  * picks between both sides, so NaN and infinities go the same way. */
 static FbKExpr *
@@ -119,34 +150,44 @@ act (Rnn *s, const Act *a, FbKExpr *x)
     case ACT_SIGMOID: return fb_kx_unary (k, FB_KU_SIGMOID, x);
     case ACT_TANH: return fb_kx_unary (k, FB_KU_TANH, x);
     case ACT_RELU: return fb_kx_select (k, bin (s, FB_KB_GT, x, zero), x, zero);
-    case ACT_AFFINE: return bin (s, FB_KB_ADD, bin (s, FB_KB_MUL, fc (s, a->alpha), x), fc (s, a->beta));
+    case ACT_AFFINE: return fadd (s, fmul (s, fc (s, a->alpha), x), fc (s, a->beta));
     case ACT_LEAKY_RELU:
-      return fb_kx_select (k, bin (s, FB_KB_LT, x, zero), bin (s, FB_KB_MUL, fc (s, a->alpha), x), x);
+      return fb_kx_select (k, bin (s, FB_KB_LT, x, zero), fmul (s, fc (s, a->alpha), x), x);
     case ACT_THRESHOLDED_RELU:
       return fb_kx_select (k, bin (s, FB_KB_GT, x, fc (s, a->alpha)), x, zero);
     case ACT_SCALED_TANH:
-      return bin (s, FB_KB_MUL, fc (s, a->alpha),
-                  fb_kx_unary (k, FB_KU_TANH, bin (s, FB_KB_MUL, fc (s, a->beta), x)));
+      return fmul (s, fc (s, a->alpha), fb_kx_unary (k, FB_KU_TANH, fmul (s, fc (s, a->beta), x)));
     case ACT_HARD_SIGMOID:
-      return bin (s, FB_KB_MAX, zero, bin (s, FB_KB_MIN, one,
-                                           bin (s, FB_KB_ADD, bin (s, FB_KB_MUL, fc (s, a->alpha), x),
-                                                fc (s, a->beta))));
+      return bin (s, FB_KB_MAX, zero,
+                  bin (s, FB_KB_MIN, one,
+                       fadd (s, fmul (s, fc (s, a->alpha), x), fc (s, a->beta))));
     case ACT_ELU:
       return fb_kx_select (k, bin (s, FB_KB_LT, x, zero),
-                           bin (s, FB_KB_MUL, fc (s, a->alpha),
-                                bin (s, FB_KB_SUB, fb_kx_unary (k, FB_KU_EXP, x), one)), x);
+                           fmul (s, fc (s, a->alpha),
+                                 bin (s, FB_KB_SUB, fb_kx_unary (k, FB_KU_EXP, x), one)),
+                           x);
     case ACT_SOFTSIGN:
       return bin (s, FB_KB_DIV, x, bin (s, FB_KB_ADD, one, fb_kx_unary (k, FB_KU_ABS, x)));
     case ACT_SOFTPLUS:
       {
         /* x + log(1 + e^-x) for positive x keeps e^x from overflowing. */
-        FbKExpr *e = fb_kx_unary (k, FB_KU_EXP, fb_kx_unary (k, FB_KU_NEG, fb_kx_unary (k, FB_KU_ABS, x)));
-        FbKExpr *l = fb_kx_unary (k, FB_KU_LOG, bin (s, FB_KB_ADD, one, e));
-        return bin (s, FB_KB_ADD, bin (s, FB_KB_MAX, x, zero), l);
+        FbKExpr *ax = fb_kx_unary (k, FB_KU_ABS, x);
+        FbKExpr *e = fb_kx_unary (k, FB_KU_EXP, fb_kx_unary (k, FB_KU_NEG, ax));
+        FbKExpr *l = fb_kx_unary (k, FB_KU_LOG, fadd (s, one, e));
+        return fadd (s, bin (s, FB_KB_MAX, x, zero), l);
       }
     default:
       g_assert_not_reached ();
     }
+}
+
+/* Activation i of the row's direction: a bidirectional node's second direction (second is
+ * true) has activations of its own, per_dir further on. */
+static FbKExpr *
+act_dir (Rnn *s, FbKExpr *second, int per_dir, int i, FbKExpr *x)
+{
+  FbKExpr *first = act (s, &s->acts[i], x);
+  return second ? fb_kx_select (s->k, second, act (s, &s->acts[per_dir + i], x), first) : first;
 }
 
 static FbKExpr *
@@ -221,10 +262,11 @@ emit_projection (Rnn *s)
   guint acc = fb_kernel_new_acc (k, s->t);
   g_ptr_array_add (body, fb_ks_assign (k, acc, fc (s, 0.0)));
   GPtrArray *l = _fb_lower_loop (k, body, ix (s, s->I), &i);
-  FbKExpr *p = bin (s, FB_KB_MUL, at3 (s, s->x, oc[1], oc[2], i), at3 (s, s->w, oc[0], oc[3], i));
-  g_ptr_array_add (l, fb_ks_assign (k, acc, bin (s, FB_KB_ADD, fb_kx_acc (k, acc), p)));
+  FbKExpr *p = fmul (s, at3 (s, s->x, oc[1], oc[2], i), at3 (s, s->w, oc[0], oc[3], i));
+  g_ptr_array_add (l, fb_ks_assign (k, acc, fadd (s, fb_kx_acc (k, acc), p)));
   FbKExpr *row = fb_kx_add (k, fb_kx_mul_c (k, oc[1], dims[2]), oc[2]);
-  FbKExpr *idx = fb_kx_add (k, fb_kx_mul_c (k, oc[0], TB * GH), fb_kx_add (k, fb_kx_mul_c (k, row, GH), oc[3]));
+  FbKExpr *idx = fb_kx_add (k, fb_kx_mul_c (k, oc[0], TB * GH),
+                            fb_kx_add (k, fb_kx_mul_c (k, row, GH), oc[3]));
   g_ptr_array_add (body, fb_ks_store (k, s->xw, idx, fb_kx_acc (k, acc)));
 }
 
@@ -280,8 +322,8 @@ emit_rdot (Rnn *s, GPtrArray *body, guint acc, FbKExpr *d, FbKExpr *row, guint v
 {
   FbKExpr *kk;
   GPtrArray *l = _fb_lower_loop (s->k, body, ix (s, s->H), &kk);
-  FbKExpr *p = bin (s, FB_KB_MUL, at3 (s, s->r, d, row, kk), fb_kx_load (s->k, vec, fb_kx_add (s->k, base, kk)));
-  g_ptr_array_add (l, fb_ks_assign (s->k, acc, bin (s, FB_KB_ADD, fb_kx_acc (s->k, acc), p)));
+  FbKExpr *p = fmul (s, at3 (s, s->r, d, row, kk), row_at (s, vec, base, kk));
+  g_ptr_array_add (l, fb_ks_assign (s->k, acc, fadd (s, fb_kx_acc (s->k, acc), p)));
 }
 
 /* Wb[g] + Rb[g] of direction d (zero without B). */
@@ -293,7 +335,7 @@ biases (Rnn *s, FbKExpr *d, FbKExpr *g, gboolean input_only)
   FbKExpr *wb = at2 (s, s->bias, d, g);
   if (input_only)
     return wb;
-  return bin (s, FB_KB_ADD, wb, at2 (s, s->bias, d, fb_kx_add_c (s->k, g, s->G * s->H)));
+  return fadd (s, wb, at2 (s, s->bias, d, fb_kx_add_c (s->k, g, s->G * s->H)));
 }
 
 /* The LSTM cell of one step; gate order in W, R and B: input, output, forget, cell. */
@@ -308,44 +350,40 @@ emit_lstm_step (Rnn *s, GPtrArray *step, FbKExpr *d, FbKExpr *db, FbKExpr *xw_ro
   guint acc = fb_kernel_new_acc (k, s->t);
 
   GPtrArray *gl = _fb_lower_loop (k, step, ix (s, GH), &g);
-  g_ptr_array_add (gl, fb_ks_assign (k, acc, bin (s, FB_KB_ADD, fb_kx_load (k, s->xw, fb_kx_add (k, xw_row, g)),
-                                                   biases (s, d, g, FALSE))));
+  set (s, gl, acc, fadd (s, row_at (s, s->xw, xw_row, g), biases (s, d, g, FALSE)));
   emit_rdot (s, gl, acc, d, g, s->h, hb);
-  g_ptr_array_add (gl, fb_ks_store (k, s->g, fb_kx_add (k, gb, g), fb_kx_acc (k, acc)));
+  g_ptr_array_add (gl, row_put (s, s->g, gb, g, fb_kx_acc (k, acc)));
 
   GPtrArray *jl = _fb_lower_loop (k, step, ix (s, H), &j);
   guint cj = fb_kernel_new_acc (k, s->t), it = fb_kernel_new_acc (k, s->t);
   guint cn = fb_kernel_new_acc (k, s->t), hn = fb_kernel_new_acc (k, s->t);
   /* Bidirectional nodes have a second set of activations; the direction is known per row. */
   FbKExpr *dsel = s->D == 2 ? bin (s, FB_KB_EQ, d, ix (s, 1)) : NULL;
-#define ACT(i, x) (dsel ? fb_kx_select (k, dsel, act (s, &s->acts[3 + (i)], (x)), act (s, &s->acts[(i)], (x))) \
-                        : act (s, &s->acts[(i)], (x)))
   FbKExpr *gate[4];
   for (int q = 0; q < 4; q++)
-    gate[q] = fb_kx_load (k, s->g, fb_kx_add (k, gb, fb_kx_add_c (k, j, q * H)));
-  g_ptr_array_add (jl, fb_ks_assign (k, cj, fb_kx_load (k, s->cs, fb_kx_add (k, hb, j))));
+    gate[q] = row_at (s, s->g, gb, fb_kx_add_c (k, j, q * H));
+  g_ptr_array_add (jl, fb_ks_assign (k, cj, row_at (s, s->cs, hb, j)));
   FbKExpr *peep[3];
   for (int q = 0; q < 3; q++)
     peep[q] = s->p ? at2 (s, s->p, d, fb_kx_add_c (k, j, q * H)) : NULL;
   FbKExpr *pi = gate[0], *pf = gate[2];
   if (s->p)
     {
-      pi = bin (s, FB_KB_ADD, pi, bin (s, FB_KB_MUL, peep[0], fb_kx_acc (k, cj)));
-      pf = bin (s, FB_KB_ADD, pf, bin (s, FB_KB_MUL, peep[2], fb_kx_acc (k, cj)));
+      pi = fadd (s, pi, fmul (s, peep[0], fb_kx_acc (k, cj)));
+      pf = fadd (s, pf, fmul (s, peep[2], fb_kx_acc (k, cj)));
     }
-  g_ptr_array_add (jl, fb_ks_assign (k, it, ACT (0, clipped (s, pi))));
-  FbKExpr *ft = couple ? bin (s, FB_KB_SUB, fc (s, 1.0), fb_kx_acc (k, it)) : ACT (0, clipped (s, pf));
-  FbKExpr *ct = ACT (1, clipped (s, gate[3]));
-  g_ptr_array_add (jl, fb_ks_assign (k, cn, bin (s, FB_KB_ADD, bin (s, FB_KB_MUL, ft, fb_kx_acc (k, cj)),
-                                                 bin (s, FB_KB_MUL, fb_kx_acc (k, it), ct))));
+  g_ptr_array_add (jl, fb_ks_assign (k, it, act_dir (s, dsel, 3, 0, clipped (s, pi))));
+  FbKExpr *ft = couple ? bin (s, FB_KB_SUB, fc (s, 1.0), fb_kx_acc (k, it))
+                       : act_dir (s, dsel, 3, 0, clipped (s, pf));
+  FbKExpr *ct = act_dir (s, dsel, 3, 1, clipped (s, gate[3]));
+  set (s, jl, cn, fadd (s, fmul (s, ft, fb_kx_acc (k, cj)), fmul (s, fb_kx_acc (k, it), ct)));
   FbKExpr *po = gate[1];
   if (s->p)
-    po = bin (s, FB_KB_ADD, po, bin (s, FB_KB_MUL, peep[1], fb_kx_acc (k, cn)));
-  FbKExpr *ot = ACT (0, clipped (s, po));
-  g_ptr_array_add (jl, fb_ks_assign (k, hn, bin (s, FB_KB_MUL, ot, ACT (2, fb_kx_acc (k, cn)))));
-#undef ACT
-  g_ptr_array_add (jl, fb_ks_store (k, s->cs, fb_kx_add (k, hb, j), fb_kx_acc (k, cn)));
-  g_ptr_array_add (jl, fb_ks_store (k, s->h, fb_kx_add (k, hb, j), fb_kx_acc (k, hn)));
+    po = fadd (s, po, fmul (s, peep[1], fb_kx_acc (k, cn)));
+  FbKExpr *ot = act_dir (s, dsel, 3, 0, clipped (s, po));
+  set (s, jl, hn, fmul (s, ot, act_dir (s, dsel, 3, 2, fb_kx_acc (k, cn))));
+  g_ptr_array_add (jl, row_put (s, s->cs, hb, j, fb_kx_acc (k, cn)));
+  g_ptr_array_add (jl, row_put (s, s->h, hb, j, fb_kx_acc (k, hn)));
   const FbValue *y = output (s, 0);
   yc_t[3] = j;
   if (y && s->ok && !_fb_lower_store (s->c, jl, y, yc_t, fb_kx_acc (k, hn), s->error))
@@ -361,16 +399,14 @@ emit_gru_step (Rnn *s, GPtrArray *step, FbKExpr *d, FbKExpr *db, FbKExpr *xw_row
   gboolean lbr = fb_node_attr_int (s->node, "linear_before_reset", 0) != 0;
   FbKExpr *hb = fb_kx_mul_c (k, db, H), *gb = fb_kx_mul_c (k, db, GH), *g, *j;
   FbKExpr *dsel = s->D == 2 ? bin (s, FB_KB_EQ, d, ix (s, 1)) : NULL;
-#define ACT(i, x) (dsel ? fb_kx_select (k, dsel, act (s, &s->acts[2 + (i)], (x)), act (s, &s->acts[(i)], (x))) \
-                        : act (s, &s->acts[(i)], (x)))
   guint acc = fb_kernel_new_acc (k, s->t);
 
   /* z and r see the previous h directly. */
   GPtrArray *gl = _fb_lower_loop (k, step, ix (s, 2 * H), &g);
-  g_ptr_array_add (gl, fb_ks_assign (k, acc, bin (s, FB_KB_ADD, fb_kx_load (k, s->xw, fb_kx_add (k, xw_row, g)),
-                                                   biases (s, d, g, FALSE))));
+  set (s, gl, acc, fadd (s, row_at (s, s->xw, xw_row, g), biases (s, d, g, FALSE)));
   emit_rdot (s, gl, acc, d, g, s->h, hb);
-  g_ptr_array_add (gl, fb_ks_store (k, s->g, fb_kx_add (k, gb, g), ACT (0, clipped (s, fb_kx_acc (k, acc)))));
+  FbKExpr *zr = act_dir (s, dsel, 2, 0, clipped (s, fb_kx_acc (k, acc)));
+  g_ptr_array_add (gl, row_put (s, s->g, gb, g, zr));
 
   FbKExpr *zj, *rj, *hj, *ht;
   GPtrArray *jl;
@@ -378,39 +414,34 @@ emit_gru_step (Rnn *s, GPtrArray *step, FbKExpr *d, FbKExpr *db, FbKExpr *xw_row
     {
       /* ht = g(x·Wh + Wbh + Rh·(r ⊙ h) + Rbh): r ⊙ h first, in its own row. */
       jl = _fb_lower_loop (k, step, ix (s, H), &j);
-      rj = fb_kx_load (k, s->g, fb_kx_add (k, gb, fb_kx_add_c (k, j, H)));
-      hj = fb_kx_load (k, s->h, fb_kx_add (k, hb, j));
-      g_ptr_array_add (jl, fb_ks_store (k, s->rh, fb_kx_add (k, hb, j), bin (s, FB_KB_MUL, rj, hj)));
+      rj = row_at (s, s->g, gb, fb_kx_add_c (k, j, H));
+      hj = row_at (s, s->h, hb, j);
+      g_ptr_array_add (jl, row_put (s, s->rh, hb, j, fmul (s, rj, hj)));
       jl = _fb_lower_loop (k, step, ix (s, H), &j);
       FbKExpr *row = fb_kx_add_c (k, j, 2 * H);
-      g_ptr_array_add (jl, fb_ks_assign (k, acc, bin (s, FB_KB_ADD, fb_kx_load (k, s->xw, fb_kx_add (k, xw_row, row)),
-                                                       biases (s, d, row, FALSE))));
+      set (s, jl, acc, fadd (s, row_at (s, s->xw, xw_row, row), biases (s, d, row, FALSE)));
       emit_rdot (s, jl, acc, d, row, s->rh, hb);
-      ht = ACT (1, clipped (s, fb_kx_acc (k, acc)));
+      ht = act_dir (s, dsel, 2, 1, clipped (s, fb_kx_acc (k, acc)));
     }
   else
     {
       /* ht = g(x·Wh + Wbh + r ⊙ (Rh·h + Rbh)): every ht before h changes. */
       jl = _fb_lower_loop (k, step, ix (s, H), &j);
       FbKExpr *row = fb_kx_add_c (k, j, 2 * H);
-      g_ptr_array_add (jl, fb_ks_assign (k, acc, s->bias ? at2 (s, s->bias, d, fb_kx_add_c (k, j, 5 * H))
-                                                         : fc (s, 0.0)));
+      set (s, jl, acc, s->bias ? at2 (s, s->bias, d, fb_kx_add_c (k, j, 5 * H)) : fc (s, 0.0));
       emit_rdot (s, jl, acc, d, row, s->h, hb);
-      rj = fb_kx_load (k, s->g, fb_kx_add (k, gb, fb_kx_add_c (k, j, H)));
-      FbKExpr *pre = bin (s, FB_KB_ADD, bin (s, FB_KB_ADD, fb_kx_load (k, s->xw, fb_kx_add (k, xw_row, row)),
-                                             biases (s, d, row, TRUE)),
-                          bin (s, FB_KB_MUL, rj, fb_kx_acc (k, acc)));
-      g_ptr_array_add (jl, fb_ks_store (k, s->g, fb_kx_add (k, gb, row), ACT (1, clipped (s, pre))));
+      rj = row_at (s, s->g, gb, fb_kx_add_c (k, j, H));
+      FbKExpr *pre = fadd (s, fadd (s, row_at (s, s->xw, xw_row, row), biases (s, d, row, TRUE)),
+                           fmul (s, rj, fb_kx_acc (k, acc)));
+      g_ptr_array_add (jl, row_put (s, s->g, gb, row, act_dir (s, dsel, 2, 1, clipped (s, pre))));
       jl = _fb_lower_loop (k, step, ix (s, H), &j);
-      ht = fb_kx_load (k, s->g, fb_kx_add (k, gb, fb_kx_add_c (k, j, 2 * H)));
+      ht = row_at (s, s->g, gb, fb_kx_add_c (k, j, 2 * H));
     }
-#undef ACT
-  zj = fb_kx_load (k, s->g, fb_kx_add (k, gb, j));
-  hj = fb_kx_load (k, s->h, fb_kx_add (k, hb, j));
+  zj = row_at (s, s->g, gb, j);
+  hj = row_at (s, s->h, hb, j);
   guint hn = fb_kernel_new_acc (k, s->t);
-  g_ptr_array_add (jl, fb_ks_assign (k, hn, bin (s, FB_KB_ADD, bin (s, FB_KB_MUL, bin (s, FB_KB_SUB, fc (s, 1.0), zj), ht),
-                                                 bin (s, FB_KB_MUL, zj, hj))));
-  g_ptr_array_add (jl, fb_ks_store (k, s->h, fb_kx_add (k, hb, j), fb_kx_acc (k, hn)));
+  set (s, jl, hn, fadd (s, fmul (s, bin (s, FB_KB_SUB, fc (s, 1.0), zj), ht), fmul (s, zj, hj)));
+  g_ptr_array_add (jl, row_put (s, s->h, hb, j, fb_kx_acc (k, hn)));
   const FbValue *y = output (s, 0);
   yc_t[3] = j;
   if (y && s->ok && !_fb_lower_store (s->c, jl, y, yc_t, fb_kx_acc (k, hn), s->error))
@@ -433,9 +464,9 @@ emit_recurrence (Rnn *s)
 
   GPtrArray *jl = _fb_lower_loop (k, body, ix (s, H), &j);
   state_coords (s, d, b, j, sc);
-  g_ptr_array_add (jl, fb_ks_store (k, s->h, fb_kx_add (k, hb, j), s->h0 ? at (s, s->h0, 3, sc) : fc (s, 0.0)));
+  g_ptr_array_add (jl, row_put (s, s->h, hb, j, s->h0 ? at (s, s->h0, 3, sc) : fc (s, 0.0)));
   if (lstm)
-    g_ptr_array_add (jl, fb_ks_store (k, s->cs, fb_kx_add (k, hb, j), s->c0 ? at (s, s->c0, 3, sc) : fc (s, 0.0)));
+    g_ptr_array_add (jl, row_put (s, s->cs, hb, j, s->c0 ? at (s, s->c0, 3, sc) : fc (s, 0.0)));
 
   /* A length outside [0, T] (which the interpreter refuses) is clamped: no access strays. */
   guint len = fb_kernel_new_acc (k, FB_DTYPE_INT64);
@@ -447,14 +478,16 @@ emit_recurrence (Rnn *s)
       if (raw == NULL)
         s->ok = FALSE;
       else
-        lv = bin (s, FB_KB_MIN, bin (s, FB_KB_MAX, fb_kx_cast (k, raw, FB_DTYPE_INT64), ix (s, 0)), ix (s, s->T));
+        lv = bin (s, FB_KB_MIN, bin (s, FB_KB_MAX, fb_kx_cast (k, raw, FB_DTYPE_INT64), ix (s, 0)),
+                  ix (s, s->T));
     }
   g_ptr_array_add (body, fb_ks_assign (k, len, lv));
   GPtrArray *sl = _fb_lower_loop (k, body, fb_kx_acc (k, len), &step);
 
   FbKExpr *back = s->reverse ? fb_kx_const_i (k, FB_DTYPE_BOOL, 1)
                 : s->D == 2 ? bin (s, FB_KB_EQ, d, ix (s, 1)) : fb_kx_const_i (k, FB_DTYPE_BOOL, 0);
-  FbKExpr *t = fb_kx_select (k, back, bin (s, FB_KB_SUB, fb_kx_add_c (k, fb_kx_acc (k, len), -1), step), step);
+  FbKExpr *last = fb_kx_add_c (k, fb_kx_acc (k, len), -1);
+  FbKExpr *t = fb_kx_select (k, back, bin (s, FB_KB_SUB, last, step), step);
   FbKExpr *xrow = s->batch_major ? fb_kx_add (k, fb_kx_mul_c (k, b, s->T), t)
                                  : fb_kx_add (k, fb_kx_mul_c (k, t, s->B), b);
   FbKExpr *xw_row = fb_kx_add (k, fb_kx_mul_c (k, d, s->T * s->B * GH), fb_kx_mul_c (k, xrow, GH));
@@ -472,7 +505,7 @@ emit_recurrence (Rnn *s)
         continue;
       jl = _fb_lower_loop (k, body, ix (s, H), &j);
       state_coords (s, d, b, j, sc);
-      FbKExpr *val = fb_kx_load (k, o == 1 ? s->h : s->cs, fb_kx_add (k, hb, j));
+      FbKExpr *val = row_at (s, o == 1 ? s->h : s->cs, hb, j);
       if (!_fb_lower_store (s->c, jl, v, sc, val, s->error))
         s->ok = FALSE;
     }
@@ -499,7 +532,8 @@ _fb_lower_recurrent (FbLowerCtx *c, const FbNode *node, GError **error)
   const char *dir = fb_node_attr_string (node, "direction", "forward");
   s.D = g_str_equal (dir, "bidirectional") ? 2 : 1;
   if (!g_str_equal (dir, "forward") && !g_str_equal (dir, "reverse") && s.D != 2)
-    return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "direction '%s' is unknown", dir);
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "direction '%s' is unknown",
+                           dir);
   s.reverse = g_str_equal (dir, "reverse");
   s.G = lstm ? 4 : 3;
   s.batch_major = fb_node_attr_int (node, "layout", 0) != 0;

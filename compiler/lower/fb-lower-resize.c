@@ -73,8 +73,8 @@ read_options (const FbNode *node, Options *o, GError **error)
         ;
       if (i == G_N_ELEMENTS (cts) || j == G_N_ELEMENTS (nms))
         return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
-                               "coordinate_transformation_mode '%s' or nearest_mode '%s' is unknown",
-                               ct, nm);
+                               "coordinate_transformation_mode '%s' or nearest_mode '%s' "
+                               "is unknown", ct, nm);
       o->transform = (Transform) i;
       o->nearest = (Nearest) j;
     }
@@ -187,7 +187,8 @@ read_geometry (const FbNode *node, int rank, const int64_t *xd, int64_t *sizes, 
           double sc = larger ? 0 : G_MAXDOUBLE;
           for (guint k = 0; k < n_axes; k++)
             {
-              double r = xd[axes[k]] > 0 ? (double) fb_tensor_get_i64 (size_t_, k) / xd[axes[k]] : 1;
+              int64_t in = xd[axes[k]];
+              double r = in > 0 ? (double) fb_tensor_get_i64 (size_t_, k) / in : 1;
               sc = larger ? MAX (sc, r) : MIN (sc, r);
             }
           for (guint k = 0; k < n_axes; k++)
@@ -424,7 +425,8 @@ _fb_lower_resize (FbLowerCtx *c, const FbNode *node, GError **error)
     {
       if (weight)
         v = fb_kx_binary (k, FB_KB_MUL, weight, v);
-      g_ptr_array_add (inner, fb_ks_assign (k, acc, fb_kx_binary (k, FB_KB_ADD, fb_kx_acc (k, acc), v)));
+      v = fb_kx_binary (k, FB_KB_ADD, fb_kx_acc (k, acc), v);
+      g_ptr_array_add (inner, fb_ks_assign (k, acc, v));
       v = fb_kx_acc (k, acc);
     }
   if (outside)
