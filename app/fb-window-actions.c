@@ -179,6 +179,14 @@ toggle_pass_action (GtkWidget  *widget,
 }
 
 static void
+show_kernel_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  _fb_window_show_kernel (FB_WINDOW (widget));
+}
+
+static void
 set_layout (FbWindow   *self,
             const char *nick)
 {
@@ -230,6 +238,8 @@ _fb_window_init_actions (FbWindow *self)
       g_signal_connect_object (layout, "change-state", G_CALLBACK (on_layout_change_state), self, 0);
     }
   g_action_map_add_action (G_ACTION_MAP (self), layout);
+  /* Until a model is on screen there is no kernel to show. */
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.show-kernel", FALSE);
 }
 
 void
@@ -249,6 +259,7 @@ _fb_window_class_init_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.allow-fuse", "s", no_fuse_action);
   gtk_widget_class_install_action (widget_class, "win.clear-no-fuse", NULL, clear_no_fuse_action);
   gtk_widget_class_install_action (widget_class, "win.toggle-pass", "s", toggle_pass_action);
+  gtk_widget_class_install_action (widget_class, "win.show-kernel", NULL, show_kernel_action);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.search", NULL);
@@ -261,5 +272,6 @@ _fb_window_class_init_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_0, GDK_CONTROL_MASK, "win.zoom-fit", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Down, GDK_CONTROL_MASK, "win.next-stage", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Up, GDK_CONTROL_MASK, "win.previous-stage", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_k, GDK_CONTROL_MASK, "win.show-kernel", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "window.close", NULL);
 }

@@ -140,6 +140,7 @@ on_loaded (GObject      *source,
   fb_stage_list_set_run (self->stage_list, NULL);
   fb_compare_view_set_run (self->compare_view, NULL);
   fb_node_inspector_clear (self->inspector);
+  _fb_window_kernel_run_changed (self);
 
   /* The folder's name, not its whole path: enough to tell models apart, short enough to read. */
   if (job->file != NULL && (parent = g_file_get_parent (job->file)) != NULL)
@@ -275,6 +276,7 @@ on_run_done (GObject      *source,
   gtk_stack_set_visible_child_name (self->main_stack, "workbench");
   fb_compare_view_set_run (self->compare_view, run);
   fb_stage_list_set_run (self->stage_list, run);
+  _fb_window_kernel_run_changed (self);
   if (first)
     fb_stage_list_select (self->stage_list, first_interesting_stage (run));
   _fb_window_update_busy (self);

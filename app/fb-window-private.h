@@ -2,6 +2,7 @@
 /* Shared by the files that make up FbWindow. */
 #pragma once
 
+#include "fb-code-view.h"
 #include "fb-window.h"
 
 G_BEGIN_DECLS
@@ -24,6 +25,8 @@ struct _FbWindow {
   FbStageList          *stage_list;
   FbCompareView        *compare_view;
   FbNodeInspector      *inspector;
+  GtkPaned             *code_paned;
+  FbCodeView         *code_view;
   GMenu                *recent_section;
 
   /* The model and what the pipeline made of it. */
@@ -32,6 +35,13 @@ struct _FbWindow {
   GFile                *model_file;      /* NULL for the bundled sample */
   FbRun                *run;             /* the stages on screen, alive whatever a run replaces */
   FbPipelineOptions    *options;
+
+  /* The kernel of the selected node (fb-window-kernel.c). */
+  FbLowering           *lowering;        /* of the final stage on screen, made on first use */
+  GArray               *kernel_ids;      /* final-stage node ids that carry the selection's work,
+                                            NULL when no node is selected */
+  char                 *kernel_note;     /* how the selection got there, or why nothing does */
+  gboolean              code_opened;     /* the code view was shown once: its size is the user's */
 
   /* Work in flight. */
   GCancellable         *load_cancellable;
@@ -46,6 +56,15 @@ struct _FbWindow {
 /* fb-window-actions.c */
 void _fb_window_class_init_actions (GtkWidgetClass *widget_class);
 void _fb_window_init_actions       (FbWindow       *self);
+
+/* fb-window-kernel.c */
+void _fb_window_update_kernel      (FbWindow       *self,
+                                    FbGraphView    *view,
+                                    FbNode         *node);
+void _fb_window_show_kernel        (FbWindow       *self);
+void _fb_window_kernel_run_changed (FbWindow       *self);
+void _fb_window_kernel_finalize    (FbWindow       *self);
+void _fb_window_init_kernel        (FbWindow       *self);
 
 /* fb-window-load.c */
 void _fb_window_rerun              (FbWindow       *self);

@@ -73,6 +73,13 @@ fb_window_get_inspector (FbWindow *self)
   return self->inspector;
 }
 
+FbCodeView *
+fb_window_get_code_view (FbWindow *self)
+{
+  g_return_val_if_fail (FB_IS_WINDOW (self), NULL);
+  return self->code_view;
+}
+
 static GSettings *
 settings_of (FbWindow *self)
 {
@@ -143,6 +150,7 @@ on_view_selection_changed (FbWindow    *self,
     fb_node_inspector_show_group (self->inspector, group);
   else
     fb_node_inspector_clear (self->inspector);
+  _fb_window_update_kernel (self, view, node);
 }
 
 static void
@@ -233,6 +241,7 @@ fb_window_finalize (GObject *object)
   g_clear_pointer (&self->runner, fb_runner_unref);
   g_clear_pointer (&self->options, fb_pipeline_options_free);
   g_clear_object (&self->model_file);
+  _fb_window_kernel_finalize (self);
   g_free (self->model_title);
   g_free (self->last_error);
 
@@ -318,6 +327,8 @@ fb_window_class_init (FbWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FbWindow, stage_list);
   gtk_widget_class_bind_template_child (widget_class, FbWindow, compare_view);
   gtk_widget_class_bind_template_child (widget_class, FbWindow, inspector);
+  gtk_widget_class_bind_template_child (widget_class, FbWindow, code_paned);
+  gtk_widget_class_bind_template_child (widget_class, FbWindow, code_view);
   gtk_widget_class_bind_template_child (widget_class, FbWindow, recent_section);
   gtk_widget_class_bind_template_callback (widget_class, on_stage_selected);
   gtk_widget_class_bind_template_callback (widget_class, on_pass_toggled);
@@ -338,6 +349,7 @@ fb_window_init (FbWindow *self)
     gtk_widget_add_css_class (GTK_WIDGET (self), "devel");
   gtk_search_bar_connect_entry (self->search_bar, GTK_EDITABLE (self->search_entry));
   _fb_window_init_drop (self);
+  _fb_window_init_kernel (self);
   g_signal_connect_object (fb_compare_view_get_before_view (self->compare_view), "populate-context-menu",
                            G_CALLBACK (on_populate_context_menu), self, 0);
   g_signal_connect_object (fb_compare_view_get_after_view (self->compare_view), "populate-context-menu",

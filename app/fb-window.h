@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The workbench window: the stage list, the before/after compare view and the inspector, the
- * pipeline toggles, and the model it shows. fb-window.c holds the widgets and their wiring,
- * fb-window-actions.c the actions, fb-window-load.c importing models and running the pipeline. */
+ * code view of the selected node's kernel, the pipeline toggles, and the model it shows.
+ * fb-window.c holds the widgets and their wiring, fb-window-actions.c the actions,
+ * fb-window-load.c importing models and running the pipeline, fb-window-kernel.c the kernel of
+ * the selection. */
 #pragma once
 
 #include "fb-application.h"
+#include "fb-code-view.h"
 #include "fb-compare-view.h"
 #include "fb-node-inspector.h"
 #include "fb-runner.h"
@@ -30,5 +33,7 @@ const char      *fb_window_get_last_error    (FbWindow      *self);
 FbStageList     *fb_window_get_stage_list    (FbWindow      *self);
 FbCompareView   *fb_window_get_compare_view  (FbWindow      *self);
 FbNodeInspector *fb_window_get_inspector     (FbWindow      *self);
+/* The code view of the selected node's kernel (Ctrl+K), hidden until first asked for. */
+FbCodeView      *fb_window_get_code_view     (FbWindow      *self);
 
 G_END_DECLS

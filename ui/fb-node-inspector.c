@@ -8,8 +8,10 @@ struct _FbNodeInspector {
 
   GtkStack  *stack;
   GtkBox    *content;
+  GtkBox    *kernel_box;      /* the node's "Kernel" section, inside content; NULL when none */
 
   char      *title;
+  char      *kernel_summary;
 };
 
 G_DEFINE_FINAL_TYPE (FbNodeInspector, fb_node_inspector, GTK_TYPE_WIDGET)
@@ -166,6 +168,8 @@ reset (FbNodeInspector *self,
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->content))) != NULL)
     gtk_box_remove (self->content, child);
+  self->kernel_box = NULL;
+  g_clear_pointer (&self->kernel_summary, g_free);
   g_free (self->title);
   self->title = g_strdup (title);
   gtk_stack_set_visible_child_name (self->stack, title[0] != '\0' ? "details" : "empty");
@@ -246,11 +250,62 @@ fb_node_inspector_show_node (FbNodeInspector *self,
         orig_op = g_array_index (graph->model->orig_nodes, FbOrigNode, node->prov[i]).op_type;
       add_pair (self, orig_op != NULL ? orig_op : "", name != NULL ? name : "?");
     }
+  /* Filled by fb_node_inspector_set_kernel once the caller knows where the node went. */
+  self->kernel_box = GTK_BOX (gtk_box_new (GTK_ORIENTATION_VERTICAL, 4));
+  gtk_box_append (self->content, GTK_WIDGET (self->kernel_box));
   if (node->doc_string != NULL && node->doc_string[0] != '\0')
     {
       add_heading (self, "Documentation");
       add_label (self, node->doc_string, NULL);
     }
+}
+
+void
+fb_node_inspector_set_kernel (FbNodeInspector *self,
+                              const char      *summary,
+                              const char      *action_name)
+{
+  GtkWidget *child, *label, *heading;
+
+  g_return_if_fail (FB_IS_NODE_INSPECTOR (self));
+  g_return_if_fail (summary != NULL);
+
+  if (self->kernel_box == NULL)
+    return;
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->kernel_box))) != NULL)
+    gtk_box_remove (self->kernel_box, child);
+  g_free (self->kernel_summary);
+  self->kernel_summary = g_strdup (summary);
+
+  heading = gtk_label_new ("Kernel");
+  gtk_label_set_xalign (GTK_LABEL (heading), 0);
+  gtk_widget_add_css_class (heading, "heading");
+  gtk_widget_set_margin_top (heading, 12);
+  gtk_box_append (self->kernel_box, heading);
+  label = gtk_label_new (summary);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_box_append (self->kernel_box, label);
+  if (action_name != NULL)
+    {
+      GtkWidget *button = gtk_button_new_with_mnemonic ("Show _Kernel");
+
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (button), action_name);
+      gtk_widget_set_tooltip_text (button, "Kernel IR, LLVM IR before and after optimization, and "
+                                           "x86-64 assembly (Ctrl+K)");
+      gtk_widget_set_halign (button, GTK_ALIGN_START);
+      gtk_widget_set_margin_top (button, 4);
+      gtk_box_append (self->kernel_box, button);
+    }
+}
+
+const char *
+fb_node_inspector_get_kernel_summary (FbNodeInspector *self)
+{
+  g_return_val_if_fail (FB_IS_NODE_INSPECTOR (self), NULL);
+  return self->kernel_summary;
 }
 
 void
@@ -305,6 +360,8 @@ fb_node_inspector_dispose (GObject *object)
 
   gtk_widget_dispose_template (GTK_WIDGET (self), FB_TYPE_NODE_INSPECTOR);
   g_clear_pointer (&self->title, g_free);
+  g_clear_pointer (&self->kernel_summary, g_free);
+  self->kernel_box = NULL;
 
   G_OBJECT_CLASS (fb_node_inspector_parent_class)->dispose (object);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The inspector pane: everything about the selected node (op, attributes, inputs and outputs with
- * dtypes and shapes, fused members, the original ONNX nodes it stands for) or group. */
+ * dtypes and shapes, fused members, the original ONNX nodes it stands for, the kernel that carries
+ * its work) or group. */
 #pragma once
 
 #include "fb-graph-layout.h"
@@ -18,6 +19,14 @@ void        fb_node_inspector_show_node  (FbNodeInspector *self,
                                           FbGraph         *graph,
                                           const FbNode    *node,
                                           const char      *note);
+/* The "Kernel" section of the node on show: summary says which kernel carries its work, or why
+ * none does; action_name (may be NULL) is what its "Show Kernel" button activates. Replaces what
+ * an earlier call put there; a node shown after drops it. */
+void        fb_node_inspector_set_kernel (FbNodeInspector *self,
+                                          const char      *summary,
+                                          const char      *action_name);
+/* The summary of the "Kernel" section, or NULL when there is none. */
+const char *fb_node_inspector_get_kernel_summary (FbNodeInspector *self);
 void        fb_node_inspector_show_group (FbNodeInspector    *self,
                                           const FbGraphGroup *group);
 void        fb_node_inspector_clear      (FbNodeInspector *self);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fb-ui.h"
+#include "fb-code-view.h"
 #include "fb-compare-view.h"
 #include "fb-graph-view.h"
 #include "fb-node-inspector.h"
@@ -24,6 +25,7 @@ fb_ui_init (void)
   css = g_resources_lookup_data (FB_RESOURCE_PATH "/style.css", G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
   if (css == NULL)
     g_resources_register (fb_get_resource ());
+  g_type_ensure (FB_TYPE_CODE_VIEW);
   g_type_ensure (FB_TYPE_COMPARE_VIEW);
   g_type_ensure (FB_TYPE_GRAPH_VIEW);
   g_type_ensure (FB_TYPE_NODE_INSPECTOR);

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The code view: the lowering stages of one kernel (kernel IR, LLVM IR as generated, LLVM IR after
+ * optimization, x86-64 assembly) in four read-only monospace pages, under a header that names the
+ * kernel, its functions, the final-stage node it was lowered from and the original ONNX nodes.
+ * Lowering and code generation run in a worker (FbLowering) while a spinner turns; what cannot be
+ * lowered is said in a message that names the node. */
+#pragma once
+
+#include "fb-lowering.h"
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+#define FB_TYPE_CODE_VIEW (fb_code_view_get_type ())
+G_DECLARE_FINAL_TYPE (FbCodeView, fb_code_view, FB, CODE_VIEW, GtkWidget)
+
+/* The four pages, by name. */
+#define FB_CODE_VIEW_KERNEL_IR    "kernel-ir"
+#define FB_CODE_VIEW_LLVM_IR      "llvm-ir"
+#define FB_CODE_VIEW_OPTIMIZED_IR "optimized-ir"
+#define FB_CODE_VIEW_ASSEMBLY     "assembly"
+
+GtkWidget      *fb_code_view_new          (void);
+/* Shows the kernels lowering makes of the final-stage nodes node_ids (guint), the first of them
+ * at once and the others through a choice in the header; what was asked before is dropped. note
+ * (may be NULL) says how the selected node came to be part of them. */
+void            fb_code_view_show_kernels (FbCodeView *self,
+                                             FbLowering   *lowering,
+                                             GArray       *node_ids,
+                                             const char   *note);
+/* Shows a message instead of code: a node that no kernel computes. */
+void            fb_code_view_show_message (FbCodeView *self,
+                                             const char   *title,
+                                             const char   *message);
+void            fb_code_view_clear        (FbCodeView *self);
+/* TRUE while the worker lowers or generates code (the "busy" property). */
+gboolean        fb_code_view_is_busy      (FbCodeView *self);
+/* The message on show (an error, or why there is no kernel), or NULL while code is shown. */
+const char     *fb_code_view_get_message  (FbCodeView *self);
+/* The kernels on offer and the one shown; NULL when none. */
+guint           fb_code_view_get_n_kernels (FbCodeView *self);
+const FbKernel *fb_code_view_get_kernel   (FbCodeView *self);
+void            fb_code_view_select_kernel (FbCodeView *self,
+                                              guint         index);
+/* The text of a page (FB_CODE_VIEW_*) as shown; "" when there is none. */
+char           *fb_code_view_dup_text     (FbCodeView *self,
+                                             const char   *page);
+/* Brings a page to the front. */
+void            fb_code_view_set_page     (FbCodeView *self,
+                                             const char   *page);
+
+G_END_DECLS
