@@ -9,6 +9,7 @@
 #include "fb-cli-cpu.h"
 #include "fb-interp.h"
 #include "fb-tensor-io.h"
+#include "fb-timing.h"
 
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
@@ -25,13 +26,6 @@ typedef struct {
   int       iterations;
   gboolean  json;
 } RunArgs;
-
-static int
-compare_doubles (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y ? 1 : 0;
-}
 
 static int
 output_index (const FbGraph *graph, const char *name)
@@ -106,32 +100,29 @@ dims_json (const FbTensor *t)
 
 static void
 print_json (const char *model, const char *target, const FbGraph *graph, GPtrArray *outputs,
-            const double *ms, int n)
+            const FbTimingStats *times)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(JsonGenerator) gen = json_generator_new ();
   g_autoptr(JsonNode) root = NULL;
   g_autofree char *text = NULL;
-  double sum = 0;
-
-  for (int i = 0; i < n; i++)
-    sum += ms[i];
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "model");
   json_builder_add_string_value (b, model);
   json_builder_set_member_name (b, "target");
   json_builder_add_string_value (b, target);
   json_builder_set_member_name (b, "iterations");
-  json_builder_add_int_value (b, n);
+  json_builder_add_int_value (b, times->count);
   json_builder_set_member_name (b, "median_ms");
-  /* ms is sorted: the median of an even count is the mean of the middle two. */
-  json_builder_add_double_value (b, n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2);
+  json_builder_add_double_value (b, times->median);
   json_builder_set_member_name (b, "min_ms");
-  json_builder_add_double_value (b, ms[0]);
+  json_builder_add_double_value (b, times->min);
   json_builder_set_member_name (b, "max_ms");
-  json_builder_add_double_value (b, ms[n - 1]);
+  json_builder_add_double_value (b, times->max);
   json_builder_set_member_name (b, "mean_ms");
-  json_builder_add_double_value (b, sum / n);
+  json_builder_add_double_value (b, times->mean);
+  json_builder_set_member_name (b, "p95_ms");
+  json_builder_add_double_value (b, times->p95);
   json_builder_set_member_name (b, "outputs");
   json_builder_begin_array (b);
   for (guint i = 0; i < outputs->len; i++)
@@ -156,7 +147,7 @@ print_json (const char *model, const char *target, const FbGraph *graph, GPtrArr
 }
 
 static void
-print_text (const char *target, const FbGraph *graph, GPtrArray *outputs, const double *ms, int n)
+print_text (const char *target, const FbGraph *graph, GPtrArray *outputs, const FbTimingStats *times)
 {
   for (guint i = 0; i < outputs->len; i++)
     {
@@ -177,9 +168,8 @@ print_text (const char *target, const FbGraph *graph, GPtrArray *outputs, const 
         printf (" min %g max %g mean %g", lo, hi, sum / (double) t->numel);
       printf ("\n");
     }
-  printf ("%s: median %.3f ms, min %.3f ms, max %.3f ms over %d run%s\n", target,
-          n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2, ms[0], ms[n - 1], n,
-          n == 1 ? "" : "s");
+  printf ("%s: median %.3f ms, min %.3f ms, max %.3f ms over %u run%s\n", target,
+          times->median, times->min, times->max, times->count, times->count == 1 ? "" : "s");
 }
 
 static int
@@ -190,6 +180,7 @@ run_model (const char *model, const FbCliPipelineArgs *pipeline_args, const RunA
   g_autoptr(GPtrArray) inputs = NULL;
   g_autoptr(GPtrArray) outputs = NULL;
   g_autofree double *ms = NULL;
+  FbTimingStats times;
   const FbGraph *graph;
 
   g_autoptr(FbCpuModule) cpu = NULL;
@@ -221,21 +212,21 @@ run_model (const char *model, const FbCliPipelineArgs *pipeline_args, const RunA
   ms = g_new (double, args->iterations);
   for (int i = 0; i < args->iterations; i++)
     {
-      gint64 t0 = g_get_monotonic_time ();
+      double t0 = fb_timing_now_ms ();
       g_clear_pointer (&outputs, g_ptr_array_unref);
       outputs = cpu ? fb_cpu_module_run (cpu, inputs, NULL, &error)
                     : fb_interp_run (graph, inputs, NULL, &error);
       if (outputs == NULL)
         return cpu ? fb_cli_cpu_fail (error) : fb_cli_fail (error);
-      ms[i] = (g_get_monotonic_time () - t0) / 1000.0;
+      ms[i] = fb_timing_now_ms () - t0;
     }
-  qsort (ms, args->iterations, sizeof (double), compare_doubles);
+  times = fb_timing_summarize (ms, (guint) args->iterations);
   if (!write_outputs (graph, outputs, args, &error))
     return fb_cli_fail (error);
   if (args->json)
-    print_json (model, target, graph, outputs, ms, args->iterations);
+    print_json (model, target, graph, outputs, &times);
   else
-    print_text (target, graph, outputs, ms, args->iterations);
+    print_text (target, graph, outputs, &times);
   return FB_EXIT_OK;
 }
 

@@ -8,28 +8,10 @@
 #include "fb-onnx-import.h"
 #include "fb-pipeline.h"
 
+#include "fb-timing.h"
+
 #include <stdio.h>
 #include <stdlib.h>
-
-static int
-compare_doubles (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
-static double
-median (double *v, int n)
-{
-  qsort (v, n, sizeof *v, compare_doubles);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static double
-now_ms (void)
-{
-  return g_get_monotonic_time () / 1000.0;
-}
 
 int
 main (int argc, char **argv)
@@ -60,9 +42,9 @@ main (int argc, char **argv)
       return 2;
     }
 
-  t0 = now_ms ();
+  t0 = fb_timing_now_ms ();
   imported = fb_onnx_import_file (argv[1], NULL, &error);
-  import_ms = now_ms () - t0;
+  import_ms = fb_timing_now_ms () - t0;
   if (imported == NULL)
     {
       fprintf (stderr, "pipeline-bench: %s\n", error->message);
@@ -79,13 +61,13 @@ main (int argc, char **argv)
   for (int r = 0; r < runs; r++)
     {
       g_autoptr(FbPipeline) p = fb_pipeline_new (fb_graph_copy (imported));
-      t0 = now_ms ();
+      t0 = fb_timing_now_ms ();
       if (!fb_pipeline_run (p, base, NULL, NULL, NULL, &error))
         {
           fprintf (stderr, "pipeline-bench: %s\n", error->message);
           return 1;
         }
-      full[r] = now_ms () - t0;
+      full[r] = fb_timing_now_ms () - t0;
       n_before = fb_pipeline_stage (p, 0)->nodes_after;
       n_after = fb_pipeline_stage (p, fb_pipeline_n_stages (p) - 1)->nodes_after;
     }
@@ -100,21 +82,21 @@ main (int argc, char **argv)
   rerun = g_new (double, runs);
   for (int r = 0; r < runs; r++)
     {
-      t0 = now_ms ();
+      t0 = fb_timing_now_ms ();
       if (!fb_pipeline_run (pipeline, r % 2 == 0 ? toggled : base, NULL, NULL, NULL, &error))
         {
           fprintf (stderr, "pipeline-bench: %s\n", error->message);
           return 1;
         }
-      rerun[r] = now_ms () - t0;
+      rerun[r] = fb_timing_now_ms () - t0;
     }
 
   printf ("model            %s\n", argv[1]);
   printf ("import           %.2f ms (once, not part of the pipeline)\n", import_ms);
   printf ("nodes            %u -> %u\n", n_before, n_after);
-  printf ("pipeline         median %.2f ms over %d runs\n", median (full, runs), runs);
+  printf ("pipeline         median %.2f ms over %d runs\n", fb_timing_summarize (full, runs).median, runs);
   printf ("re-run (toggle %s)  median %.2f ms over %d runs\n",
-          toggle ? toggle : "fuse-elementwise", median (rerun, runs), runs);
+          toggle ? toggle : "fuse-elementwise", fb_timing_summarize (rerun, runs).median, runs);
 #ifndef NDEBUG
   printf ("(debug build: the verifier runs between passes and is included in these times)\n");
 #endif
