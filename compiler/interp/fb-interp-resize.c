@@ -5,79 +5,26 @@
  * coordinate_transformation_mode; nearest picks by nearest_mode, linear and cubic weigh taps. */
 #include "fb-interp-private.h"
 
+#include "fb-resize-spec.h"
+
 #include <math.h>
 #include <string.h>
 
-typedef enum { MODE_NEAREST, MODE_LINEAR, MODE_CUBIC } Mode;
-
-typedef enum {
-  CT_HALF_PIXEL, CT_HALF_PIXEL_SYMMETRIC, CT_PYTORCH_HALF_PIXEL, CT_ALIGN_CORNERS, CT_ASYMMETRIC,
-  CT_TF_CROP_AND_RESIZE,
-} Transform;
-
-typedef enum { NM_ROUND_PREFER_FLOOR, NM_ROUND_PREFER_CEIL, NM_FLOOR, NM_CEIL } Nearest;
-
-typedef struct {
-  Mode      mode;
-  Transform transform;
-  Nearest   nearest;
-  double    cubic_a;
-  gboolean  exclude_outside;
-  double    extrapolation;
-} Options;
-
+/* The node's Resize attributes, with errors in this module's domain. */
 static gboolean
-read_options (const FbNode *node, Options *o, GError **error)
+read_options (const FbNode *node, FbResizeSpec *o, GError **error)
 {
-  int opset = _fb_interp_opset (node);
-  const char *mode = fb_node_attr_string (node, "mode", "nearest");
-  const char *ct = fb_node_attr_string (node, "coordinate_transformation_mode", "half_pixel");
-  const char *nm = fb_node_attr_string (node, "nearest_mode", "round_prefer_floor");
+  g_autoptr(GError) local = NULL;
 
-  if (strcmp (mode, "nearest") == 0) o->mode = MODE_NEAREST;
-  else if (strcmp (mode, "linear") == 0 || strcmp (mode, "bilinear") == 0) o->mode = MODE_LINEAR;
-  else if (strcmp (mode, "cubic") == 0 && node->op == FB_OP_RESIZE) o->mode = MODE_CUBIC;
-  else
-    return _fb_interp_fail (error, node, FB_INTERP_ERROR_UNSUPPORTED, "mode '%s' is unknown", mode);
-
-  /* Upsample and Resize-10 map coordinates asymmetrically and pick nearest by flooring. */
-  if (node->op == FB_OP_UPSAMPLE || opset < 11)
-    {
-      o->transform = CT_ASYMMETRIC;
-      o->nearest = NM_FLOOR;
-    }
-  else
-    {
-      if (strcmp (ct, "half_pixel") == 0) o->transform = CT_HALF_PIXEL;
-      else if (strcmp (ct, "half_pixel_symmetric") == 0) o->transform = CT_HALF_PIXEL_SYMMETRIC;
-      else if (strcmp (ct, "pytorch_half_pixel") == 0) o->transform = CT_PYTORCH_HALF_PIXEL;
-      else if (strcmp (ct, "align_corners") == 0) o->transform = CT_ALIGN_CORNERS;
-      else if (strcmp (ct, "asymmetric") == 0) o->transform = CT_ASYMMETRIC;
-      else if (strcmp (ct, "tf_crop_and_resize") == 0) o->transform = CT_TF_CROP_AND_RESIZE;
-      else
-        return _fb_interp_fail (error, node, FB_INTERP_ERROR_UNSUPPORTED,
-                                "coordinate_transformation_mode '%s' is unknown", ct);
-      if (strcmp (nm, "round_prefer_floor") == 0) o->nearest = NM_ROUND_PREFER_FLOOR;
-      else if (strcmp (nm, "round_prefer_ceil") == 0) o->nearest = NM_ROUND_PREFER_CEIL;
-      else if (strcmp (nm, "floor") == 0) o->nearest = NM_FLOOR;
-      else if (strcmp (nm, "ceil") == 0) o->nearest = NM_CEIL;
-      else
-        return _fb_interp_fail (error, node, FB_INTERP_ERROR_UNSUPPORTED,
-                                "nearest_mode '%s' is unknown", nm);
-    }
-  o->cubic_a = fb_node_attr_float (node, "cubic_coeff_a", -0.75f);
-  o->exclude_outside = fb_node_attr_int (node, "exclude_outside", 0) != 0;
-  o->extrapolation = fb_node_attr_float (node, "extrapolation_value", 0.0f);
-  if (fb_node_attr_int (node, "antialias", 0) != 0 && o->mode != MODE_NEAREST)
-    return _fb_interp_fail (error, node, FB_INTERP_ERROR_UNSUPPORTED,
-                            "antialiased resizing is not supported");
-  return TRUE;
+  if (fb_resize_spec_read (node, o, &local))
+    return TRUE;
+  return _fb_interp_fail (error, node, FB_INTERP_ERROR_UNSUPPORTED, "%s", local->message);
 }
 
 gboolean
 _fb_interp_check_resize (const FbNode *node, GError **error)
 {
-  Options o;
+  FbResizeSpec o;
   const char *policy = fb_node_attr_string (node, "keep_aspect_ratio_policy", "stretch");
 
   if (strcmp (policy, "stretch") != 0 && strcmp (policy, "not_larger") != 0 &&
@@ -87,67 +34,9 @@ _fb_interp_check_resize (const FbNode *node, GError **error)
   return read_options (node, &o, error);
 }
 
-/* Maps output coordinate x of an axis resized from in to out (at the given scale) back to the
- * input. For tf_crop_and_resize, roi_start and roi_end are the axis's region of interest. */
-static double
-source_coord (const Options *o, double x, int64_t in, int64_t out, double scale,
-              double roi_start, double roi_end)
-{
-  switch (o->transform)
-    {
-    case CT_HALF_PIXEL:
-      return (x + 0.5) / scale - 0.5;
-    case CT_HALF_PIXEL_SYMMETRIC:
-      {
-        double adjustment = out / (scale * in);
-        double center = in / 2.0;
-        double offset = center * (1 - adjustment);
-        return offset + (x + 0.5) / scale - 0.5;
-      }
-    case CT_PYTORCH_HALF_PIXEL:
-      return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
-    case CT_ALIGN_CORNERS:
-      return out == 1 ? 0.0 : x * (double) (in - 1) / (double) (out - 1);
-    case CT_ASYMMETRIC:
-      return x / scale;
-    case CT_TF_CROP_AND_RESIZE:
-      if (out > 1)
-        return roi_start * (in - 1) + x * (roi_end - roi_start) * (in - 1) / (double) (out - 1);
-      return 0.5 * (roi_start + roi_end) * (in - 1);
-    default:
-      g_assert_not_reached ();
-    }
-}
-
-static int64_t
-nearest_index (const Options *o, double x, int64_t in)
-{
-  double r;
-
-  switch (o->nearest)
-    {
-    case NM_ROUND_PREFER_FLOOR: r = (x == floor (x) + 0.5) ? floor (x) : round (x); break;
-    case NM_ROUND_PREFER_CEIL:  r = (x == floor (x) + 0.5) ? ceil (x) : round (x); break;
-    case NM_FLOOR:              r = floor (x); break;
-    case NM_CEIL: default:      r = ceil (x); break;
-    }
-  return (int64_t) CLAMP (r, 0, (double) (in - 1));
-}
-
-static double
-cubic_weight (double s, double a)
-{
-  s = fabs (s);
-  if (s <= 1)
-    return ((a + 2) * s - (a + 3)) * s * s + 1;
-  if (s < 2)
-    return ((a * s - 5 * a) * s + 8 * a) * s - 4 * a;
-  return 0;
-}
-
 /* Resizes axis `axis` of v (dims) to `out` positions; returns the new values. */
 static double *
-resize_axis (const FbNode *node, const Options *o, const double *v, const int64_t *dims, int rank,
+resize_axis (const FbNode *node, const FbResizeSpec *o, const double *v, const int64_t *dims, int rank,
              int axis, int64_t out, double scale, double roi_start, double roi_end, GError **error)
 {
   int64_t outer = _fb_interp_prod (dims, 0, axis), in = dims[axis];
@@ -163,21 +52,21 @@ resize_axis (const FbNode *node, const Options *o, const double *v, const int64_
 
   for (int64_t x = 0; x < out; x++)
     {
-      double sx = source_coord (o, (double) x, in, out, scale, roi_start, roi_end);
+      double sx = fb_resize_source_coord (o, (double) x, in, out, scale, roi_start, roi_end);
       int64_t taps[4];
       double w[4];
       int nt = 0;
-      gboolean outside = o->transform == CT_TF_CROP_AND_RESIZE && (sx < 0 || sx > in - 1);
+      gboolean outside = o->transform == FB_RESIZE_TF_CROP_AND_RESIZE && (sx < 0 || sx > in - 1);
 
       if (outside)
         nt = 0;
-      else if (o->mode == MODE_NEAREST)
+      else if (o->mode == FB_RESIZE_NEAREST)
         {
-          taps[0] = nearest_index (o, sx, in);
+          taps[0] = fb_resize_nearest_index (o, sx, in);
           w[0] = 1;
           nt = 1;
         }
-      else if (o->mode == MODE_LINEAR)
+      else if (o->mode == FB_RESIZE_LINEAR)
         {
           double c = CLAMP (sx, 0, (double) (in - 1));
           int64_t x0 = (int64_t) floor (c);
@@ -193,7 +82,7 @@ resize_axis (const FbNode *node, const Options *o, const double *v, const int64_
           for (int t = 0; t < 4; t++)
             {
               int64_t at = base - 1 + t;
-              double wt = cubic_weight (frac - (t - 1), o->cubic_a);
+              double wt = fb_resize_cubic_weight (frac - (t - 1), o->cubic_a);
               if (at < 0 || at >= in)
                 {
                   if (o->exclude_outside)
@@ -232,7 +121,7 @@ _fb_interp_resize (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, Fb
   FbTensor *scale_t = NULL, *size_t_ = NULL, *roi_t = NULL;
   g_autofree int64_t *axes = NULL;
   guint n_axes = 0;
-  Options o;
+  FbResizeSpec o;
   g_autofree double *v = NULL;
   FbTensor *y;
 
@@ -387,7 +276,7 @@ _fb_interp_resize (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, Fb
     {
       double *r;
       gboolean identity = sizes[i] == dims[i] && scales[i] == 1 &&
-                          o.transform != CT_TF_CROP_AND_RESIZE;
+                          o.transform != FB_RESIZE_TF_CROP_AND_RESIZE;
       if (identity)
         continue;
       r = resize_axis (node, &o, v, dims, rank, i, sizes[i], scales[i], roi[i], roi[rank + i],

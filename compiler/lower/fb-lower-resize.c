@@ -12,26 +12,10 @@
  * region on any axis takes extrapolation_value. */
 #include "fb-lower-private.h"
 
+#include "fb-resize-spec.h"
+
 #include <math.h>
 #include <string.h>
-
-typedef enum { MODE_NEAREST, MODE_LINEAR, MODE_CUBIC } Mode;
-
-typedef enum {
-  CT_HALF_PIXEL, CT_HALF_PIXEL_SYMMETRIC, CT_PYTORCH_HALF_PIXEL, CT_ALIGN_CORNERS, CT_ASYMMETRIC,
-  CT_TF_CROP_AND_RESIZE,
-} Transform;
-
-typedef enum { NM_ROUND_PREFER_FLOOR, NM_ROUND_PREFER_CEIL, NM_FLOOR, NM_CEIL } Nearest;
-
-typedef struct {
-  Mode      mode;
-  Transform transform;
-  Nearest   nearest;
-  double    cubic_a;
-  gboolean  exclude_outside;
-  double    extrapolation;
-} Options;
 
 static int
 opset_of (const FbNode *node)
@@ -40,51 +24,15 @@ opset_of (const FbNode *node)
   return node->opset > 0 ? node->opset : 21;
 }
 
+/* The node's Resize attributes, with errors in this module's domain. */
 static gboolean
-read_options (const FbNode *node, Options *o, GError **error)
+read_options (const FbNode *node, FbResizeSpec *o, GError **error)
 {
-  const char *mode = fb_node_attr_string (node, "mode", "nearest");
-  const char *ct = fb_node_attr_string (node, "coordinate_transformation_mode", "half_pixel");
-  const char *nm = fb_node_attr_string (node, "nearest_mode", "round_prefer_floor");
-  static const char *cts[] = { "half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
-                               "align_corners", "asymmetric", "tf_crop_and_resize" };
-  static const char *nms[] = { "round_prefer_floor", "round_prefer_ceil", "floor", "ceil" };
+  g_autoptr(GError) local = NULL;
 
-  if (g_str_equal (mode, "nearest"))
-    o->mode = MODE_NEAREST;
-  else if (g_str_equal (mode, "linear") || g_str_equal (mode, "bilinear"))
-    o->mode = MODE_LINEAR;
-  else if (g_str_equal (mode, "cubic") && node->op == FB_OP_RESIZE)
-    o->mode = MODE_CUBIC;
-  else
-    return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "mode '%s' is unknown", mode);
-  /* Upsample and Resize-10 map coordinates asymmetrically and pick nearest by flooring. */
-  if (node->op == FB_OP_UPSAMPLE || opset_of (node) < 11)
-    {
-      o->transform = CT_ASYMMETRIC;
-      o->nearest = NM_FLOOR;
-    }
-  else
-    {
-      guint i, j;
-      for (i = 0; i < G_N_ELEMENTS (cts) && !g_str_equal (ct, cts[i]); i++)
-        ;
-      for (j = 0; j < G_N_ELEMENTS (nms) && !g_str_equal (nm, nms[j]); j++)
-        ;
-      if (i == G_N_ELEMENTS (cts) || j == G_N_ELEMENTS (nms))
-        return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
-                               "coordinate_transformation_mode '%s' or nearest_mode '%s' "
-                               "is unknown", ct, nm);
-      o->transform = (Transform) i;
-      o->nearest = (Nearest) j;
-    }
-  o->cubic_a = fb_node_attr_float (node, "cubic_coeff_a", -0.75f);
-  o->exclude_outside = fb_node_attr_int (node, "exclude_outside", 0) != 0;
-  o->extrapolation = fb_node_attr_float (node, "extrapolation_value", 0.0f);
-  if (fb_node_attr_int (node, "antialias", 0) != 0 && o->mode != MODE_NEAREST)
-    return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
-                           "antialiased resizing is not supported");
-  return TRUE;
+  if (fb_resize_spec_read (node, o, &local))
+    return TRUE;
+  return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "%s", local->message);
 }
 
 /* Input i as a constant tensor: NULL when absent or empty; an error when only the run knows it. */
@@ -223,83 +171,28 @@ read_geometry (const FbNode *node, int rank, const int64_t *xd, int64_t *sizes, 
   return TRUE;
 }
 
-/* Output coordinate x of an axis resized from in to out, in input coordinates. */
-static double
-source_coord (const Options *o, double x, int64_t in, int64_t out, double scale,
-              double roi_start, double roi_end)
-{
-  switch (o->transform)
-    {
-    case CT_HALF_PIXEL:
-      return (x + 0.5) / scale - 0.5;
-    case CT_HALF_PIXEL_SYMMETRIC:
-      {
-        double adjustment = out / (scale * in);
-        double center = in / 2.0;
-        return center * (1 - adjustment) + (x + 0.5) / scale - 0.5;
-      }
-    case CT_PYTORCH_HALF_PIXEL:
-      return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
-    case CT_ALIGN_CORNERS:
-      return out == 1 ? 0.0 : x * (double) (in - 1) / (double) (out - 1);
-    case CT_ASYMMETRIC:
-      return x / scale;
-    case CT_TF_CROP_AND_RESIZE:
-      if (out > 1)
-        return roi_start * (in - 1) + x * (roi_end - roi_start) * (in - 1) / (double) (out - 1);
-      return 0.5 * (roi_start + roi_end) * (in - 1);
-    default:
-      g_assert_not_reached ();
-    }
-}
-
-static int64_t
-nearest_index (const Options *o, double x, int64_t in)
-{
-  double r;
-  switch (o->nearest)
-    {
-    case NM_ROUND_PREFER_FLOOR: r = (x == floor (x) + 0.5) ? floor (x) : round (x); break;
-    case NM_ROUND_PREFER_CEIL:  r = (x == floor (x) + 0.5) ? ceil (x) : round (x); break;
-    case NM_FLOOR:              r = floor (x); break;
-    case NM_CEIL: default:      r = ceil (x); break;
-    }
-  return (int64_t) CLAMP (r, 0, (double) (in - 1));
-}
-
-static double
-cubic_weight (double s, double a)
-{
-  s = fabs (s);
-  if (s <= 1)
-    return ((a + 2) * s - (a + 3)) * s * s + 1;
-  if (s < 2)
-    return ((a * s - 5 * a) * s + 8 * a) * s - 4 * a;
-  return 0;
-}
-
 /* One resized axis: taps[x * nt + t] and w[x * nt + t] for every output position x, and
  * outside[x] (tf_crop_and_resize only; its taps then weigh nothing). */
 static void
-axis_tables (const Options *o, int64_t in, int64_t out, double scale, double roi_start,
+axis_tables (const FbResizeSpec *o, int64_t in, int64_t out, double scale, double roi_start,
              double roi_end, int nt, int64_t *taps, double *w, uint8_t *outside)
 {
   for (int64_t x = 0; x < out; x++)
     {
-      double sx = source_coord (o, (double) x, in, out, scale, roi_start, roi_end);
+      double sx = fb_resize_source_coord (o, (double) x, in, out, scale, roi_start, roi_end);
       int64_t *tp = taps + x * nt;
       double *wp = w + x * nt;
       memset (tp, 0, sizeof (int64_t) * nt);
       memset (wp, 0, sizeof (double) * nt);
-      outside[x] = o->transform == CT_TF_CROP_AND_RESIZE && (sx < 0 || sx > in - 1);
+      outside[x] = o->transform == FB_RESIZE_TF_CROP_AND_RESIZE && (sx < 0 || sx > in - 1);
       if (outside[x])
         continue;
-      if (o->mode == MODE_NEAREST)
+      if (o->mode == FB_RESIZE_NEAREST)
         {
-          tp[0] = nearest_index (o, sx, in);
+          tp[0] = fb_resize_nearest_index (o, sx, in);
           wp[0] = 1;
         }
-      else if (o->mode == MODE_LINEAR)
+      else if (o->mode == FB_RESIZE_LINEAR)
         {
           double c = CLAMP (sx, 0, (double) (in - 1));
           int64_t x0 = (int64_t) floor (c);
@@ -315,7 +208,7 @@ axis_tables (const Options *o, int64_t in, int64_t out, double scale, double roi
           for (int t = 0; t < 4; t++)
             {
               int64_t at = base - 1 + t;
-              double wt = cubic_weight (frac - (t - 1), o->cubic_a);
+              double wt = fb_resize_cubic_weight (frac - (t - 1), o->cubic_a);
               if (at < 0 || at >= in)
                 {
                   if (o->exclude_outside)
@@ -341,7 +234,7 @@ _fb_lower_resize (FbLowerCtx *c, const FbNode *node, GError **error)
   int rank, yr;
   int64_t xd[FB_MAX_RANK], yd[FB_MAX_RANK], sizes[FB_MAX_RANK];
   double scales[FB_MAX_RANK], roi[2 * FB_MAX_RANK];
-  Options o = { 0 };
+  FbResizeSpec o = { 0 };
   if (!_fb_lower_dims (x, &rank, xd) || !_fb_lower_dims (y, &yr, yd) || rank != yr || rank == 0)
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "shapes are not static");
   if (!read_options (node, &o, error) || !read_geometry (node, rank, xd, sizes, scales, roi, error))
@@ -352,11 +245,11 @@ _fb_lower_resize (FbLowerCtx *c, const FbNode *node, GError **error)
                              "axis %d: output extent %" G_GINT64_FORMAT " is not the %"
                              G_GINT64_FORMAT " its scales and sizes give", i, yd[i], sizes[i]);
 
-  int nt = o.mode == MODE_NEAREST ? 1 : o.mode == MODE_LINEAR ? 2 : 4;
-  gboolean crop = o.transform == CT_TF_CROP_AND_RESIZE;
+  int nt = o.mode == FB_RESIZE_NEAREST ? 1 : o.mode == FB_RESIZE_LINEAR ? 2 : 4;
+  gboolean crop = o.transform == FB_RESIZE_TF_CROP_AND_RESIZE;
   FbDType ct = x->dtype == FB_DTYPE_FLOAT64 ? FB_DTYPE_FLOAT64 : FB_DTYPE_FLOAT32;
   /* Nearest copies elements (of any type) as they are; blends are computed in floats. */
-  FbDType vt = o.mode == MODE_NEAREST ? x->dtype : ct;
+  FbDType vt = o.mode == FB_RESIZE_NEAREST ? x->dtype : ct;
   guint taps_arg[FB_MAX_RANK], w_arg[FB_MAX_RANK], out_arg[FB_MAX_RANK];
   gboolean resized[FB_MAX_RANK];
   int64_t numel = 1, combos = 1;
