@@ -5,112 +5,46 @@
  * write zeros to Y. */
 #include "fb-interp-private.h"
 
+#include "fb-rnn-spec.h"
+
 #include <math.h>
 #include <string.h>
 
-typedef enum {
-  ACT_SIGMOID, ACT_TANH, ACT_RELU, ACT_AFFINE, ACT_LEAKY_RELU, ACT_THRESHOLDED_RELU,
-  ACT_SCALED_TANH, ACT_HARD_SIGMOID, ACT_ELU, ACT_SOFTSIGN, ACT_SOFTPLUS,
-} ActKind;
-
-typedef struct {
-  ActKind kind;
-  double  alpha, beta;
-} Act;
-
-static const struct {
-  const char *name;
-  ActKind     kind;
-  int         n_params;      /* how many of alpha, beta it takes */
-  double      alpha, beta;   /* defaults */
-} act_table[] = {
-  { "Sigmoid", ACT_SIGMOID, 0, 0, 0 },
-  { "Tanh", ACT_TANH, 0, 0, 0 },
-  { "Relu", ACT_RELU, 0, 0, 0 },
-  { "Affine", ACT_AFFINE, 2, 1.0, 0.0 },
-  { "LeakyRelu", ACT_LEAKY_RELU, 1, 0.01, 0 },
-  { "ThresholdedRelu", ACT_THRESHOLDED_RELU, 1, 1.0, 0 },
-  { "ScaledTanh", ACT_SCALED_TANH, 2, 1.0, 1.0 },
-  { "HardSigmoid", ACT_HARD_SIGMOID, 2, 0.2, 0.5 },
-  { "Elu", ACT_ELU, 1, 1.0, 0 },
-  { "Softsign", ACT_SOFTSIGN, 0, 0, 0 },
-  { "Softplus", ACT_SOFTPLUS, 0, 0, 0 },
-};
-
 static double
-act_apply (const Act *a, double x)
+act_apply (const FbRnnAct *a, double x)
 {
   switch (a->kind)
     {
-    case ACT_SIGMOID: return x >= 0 ? 1 / (1 + exp (-x)) : exp (x) / (1 + exp (x));
-    case ACT_TANH: return tanh (x);
-    case ACT_RELU: return x > 0 ? x : 0;
-    case ACT_AFFINE: return a->alpha * x + a->beta;
-    case ACT_LEAKY_RELU: return x < 0 ? a->alpha * x : x;
-    case ACT_THRESHOLDED_RELU: return x > a->alpha ? x : 0;
-    case ACT_SCALED_TANH: return a->alpha * tanh (a->beta * x);
-    case ACT_HARD_SIGMOID: return fmax (0, fmin (1, a->alpha * x + a->beta));
-    case ACT_ELU: return x < 0 ? a->alpha * expm1 (x) : x;
-    case ACT_SOFTSIGN: return x / (1 + fabs (x));
-    case ACT_SOFTPLUS: return x > 0 ? x + log1p (exp (-x)) : log1p (exp (x));
+    case FB_RNN_SIGMOID: return x >= 0 ? 1 / (1 + exp (-x)) : exp (x) / (1 + exp (x));
+    case FB_RNN_TANH: return tanh (x);
+    case FB_RNN_RELU: return x > 0 ? x : 0;
+    case FB_RNN_AFFINE: return a->alpha * x + a->beta;
+    case FB_RNN_LEAKY_RELU: return x < 0 ? a->alpha * x : x;
+    case FB_RNN_THRESHOLDED_RELU: return x > a->alpha ? x : 0;
+    case FB_RNN_SCALED_TANH: return a->alpha * tanh (a->beta * x);
+    case FB_RNN_HARD_SIGMOID: return fmax (0, fmin (1, a->alpha * x + a->beta));
+    case FB_RNN_ELU: return x < 0 ? a->alpha * expm1 (x) : x;
+    case FB_RNN_SOFTSIGN: return x / (1 + fabs (x));
+    case FB_RNN_SOFTPLUS: return x > 0 ? x + log1p (exp (-x)) : log1p (exp (x));
     default: g_assert_not_reached ();
     }
 }
 
-static int
-n_directions (const FbNode *node)
-{
-  const char *d = fb_node_attr_string (node, "direction", "forward");
-
-  if (strcmp (d, "forward") == 0 || strcmp (d, "reverse") == 0)
-    return 1;
-  if (strcmp (d, "bidirectional") == 0)
-    return 2;
-  return 0;
-}
-
-/* Fills acts[dirs * per_dir] from the activations attribute or the defaults (sigmoid, then
- * tanh for the rest); alpha and beta are taken in order by the functions that use them. */
+/* The node's directions and activations, with errors in this module's domain. */
 static gboolean
-read_activations (const FbNode *node, int per_dir, Act *acts, GError **error)
+read_activations (const FbNode *node, int per_dir, FbRnnAct *acts, GError **error)
 {
-  int dirs = n_directions (node), want = dirs * per_dir;
-  const FbAttr *names = fb_node_attr (node, "activations");
-  guint n_alpha, n_beta, ia = 0, ib = 0;
-  const float *alpha = fb_node_attr_floats (node, "activation_alpha", &n_alpha);
-  const float *beta = fb_node_attr_floats (node, "activation_beta", &n_beta);
+  g_autoptr(GError) local = NULL;
 
-  if (dirs == 0)
-    return _fb_interp_fail (error, node, FB_INTERP_ERROR_UNSUPPORTED, "direction '%s' is unknown",
-                            fb_node_attr_string (node, "direction", ""));
-  if (names != NULL && (names->type != FB_ATTR_STRINGS || names->strings.n != (guint) want))
-    return _fb_interp_fail (error, node, FB_INTERP_ERROR_UNSUPPORTED,
-                            "activations must list %d functions", want);
-  for (int i = 0; i < want; i++)
-    {
-      const char *name = names ? names->strings.v[i] : (i % per_dir == 0 ? "Sigmoid" : "Tanh");
-      guint k;
-      for (k = 0; k < G_N_ELEMENTS (act_table); k++)
-        if (g_ascii_strcasecmp (act_table[k].name, name) == 0)
-          break;
-      if (k == G_N_ELEMENTS (act_table))
-        return _fb_interp_fail (error, node, FB_INTERP_ERROR_UNSUPPORTED,
-                                "activation '%s' is unknown", name);
-      acts[i].kind = act_table[k].kind;
-      acts[i].alpha = act_table[k].alpha;
-      acts[i].beta = act_table[k].beta;
-      if (act_table[k].n_params >= 1 && ia < n_alpha)
-        acts[i].alpha = alpha[ia++];
-      if (act_table[k].n_params >= 2 && ib < n_beta)
-        acts[i].beta = beta[ib++];
-    }
-  return TRUE;
+  if (fb_rnn_read_activations (node, per_dir, acts, &local))
+    return TRUE;
+  return _fb_interp_fail (error, node, FB_INTERP_ERROR_UNSUPPORTED, "%s", local->message);
 }
 
 gboolean
 _fb_interp_check_recurrent (const FbNode *node, GError **error)
 {
-  Act acts[6];
+  FbRnnAct acts[6];
 
   if (fb_node_attr_int (node, "hidden_size", 0) < 0)
     return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME, "hidden_size is negative");
@@ -140,7 +74,7 @@ rnn_load (const FbNode *node, FbTensor *const *in, int gates, Rnn *s, GError **e
   if (!_fb_interp_need_float (node, X, error))
     return FALSE;
   s->batch_major = fb_node_attr_int (node, "layout", 0) != 0;
-  s->dirs = n_directions (node);
+  s->dirs = fb_rnn_directions (node);
   s->gates = gates;
   if (X->rank != 3 || W->rank != 3 || R->rank != 3)
     return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME, "X, W and R must be 3-D");
@@ -275,7 +209,7 @@ gboolean
 _fb_interp_lstm (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbTensor **out,
                  GError **error)
 {
-  Act acts[6];
+  FbRnnAct acts[6];
   Rnn s = { 0 };
   gboolean couple = fb_node_attr_int (node, "input_forget", 0) != 0;
   gboolean reverse = g_strcmp0 (fb_node_attr_string (node, "direction", "forward"), "reverse") == 0;
@@ -305,7 +239,7 @@ _fb_interp_lstm (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbTe
       gboolean backward = d == 1 || reverse;
       const double *W = s.w + d * 4 * s.H * s.I, *R = s.r + d * 4 * s.H * s.H;
       const double *Wb = s.bias + d * 8 * s.H, *Rb = Wb + 4 * s.H, *P = s.p + d * 3 * s.H;
-      const Act *f = &acts[d * 3], *g = &acts[d * 3 + 1], *hact = &acts[d * 3 + 2];
+      const FbRnnAct *f = &acts[d * 3], *g = &acts[d * 3 + 1], *hact = &acts[d * 3 + 2];
       for (int64_t b = 0; b < s.B; b++)
         {
           memcpy (h, s.h0 + state_at (&s, d, b), sizeof (double) * s.H);
@@ -347,7 +281,7 @@ gboolean
 _fb_interp_gru (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbTensor **out,
                 GError **error)
 {
-  Act acts[4];
+  FbRnnAct acts[4];
   Rnn s = { 0 };
   gboolean lbr = fb_node_attr_int (node, "linear_before_reset", 0) != 0;
   gboolean reverse = g_strcmp0 (fb_node_attr_string (node, "direction", "forward"), "reverse") == 0;
@@ -376,7 +310,7 @@ _fb_interp_gru (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbTen
       const double *W = s.w + d * 3 * s.H * s.I, *R = s.r + d * 3 * s.H * s.H;
       const double *Wb = s.bias + d * 6 * s.H, *Rb = Wb + 3 * s.H;
       const double *Rh = R + 2 * s.H * s.H;
-      const Act *f = &acts[d * 2], *g = &acts[d * 2 + 1];
+      const FbRnnAct *f = &acts[d * 2], *g = &acts[d * 2 + 1];
       for (int64_t b = 0; b < s.B; b++)
         {
           memcpy (h, s.h0 + state_at (&s, d, b), sizeof (double) * s.H);

@@ -13,37 +13,9 @@
  * wrote, and Y_h / Y_c hold the state after its last step, as ONNX asks. */
 #include "fb-lower-private.h"
 
+#include "fb-rnn-spec.h"
+
 #include <string.h>
-
-typedef enum {
-  ACT_SIGMOID, ACT_TANH, ACT_RELU, ACT_AFFINE, ACT_LEAKY_RELU, ACT_THRESHOLDED_RELU,
-  ACT_SCALED_TANH, ACT_HARD_SIGMOID, ACT_ELU, ACT_SOFTSIGN, ACT_SOFTPLUS,
-} ActKind;
-
-typedef struct {
-  ActKind kind;
-  double  alpha, beta;
-} Act;
-
-/* The names, parameter counts and defaults of ONNX's recurrent activations. */
-static const struct {
-  const char *name;
-  ActKind     kind;
-  int         n_params;
-  double      alpha, beta;
-} act_table[] = {
-  { "Sigmoid", ACT_SIGMOID, 0, 0, 0 },
-  { "Tanh", ACT_TANH, 0, 0, 0 },
-  { "Relu", ACT_RELU, 0, 0, 0 },
-  { "Affine", ACT_AFFINE, 2, 1.0, 0.0 },
-  { "LeakyRelu", ACT_LEAKY_RELU, 1, 0.01, 0 },
-  { "ThresholdedRelu", ACT_THRESHOLDED_RELU, 1, 1.0, 0 },
-  { "ScaledTanh", ACT_SCALED_TANH, 2, 1.0, 1.0 },
-  { "HardSigmoid", ACT_HARD_SIGMOID, 2, 0.2, 0.5 },
-  { "Elu", ACT_ELU, 1, 1.0, 0 },
-  { "Softsign", ACT_SOFTSIGN, 0, 0, 0 },
-  { "Softplus", ACT_SOFTPLUS, 0, 0, 0 },
-};
 
 typedef struct {
   FbLowerCtx    *c;
@@ -55,44 +27,21 @@ typedef struct {
   int64_t        T, B, I, H, D, G;
   gboolean       batch_major, reverse;
   double         clip;
-  Act            acts[6];
+  FbRnnAct            acts[6];
   const FbValue *x, *w, *r, *bias, *lens, *h0, *c0, *p;
   guint          xw;            /* scratch [D, T*B, G*H]: X·Wᵀ in X's row order */
   guint          h, cs, g, rh;  /* scratch rows per (direction, batch): state, cell, gates, r⊙h */
 } Rnn;
 
+/* The node's activations, with errors in this module's domain. */
 static gboolean
 read_activations (Rnn *s, int per_dir)
 {
-  const FbNode *node = s->node;
-  int want = (int) s->D * per_dir;
-  const FbAttr *names = fb_node_attr (node, "activations");
-  guint n_alpha, n_beta, ia = 0, ib = 0;
-  const float *alpha = fb_node_attr_floats (node, "activation_alpha", &n_alpha);
-  const float *beta = fb_node_attr_floats (node, "activation_beta", &n_beta);
-  if (names != NULL && (names->type != FB_ATTR_STRINGS || names->strings.n != (guint) want))
-    return _fb_lower_fail (s->error, node, FB_LOWER_ERROR_UNSUPPORTED,
-                           "activations must list %d functions", want);
-  for (int i = 0; i < want; i++)
-    {
-      const char *name = names ? names->strings.v[i] : (i % per_dir == 0 ? "Sigmoid" : "Tanh");
-      guint k;
-      for (k = 0; k < G_N_ELEMENTS (act_table); k++)
-        if (g_ascii_strcasecmp (act_table[k].name, name) == 0)
-          break;
-      if (k == G_N_ELEMENTS (act_table))
-        return _fb_lower_fail (s->error, node, FB_LOWER_ERROR_UNSUPPORTED,
-                               "activation '%s' is unknown", name);
-      s->acts[i].kind = act_table[k].kind;
-      s->acts[i].alpha = act_table[k].alpha;
-      s->acts[i].beta = act_table[k].beta;
-      /* alpha and beta are taken in order by the functions that use them. */
-      if (act_table[k].n_params >= 1 && ia < n_alpha)
-        s->acts[i].alpha = alpha[ia++];
-      if (act_table[k].n_params >= 2 && ib < n_beta)
-        s->acts[i].beta = beta[ib++];
-    }
-  return TRUE;
+  g_autoptr(GError) local = NULL;
+
+  if (fb_rnn_read_activations (s->node, per_dir, s->acts, &local))
+    return TRUE;
+  return _fb_lower_fail (s->error, s->node, FB_LOWER_ERROR_UNSUPPORTED, "%s", local->message);
 }
 
 static FbKExpr *
@@ -141,34 +90,34 @@ row_put (Rnn *s, guint arg, FbKExpr *base, FbKExpr *off, FbKExpr *v)
 /* The activation of one direction applied to x. Where the interpreter branches, a select
  * picks between both sides, so NaN and infinities go the same way. */
 static FbKExpr *
-act (Rnn *s, const Act *a, FbKExpr *x)
+act (Rnn *s, const FbRnnAct *a, FbKExpr *x)
 {
   FbKernel *k = s->k;
   FbKExpr *zero = fc (s, 0.0), *one = fc (s, 1.0);
   switch (a->kind)
     {
-    case ACT_SIGMOID: return fb_kx_unary (k, FB_KU_SIGMOID, x);
-    case ACT_TANH: return fb_kx_unary (k, FB_KU_TANH, x);
-    case ACT_RELU: return fb_kx_select (k, bin (s, FB_KB_GT, x, zero), x, zero);
-    case ACT_AFFINE: return fadd (s, fmul (s, fc (s, a->alpha), x), fc (s, a->beta));
-    case ACT_LEAKY_RELU:
+    case FB_RNN_SIGMOID: return fb_kx_unary (k, FB_KU_SIGMOID, x);
+    case FB_RNN_TANH: return fb_kx_unary (k, FB_KU_TANH, x);
+    case FB_RNN_RELU: return fb_kx_select (k, bin (s, FB_KB_GT, x, zero), x, zero);
+    case FB_RNN_AFFINE: return fadd (s, fmul (s, fc (s, a->alpha), x), fc (s, a->beta));
+    case FB_RNN_LEAKY_RELU:
       return fb_kx_select (k, bin (s, FB_KB_LT, x, zero), fmul (s, fc (s, a->alpha), x), x);
-    case ACT_THRESHOLDED_RELU:
+    case FB_RNN_THRESHOLDED_RELU:
       return fb_kx_select (k, bin (s, FB_KB_GT, x, fc (s, a->alpha)), x, zero);
-    case ACT_SCALED_TANH:
+    case FB_RNN_SCALED_TANH:
       return fmul (s, fc (s, a->alpha), fb_kx_unary (k, FB_KU_TANH, fmul (s, fc (s, a->beta), x)));
-    case ACT_HARD_SIGMOID:
+    case FB_RNN_HARD_SIGMOID:
       return bin (s, FB_KB_MAX, zero,
                   bin (s, FB_KB_MIN, one,
                        fadd (s, fmul (s, fc (s, a->alpha), x), fc (s, a->beta))));
-    case ACT_ELU:
+    case FB_RNN_ELU:
       return fb_kx_select (k, bin (s, FB_KB_LT, x, zero),
                            fmul (s, fc (s, a->alpha),
                                  bin (s, FB_KB_SUB, fb_kx_unary (k, FB_KU_EXP, x), one)),
                            x);
-    case ACT_SOFTSIGN:
+    case FB_RNN_SOFTSIGN:
       return bin (s, FB_KB_DIV, x, bin (s, FB_KB_ADD, one, fb_kx_unary (k, FB_KU_ABS, x)));
-    case ACT_SOFTPLUS:
+    case FB_RNN_SOFTPLUS:
       {
         /* x + log(1 + e^-x) for positive x keeps e^x from overflowing. */
         FbKExpr *ax = fb_kx_unary (k, FB_KU_ABS, x);
