@@ -18,6 +18,8 @@ struct _FbWorkerPool {
   gint        generation;       /* bumped for every job (atomic) */
   gint        quit;
   gint        busy;             /* workers still inside the current job (atomic) */
+  gint        sleepers;         /* workers blocked on wake (atomic, changed under lock) */
+  gint        waiting;          /* the caller is blocked on idle (atomic, changed under lock) */
   /* the current job */
   FbRangeFn   fn;
   gpointer    data;
@@ -60,15 +62,19 @@ worker_main (gpointer data)
               continue;
             }
           g_mutex_lock (&pool->lock);
+          g_atomic_int_inc (&pool->sleepers);
           while (g_atomic_int_get (&pool->generation) == seen && !g_atomic_int_get (&pool->quit))
             g_cond_wait (&pool->wake, &pool->lock);
+          g_atomic_int_add (&pool->sleepers, -1);
           g_mutex_unlock (&pool->lock);
         }
       if (g_atomic_int_get (&pool->quit))
         return NULL;
       seen = gen;
       work (pool);
-      if (g_atomic_int_dec_and_test (&pool->busy))
+      /* The caller usually spins for the last worker: only a blocked one needs the signal
+       * (it set waiting before its last look at busy, under the lock taken here). */
+      if (g_atomic_int_dec_and_test (&pool->busy) && g_atomic_int_get (&pool->waiting))
         {
           g_mutex_lock (&pool->lock);
           g_cond_signal (&pool->idle);
@@ -139,10 +145,17 @@ fb_worker_pool_run (FbWorkerPool *pool, FbRangeFn fn, gpointer data, int64_t ext
   pool->chunk = chunk;
   g_atomic_pointer_set ((gssize *) &pool->cursor, 0);
   g_atomic_int_set (&pool->busy, n - 1);
-  g_mutex_lock (&pool->lock);
+  /* Spinning workers see the new generation by themselves; the broadcast (a system call
+   * every time, a microsecond that a small phase cannot spare) is only for blocked ones.
+   * A worker about to block counts itself under the lock before its last look at the
+   * generation, so either it sees this bump or this sees its count. */
   g_atomic_int_inc (&pool->generation);
-  g_cond_broadcast (&pool->wake);
-  g_mutex_unlock (&pool->lock);
+  if (g_atomic_int_get (&pool->sleepers) > 0)
+    {
+      g_mutex_lock (&pool->lock);
+      g_cond_broadcast (&pool->wake);
+      g_mutex_unlock (&pool->lock);
+    }
   work (pool);
   /* Wait for the workers: spin first, they are usually a chunk away from done. */
   for (guint spins = 0; g_atomic_int_get (&pool->busy) > 0; spins++)
@@ -154,8 +167,10 @@ fb_worker_pool_run (FbWorkerPool *pool, FbRangeFn fn, gpointer data, int64_t ext
           continue;
         }
       g_mutex_lock (&pool->lock);
+      g_atomic_int_set (&pool->waiting, 1);
       while (g_atomic_int_get (&pool->busy) > 0)
         g_cond_wait (&pool->idle, &pool->lock);
+      g_atomic_int_set (&pool->waiting, 0);
       g_mutex_unlock (&pool->lock);
       break;
     }
