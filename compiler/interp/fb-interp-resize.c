@@ -58,46 +58,8 @@ resize_axis (const FbNode *node, const FbResizeSpec *o, const double *v, const i
       int nt = 0;
       gboolean outside = o->transform == FB_RESIZE_TF_CROP_AND_RESIZE && (sx < 0 || sx > in - 1);
 
-      if (outside)
-        nt = 0;
-      else if (o->mode == FB_RESIZE_NEAREST)
-        {
-          taps[0] = fb_resize_nearest_index (o, sx, in);
-          w[0] = 1;
-          nt = 1;
-        }
-      else if (o->mode == FB_RESIZE_LINEAR)
-        {
-          double c = CLAMP (sx, 0, (double) (in - 1));
-          int64_t x0 = (int64_t) floor (c);
-          int64_t x1 = MIN (x0 + 1, in - 1);
-          taps[0] = x0; w[0] = 1 - (c - x0);
-          taps[1] = x1; w[1] = c - x0;
-          nt = 2;
-        }
-      else
-        {
-          int64_t base = (int64_t) floor (sx);
-          double frac = sx - base, total = 0;
-          for (int t = 0; t < 4; t++)
-            {
-              int64_t at = base - 1 + t;
-              double wt = fb_resize_cubic_weight (frac - (t - 1), o->cubic_a);
-              if (at < 0 || at >= in)
-                {
-                  if (o->exclude_outside)
-                    wt = 0;
-                  at = CLAMP (at, 0, in - 1);
-                }
-              taps[t] = at;
-              w[t] = wt;
-              total += wt;
-            }
-          if (o->exclude_outside && total != 0)
-            for (int t = 0; t < 4; t++)
-              w[t] /= total;
-          nt = 4;
-        }
+      if (!outside)
+        nt = fb_resize_taps (o, sx, in, taps, w);
       for (int64_t p = 0; p < outer; p++)
         for (int64_t q = 0; q < inner; q++)
           {

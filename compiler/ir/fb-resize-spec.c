@@ -130,3 +130,51 @@ fb_resize_cubic_weight (double s, double a)
     return ((a * s - 5 * a) * s + 8 * a) * s - 4 * a;
   return 0;
 }
+
+int
+fb_resize_taps (const FbResizeSpec *spec, double sx, int64_t in, int64_t taps[4], double weights[4])
+{
+  int64_t base;
+  double frac, total = 0;
+
+  g_return_val_if_fail (spec != NULL, 0);
+  /* An empty input axis has nothing to read: the output takes zeros, never an index into it. */
+  if (in <= 0)
+    return 0;
+  if (spec->mode == FB_RESIZE_NEAREST)
+    {
+      taps[0] = fb_resize_nearest_index (spec, sx, in);
+      weights[0] = 1;
+      return 1;
+    }
+  if (spec->mode == FB_RESIZE_LINEAR)
+    {
+      double c = CLAMP (sx, 0, (double) (in - 1));
+      int64_t x0 = (int64_t) floor (c);
+      taps[0] = x0;
+      taps[1] = MIN (x0 + 1, in - 1);
+      weights[0] = 1 - (c - x0);
+      weights[1] = c - x0;
+      return 2;
+    }
+  base = (int64_t) floor (sx);
+  frac = sx - base;
+  for (int t = 0; t < 4; t++)
+    {
+      int64_t at = base - 1 + t;
+      double wt = fb_resize_cubic_weight (frac - (t - 1), spec->cubic_a);
+      if (at < 0 || at >= in)
+        {
+          if (spec->exclude_outside)
+            wt = 0;
+          at = CLAMP (at, 0, in - 1);
+        }
+      taps[t] = at;
+      weights[t] = wt;
+      total += wt;
+    }
+  if (spec->exclude_outside && total != 0)
+    for (int t = 0; t < 4; t++)
+      weights[t] /= total;
+  return 4;
+}

@@ -45,6 +45,11 @@ double   fb_resize_source_coord       (const FbResizeSpec *spec, double x, int64
                                        double scale, double roi_start, double roi_end);
 /* The input index nearest mode picks for coordinate x, clamped to the axis. */
 int64_t  fb_resize_nearest_index      (const FbResizeSpec *spec, double x, int64_t in);
+/* The input indices an output position at input coordinate sx reads, and their weights: 1 tap
+ * for nearest, 2 for linear, 4 for cubic (clamped to the axis; exclude_outside zeroes and
+ * renormalizes). Returns the number of taps. */
+int      fb_resize_taps               (const FbResizeSpec *spec, double sx, int64_t in,
+                                       int64_t taps[4], double weights[4]);
 /* The cubic convolution kernel's weight at distance s with coefficient a. */
 double   fb_resize_cubic_weight       (double s, double a);
 

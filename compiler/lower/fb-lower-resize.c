@@ -187,42 +187,14 @@ axis_tables (const FbResizeSpec *o, int64_t in, int64_t out, double scale, doubl
       outside[x] = o->transform == FB_RESIZE_TF_CROP_AND_RESIZE && (sx < 0 || sx > in - 1);
       if (outside[x])
         continue;
-      if (o->mode == FB_RESIZE_NEAREST)
-        {
-          tp[0] = fb_resize_nearest_index (o, sx, in);
-          wp[0] = 1;
-        }
-      else if (o->mode == FB_RESIZE_LINEAR)
-        {
-          double c = CLAMP (sx, 0, (double) (in - 1));
-          int64_t x0 = (int64_t) floor (c);
-          tp[0] = x0;
-          tp[1] = MIN (x0 + 1, in - 1);
-          wp[0] = 1 - (c - x0);
-          wp[1] = c - x0;
-        }
-      else
-        {
-          int64_t base = (int64_t) floor (sx);
-          double frac = sx - base, total = 0;
-          for (int t = 0; t < 4; t++)
-            {
-              int64_t at = base - 1 + t;
-              double wt = fb_resize_cubic_weight (frac - (t - 1), o->cubic_a);
-              if (at < 0 || at >= in)
-                {
-                  if (o->exclude_outside)
-                    wt = 0;
-                  at = CLAMP (at, 0, in - 1);
-                }
-              tp[t] = at;
-              wp[t] = wt;
-              total += wt;
-            }
-          if (o->exclude_outside && total != 0)
-            for (int t = 0; t < 4; t++)
-              wp[t] /= total;
-        }
+      {
+        int64_t t4[4];
+        double w4[4];
+        int n = fb_resize_taps (o, sx, in, t4, w4);
+        g_assert (n <= nt);  /* nt is the mode's tap count; an empty axis gives none */
+        memcpy (tp, t4, sizeof (int64_t) * n);
+        memcpy (wp, w4, sizeof (double) * n);
+      }
     }
 }
 
