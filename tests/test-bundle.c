@@ -12,6 +12,7 @@
 #include "fb-tensor-io.h"
 
 #include <glib/gstdio.h>
+#include <string.h>
 
 static const char program[] =
   "#include \"fb-model.h\"\n"
@@ -151,6 +152,44 @@ test_damaged (Fixture *f, gconstpointer data)
   g_assert_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE);
 }
 
+/* Truncated JSON and a truncated kernel object are the same kind of error as a bad plan: the
+ * bundle is damaged, and the message names the file. */
+static void
+test_truncated (Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = write_bundle (f, FALSE);
+  g_autofree char *manifest = g_build_filename (path, "manifest.json", NULL);
+  g_autofree char *kernels = g_build_filename (path, "kernels", NULL);
+  g_autofree char *text = NULL;
+  gsize len;
+
+  g_assert_true (g_file_get_contents (manifest, &text, &len, NULL));
+  {
+    g_autoptr(GError) error = NULL;
+    g_assert_true (g_file_set_contents (manifest, text, (gssize) len / 2, NULL));
+    g_autoptr(FbCpuModule) m = fb_bundle_load (path, 1, &error);
+    g_assert_null (m);
+    g_assert_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE);
+    g_assert_nonnull (strstr (error->message, "manifest.json"));
+    g_assert_true (g_file_set_contents (manifest, text, (gssize) len, NULL));
+  }
+  {
+    g_autoptr(GDir) dir = g_dir_open (kernels, 0, NULL);
+    const char *first = dir ? g_dir_read_name (dir) : NULL;
+    g_autofree char *object = NULL;
+    g_autofree char *bytes = NULL;
+    g_autoptr(GError) error = NULL;
+
+    g_assert_nonnull (first);
+    object = g_build_filename (kernels, first, NULL);
+    g_assert_true (g_file_get_contents (object, &bytes, &len, NULL));
+    g_assert_true (g_file_set_contents (object, bytes, (gssize) MIN (len, 300), NULL));
+    g_autoptr(FbCpuModule) m = fb_bundle_load (path, 1, &error);
+    g_assert_null (m);
+    g_assert_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE);
+  }
+}
+
 static void
 test_shared_library (Fixture *f, gconstpointer data)
 {
@@ -231,6 +270,7 @@ main (int argc, char **argv)
   tc_init (&argc, &argv);
   g_test_add ("/bundle/load-and-run", Fixture, NULL, setup, test_load_and_run, teardown);
   g_test_add ("/bundle/damaged", Fixture, NULL, setup, test_damaged, teardown);
+  g_test_add ("/bundle/truncated", Fixture, NULL, setup, test_truncated, teardown);
   g_test_add ("/bundle/shared-library", Fixture, NULL, setup, test_shared_library, teardown);
   g_test_add ("/bundle/onnx-roundtrip", Fixture, NULL, setup, test_onnx_roundtrip, teardown);
   return g_test_run ();

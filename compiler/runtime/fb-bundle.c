@@ -254,8 +254,14 @@ _fb_bundle_object_name (const FbKernel *kernel)
 static JsonObject *
 read_json (const char *path, JsonParser *parser, GError **error)
 {
-  if (!json_parser_load_from_file (parser, path, error))
-    return NULL;
+  g_autoptr(GError) local = NULL;
+
+  /* A damaged bundle is bad input, whatever part of it is damaged: one error code says so. */
+  if (!json_parser_load_from_file (parser, path, &local))
+    {
+      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE, "%s", local->message);
+      return NULL;
+    }
   JsonNode *root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {
@@ -349,5 +355,11 @@ fb_bundle_load (const char *path, guint n_threads, GError **error)
         return NULL;
       g_ptr_array_add (objects, g_bytes_new_take (data, len));
     }
-  return fb_cpu_module_new (plan, objects, n_threads, error);
+  {
+    g_autoptr(GError) local = NULL;
+    FbCpuModule *module = fb_cpu_module_new (plan, objects, n_threads, &local);
+    if (module == NULL)
+      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE, "%s: %s", path, local->message);
+    return module;
+  }
 }
