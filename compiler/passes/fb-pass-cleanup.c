@@ -69,7 +69,7 @@ _fb_pass_cleanup (FbPassContext *ctx, FbGraph *graph, GError **error)
     }
 
   before = graph->nodes->len;
-  _fb_graph_prune (graph);
+  fb_graph_remove_dead (graph);
   /* Every Identity and Dropout counted above lost all its readers, so it is among the removed. */
   n_dead = before - graph->nodes->len - n_identity - n_dropout;
 

@@ -181,7 +181,7 @@ _fb_pass_cse (FbPassContext *ctx, FbGraph *graph, GError **error)
       _fb_pass_record_fate (ctx, n->id, FB_CHANGE_REMOVED, twin->id);
       n_nodes++;
     }
-  _fb_graph_prune (graph);
+  fb_graph_remove_dead (graph);
 
   if (n_consts)
     _fb_pass_note (ctx, "merged %u equal constants", n_consts);

@@ -297,7 +297,7 @@ _fb_pass_fold_batchnorm (FbPassContext *ctx, FbGraph *graph, GError **error)
     {
       if (!fb_graph_toposort (graph, error))
         return FALSE;
-      _fb_graph_prune (graph);
+      fb_graph_remove_dead (graph);
       {
         g_autoptr(GString) into = g_string_new (NULL);
         GHashTableIter it;

@@ -297,7 +297,7 @@ _fb_pass_fold_constants (FbPassContext *ctx, FbGraph *graph, GError **error)
 
   g_ptr_array_set_size (graph->nodes, 0);
   g_ptr_array_extend (graph->nodes, kept, NULL, NULL);
-  _fb_graph_prune (graph);
+  fb_graph_remove_dead (graph);
   if (n_folded)
     note_histogram (ctx, hist, n_folded);
   return TRUE;

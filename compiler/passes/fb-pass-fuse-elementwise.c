@@ -204,7 +204,7 @@ _fb_pass_fuse_elementwise (FbPassContext *ctx, FbGraph *graph, GError **error)
     return TRUE;
   if (!fb_graph_toposort (graph, error))
     return FALSE;
-  _fb_graph_prune (graph);
+  fb_graph_remove_dead (graph);
   _fb_pass_note (ctx, "fused %u nodes into %u reduction and %u elementwise groups", n_members,
                  n_reductions, n_trees);
   return TRUE;

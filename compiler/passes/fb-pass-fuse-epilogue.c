@@ -157,7 +157,7 @@ _fb_pass_fuse_epilogue (FbPassContext *ctx, FbGraph *graph, GError **error)
     }
   if (!fb_graph_toposort (graph, error))
     return FALSE;
-  _fb_graph_prune (graph);
+  fb_graph_remove_dead (graph);
   {
     g_autoptr(GString) s = g_string_new (NULL);
     for (guint k = 0; k < kinds->len; k++)

@@ -372,7 +372,7 @@ _fb_pass_layout (FbPassContext *ctx, FbGraph *graph, GError **error)
 
   if (!fb_graph_toposort (graph, error))
     return FALSE;
-  _fb_graph_prune (graph);
+  fb_graph_remove_dead (graph);
   _fb_pass_note (ctx, "%u nodes run NHWC, inserted %u transposes", g_hash_table_size (converted),
                  l.n_inserted);
   if (l.n_cancelled)

@@ -90,8 +90,6 @@ void     _fb_node_set_ints         (FbGraph *graph, FbNode *node, const char *na
 /* Drops the tensor attributes of a node that left its graph: the graph frees only what its
  * listed nodes hold, and a folded Constant would otherwise keep its tensor forever. */
 void     _fb_node_release          (FbNode *node);
-/* fb_graph_remove_dead, releasing what the removed nodes held. */
-void     _fb_graph_prune           (FbGraph *graph);
 /* Shape inference of one node (its errors name the node). */
 gboolean _fb_node_infer            (FbGraph *graph, FbNode *node, GError **error);
 /* Whether value may be replaced by another everywhere: replacing a graph output by a graph

@@ -150,22 +150,6 @@ _fb_node_release (FbNode *node)
       }
 }
 
-void
-_fb_graph_prune (FbGraph *graph)
-{
-  g_autoptr(GPtrArray) before = NULL;
-  g_autoptr(GHashTable) kept = g_hash_table_new (NULL, NULL);
-
-  g_assert (graph != NULL);
-  before = g_ptr_array_copy (graph->nodes, NULL, NULL);
-  fb_graph_remove_dead (graph);
-  for (guint i = 0; i < graph->nodes->len; i++)
-    g_hash_table_add (kept, g_ptr_array_index (graph->nodes, i));
-  for (guint i = 0; i < before->len; i++)
-    if (!g_hash_table_contains (kept, g_ptr_array_index (before, i)))
-      _fb_node_release (g_ptr_array_index (before, i));
-}
-
 gboolean
 _fb_node_infer (FbGraph *graph, FbNode *node, GError **error)
 {

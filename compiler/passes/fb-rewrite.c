@@ -346,7 +346,7 @@ fb_rewrite_run (FbPassContext *ctx, FbGraph *graph, const FbRule *rules, guint n
           ok = FALSE;
           break;
         }
-      _fb_graph_prune (graph);
+      fb_graph_remove_dead (graph);
       if (!any)
         break;
     }
