@@ -25,19 +25,6 @@ typedef struct {
   char     *dump_dir;
 } CompileArgs;
 
-static int
-fail (const GError *error)
-{
-  /* What the model asks of the target is the input's doing: exit status 2. */
-  if ((error->domain == FB_RUNTIME_ERROR && error->code == FB_RUNTIME_ERROR_UNSUPPORTED) ||
-      error->domain == FB_LOWER_ERROR)
-    {
-      fprintf (stderr, "fusebench: %s\n", error->message);
-      return FB_EXIT_INPUT;
-    }
-  return fb_cli_fail (error);
-}
-
 static char *
 pipeline_text (const FbCliPipelineArgs *p)
 {
@@ -105,16 +92,16 @@ compile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
   const FbGraph *graph = fb_pipeline_final (pipeline);
   gint64 t1 = g_get_monotonic_time ();
   if (!fb_backend_check_graph (fb_backend_cpu (), graph, &error))
-    return fail (error);
+    return fb_cli_fail (error);
   g_autoptr(FbPlan) plan = fb_lower_graph (graph, fb_codegen_host_target (), &error);
   if (plan == NULL)
-    return fail (error);
+    return fb_cli_fail (error);
   fb_plan_layout_memory (plan);
   gint64 t2 = g_get_monotonic_time ();
   guint cached = 0;
   g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, threads, &cached, &error);
   if (objects == NULL)
-    return fail (error);
+    return fb_cli_fail (error);
   gint64 t3 = g_get_monotonic_time ();
   g_autofree char *ptext = pipeline_text (pipeline_args);
   FbBundleOptions options = { .source = model, .pipeline = ptext,
@@ -123,7 +110,7 @@ compile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
     return fb_cli_fail (error);
   gint64 t4 = g_get_monotonic_time ();
   if (args->dump_dir != NULL && !dump_kernels (plan, args->dump_dir, &error))
-    return fail (error);
+    return fb_cli_fail (error);
   guint with_code = 0;
   for (guint i = 0; i < objects->len; i++)
     with_code += g_ptr_array_index (objects, i) != NULL;

@@ -24,18 +24,3 @@ fb_cli_cpu_prepare (const char *model, const FbCliPipelineArgs *args, FbPipeline
     return NULL;
   return fb_cpu_compile (fb_pipeline_final (*pipeline), 0, error);
 }
-
-int
-fb_cli_cpu_fail (const GError *error)
-{
-  g_return_val_if_fail (error != NULL, FB_EXIT_WORK);
-  if ((error->domain == FB_RUNTIME_ERROR && (error->code == FB_RUNTIME_ERROR_UNSUPPORTED ||
-                                             error->code == FB_RUNTIME_ERROR_INPUT ||
-                                             error->code == FB_RUNTIME_ERROR_BUNDLE)) ||
-      error->domain == FB_LOWER_ERROR)
-    {
-      fprintf (stderr, "fusebench: %s\n", error->message);
-      return FB_EXIT_INPUT;
-    }
-  return fb_cli_fail (error);
-}

@@ -15,7 +15,5 @@ gboolean     fb_cli_cpu_wanted  (const char *target, const char *model);
  * outputs is fb_cpu_module_plan (module)->graph. */
 FbCpuModule *fb_cli_cpu_prepare (const char *model, const FbCliPipelineArgs *args,
                                  FbPipeline **pipeline, GError **error);
-/* fb_cli_fail, except that a node the target cannot run is the input's fault (status 2). */
-int          fb_cli_cpu_fail    (const GError *error);
 
 G_END_DECLS

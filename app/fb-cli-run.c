@@ -189,7 +189,7 @@ run_model (const char *model, const FbCliPipelineArgs *pipeline_args, const RunA
   if (g_str_equal (target, "cpu"))
     {
       if ((cpu = fb_cli_cpu_prepare (model, pipeline_args, &pipeline, &error)) == NULL)
-        return fb_cli_cpu_fail (error);
+        return fb_cli_fail (error);
       graph = fb_cpu_module_plan (cpu)->graph;
     }
   else if ((pipeline = fb_cli_load_model (model, pipeline_args, &error)) == NULL)
@@ -217,7 +217,7 @@ run_model (const char *model, const FbCliPipelineArgs *pipeline_args, const RunA
       outputs = cpu ? fb_cpu_module_run (cpu, inputs, NULL, &error)
                     : fb_interp_run (graph, inputs, NULL, &error);
       if (outputs == NULL)
-        return cpu ? fb_cli_cpu_fail (error) : fb_cli_fail (error);
+        return fb_cli_fail (error);
       ms[i] = fb_timing_now_ms () - t0;
     }
   times = fb_timing_summarize (ms, (guint) args->iterations);

@@ -2,7 +2,9 @@
 #include "fb-config.h"
 #include "fb-cli.h"
 #include "fb-graph.h"
+#include "fb-backend.h"
 #include "fb-interp.h"
+#include "fb-lower.h"
 #include "fb-onnx-import.h"
 
 #include <gio/gio.h>
@@ -46,6 +48,11 @@ fb_cli_exit_status_for (const GError *error)
            ? FB_EXIT_INPUT : FB_EXIT_WORK;
   if (error->domain == FB_PIPELINE_ERROR)
     return error->code == FB_PIPELINE_ERROR_OPTION ? FB_EXIT_INPUT : FB_EXIT_WORK;
+  /* What the model asks of a target, and a damaged bundle, are the input's doing. */
+  if (error->domain == FB_LOWER_ERROR)
+    return FB_EXIT_INPUT;
+  if (error->domain == FB_RUNTIME_ERROR)
+    return error->code == FB_RUNTIME_ERROR_FAILED ? FB_EXIT_WORK : FB_EXIT_INPUT;
   if (error->domain == FB_IMPORT_ERROR || error->domain == FB_GRAPH_ERROR ||
       error->domain == G_OPTION_ERROR || error->domain == G_FILE_ERROR)
     return FB_EXIT_INPUT;
