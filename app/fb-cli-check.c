@@ -182,6 +182,7 @@ fb_cli_check (int argc, char **argv)
     status = fb_cli_fail (error);
   else
     {
+      pipeline.for_cpu = g_strcmp0 (target, "cpu") == 0;
       for (int i = 1; i < argc; i++)
         {
           if (check_case (argv[i], &pipeline, target))

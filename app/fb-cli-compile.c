@@ -161,7 +161,10 @@ fb_cli_compile (int argc, char **argv)
       status = FB_EXIT_INPUT;
     }
   else
-    status = compile_model (argv[1], &pipeline, &args);
+    {
+      pipeline.for_cpu = TRUE;
+      status = compile_model (argv[1], &pipeline, &args);
+    }
 
   g_free (args.target);
   g_free (args.output);

@@ -275,7 +275,10 @@ fb_cli_run (int argc, char **argv)
       status = FB_EXIT_INPUT;
     }
   else
-    status = run_model (argv[1], &pipeline, &args);
+    {
+      pipeline.for_cpu = fb_cli_cpu_wanted (args.target, argv[1]);
+      status = run_model (argv[1], &pipeline, &args);
+    }
 
   g_free (args.target);
   g_free (args.input_dir);

@@ -79,7 +79,7 @@ fb_cli_pipeline_group (FbCliPipelineArgs *args)
     { "disable", 0, 0, G_OPTION_ARG_STRING_ARRAY, &args->disable,
       "Skip a pass of the pipeline (repeatable)", "PASS" },
     { "layout", 0, 0, G_OPTION_ARG_STRING, &args->layout,
-      "Tensor layout for convolutions: nchw or nhwc", "LAYOUT" },
+      "Tensor layout for convolutions: nchw or nhwc (default: nhwc for the cpu target, else nchw)", "LAYOUT" },
     { "no-fuse", 0, 0, G_OPTION_ARG_STRING_ARRAY, &args->no_fuse,
       "Keep a node out of every fusion (repeatable)", "NODE" },
     { "input-shape", 0, 0, G_OPTION_ARG_STRING_ARRAY, &args->input_shape,

@@ -38,6 +38,8 @@ typedef struct {
   char   **no_fuse;       /* --no-fuse NODE */
   char    *layout;        /* --layout nchw|nhwc */
   char   **input_shape;   /* --input-shape NAME=1x3x224x224 */
+  gboolean for_cpu;       /* set by a command compiling for the CPU target: without --layout,
+                             convolutions go channels-last, the layout its library runs fastest */
 } FbCliPipelineArgs;
 
 GOptionGroup *fb_cli_pipeline_group        (FbCliPipelineArgs *args);

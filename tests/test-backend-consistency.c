@@ -281,7 +281,15 @@ test_conv (void)
     { 3, 1, 20, 4, 1, 5, 1, 2, 2, 1, TRUE, FALSE, TRUE },   /* 1-D */
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    run_conv (&cases[i]);
+    {
+      run_conv (&cases[i]);
+      /* Channels-last, every case is also a oneDNN primitive's (strides, dilations, groups,
+       * asymmetric and automatic pads, 1-D). */
+      ConvCase last = cases[i];
+      last.nhwc = TRUE;
+      if (!cases[i].nhwc)
+        run_conv (&last);
+    }
   ti_done ();
 }
 

@@ -12,6 +12,7 @@
 #include "fb-tensor-io.h"
 
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <string.h>
 
 static const char program[] =
@@ -49,6 +50,8 @@ setup (Fixture *f, gconstpointer data)
   g_assert_no_error (error);
   f->pipeline = fb_pipeline_new (graph);
   g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
+  /* data: the layout; channels-last convolutions are oneDNN primitives, NCHW ones sgemm. */
+  options->layout = GPOINTER_TO_INT (data);
   g_assert_true (fb_pipeline_run (f->pipeline, options, NULL, NULL, NULL, &error));
   f->inputs = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
   g_ptr_array_add (f->inputs, fb_tensor_ref (ti_random (4, D (1, 3, 32, 32), 7)));
@@ -190,6 +193,39 @@ test_truncated (Fixture *f, gconstpointer data)
   }
 }
 
+/* A convolution phase whose geometry no longer fits its buffers is refused at load, before
+ * oneDNN could read or write past them. */
+static void
+test_damaged_convolution (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = write_bundle (f, FALSE);
+  g_autofree char *plan = g_build_filename (path, "plan.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (parser, plan, &error));
+  JsonArray *kernels = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                                     "kernels");
+  JsonObject *conv = NULL;
+  for (guint k = 0; conv == NULL && k < json_array_get_length (kernels); k++)
+    {
+      JsonObject *phase = json_array_get_object_element (
+        json_object_get_array_member (json_array_get_object_element (kernels, k), "phases"), 0);
+      if (phase && json_object_has_member (phase, "convolution"))
+        conv = json_object_get_object_member (phase, "convolution");
+    }
+  g_assert_nonnull (conv);
+  JsonArray *geometry = json_object_get_array_member (conv, "geometry");
+  JsonNode *channels = json_array_get_element (geometry, 1);
+  json_node_set_int (channels, json_node_get_int (channels) * 2);
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  json_generator_set_root (gen, json_parser_get_root (parser));
+  g_assert_true (json_generator_to_file (gen, plan, &error));
+  g_autoptr(FbCpuModule) m = fb_bundle_load (path, 1, &error);
+  g_assert_null (m);
+  g_assert_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE);
+  g_assert_nonnull (strstr (error->message, "convolution"));
+}
+
 static void
 test_shared_library (Fixture *f, gconstpointer data)
 {
@@ -268,10 +304,15 @@ int
 main (int argc, char **argv)
 {
   tc_init (&argc, &argv);
-  g_test_add ("/bundle/load-and-run", Fixture, NULL, setup, test_load_and_run, teardown);
-  g_test_add ("/bundle/damaged", Fixture, NULL, setup, test_damaged, teardown);
-  g_test_add ("/bundle/truncated", Fixture, NULL, setup, test_truncated, teardown);
-  g_test_add ("/bundle/shared-library", Fixture, NULL, setup, test_shared_library, teardown);
-  g_test_add ("/bundle/onnx-roundtrip", Fixture, NULL, setup, test_onnx_roundtrip, teardown);
+  gconstpointer nchw = GINT_TO_POINTER (FB_LAYOUT_NCHW), nhwc = GINT_TO_POINTER (FB_LAYOUT_NHWC);
+  g_test_add ("/bundle/load-and-run", Fixture, nchw, setup, test_load_and_run, teardown);
+  g_test_add ("/bundle/load-and-run/nhwc", Fixture, nhwc, setup, test_load_and_run, teardown);
+  g_test_add ("/bundle/damaged", Fixture, nchw, setup, test_damaged, teardown);
+  g_test_add ("/bundle/damaged-convolution", Fixture, nhwc, setup, test_damaged_convolution,
+              teardown);
+  g_test_add ("/bundle/truncated", Fixture, nchw, setup, test_truncated, teardown);
+  g_test_add ("/bundle/shared-library", Fixture, nchw, setup, test_shared_library, teardown);
+  g_test_add ("/bundle/shared-library/nhwc", Fixture, nhwc, setup, test_shared_library, teardown);
+  g_test_add ("/bundle/onnx-roundtrip", Fixture, nchw, setup, test_onnx_roundtrip, teardown);
   return g_test_run ();
 }

@@ -114,11 +114,24 @@ test_dump_sample (void)
           g_assert_nonnull (strstr (s, "no code"));
           continue;
         }
+      /* A channels-last Conv is a oneDNN primitive: the listings say so rather than show an
+       * empty module, and only an epilogue oneDNN could not take is generated code. */
+      if (strstr (kir, "oneDNN convolution") != NULL)
+        {
+          g_assert_nonnull (strstr (kir, "= conv ("));
+          g_assert_nonnull (strstr (ll, "is a oneDNN convolution"));
+          g_assert_nonnull (strstr (opt, "is a oneDNN convolution"));
+          g_assert_nonnull (strstr (s, "is a oneDNN convolution"));
+          convs++;
+          library++;
+          if (strstr (kir, "parallel iterations") == NULL)
+            continue;
+        }
       g_assert_nonnull (strstr (ll, "define "));
       g_assert_nonnull (strstr (opt, "define "));
       g_assert_nonnull (strstr (s, "ret"));
       g_assert_nonnull (strstr (s, "mov"));
-      if (strstr (stem, "_Conv") != NULL)
+      if (strstr (stem, "_Conv") != NULL && strstr (kir, "oneDNN convolution") == NULL)
         {
           convs++;
           g_assert_nonnull (strstr (kir, "for "));

@@ -60,6 +60,44 @@ buffer_ptr (Driver *d, const FbPlan *plan, guint b, const int64_t *weight_offset
   return byte_offset (d, d->arena, MAX (buf->offset, 0));
 }
 
+/* A oneDNN convolution phase: its description as a constant, a slot for the primitive the
+ * library makes on first use, and the call; a failure ends the run with -1. */
+static void
+emit_conv (Driver *d, LLVMValueRef run, LLVMValueRef args, const FbKConv *cv, guint index,
+           LLVMBasicBlockRef failed)
+{
+  G_STATIC_ASSERT (sizeof (FbDnnlConvDesc) % sizeof (int64_t) == 0);
+  enum { WORDS = sizeof (FbDnnlConvDesc) / sizeof (int64_t) };
+  int64_t words[WORDS];
+  memcpy (words, &cv->desc, sizeof words);
+  LLVMValueRef init[WORDS];
+  for (guint i = 0; i < WORDS; i++)
+    init[i] = LLVMConstInt (d->i64, (unsigned long long) words[i], 0);
+  g_autofree char *desc_name = g_strdup_printf ("fb_conv_desc_%u", index);
+  g_autofree char *slot_name = g_strdup_printf ("fb_conv_primitive_%u", index);
+  LLVMValueRef desc = LLVMAddGlobal (d->mod, LLVMArrayType2 (d->i64, WORDS), desc_name);
+  LLVMSetInitializer (desc, LLVMConstArray2 (d->i64, init, WORDS));
+  LLVMSetGlobalConstant (desc, TRUE);
+  LLVMSetLinkage (desc, LLVMInternalLinkage);
+  LLVMValueRef prim = LLVMAddGlobal (d->mod, d->ptr, slot_name);
+  LLVMSetInitializer (prim, LLVMConstPointerNull (d->ptr));
+  LLVMSetLinkage (prim, LLVMInternalLinkage);
+
+  guint which[5] = { cv->x, cv->w, cv->bias, cv->add, cv->y };
+  LLVMValueRef cargs[7] = { prim, desc };
+  LLVMTypeRef params[7];
+  for (int i = 0; i < 7; i++)
+    params[i] = d->ptr;
+  for (int i = 0; i < 5; i++)
+    cargs[2 + i] = which[i] == FB_KCONV_NO_ARG ? LLVMConstPointerNull (d->ptr)
+                 : LLVMBuildLoad2 (d->b, d->ptr, slot (d, args, which[i]), "");
+  LLVMValueRef status = call (d, "fb_dnnl_conv_once", d->i32, params, cargs, 7);
+  LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext (d->ctx, run, "");
+  LLVMBuildCondBr (d->b, LLVMBuildICmp (d->b, LLVMIntNE, status, LLVMConstInt (d->i32, 0, 0), ""),
+                   failed, next);
+  LLVMPositionBuilderAtEnd (d->b, next);
+}
+
 GBytes *
 fb_codegen_driver_object (const FbPlan *plan, GBytes *weights, const int64_t *weight_offsets,
                           GError **error)
@@ -107,6 +145,7 @@ fb_codegen_driver_object (const FbPlan *plan, GBytes *weights, const int64_t *we
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext (d.ctx, run, "entry");
   LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext (d.ctx, run, "no_memory");
   LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext (d.ctx, run, "run");
+  LLVMBasicBlockRef conv_failed = LLVMAppendBasicBlockInContext (d.ctx, run, "conv_failed");
   LLVMPositionBuilderAtEnd (d.b, entry);
   d.inputs = LLVMGetParam (run, 0);
   d.outputs = LLVMGetParam (run, 1);
@@ -117,9 +156,13 @@ fb_codegen_driver_object (const FbPlan *plan, GBytes *weights, const int64_t *we
   LLVMBuildCondBr (d.b, LLVMBuildIsNull (d.b, d.arena, ""), fail, body);
   LLVMPositionBuilderAtEnd (d.b, fail);
   LLVMBuildRet (d.b, LLVMConstInt (d.i32, (unsigned long long) -1, 1));
+  LLVMPositionBuilderAtEnd (d.b, conv_failed);
+  call (&d, "free", LLVMVoidTypeInContext (d.ctx), &d.ptr, &d.arena, 1);
+  LLVMBuildRet (d.b, LLVMConstInt (d.i32, (unsigned long long) -1, 1));
   LLVMPositionBuilderAtEnd (d.b, body);
 
   LLVMTypeRef phase_params[3] = { d.ptr, d.i64, d.i64 };
+  guint n_convs = 0;
   for (guint k = 0; k < plan->kernels->len; k++)
     {
       const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
@@ -133,6 +176,11 @@ fb_codegen_driver_object (const FbPlan *plan, GBytes *weights, const int64_t *we
       for (guint p = 0; p < kernel->phases->len; p++)
         {
           const FbKPhase *ph = g_ptr_array_index (kernel->phases, p);
+          if (ph->conv)
+            {
+              emit_conv (&d, run, args, ph->conv, n_convs++, conv_failed);
+              continue;
+            }
           LLVMValueRef cargs[3] = { args, LLVMConstInt (d.i64, 0, 0), LLVMConstInt (d.i64, ph->extent, 0) };
           call (&d, ph->fn, LLVMVoidTypeInContext (d.ctx), phase_params, cargs, 3);
         }

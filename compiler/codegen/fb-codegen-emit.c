@@ -426,7 +426,11 @@ _fb_codegen_emit_kernel (LLVMContextRef ctx, const FbKernel *kernel, const char 
   e.accs = g_new0 (LLVMValueRef, kernel->accs->len + 1);
   e.vars = g_new0 (LLVMValueRef, kernel->n_vars + 1);
   for (guint p = 0; p < kernel->phases->len; p++)
-    emit_phase (&e, g_ptr_array_index (kernel->phases, p));
+    {
+      const FbKPhase *ph = g_ptr_array_index (kernel->phases, p);
+      if (ph->conv == NULL)     /* a oneDNN convolution is run by the runtime */
+        emit_phase (&e, ph);
+    }
   LLVMDisposeBuilder (e.b);
   g_free (e.args);
   g_free (e.accs);

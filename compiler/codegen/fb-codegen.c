@@ -176,6 +176,31 @@ fb_kernel_stages_free (FbKernelStages *stages)
   g_free (stages);
 }
 
+/* Phases that oneDNN runs have no code here: the listings say so instead of leaving a reader
+ * to look for them. */
+static void
+note_library_phases (const FbKernel *kernel, FbKernelStages *st)
+{
+  g_autoptr(GString) ir = g_string_new (NULL), as = g_string_new (NULL);
+  for (guint p = 0; p < kernel->phases->len; p++)
+    if (((FbKPhase *) g_ptr_array_index (kernel->phases, p))->conv)
+      {
+        g_string_append_printf (ir, "; phase %u is a oneDNN convolution (see the kernel IR): "
+                                "no generated code\n", p);
+        g_string_append_printf (as, "# phase %u is a oneDNN convolution (see the kernel IR): "
+                                "no generated code\n", p);
+      }
+  if (ir->len == 0)
+    return;
+  char **texts[3] = { &st->llvm_ir, &st->llvm_ir_opt, &st->assembly };
+  for (int i = 0; i < 3; i++)
+    {
+      char *old = *texts[i];
+      *texts[i] = g_strconcat (i == 2 ? as->str : ir->str, old, NULL);
+      g_free (old);
+    }
+}
+
 FbKernelStages *
 fb_codegen_kernel_stages (const FbKernel *kernel, const FbPlan *plan, GError **error)
 {
@@ -216,6 +241,8 @@ fb_codegen_kernel_stages (const FbKernel *kernel, const FbPlan *plan, GError **e
     LLVMDisposeModule (mod);
   LLVMContextDispose (ctx);
   LLVMDisposeTargetMachine (tm);
+  if (ok)
+    note_library_phases (kernel, st);
   return ok ? g_steal_pointer (&st) : NULL;
 }
 

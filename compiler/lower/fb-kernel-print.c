@@ -182,6 +182,54 @@ print_shape (GString *s, const FbBuffer *b)
 
 /* canonical: only what determines the generated code, so that the hash of a kernel does not
  * change when other kernels or buffers are added around it. */
+static const char *
+post_name (int64_t kind)
+{
+  switch (kind)
+    {
+    case FB_DNNL_POST_RELU: return "relu";
+    case FB_DNNL_POST_CLIP: return "clip";
+    case FB_DNNL_POST_TANH: return "tanh";
+    case FB_DNNL_POST_SIGMOID: return "sigmoid";
+    case FB_DNNL_POST_ADD: return "add";
+    default: return "?";
+    }
+}
+
+/* One line of geometry, one of fused epilogue: everything the primitive is made from. */
+static void
+print_conv (GString *s, const FbKConv *cv)
+{
+  const FbDnnlConvDesc *d = &cv->desc;
+  g_string_append_printf (s, "    a%u[%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+                          "x%" G_GINT64_FORMAT " nhwc] = conv (a%u[%" G_GINT64_FORMAT "x%"
+                          G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " nhwc], a%u",
+                          cv->y, d->n, d->oh, d->ow, d->co, cv->x, d->n, d->h, d->w, d->c, cv->w);
+  if (cv->bias != FB_KCONV_NO_ARG)
+    g_string_append_printf (s, " + a%u", cv->bias);
+  g_string_append_printf (s, ") kernel %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " stride %"
+                          G_GINT64_FORMAT "x%" G_GINT64_FORMAT " dilation %" G_GINT64_FORMAT "x%"
+                          G_GINT64_FORMAT " pads %" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%"
+                          G_GINT64_FORMAT ",%" G_GINT64_FORMAT " groups %" G_GINT64_FORMAT "\n",
+                          d->kh, d->kw, d->sh, d->sw, d->dh, d->dw, d->pt, d->pl, d->pb, d->pr,
+                          d->groups);
+  if (d->n_post == 0)
+    return;
+  g_string_append (s, "    post-ops:");
+  for (int64_t i = 0; i < d->n_post; i++)
+    {
+      const FbDnnlPost *p = &d->post[i];
+      g_string_append_printf (s, " %s", post_name (p->kind));
+      if (p->kind == FB_DNNL_POST_ADD)
+        g_string_append_printf (s, " (a%u)", cv->add);
+      else if (p->kind == FB_DNNL_POST_CLIP)
+        g_string_append_printf (s, " (%.9g, %.9g)", p->alpha, p->beta);
+      else if (p->kind == FB_DNNL_POST_RELU && p->alpha != 0)
+        g_string_append_printf (s, " (slope %.9g)", p->alpha);
+    }
+  g_string_append_c (s, '\n');
+}
+
 static void
 print_kernel (GString *s, const FbKernel *k, const FbPlan *plan, gboolean canonical)
 {
@@ -213,6 +261,12 @@ print_kernel (GString *s, const FbKernel *k, const FbPlan *plan, gboolean canoni
   for (guint p = 0; p < k->phases->len; p++)
     {
       const FbKPhase *ph = g_ptr_array_index (k->phases, p);
+      if (ph->conv)
+        {
+          g_string_append_printf (s, "  phase %u: oneDNN convolution (threaded by oneDNN)\n", p);
+          print_conv (s, ph->conv);
+          continue;
+        }
       g_string_append_printf (s, "  phase %u: %s, %" G_GINT64_FORMAT " parallel iterations\n", p,
                               canonical ? "" : ph->fn, ph->extent);
       print_stmts (s, ph->body, 4);

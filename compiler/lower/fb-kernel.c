@@ -50,6 +50,7 @@ phase_free (gpointer p)
   FbKPhase *phase = p;
   g_free (phase->fn);
   g_ptr_array_unref (phase->body);
+  g_free (phase->conv);
   g_free (phase);
 }
 
@@ -139,6 +140,15 @@ fb_kernel_add_phase (FbKernel *kernel, int64_t extent, double work)
   phase->work = work;
   phase->body = g_ptr_array_new ();
   g_ptr_array_add (kernel->phases, phase);
+  return phase;
+}
+
+FbKPhase *
+fb_kernel_add_conv_phase (FbKernel *kernel, const FbKConv *conv, double work)
+{
+  g_return_val_if_fail (kernel != NULL && conv != NULL, NULL);
+  FbKPhase *phase = fb_kernel_add_phase (kernel, 1, work);
+  phase->conv = g_memdup2 (conv, sizeof *conv);
   return phase;
 }
 

@@ -15,6 +15,7 @@
 #pragma once
 
 #include "fb-graph.h"
+#include "fb-dnnl-conv.h"
 
 G_BEGIN_DECLS
 
@@ -110,12 +111,23 @@ typedef struct {
   const char *name;           /* the value's name, for printing (pool) */
 } FbKArg;
 
+/* A phase that is one oneDNN convolution (fb-dnnl-conv.h) rather than generated code: the
+ * runtime makes the primitive once and runs it on the calling thread, oneDNN spreading it
+ * over the cores itself. Arguments are kernel argument indices; bias and add are
+ * FB_KCONV_NO_ARG when absent. */
+#define FB_KCONV_NO_ARG G_MAXUINT
+typedef struct {
+  FbDnnlConvDesc desc;
+  guint          x, w, bias, add, y;
+} FbKConv;
+
 typedef struct {
   char      *fn;              /* the generated function's symbol: "<kernel name>_p<N>" */
   int64_t    extent;          /* iterations of the parallel loop */
   double     work;            /* rough cost of the whole phase in element operations, so that
                                  the runtime keeps tiny phases on one thread */
   GPtrArray *body;            /* FbKStmt*; the first is the parallel loop */
+  FbKConv   *conv;            /* set for a oneDNN convolution: no body, no generated code */
 } FbKPhase;
 
 typedef enum {
@@ -199,6 +211,8 @@ guint       fb_kernel_add_arg      (FbKernel *kernel, guint buffer, FbKArgRole r
 guint       fb_kernel_new_acc      (FbKernel *kernel, FbDType dtype);
 guint       fb_kernel_new_var      (FbKernel *kernel);
 FbKPhase   *fb_kernel_add_phase    (FbKernel *kernel, int64_t extent, double work);
+/* A phase running conv (copied) instead of generated code. */
+FbKPhase   *fb_kernel_add_conv_phase (FbKernel *kernel, const FbKConv *conv, double work);
 const char *fb_kernel_strdup       (FbKernel *kernel, const char *s);
 
 /* Expressions (folding constants and keeping indices in affine form as they are built) */

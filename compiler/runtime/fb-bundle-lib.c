@@ -4,6 +4,7 @@
  * fb_model_run and the tensors it takes and gives. */
 #include "fb-bundle-private.h"
 #include "fb-codegen.h"
+#include "fb-dnnl-conv-text.h"
 
 #include <glib/gstdio.h>
 
@@ -45,11 +46,73 @@ header_text (const FbPlan *plan, const FbGraph *graph)
               fb_plan_buffer (plan, g_array_index (plan->outputs, guint, i)));
   g_string_append (h,
     "\n/* Runs the model once: inputs[i] points to input i, outputs[i] to room for output i.\n"
-    " * Returns 0, or -1 when the working memory cannot be allocated. Safe to call from\n"
-    " * several threads at once: every call has its own working memory. */\n"
+    " * Returns 0, or -1 when the working memory cannot be allocated or a convolution\n"
+    " * cannot be set up by oneDNN. Safe to call from several threads at once: every call\n"
+    " * has its own working memory (oneDNN convolutions take turns). */\n"
     "int fb_model_run (const void *const *inputs, void *const *outputs);\n\n"
     "#ifdef __cplusplus\n}\n#endif\n");
   return g_string_free (h, FALSE);
+}
+
+static void
+remove_helper (const char *dir)
+{
+  const char *names[] = { "fb-dnnl-conv.h", "fb-dnnl-conv.c", "fb-dnnl-conv.o" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *p = g_build_filename (dir, names[i], NULL);
+      g_unlink (p);
+    }
+  g_rmdir (dir);
+}
+
+static gboolean
+has_convolutions (const FbPlan *plan)
+{
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
+      for (guint p = 0; p < kernel->phases->len; p++)
+        if (((FbKPhase *) g_ptr_array_index (kernel->phases, p))->conv)
+          return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+run_tool (GPtrArray *argv, const char *what, GError **error)
+{
+  g_ptr_array_add (argv, NULL);
+  g_autofree char *err_text = NULL;
+  int status = 0;
+  if (!g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
+                     &err_text, &status, error))
+    return FALSE;
+  if (!g_spawn_check_wait_status (status, NULL))
+    {
+      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_FAILED, "%s failed: %s", what,
+                   err_text ? err_text : "");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The oneDNN convolution helper the driver calls, compiled from the very source the runtime
+ * was built from (kept in the binary) into obj_path. */
+static gboolean
+compile_conv_helper (const char *cc, const char *tmp, const char *obj_path, GError **error)
+{
+  g_autofree char *h = g_build_filename (tmp, "fb-dnnl-conv.h", NULL);
+  g_autofree char *c = g_build_filename (tmp, "fb-dnnl-conv.c", NULL);
+  if (!g_file_set_contents (h, fb_text_fb_dnnl_conv_h, -1, error) ||
+      !g_file_set_contents (c, fb_text_fb_dnnl_conv_c, -1, error))
+    return FALSE;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  const char *fixed[] = { cc, "-c", "-O2", "-fPIC", "-o", obj_path, c };
+  for (guint i = 0; i < G_N_ELEMENTS (fixed); i++)
+    g_ptr_array_add (argv, g_strdup (fixed[i]));
+  g_autofree char *what = g_strdup_printf ("compiling the convolution helper for %s", obj_path);
+  return run_tool (argv, what, error);
 }
 
 gboolean
@@ -83,6 +146,19 @@ _fb_bundle_write_shared_library (const char *dir, const FbPlan *plan, GPtrArray 
     return FALSE;
 
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *helper_dir = NULL, *helper_obj = NULL;
+  if (has_convolutions (plan))
+    {
+      helper_dir = g_dir_make_tmp ("fusebench-export-XXXXXX", error);
+      if (helper_dir == NULL)
+        return FALSE;
+      helper_obj = g_build_filename (helper_dir, "fb-dnnl-conv.o", NULL);
+      if (!compile_conv_helper (cc, helper_dir, helper_obj, error))
+        {
+          remove_helper (helper_dir);
+          return FALSE;
+        }
+    }
   g_ptr_array_add (argv, g_strdup (cc));
   g_ptr_array_add (argv, g_strdup ("-shared"));
   g_ptr_array_add (argv, g_strdup ("-o"));
@@ -96,21 +172,18 @@ _fb_bundle_write_shared_library (const char *dir, const FbPlan *plan, GPtrArray 
         if (g_hash_table_add (linked, name))
           g_ptr_array_add (argv, g_build_filename (dir, name, NULL));
       }
+  if (helper_obj)
+    g_ptr_array_add (argv, g_strdup (helper_obj));
   g_ptr_array_add (argv, g_strdup ("-ldnnl"));
   g_ptr_array_add (argv, g_strdup ("-lopenblas"));
+  g_ptr_array_add (argv, g_strdup ("-lpthread"));
   g_ptr_array_add (argv, g_strdup ("-lm"));
-  g_ptr_array_add (argv, NULL);
-  g_autofree char *err_text = NULL;
-  int status = 0;
-  if (!g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
-                     &err_text, &status, error))
+  g_autofree char *what = g_strdup_printf ("linking %s", so_path);
+  gboolean ok = run_tool (argv, what, error);
+  if (helper_dir)
+    remove_helper (helper_dir);
+  if (!ok)
     return FALSE;
-  if (!g_spawn_check_wait_status (status, NULL))
-    {
-      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_FAILED,
-                   "linking %s failed: %s", so_path, err_text ? err_text : "");
-      return FALSE;
-    }
   /* The driver lives on inside the library. */
   g_unlink (driver_path);
   return TRUE;

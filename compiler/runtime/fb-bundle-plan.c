@@ -10,6 +10,29 @@ static const char *const buffer_kinds[] = { "input", "const", "output", "value",
 static const char *const kernel_kinds[] = { "loops", "library", "view", "host" };
 static const char *const arg_roles[] = { "in", "out", "temp" };
 
+static const char *const post_kinds[] = { "none", "relu", "clip", "tanh", "sigmoid", "add" };
+
+/* The geometry of a convolution phase as a flat list, in this order. */
+#define N_GEOMETRY 19
+
+static void
+geometry_out (const FbDnnlConvDesc *d, int64_t *v)
+{
+  int64_t g[N_GEOMETRY] = { d->n, d->c, d->h, d->w, d->co, d->oh, d->ow, d->groups, d->kh, d->kw,
+                            d->sh, d->sw, d->dh, d->dw, d->pt, d->pl, d->pb, d->pr, d->has_bias };
+  memcpy (v, g, sizeof g);
+}
+
+static void
+geometry_in (FbDnnlConvDesc *d, const int64_t *v)
+{
+  int64_t *f[N_GEOMETRY] = { &d->n, &d->c, &d->h, &d->w, &d->co, &d->oh, &d->ow, &d->groups,
+                             &d->kh, &d->kw, &d->sh, &d->sw, &d->dh, &d->dw, &d->pt, &d->pl,
+                             &d->pb, &d->pr, &d->has_bias };
+  for (int i = 0; i < N_GEOMETRY; i++)
+    *f[i] = v[i];
+}
+
 static JsonArray *
 int_array (guint n, const int64_t *v)
 {
@@ -26,6 +49,31 @@ uint_array (GArray *v)
   for (guint i = 0; i < v->len; i++)
     json_array_add_int_element (a, g_array_index (v, guint, i));
   return a;
+}
+
+static JsonObject *
+conv_to_json (const FbKConv *cv)
+{
+  JsonObject *o = json_object_new ();
+  int64_t geometry[N_GEOMETRY];
+  geometry_out (&cv->desc, geometry);
+  json_object_set_array_member (o, "geometry", int_array (N_GEOMETRY, geometry));
+  int64_t args[5] = { cv->x, cv->w, cv->bias, cv->add, cv->y };
+  for (int i = 0; i < 5; i++)
+    if (args[i] == FB_KCONV_NO_ARG)
+      args[i] = -1;
+  json_object_set_array_member (o, "args", int_array (5, args));
+  JsonArray *post = json_array_new ();
+  for (int64_t i = 0; i < cv->desc.n_post; i++)
+    {
+      JsonObject *p = json_object_new ();
+      json_object_set_string_member (p, "kind", post_kinds[cv->desc.post[i].kind]);
+      json_object_set_double_member (p, "alpha", cv->desc.post[i].alpha);
+      json_object_set_double_member (p, "beta", cv->desc.post[i].beta);
+      json_array_add_object_element (post, p);
+    }
+  json_object_set_array_member (o, "post_ops", post);
+  return o;
 }
 
 JsonObject *
@@ -89,6 +137,8 @@ _fb_bundle_plan_to_json (const FbPlan *plan, const int64_t *weight_offsets)
           json_object_set_string_member (po, "function", ph->fn);
           json_object_set_int_member (po, "extent", ph->extent);
           json_object_set_double_member (po, "work", ph->work);
+          if (ph->conv)
+            json_object_set_object_member (po, "convolution", conv_to_json (ph->conv));
           json_array_add_object_element (phases, po);
         }
       json_object_set_array_member (o, "phases", phases);
@@ -203,6 +253,93 @@ read_buffer (FbPlan *plan, JsonObject *o, GBytes *weights, const char *path, GEr
   return TRUE;
 }
 
+static double
+number (JsonObject *o, const char *member)
+{
+  JsonNode *n = json_object_get_member (o, member);
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n))
+    return 0;
+  GType t = json_node_get_value_type (n);
+  return t == G_TYPE_DOUBLE || t == G_TYPE_INT64 ? json_node_get_double (n) : 0;
+}
+
+static gboolean
+int_at (JsonArray *a, guint i, int64_t *v)
+{
+  JsonNode *n = json_array_get_element (a, i);
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_INT64)
+    return FALSE;
+  *v = json_node_get_int (n);
+  return TRUE;
+}
+
+/* Argument a of kernel k, of n float elements (-1: optional and absent). */
+static gboolean
+conv_arg (const FbPlan *plan, const FbKernel *k, int64_t a, int64_t n, gboolean optional,
+          guint *out)
+{
+  if (a < 0)
+    {
+      *out = FB_KCONV_NO_ARG;
+      return optional;
+    }
+  if (a >= k->args->len)
+    return FALSE;
+  const FbBuffer *b = fb_plan_buffer (plan, g_array_index (k->args, FbKArg, a).buffer);
+  *out = a;
+  return b->dtype == FB_DTYPE_FLOAT32 && b->numel == n && !b->dynamic;
+}
+
+/* A convolution phase, checked against the buffers it will read and write: oneDNN trusts the
+ * geometry, so a damaged one must not reach it. */
+static gboolean
+read_conv (const FbPlan *plan, const FbKernel *k, JsonObject *o, FbKConv *cv)
+{
+  memset (cv, 0, sizeof *cv);
+  if (!is_array (o, "geometry") || !is_array (o, "args") || !is_array (o, "post_ops"))
+    return FALSE;
+  JsonArray *ga = json_object_get_array_member (o, "geometry");
+  JsonArray *aa = json_object_get_array_member (o, "args");
+  JsonArray *pa = json_object_get_array_member (o, "post_ops");
+  if (json_array_get_length (ga) != N_GEOMETRY || json_array_get_length (aa) != 5 ||
+      json_array_get_length (pa) > FB_DNNL_CONV_MAX_POST)
+    return FALSE;
+  int64_t g[N_GEOMETRY], a[5];
+  for (int i = 0; i < N_GEOMETRY; i++)
+    /* Sizes, strides and dilations at least 1, pads and has_bias at least 0, nothing absurd. */
+    if (!int_at (ga, i, &g[i]) || g[i] < (i >= 14 ? 0 : 1) || g[i] > (1 << 24))
+      return FALSE;
+  for (int i = 0; i < 5; i++)
+    if (!int_at (aa, i, &a[i]))
+      return FALSE;
+  geometry_in (&cv->desc, g);
+  FbDnnlConvDesc *d = &cv->desc;
+  if (d->c % d->groups || d->co % d->groups || d->has_bias > 1)
+    return FALSE;
+  guint add_args = 0;
+  for (guint i = 0; i < json_array_get_length (pa); i++)
+    {
+      JsonObject *p = json_array_get_object_element (pa, i);
+      int kind = p && is_string (p, "kind")
+                   ? lookup (post_kinds, G_N_ELEMENTS (post_kinds), json_object_get_string_member (p, "kind"))
+                   : -1;
+      if (kind <= FB_DNNL_POST_NONE)
+        return FALSE;
+      d->post[i].kind = kind;
+      d->post[i].alpha = number (p, "alpha");
+      d->post[i].beta = number (p, "beta");
+      add_args += kind == FB_DNNL_POST_ADD;
+    }
+  d->n_post = json_array_get_length (pa);
+  int64_t out = d->n * d->oh * d->ow * d->co;
+  return add_args == (a[3] >= 0) && (d->has_bias != 0) == (a[2] >= 0) &&
+         conv_arg (plan, k, a[0], d->n * d->h * d->w * d->c, FALSE, &cv->x) &&
+         conv_arg (plan, k, a[1], d->co * (d->c / d->groups) * d->kh * d->kw, FALSE, &cv->w) &&
+         conv_arg (plan, k, a[2], d->co, TRUE, &cv->bias) &&
+         conv_arg (plan, k, a[3], out, TRUE, &cv->add) &&
+         conv_arg (plan, k, a[4], out, FALSE, &cv->y);
+}
+
 static gboolean
 read_kernel (FbPlan *plan, JsonObject *o, const char *path, GError **error)
 {
@@ -258,6 +395,14 @@ read_kernel (FbPlan *plan, JsonObject *o, const char *path, GError **error)
       ph->fn = g_strdup (json_object_get_string_member (p, "function"));
       if (ph->extent < 0)
         return bad (error, path, "a kernel phase has a negative extent");
+      if (json_object_has_member (p, "convolution"))
+        {
+          FbKConv cv;
+          JsonObject *co = json_object_get_object_member (p, "convolution");
+          if (co == NULL || !read_conv (plan, k, co, &cv))
+            return bad (error, path, "a convolution phase does not fit its buffers");
+          ph->conv = g_memdup2 (&cv, sizeof cv);
+        }
     }
   return TRUE;
 }

@@ -6,6 +6,7 @@
  * own). */
 #include "fb-cpu-private.h"
 #include "fb-codegen.h"
+#include "fb-dnnl-conv.h"
 #include "fb-jit.h"
 #include "fb-worker-pool.h"
 
@@ -23,7 +24,8 @@ G_DEFINE_QUARK (fb-runtime-error-quark, fb_runtime_error)
 typedef struct {
   FbKernel   *kernel;
   void      **args;             /* one address per kernel argument */
-  FbPhaseFn  *fns;              /* one per phase */
+  FbPhaseFn  *fns;              /* one per phase (NULL for a oneDNN convolution) */
+  FbDnnlConv **convs;           /* one per phase: the primitive of a convolution phase */
 } ExecKernel;
 
 struct _FbCpuModule {
@@ -75,6 +77,40 @@ bind_args (FbCpuModule *m)
     }
 }
 
+/* The oneDNN primitives of the convolution phases, made once: weights reordered now, not at
+ * every run. oneDNN fixes a primitive's thread count when it is made. */
+static gboolean
+make_convolutions (FbCpuModule *m, GError **error)
+{
+  omp_set_num_threads (fb_worker_pool_n_threads (m->pool));
+  for (guint k = 0; k < m->plan->kernels->len; k++)
+    {
+      ExecKernel *e = &m->exec[k];
+      for (guint p = 0; p < e->kernel->phases->len; p++)
+        {
+          const FbKConv *cv = ((FbKPhase *) g_ptr_array_index (e->kernel->phases, p))->conv;
+          if (cv == NULL)
+            continue;
+          guint wb = fb_plan_root (m->plan, g_array_index (e->kernel->args, FbKArg, cv->w).buffer);
+          char why[256] = "";
+          if (fb_plan_buffer (m->plan, wb)->kind == FB_BUF_CONST)
+            e->convs[p] = fb_dnnl_conv_new (&cv->desc, m->bufptr[wb], why, sizeof why);
+          else
+            g_strlcpy (why, "its weights are not a constant", sizeof why);
+          if (e->convs[p] == NULL)
+            {
+              g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_FAILED,
+                           "kernel %s (node '%s'): %s", e->kernel->name,
+                           e->kernel->node ? e->kernel->node->name : "?", why);
+              omp_set_num_threads (1);
+              return FALSE;
+            }
+        }
+    }
+  omp_set_num_threads (1);
+  return TRUE;
+}
+
 FbCpuModule *
 fb_cpu_module_new (FbPlan *plan, GPtrArray *objects, guint n_threads, GError **error)
 {
@@ -107,9 +143,12 @@ fb_cpu_module_new (FbPlan *plan, GPtrArray *objects, guint n_threads, GError **e
       e->kernel = g_ptr_array_index (plan->kernels, k);
       e->args = g_new0 (void *, e->kernel->args->len + 1);
       e->fns = g_new0 (FbPhaseFn, e->kernel->phases->len + 1);
+      e->convs = g_new0 (FbDnnlConv *, e->kernel->phases->len + 1);
       for (guint p = 0; p < e->kernel->phases->len; p++)
         {
           FbKPhase *ph = g_ptr_array_index (e->kernel->phases, p);
+          if (ph->conv)
+            continue;
           e->fns[p] = fb_jit_lookup (m->jit, ph->fn, error);
           if (e->fns[p] == NULL)
             return NULL;
@@ -133,6 +172,8 @@ fb_cpu_module_new (FbPlan *plan, GPtrArray *objects, guint n_threads, GError **e
   /* The math libraries' own threads would fight ours for the same cores. */
   openblas_set_num_threads (1);
   m->pool = fb_worker_pool_new (n_threads);
+  if (!make_convolutions (m, error))
+    return NULL;
   return g_steal_pointer (&m);
 }
 
@@ -146,6 +187,9 @@ fb_cpu_module_free (FbCpuModule *m)
     {
       g_free (m->exec[k].args);
       g_free (m->exec[k].fns);
+      for (guint p = 0; m->exec[k].convs && p < m->exec[k].kernel->phases->len; p++)
+        fb_dnnl_conv_free (m->exec[k].convs[p]);
+      g_free (m->exec[k].convs);
     }
   g_free (m->exec);
   g_free (m->bufptr);
@@ -234,6 +278,26 @@ bind_inputs (FbCpuModule *m, GPtrArray *inputs, GError **error)
   return TRUE;
 }
 
+/* oneDNN threads the convolution itself, on the calling thread's OpenMP team; everywhere
+ * else the calling thread is one of the pool's and its math library calls stay on it. */
+static gboolean
+run_convolution (FbCpuModule *m, ExecKernel *e, guint p, GError **error)
+{
+  const FbKConv *cv = ((FbKPhase *) g_ptr_array_index (e->kernel->phases, p))->conv;
+  omp_set_num_threads (fb_worker_pool_n_threads (m->pool));
+  int status = fb_dnnl_conv_run (e->convs[p], e->args[cv->x],
+                                 cv->bias != FB_KCONV_NO_ARG ? e->args[cv->bias] : NULL,
+                                 cv->add != FB_KCONV_NO_ARG ? e->args[cv->add] : NULL,
+                                 e->args[cv->y]);
+  omp_set_num_threads (1);
+  if (status == 0)
+    return TRUE;
+  g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_FAILED,
+               "kernel %s (node '%s'): the oneDNN convolution failed", e->kernel->name,
+               e->kernel->node ? e->kernel->node->name : "?");
+  return FALSE;
+}
+
 GPtrArray *
 fb_cpu_module_run (FbCpuModule *m, GPtrArray *inputs, GCancellable *cancellable, GError **error)
 {
@@ -260,7 +324,12 @@ fb_cpu_module_run (FbCpuModule *m, GPtrArray *inputs, GCancellable *cancellable,
       for (guint p = 0; p < e->kernel->phases->len; p++)
         {
           FbKPhase *ph = g_ptr_array_index (e->kernel->phases, p);
-          if (ph->work < PARALLEL_MIN_WORK || ph->extent < 2)
+          if (ph->conv)
+            {
+              if (!run_convolution (m, e, p, error))
+                return NULL;
+            }
+          else if (ph->work < PARALLEL_MIN_WORK || ph->extent < 2)
             e->fns[p] (e->args, 0, ph->extent);
           else
             {

@@ -180,6 +180,30 @@ def conv():
     return c
 
 
+def conv_epilogues():
+    """Convolutions followed by what the CPU target fuses into oneDNN's primitive (Relu,
+    LeakyRelu, Clip in both opset forms, Sigmoid, Tanh, a residual Add) and what it must leave
+    to a generated epilogue (HardSwish, a per-channel Mul, an Add of a broadcast tensor)."""
+    c = Case("conv-epilogues", 14)
+    x = c.input("x", [1, 8, 10, 9])
+    r = c.input("r", [1, 8, 10, 9])
+    lo, hi = c.init(const("lo", np.float32(0))), c.init(const("hi", np.float32(6)))
+    pw = c.node("Conv", [x, c.init(weight("p0", [8, 8, 1, 1])), c.init(weight("pb0", [8]))])
+    c.out(c.node("Clip", [pw, lo, hi]))
+    c.out(c.node("Relu", [c.node("Conv", [x, c.init(weight("p1", [6, 8, 3, 3]))], strides=[2, 2], pads=[1, 1, 1, 1])]))
+    dw = c.node("Conv", [x, c.init(weight("d0", [8, 1, 3, 3])), c.init(weight("db0", [8]))], group=8, pads=[1, 1, 1, 1])
+    c.out(c.node("Add", [c.node("Clip", [dw, lo, hi]), r]))
+    c.out(c.node("LeakyRelu", [c.node("Conv", [x, c.init(weight("p2", [4, 8, 2, 3]))], dilations=[2, 1])], alpha=0.2))
+    c.out(c.node("Sigmoid", [c.node("Conv", [x, c.init(weight("g0", [6, 4, 3, 3]))], group=2, pads=[0, 1, 2, 1])]))
+    c.out(c.node("Tanh", [c.node("Conv", [x, c.init(weight("d1", [8, 1, 3, 3]))], group=8, strides=[2, 2], pads=[1, 1, 1, 1])]))
+    c.out(c.node("HardSwish", [c.node("Conv", [x, c.init(weight("p3", [5, 8, 1, 1]))])]))
+    scale = c.init(numpy_helper.from_array((rng.standard_normal([1, 8, 1, 1])).astype(np.float32), "scale"))
+    c.out(c.node("Mul", [c.node("Conv", [x, c.init(weight("p4", [8, 8, 3, 3]))], pads=[1, 1, 1, 1]), scale]))
+    row = c.input("row", [1, 1, 1, 9])
+    c.out(c.node("Add", [c.node("Conv", [x, c.init(weight("p5", [8, 8, 1, 1]))]), row]))
+    return c
+
+
 def pool():
     c = Case("pool", 19)
     x = c.input("x", [2, 3, 7, 8])
@@ -377,7 +401,7 @@ def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
     for make in [unary, binary, integers, reduce, conv, pool, norm, matmul, movement, resize,
-                 upsample, control, gru, lstm]:
+                 upsample, control, gru, lstm, conv_epilogues]:
         make().save(outdir)
 
 

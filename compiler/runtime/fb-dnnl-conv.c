@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* oneDNN convolutions (see fb-dnnl-conv.h). Plain C on purpose: exported libraries compile
+ * this file as it is. The primitive is made once per convolution; each run only points its
+ * memory objects at the run's buffers. */
+#include "fb-dnnl-conv.h"
+
+#include <dnnl.h>
+#include <dnnl_debug.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct _FbDnnlConv {
+  dnnl_primitive_t prim;
+  dnnl_stream_t    stream;
+  dnnl_memory_t    src, weights, bias, dst, add;
+  void            *packed;          /* the reordered weights */
+  int              has_bias;
+  int              add_index;       /* position of the Add among the post-ops, or -1 */
+};
+
+static dnnl_engine_t engine;
+static dnnl_status_t engine_status = dnnl_runtime_error;
+
+static void
+make_engine (void)
+{
+  engine_status = dnnl_engine_create (&engine, dnnl_cpu, 0);
+}
+
+static int
+failed (dnnl_status_t s, const char *what, char *why, size_t why_len)
+{
+  if (s == dnnl_success)
+    return 0;
+  if (why && why_len)
+    snprintf (why, why_len, "oneDNN %s: %s", what, dnnl_status2str (s));
+  return 1;
+}
+
+static dnnl_alg_kind_t
+eltwise_alg (int64_t kind)
+{
+  switch (kind)
+    {
+    case FB_DNNL_POST_RELU: return dnnl_eltwise_relu;
+    case FB_DNNL_POST_CLIP: return dnnl_eltwise_clip;
+    case FB_DNNL_POST_TANH: return dnnl_eltwise_tanh;
+    case FB_DNNL_POST_SIGMOID: return dnnl_eltwise_logistic;
+    default: return dnnl_alg_kind_undef;
+    }
+}
+
+static dnnl_status_t
+post_ops (const FbDnnlConvDesc *d, const dnnl_memory_desc_t *dst_md, dnnl_primitive_attr_t attr)
+{
+  dnnl_post_ops_t ops;
+  dnnl_status_t s = dnnl_post_ops_create (&ops);
+  if (s != dnnl_success)
+    return s;
+  for (int64_t i = 0; i < d->n_post && s == dnnl_success; i++)
+    {
+      const FbDnnlPost *p = &d->post[i];
+      if (p->kind == FB_DNNL_POST_ADD)
+        s = dnnl_post_ops_append_binary (ops, dnnl_binary_add, dst_md);
+      else if (eltwise_alg (p->kind) != dnnl_alg_kind_undef)
+        s = dnnl_post_ops_append_eltwise (ops, 1.0f, eltwise_alg (p->kind), (float) p->alpha,
+                                          (float) p->beta);
+      else
+        s = dnnl_invalid_arguments;
+    }
+  if (s == dnnl_success)
+    s = dnnl_primitive_attr_set_post_ops (attr, ops);
+  dnnl_post_ops_destroy (ops);
+  return s;
+}
+
+/* The primitive descriptor for d, with the weights' layout left to oneDNN. */
+static dnnl_status_t
+describe (const FbDnnlConvDesc *d, dnnl_memory_desc_t *src_md, dnnl_memory_desc_t *dst_md,
+          dnnl_memory_desc_t *bias_md, dnnl_primitive_desc_t *pd)
+{
+  dnnl_dims_t src_dims = { d->n, d->c, d->h, d->w }, dst_dims = { d->n, d->co, d->oh, d->ow };
+  dnnl_dims_t bias_dims = { d->co };
+  dnnl_memory_desc_t w_md;
+  dnnl_status_t s = dnnl_memory_desc_init_by_tag (src_md, 4, src_dims, dnnl_f32, dnnl_nhwc);
+  if (s == dnnl_success)
+    s = dnnl_memory_desc_init_by_tag (dst_md, 4, dst_dims, dnnl_f32, dnnl_nhwc);
+  if (s == dnnl_success)
+    s = dnnl_memory_desc_init_by_tag (bias_md, 1, bias_dims, dnnl_f32, dnnl_x);
+  if (s == dnnl_success && d->groups > 1)
+    {
+      dnnl_dims_t w_dims = { d->groups, d->co / d->groups, d->c / d->groups, d->kh, d->kw };
+      s = dnnl_memory_desc_init_by_tag (&w_md, 5, w_dims, dnnl_f32, dnnl_format_tag_any);
+    }
+  else if (s == dnnl_success)
+    {
+      dnnl_dims_t w_dims = { d->co, d->c, d->kh, d->kw };
+      s = dnnl_memory_desc_init_by_tag (&w_md, 4, w_dims, dnnl_f32, dnnl_format_tag_any);
+    }
+  if (s != dnnl_success)
+    return s;
+  /* oneDNN counts dilation from 0 (dense). */
+  dnnl_dims_t strides = { d->sh, d->sw }, dilates = { d->dh - 1, d->dw - 1 };
+  dnnl_dims_t pad_l = { d->pt, d->pl }, pad_r = { d->pb, d->pr };
+  dnnl_convolution_desc_t cd;
+  s = dnnl_dilated_convolution_forward_desc_init (&cd, dnnl_forward_inference,
+                                                  dnnl_convolution_direct, src_md, &w_md,
+                                                  d->has_bias ? bias_md : NULL, dst_md,
+                                                  strides, dilates, pad_l, pad_r);
+  dnnl_primitive_attr_t attr;
+  if (s == dnnl_success)
+    s = dnnl_primitive_attr_create (&attr);
+  if (s != dnnl_success)
+    return s;
+  s = post_ops (d, dst_md, attr);
+  if (s == dnnl_success)
+    s = dnnl_primitive_desc_create (pd, &cd, attr, engine, NULL);
+  dnnl_primitive_attr_destroy (attr);
+  return s;
+}
+
+/* Copies the OIHW (GOIHW) weights into the layout the primitive chose. */
+static dnnl_status_t
+reorder_weights (const FbDnnlConvDesc *d, const dnnl_memory_desc_t *want, const float *weights,
+                 dnnl_stream_t stream, void *packed)
+{
+  dnnl_memory_desc_t plain;
+  dnnl_status_t s;
+  if (d->groups > 1)
+    {
+      dnnl_dims_t w_dims = { d->groups, d->co / d->groups, d->c / d->groups, d->kh, d->kw };
+      s = dnnl_memory_desc_init_by_tag (&plain, 5, w_dims, dnnl_f32, dnnl_goihw);
+    }
+  else
+    {
+      dnnl_dims_t w_dims = { d->co, d->c, d->kh, d->kw };
+      s = dnnl_memory_desc_init_by_tag (&plain, 4, w_dims, dnnl_f32, dnnl_oihw);
+    }
+  if (s != dnnl_success)
+    return s;
+  dnnl_memory_t from = NULL, to = NULL;
+  dnnl_primitive_desc_t rpd = NULL;
+  dnnl_primitive_t reorder = NULL;
+  s = dnnl_memory_create (&from, &plain, engine, (void *) weights);
+  if (s == dnnl_success)
+    s = dnnl_memory_create (&to, want, engine, packed);
+  if (s == dnnl_success)
+    s = dnnl_reorder_primitive_desc_create (&rpd, &plain, engine, want, engine, NULL);
+  if (s == dnnl_success)
+    s = dnnl_primitive_create (&reorder, rpd);
+  if (s == dnnl_success)
+    {
+      dnnl_exec_arg_t args[2] = { { DNNL_ARG_FROM, from }, { DNNL_ARG_TO, to } };
+      s = dnnl_primitive_execute (reorder, stream, 2, args);
+    }
+  if (s == dnnl_success)
+    s = dnnl_stream_wait (stream);
+  if (reorder)
+    dnnl_primitive_destroy (reorder);
+  if (rpd)
+    dnnl_primitive_desc_destroy (rpd);
+  if (to)
+    dnnl_memory_destroy (to);
+  if (from)
+    dnnl_memory_destroy (from);
+  return s;
+}
+
+FbDnnlConv *
+fb_dnnl_conv_new (const FbDnnlConvDesc *d, const float *weights, char *why, size_t why_len)
+{
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once (&once, make_engine);
+  if (failed (engine_status, "CPU engine", why, why_len))
+    return NULL;
+  if (d->n_post < 0 || d->n_post > FB_DNNL_CONV_MAX_POST || d->groups < 1)
+    {
+      snprintf (why, why_len, "a convolution description out of range");
+      return NULL;
+    }
+  FbDnnlConv *conv = calloc (1, sizeof *conv);
+  if (conv == NULL)
+    {
+      snprintf (why, why_len, "out of memory");
+      return NULL;
+    }
+  conv->has_bias = d->has_bias != 0;
+  conv->add_index = -1;
+  for (int64_t i = 0; i < d->n_post; i++)
+    if (d->post[i].kind == FB_DNNL_POST_ADD)
+      conv->add_index = (int) i;
+  dnnl_memory_desc_t src_md, dst_md, bias_md;
+  dnnl_primitive_desc_t pd = NULL;
+  dnnl_status_t s = describe (d, &src_md, &dst_md, &bias_md, &pd);
+  if (failed (s, "convolution", why, why_len))
+    goto fail;
+  const dnnl_memory_desc_t *w_md = dnnl_primitive_desc_query_md (pd, dnnl_query_weights_md, 0);
+  size_t w_bytes = dnnl_memory_desc_get_size (w_md);
+  conv->packed = aligned_alloc (64, (w_bytes + 63) / 64 * 64);
+  if (conv->packed == NULL)
+    {
+      snprintf (why, why_len, "out of memory for %zu bytes of reordered weights", w_bytes);
+      goto fail;
+    }
+  s = dnnl_primitive_create (&conv->prim, pd);
+  if (s == dnnl_success)
+    s = dnnl_stream_create (&conv->stream, engine, dnnl_stream_default_flags);
+  if (s == dnnl_success)
+    s = reorder_weights (d, w_md, weights, conv->stream, conv->packed);
+  if (s == dnnl_success)
+    s = dnnl_memory_create (&conv->weights, w_md, engine, conv->packed);
+  /* The run points these at its buffers; no memory of their own. */
+  if (s == dnnl_success)
+    s = dnnl_memory_create (&conv->src, &src_md, engine, DNNL_MEMORY_NONE);
+  if (s == dnnl_success)
+    s = dnnl_memory_create (&conv->dst, &dst_md, engine, DNNL_MEMORY_NONE);
+  if (s == dnnl_success && conv->has_bias)
+    s = dnnl_memory_create (&conv->bias, &bias_md, engine, DNNL_MEMORY_NONE);
+  if (s == dnnl_success && conv->add_index >= 0)
+    s = dnnl_memory_create (&conv->add, &dst_md, engine, DNNL_MEMORY_NONE);
+  if (failed (s, "convolution", why, why_len))
+    goto fail;
+  dnnl_primitive_desc_destroy (pd);
+  return conv;
+
+fail:
+  if (pd)
+    dnnl_primitive_desc_destroy (pd);
+  fb_dnnl_conv_free (conv);
+  return NULL;
+}
+
+int
+fb_dnnl_conv_run (FbDnnlConv *conv, const float *x, const float *bias, const float *add,
+                  float *y)
+{
+  dnnl_exec_arg_t args[5] = {
+    { DNNL_ARG_SRC, conv->src }, { DNNL_ARG_WEIGHTS, conv->weights }, { DNNL_ARG_DST, conv->dst },
+  };
+  int n = 3;
+  dnnl_status_t s = dnnl_memory_set_data_handle (conv->src, (void *) x);
+  if (s == dnnl_success)
+    s = dnnl_memory_set_data_handle (conv->dst, y);
+  if (s == dnnl_success && conv->has_bias)
+    {
+      s = dnnl_memory_set_data_handle (conv->bias, (void *) bias);
+      args[n++] = (dnnl_exec_arg_t) { DNNL_ARG_BIAS, conv->bias };
+    }
+  if (s == dnnl_success && conv->add_index >= 0)
+    {
+      s = dnnl_memory_set_data_handle (conv->add, (void *) add);
+      /* A binary post-op's tensor is named by the post-op's position in the whole chain. */
+      args[n++] = (dnnl_exec_arg_t) {
+        DNNL_ARG_ATTR_MULTIPLE_POST_OP (conv->add_index) | DNNL_ARG_SRC_1, conv->add
+      };
+    }
+  if (s == dnnl_success)
+    s = dnnl_primitive_execute (conv->prim, conv->stream, n, args);
+  if (s == dnnl_success)
+    s = dnnl_stream_wait (conv->stream);
+  return s == dnnl_success ? 0 : -1;
+}
+
+void
+fb_dnnl_conv_free (FbDnnlConv *conv)
+{
+  if (conv == NULL)
+    return;
+  dnnl_memory_t *mems[] = { &conv->src, &conv->weights, &conv->bias, &conv->dst, &conv->add };
+  for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
+    if (*mems[i])
+      dnnl_memory_destroy (*mems[i]);
+  if (conv->stream)
+    dnnl_stream_destroy (conv->stream);
+  if (conv->prim)
+    dnnl_primitive_destroy (conv->prim);
+  free (conv->packed);
+  free (conv);
+}
+
+int
+fb_dnnl_conv_once (FbDnnlConv **slot, const FbDnnlConvDesc *d, const float *x,
+                   const float *weights, const float *bias, const float *add, float *y)
+{
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  char why[256];
+  pthread_mutex_lock (&lock);
+  if (*slot == NULL)
+    *slot = fb_dnnl_conv_new (d, weights, why, sizeof why);
+  int status = *slot ? fb_dnnl_conv_run (*slot, x, bias, add, y) : -1;
+  pthread_mutex_unlock (&lock);
+  return status;
+}
