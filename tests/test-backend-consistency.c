@@ -163,16 +163,20 @@ test_reductions (void)
   };
   const int64_t *axes[] = { D (1), D (0, 2), D (-1), NULL };
   const guint n_axes[] = { 1, 2, 1, 0 };
+  /* A long innermost dimension kept: reduced a block of it at a time (a column reduction,
+   * 70 = one block and a short one). */
+  const int64_t *shapes[] = { D (3, 4, 5), D (3, 4, 70) };
   for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
     for (guint a = 0; a < G_N_ELEMENTS (axes); a++)
       for (int keep = 0; keep < 2; keep++)
-        {
-          FbGraph *g;
-          FbNode *n = node (&g, ops[i], 2, 1);
-          ti_attr_int (g, n, "keepdims", keep);
-          FbTensor *ax = axes[a] ? ti_i64 (1, D (n_axes[a]), axes[a]) : NULL;
-          tc_node (g, n, TI_IN (rnd (3, D (3, 4, 5)), ax), 2);
-        }
+        for (guint sh = 0; sh < G_N_ELEMENTS (shapes); sh++)
+          {
+            FbGraph *g;
+            FbNode *n = node (&g, ops[i], 2, 1);
+            ti_attr_int (g, n, "keepdims", keep);
+            FbTensor *ax = axes[a] ? ti_i64 (1, D (n_axes[a]), axes[a]) : NULL;
+            tc_node (g, n, TI_IN (rnd (3, shapes[sh]), ax), 2);
+          }
   for (int axis = 0; axis < 3; axis++)
     {
       FbGraph *g;
@@ -187,6 +191,9 @@ test_reductions (void)
       FbGraph *g;
       FbNode *n = node (&g, pools[i], 1, 1);
       tc_node (g, n, TI_IN (rnd (4, D (2, 3, 5, 6))), 0);
+      n = node (&g, pools[i], 1, 1);
+      ti_attr_string (g, n, "fb_layout", "nhwc");
+      tc_node (g, n, TI_IN (rnd (4, D (2, 5, 6, 70))), 0);
     }
   ti_done ();
 }
@@ -373,6 +380,13 @@ test_movement (void)
   tc_node (g, n, TI_IN (rnd (3, D (2, 3, 4))), 0);
   n = node (&g, FB_OP_TRANSPOSE, 1, 1);
   tc_node (g, n, TI_IN (rnd (3, D (2, 3, 4))), 0);
+  /* Short output rows from long input rows (channels-first to channels-last): written a
+   * whole short row per input position. */
+  n = node (&g, FB_OP_TRANSPOSE, 1, 1);
+  ti_attr_ints (g, n, "perm", 4, D (0, 2, 3, 1));
+  tc_node (g, n, TI_IN (rnd (4, D (2, 3, 5, 17))), 0);
+  n = node (&g, FB_OP_TRANSPOSE, 1, 1);
+  tc_node (g, n, TI_IN (rnd (2, D (4, 37))), 0);
   for (int axis = 0; axis < 2; axis++)
     {
       n = node (&g, FB_OP_GATHER, 2, 1);
