@@ -54,6 +54,27 @@ _fb_lower_tile_rows (int64_t rows, double flops_per_row, int64_t batches)
   return MAX (t, MIN (rows, 8));
 }
 
+/* One row times a matrix stored by rows (a classifier's Gemm with transB): a dot product per
+ * output, each streaming one contiguous row of the weights. Its time is reading the weights,
+ * which arrive cold from memory; plain vectorized loops keep the hardware prefetcher ahead of
+ * them, where sgemm's packing and blocking for reuse that a single row cannot have ran at
+ * half the bandwidth (0.115 against 0.064 ms for MobileNetV2's 1280x1000 classifier). */
+static void
+gemv_rows (FbLowerCtx *c, GPtrArray *body, FbKExpr *n, int64_t K, guint a, FbKExpr *a_off,
+           guint b, FbKExpr *b_off, guint out, FbKExpr *c_off)
+{
+  FbKernel *k = c->k;
+  FbKExpr *j, *kk;
+  GPtrArray *cols = _fb_lower_loop (k, body, n, &j);
+  guint acc = fb_kernel_new_acc (k, FB_DTYPE_FLOAT32);
+  g_ptr_array_add (cols, fb_ks_assign (k, acc, fb_kx_const_f (k, FB_DTYPE_FLOAT32, 0.0)));
+  GPtrArray *dot = _fb_lower_loop (k, cols, fb_kx_index (k, K), &kk);
+  FbKExpr *prod = fb_kx_binary (k, FB_KB_MUL, fb_kx_load (k, a, fb_kx_add (k, a_off, kk)),
+                                fb_kx_load (k, b, fb_kx_add (k, fb_kx_add (k, b_off, fb_kx_mul_c (k, j, K)), kk)));
+  g_ptr_array_add (dot, fb_ks_assign (k, acc, fb_kx_binary (k, FB_KB_ADD, fb_kx_acc (k, acc), prod)));
+  g_ptr_array_add (cols, fb_ks_store (k, out, fb_kx_add (k, c_off, j), fb_kx_acc (k, acc)));
+}
+
 static gboolean
 lower_matmul (FbLowerCtx *c, const FbNode *node, GError **error)
 {
@@ -133,8 +154,11 @@ lower_matmul (FbLowerCtx *c, const FbNode *node, GError **error)
   FbKExpr *a_tile = fb_kx_add (k, a_off, ta ? m0 : fb_kx_mul_c (k, m0, K));
   FbKExpr *b_tile = fb_kx_add (k, b_off, tb ? fb_kx_mul_c (k, n0, K) : n0);
   FbKExpr *c_tile = fb_kx_add (k, c_off, fb_kx_add (k, fb_kx_mul_c (k, m0, N), n0));
-  _fb_lower_sgemm (c, body, ta, tb, mlen, nlen, fb_kx_index (k, K),
-                   aa, a_tile, ta ? M : K, ba, b_tile, tb ? K : N, ca, c_tile, N);
+  if (M == 1 && tb)
+    gemv_rows (c, body, nlen, K, aa, a_tile, ba, b_tile, ca, c_tile);
+  else
+    _fb_lower_sgemm (c, body, ta, tb, mlen, nlen, fb_kx_index (k, K),
+                     aa, a_tile, ta ? M : K, ba, b_tile, tb ? K : N, ca, c_tile, N);
 
   double alpha = is_gemm ? fb_node_attr_float (node, "alpha", 1.0f) : 1.0;
   double beta = is_gemm ? fb_node_attr_float (node, "beta", 1.0f) : 1.0;
