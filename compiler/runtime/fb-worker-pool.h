@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* A pool of worker threads for the loops of compiled kernels: the caller and n - 1 workers
- * take chunks of one range at a time. Workers spin briefly between phases, since kernels
- * follow each other within microseconds, then sleep. */
+/* The threads that run the loops of compiled kernels: the caller and n - 1 of OpenMP's
+ * threads (the same ones oneDNN's primitives use) take chunks of one range at a time.
+ * OpenMP's threads spin briefly between ranges, since kernels follow each other within
+ * microseconds, then sleep. */
 #pragma once
 
 #include <glib.h>
