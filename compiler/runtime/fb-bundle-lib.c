@@ -108,7 +108,8 @@ compile_conv_helper (const char *cc, const char *tmp, const char *obj_path, GErr
       !g_file_set_contents (c, fb_text_fb_dnnl_conv_c, -1, error))
     return FALSE;
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  const char *fixed[] = { cc, "-c", "-O2", "-fPIC", "-o", obj_path, c };
+  /* Hidden: the library's users see fb_model_run, not its helpers. */
+  const char *fixed[] = { cc, "-c", "-O2", "-fPIC", "-fvisibility=hidden", "-o", obj_path, c };
   for (guint i = 0; i < G_N_ELEMENTS (fixed); i++)
     g_ptr_array_add (argv, g_strdup (fixed[i]));
   g_autofree char *what = g_strdup_printf ("compiling the convolution helper for %s", obj_path);
