@@ -22,7 +22,8 @@ c64 (FbKernel *k, int64_t v)
  * machines its AVX-512 kernels run the small products of convolutions and transformers about
  * twice as fast as the OpenBLAS that Debian ships (whose dynamic dispatch takes AMD's AVX-512
  * cores for Haswell); README.md, "CPU math library", has the measurements. It runs on the
- * calling thread: the executor keeps oneDNN's OpenMP to one thread per worker. */
+ * calling thread: tiles run inside the executor's OpenMP region, where oneDNN does not start
+ * threads of its own, and the executor keeps the caller at one thread outside it. */
 void
 _fb_lower_sgemm (FbLowerCtx *c, GPtrArray *body, gboolean ta, gboolean tb, FbKExpr *m,
                  FbKExpr *n, FbKExpr *kk, guint a, FbKExpr *a_off, int64_t lda, guint b,

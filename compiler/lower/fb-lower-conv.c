@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Convolutions. Depthwise ones are generated loops (a GEMM per channel would be all overhead);
- * 1x1 stride-1 ones call sgemm (oneDNN's) straight on the input; the rest copy the padded input, gather
- * image patches (im2col) for a tile of output rows and call sgemm on the tile, then apply the
- * bias and the sunk elementwise chain to the tile. One- and two-dimensional convolutions share
- * the code: a 1-D one is a 2-D one of height 1. NCHW or NHWC as the layout pass marked. */
+/* Convolutions. Channels-last float ones with constant weights are oneDNN primitives
+ * (fb-lower-dnnl-conv.c). Of the rest, depthwise ones are generated loops (a GEMM per channel
+ * would be all overhead); 1x1 stride-1 ones call sgemm (oneDNN's) straight on the input; the
+ * others copy the padded input, gather image patches (im2col) for a tile of output rows and
+ * call sgemm on the tile, then apply the bias and the sunk elementwise chain to the tile. One-
+ * and two-dimensional convolutions share the code: a 1-D one is a 2-D one of height 1. */
 #include "fb-lower-private.h"
 #include "fb-lower-conv.h"
 

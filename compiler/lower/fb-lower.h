@@ -2,9 +2,11 @@
 /* Lowering: the final stage of the pipeline becomes a plan of kernels (fb-kernel.h).
  *
  * Every node becomes one kernel. FUSED groups and plain elementwise and reduction nodes become
- * loop nests in which elementwise members are computed in registers; Conv, MatMul and Gemm call
- * dnnl_sgemm (through im2col where needed) with their epilogue (bias, activation, residual)
- * generated as loops over each tile of the product; depthwise convolutions, pools, softmax,
+ * loop nests in which elementwise members are computed in registers; channels-last Convs are
+ * oneDNN convolution primitives with their epilogue as post-ops (fb-lower-dnnl-conv.c); other
+ * Convs, MatMul and Gemm call dnnl_sgemm (through im2col where needed) with their epilogue
+ * (bias, activation, residual) generated as loops over each tile of the product; channels-first
+ * depthwise convolutions, pools, softmax,
  * normalizations and data movement are generated loops; Reshape-like nodes are views. Kernels
  * follow the layout pass's "fb_layout" attribute. Shape computations that are known at compile
  * time (Shape, Constant, nodes of constant inputs) are evaluated here and become constants. */
