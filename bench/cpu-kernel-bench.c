@@ -61,7 +61,7 @@ main (int argc, char **argv)
   const GOptionEntry entries[] = {
     { "runs", 'n', 0, G_OPTION_ARG_INT, &runs, "Timed runs (default 50)", "N" },
     { "threads", 't', 0, G_OPTION_ARG_INT, &threads, "Worker threads (default: one per core)", "N" },
-    { "layout", 0, 0, G_OPTION_ARG_STRING, &layout, "nchw (default) or nhwc", "LAYOUT" },
+    { "layout", 0, 0, G_OPTION_ARG_STRING, &layout, "nhwc (default, as the cpu target) or nchw", "LAYOUT" },
     { "input-shape", 0, 0, G_OPTION_ARG_STRING_ARRAY, &shapes, "Pin an input's shape", "NAME=AxB" },
     { "show", 0, 0, G_OPTION_ARG_STRING, &show, "Print this kernel's code, do not time", "KERNEL" },
     { "asm", 0, 0, G_OPTION_ARG_NONE, &show_asm, "With --show: assembly, not LLVM IR", NULL },
@@ -77,8 +77,7 @@ main (int argc, char **argv)
       fprintf (stderr, "cpu-kernel-bench: %s\n", error ? error->message : "expected one MODEL and --runs >= 1");
       return 2;
     }
-  if (layout != NULL && g_str_equal (layout, "nhwc"))
-    options->layout = FB_LAYOUT_NHWC;
+  options->layout = layout != NULL && g_str_equal (layout, "nchw") ? FB_LAYOUT_NCHW : FB_LAYOUT_NHWC;
   for (guint i = 0; shapes && shapes[i]; i++)
     {
       const char *eq = strchr (shapes[i], '=');

@@ -183,13 +183,18 @@ note_library_phases (const FbKernel *kernel, FbKernelStages *st)
 {
   g_autoptr(GString) ir = g_string_new (NULL), as = g_string_new (NULL);
   for (guint p = 0; p < kernel->phases->len; p++)
-    if (((FbKPhase *) g_ptr_array_index (kernel->phases, p))->conv)
-      {
-        g_string_append_printf (ir, "; phase %u is a oneDNN convolution (see the kernel IR): "
-                                "no generated code\n", p);
-        g_string_append_printf (as, "# phase %u is a oneDNN convolution (see the kernel IR): "
-                                "no generated code\n", p);
-      }
+    {
+      const FbKConv *cv = ((FbKPhase *) g_ptr_array_index (kernel->phases, p))->conv;
+      if (cv == NULL)
+        continue;
+      /* Which of oneDNN's kernels runs it on this machine: its JIT code is not ours to show. */
+      char impl[256];
+      fb_dnnl_conv_implementation (&cv->desc, impl, sizeof impl);
+      g_string_append_printf (ir, "; phase %u is a oneDNN convolution (see the kernel IR), run "
+                              "by oneDNN's %s: no generated code\n", p, impl);
+      g_string_append_printf (as, "# phase %u is a oneDNN convolution (see the kernel IR), run "
+                              "by oneDNN's %s: no generated code\n", p, impl);
+    }
   if (ir->len == 0)
     return;
   char **texts[3] = { &st->llvm_ir, &st->llvm_ir_opt, &st->assembly };

@@ -39,6 +39,15 @@ failed (dnnl_status_t s, const char *what, char *why, size_t why_len)
   return 1;
 }
 
+/* The one CPU engine every primitive uses, made on first need. */
+static int
+engine_ready (char *why, size_t why_len)
+{
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once (&once, make_engine);
+  return !failed (engine_status, "CPU engine", why, why_len);
+}
+
 static dnnl_alg_kind_t
 eltwise_alg (int64_t kind)
 {
@@ -171,9 +180,7 @@ reorder_weights (const FbDnnlConvDesc *d, const dnnl_memory_desc_t *want, const 
 FbDnnlConv *
 fb_dnnl_conv_new (const FbDnnlConvDesc *d, const float *weights, char *why, size_t why_len)
 {
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  pthread_once (&once, make_engine);
-  if (failed (engine_status, "CPU engine", why, why_len))
+  if (!engine_ready (why, why_len))
     return NULL;
   if (d->n_post < 0 || d->n_post > FB_DNNL_CONV_MAX_POST || d->groups < 1)
     {
@@ -230,6 +237,24 @@ fail:
     dnnl_primitive_desc_destroy (pd);
   fb_dnnl_conv_free (conv);
   return NULL;
+}
+
+int
+fb_dnnl_conv_implementation (const FbDnnlConvDesc *d, char *name, size_t len)
+{
+  if (!engine_ready (name, len))
+    return -1;
+  dnnl_memory_desc_t src_md, dst_md, bias_md;
+  dnnl_primitive_desc_t pd = NULL;
+  const char *impl = NULL;
+  dnnl_status_t s = describe (d, &src_md, &dst_md, &bias_md, &pd);
+  if (s == dnnl_success)
+    s = dnnl_primitive_desc_query (pd, dnnl_query_impl_info_str, 0, &impl);
+  if (s == dnnl_success)
+    snprintf (name, len, "%s", impl);
+  if (pd)
+    dnnl_primitive_desc_destroy (pd);
+  return failed (s, "convolution", name, len) ? -1 : 0;
 }
 
 int

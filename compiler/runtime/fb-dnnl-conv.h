@@ -56,6 +56,9 @@ FbDnnlConv *fb_dnnl_conv_new  (const FbDnnlConvDesc *d, const float *weights, ch
 int         fb_dnnl_conv_run  (FbDnnlConv *conv, const float *x, const float *bias,
                                const float *add, float *y);
 void        fb_dnnl_conv_free (FbDnnlConv *conv);
+/* The name of the implementation oneDNN picks for d on this machine ("brgconv_1x1:avx512_core"),
+ * or its reason for picking none. Returns 0, or -1 with the reason in name. */
+int         fb_dnnl_conv_implementation (const FbDnnlConvDesc *d, char *name, size_t len);
 
 /* For exported libraries: makes *slot on first use (under a lock, so concurrent callers make
  * it once) and runs it, one caller at a time. Returns 0, or -1. */
