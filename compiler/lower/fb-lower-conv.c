@@ -550,8 +550,11 @@ _fb_lower_conv (FbLowerCtx *c, const FbNode *node, GError **error)
   if (g.nhwc && w->constant == NULL)
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
                            "channels-last convolution needs constant weights");
-  if (_fb_lower_dnnl_conv_fits (node, &g))
-    return _fb_lower_dnnl_conv (c, node, &g, error);
+  gboolean taken = FALSE;
+  if (_fb_lower_dnnl_conv_fits (node, &g) && !_fb_lower_dnnl_conv (c, node, &g, &taken, error))
+    return FALSE;
+  if (taken)
+    return TRUE;
   if (g.G > 1 && g.G == g.C && g.G == g.Co)
     return lower_depthwise (c, node, &g, error);
   return lower_gemm_conv (c, node, &g, error);

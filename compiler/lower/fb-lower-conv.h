@@ -27,10 +27,12 @@ int64_t  _fb_lower_conv_xindex_stride (const FbConvGeom *g, int which);
 guint    _fb_lower_pad_input   (FbLowerCtx *c, const FbValue *x, const FbConvGeom *g,
                                 double fill_value, GError **error);
 
-/* Whether oneDNN's convolution primitive takes this one (channels-last float, constant
- * weights, a geometry it reads the same way), and the kernel made of it (fb-lower-dnnl-conv.c). */
+/* Whether oneDNN's convolution primitive may take this one (channels-last float, constant
+ * weights, a geometry it reads the same way), and the kernel made of it (fb-lower-dnnl-conv.c):
+ * *taken is FALSE, and nothing is added to the kernel, when oneDNN has no optimized kernel for
+ * it on this machine. */
 gboolean _fb_lower_dnnl_conv_fits (const FbNode *node, const FbConvGeom *g);
 gboolean _fb_lower_dnnl_conv      (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g,
-                                   GError **error);
+                                   gboolean *taken, GError **error);
 
 G_END_DECLS

@@ -140,8 +140,19 @@ epilogue_phase (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, guint ya
   return _fb_lower_store (c, body, node->outputs[0], yc, fb_kx_load (k, ya, yi), error);
 }
 
+/* Whether oneDNN has one of its optimized kernels for d on this machine: its reference
+ * implementation ("ref:any") is many times slower than the generated loops, and one it has
+ * none for would fail when the plan is loaded. */
+static gboolean
+fast_enough (const FbDnnlConvDesc *d)
+{
+  char impl[256];
+  return fb_dnnl_conv_implementation (d, impl, sizeof impl) == 0 && !g_str_has_prefix (impl, "ref");
+}
+
 gboolean
-_fb_lower_dnnl_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError **error)
+_fb_lower_dnnl_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, gboolean *taken,
+                     GError **error)
 {
   FbKernel *k = c->k;
   const FbValue *y = node->outputs[0], *bias = fb_node_input (node, 2);
@@ -155,13 +166,19 @@ _fb_lower_dnnl_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GEr
     .bias = FB_KCONV_NO_ARG, .add = FB_KCONV_NO_ARG,
   };
   const FbValue *end = g_hash_table_lookup (c->sunk, y), *add = NULL;
-  gboolean fused = end == NULL || match_chain (c, y, end, &cv, &add);
+  gboolean fused = (end == NULL || match_chain (c, y, end, &cv, &add)) && fast_enough (&cv.desc);
   if (!fused)
     {
       cv.desc.n_post = 0;
       memset (cv.desc.post, 0, sizeof cv.desc.post);
       add = NULL;
+      if (!fast_enough (&cv.desc))
+        {
+          *taken = FALSE;
+          return TRUE;
+        }
     }
+  *taken = TRUE;
   cv.x = _fb_lower_arg (c, node->inputs[0], FB_KARG_INPUT);
   cv.w = _fb_lower_arg (c, node->inputs[1], FB_KARG_INPUT);
   if (bias)
