@@ -193,37 +193,59 @@ test_truncated (Fixture *f, gconstpointer data)
   }
 }
 
-/* A convolution phase whose geometry no longer fits its buffers is refused at load, before
- * oneDNN could read or write past them. */
+/* The first convolution phase's object in a parsed plan.json. */
+static JsonObject *
+first_convolution (JsonParser *parser)
+{
+  JsonArray *kernels = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                                     "kernels");
+  for (guint k = 0; k < json_array_get_length (kernels); k++)
+    {
+      JsonObject *phase = json_array_get_object_element (
+        json_object_get_array_member (json_array_get_object_element (kernels, k), "phases"), 0);
+      if (phase && json_object_has_member (phase, "convolution"))
+        return json_object_get_object_member (phase, "convolution");
+    }
+  return NULL;
+}
+
+/* A convolution phase whose geometry no longer fits its buffers, or is no convolution at all
+ * (an output size its pads do not give, sizes whose product overflows), is refused at load as
+ * a damaged bundle, before oneDNN could read or write past a buffer. */
 static void
 test_damaged_convolution (Fixture *f, gconstpointer data)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *path = write_bundle (f, FALSE);
   g_autofree char *plan = g_build_filename (path, "plan.json", NULL);
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  g_assert_true (json_parser_load_from_file (parser, plan, &error));
-  JsonArray *kernels = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
-                                                     "kernels");
-  JsonObject *conv = NULL;
-  for (guint k = 0; conv == NULL && k < json_array_get_length (kernels); k++)
+  g_autofree char *original = NULL;
+  g_assert_true (g_file_get_contents (plan, &original, NULL, NULL));
+  /* geometry index, new value (0: double it) */
+  const struct { guint index; gint64 value; } tamper[] = {
+    { 1, 0 },                       /* input channels: the buffers are smaller */
+    { 5, 0 },                       /* output height the pads do not give */
+    { 0, (gint64) 1 << 23 },        /* a batch no buffer has room for */
+    { 2, (gint64) 1 << 40 },        /* beyond any tensor */
+    { 14, -1 },                     /* a negative pad: buffers fit, no convolution does */
+  };
+  for (guint t = 0; t < G_N_ELEMENTS (tamper); t++)
     {
-      JsonObject *phase = json_array_get_object_element (
-        json_object_get_array_member (json_array_get_object_element (kernels, k), "phases"), 0);
-      if (phase && json_object_has_member (phase, "convolution"))
-        conv = json_object_get_object_member (phase, "convolution");
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_assert_true (json_parser_load_from_data (parser, original, -1, &error));
+      JsonObject *conv = first_convolution (parser);
+      g_assert_nonnull (conv);
+      JsonNode *n = json_array_get_element (json_object_get_array_member (conv, "geometry"),
+                                            tamper[t].index);
+      json_node_set_int (n, tamper[t].value ? tamper[t].value : json_node_get_int (n) * 2);
+      g_autoptr(JsonGenerator) gen = json_generator_new ();
+      json_generator_set_root (gen, json_parser_get_root (parser));
+      g_assert_true (json_generator_to_file (gen, plan, &error));
+      g_autoptr(FbCpuModule) m = fb_bundle_load (path, 1, &error);
+      g_assert_null (m);
+      g_assert_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE);
+      g_assert_nonnull (strstr (error->message, "convolution"));
+      g_clear_error (&error);
     }
-  g_assert_nonnull (conv);
-  JsonArray *geometry = json_object_get_array_member (conv, "geometry");
-  JsonNode *channels = json_array_get_element (geometry, 1);
-  json_node_set_int (channels, json_node_get_int (channels) * 2);
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
-  json_generator_set_root (gen, json_parser_get_root (parser));
-  g_assert_true (json_generator_to_file (gen, plan, &error));
-  g_autoptr(FbCpuModule) m = fb_bundle_load (path, 1, &error);
-  g_assert_null (m);
-  g_assert_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE);
-  g_assert_nonnull (strstr (error->message, "convolution"));
 }
 
 static void

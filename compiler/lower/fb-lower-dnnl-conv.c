@@ -15,23 +15,13 @@
 #include <math.h>
 #include <string.h>
 
-/* oneDNN derives the output size from the pads; it must be the one the graph says. */
-static gboolean
-geometry_fits (const FbConvGeom *g)
-{
-  int64_t eh = (g->KH - 1) * g->dh + 1, ew = (g->KW - 1) * g->dw + 1;
-  return g->H + g->pt + g->pb >= eh && g->W + g->pl + g->pr >= ew &&
-         (g->H + g->pt + g->pb - eh) / g->sh + 1 == g->OH &&
-         (g->W + g->pl + g->pr - ew) / g->sw + 1 == g->OW;
-}
-
 gboolean
 _fb_lower_dnnl_conv_fits (const FbNode *node, const FbConvGeom *g)
 {
   const FbValue *w = node->inputs[1], *b = fb_node_input (node, 2);
   return g->nhwc && w->constant && w->constant->dtype == FB_DTYPE_FLOAT32 &&
          node->outputs[0]->dtype == FB_DTYPE_FLOAT32 &&
-         (b == NULL || b->dtype == FB_DTYPE_FLOAT32) && geometry_fits (g);
+         (b == NULL || b->dtype == FB_DTYPE_FLOAT32);
 }
 
 static gboolean
@@ -165,6 +155,12 @@ _fb_lower_dnnl_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, gbo
     },
     .bias = FB_KCONV_NO_ARG, .add = FB_KCONV_NO_ARG,
   };
+  /* oneDNN derives the output size from the pads; it must be the one the graph says. */
+  if (!fb_dnnl_conv_desc_valid (&cv.desc))
+    {
+      *taken = FALSE;
+      return TRUE;
+    }
   const FbValue *end = g_hash_table_lookup (c->sunk, y), *add = NULL;
   gboolean fused = (end == NULL || match_chain (c, y, end, &cv, &add)) && fast_enough (&cv.desc);
   if (!fused)

@@ -306,16 +306,13 @@ read_conv (const FbPlan *plan, const FbKernel *k, JsonObject *o, FbKConv *cv)
     return FALSE;
   int64_t g[N_GEOMETRY], a[5];
   for (int i = 0; i < N_GEOMETRY; i++)
-    /* Sizes, strides and dilations at least 1, pads and has_bias at least 0, nothing absurd. */
-    if (!int_at (ga, i, &g[i]) || g[i] < (i >= 14 ? 0 : 1) || g[i] > (1 << 24))
+    if (!int_at (ga, i, &g[i]))
       return FALSE;
   for (int i = 0; i < 5; i++)
     if (!int_at (aa, i, &a[i]))
       return FALSE;
   geometry_in (&cv->desc, g);
   FbDnnlConvDesc *d = &cv->desc;
-  if (d->c % d->groups || d->co % d->groups || d->has_bias > 1)
-    return FALSE;
   guint add_args = 0;
   for (guint i = 0; i < json_array_get_length (pa); i++)
     {
@@ -331,6 +328,8 @@ read_conv (const FbPlan *plan, const FbKernel *k, JsonObject *o, FbKConv *cv)
       add_args += kind == FB_DNNL_POST_ADD;
     }
   d->n_post = json_array_get_length (pa);
+  if (!fb_dnnl_conv_desc_valid (d))
+    return FALSE;
   int64_t out = d->n * d->oh * d->ow * d->co;
   return add_args == (a[3] >= 0) && (d->has_bias != 0) == (a[2] >= 0) &&
          conv_arg (plan, k, a[0], d->n * d->h * d->w * d->c, FALSE, &cv->x) &&

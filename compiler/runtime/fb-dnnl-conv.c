@@ -177,12 +177,53 @@ reorder_weights (const FbDnnlConvDesc *d, const dnnl_memory_desc_t *want, const 
   return s;
 }
 
+/* Whether the product of v fits in 2^40 (no tensor is larger; nothing overflows). */
+static int
+product_fits (const int64_t *v, size_t n)
+{
+  int64_t p = 1;
+  for (size_t i = 0; i < n; i++)
+    if (__builtin_mul_overflow (p, v[i], &p) || p > ((int64_t) 1 << 40))
+      return 0;
+  return 1;
+}
+
+int
+fb_dnnl_conv_desc_valid (const FbDnnlConvDesc *d)
+{
+  const int64_t positive[] = { d->n, d->c, d->h, d->w, d->co, d->oh, d->ow, d->groups, d->kh,
+                               d->kw, d->sh, d->sw, d->dh, d->dw };
+  const int64_t limit = (int64_t) 1 << 24;
+  for (size_t i = 0; i < sizeof positive / sizeof positive[0]; i++)
+    if (positive[i] < 1 || positive[i] > limit)
+      return 0;
+  if (d->pt < 0 || d->pl < 0 || d->pb < 0 || d->pr < 0 || d->pt > limit || d->pl > limit ||
+      d->pb > limit || d->pr > limit || d->c % d->groups || d->co % d->groups ||
+      d->has_bias < 0 || d->has_bias > 1 || d->n_post < 0 || d->n_post > FB_DNNL_CONV_MAX_POST)
+    return 0;
+  const int64_t src[] = { d->n, d->c, d->h, d->w }, dst[] = { d->n, d->co, d->oh, d->ow };
+  const int64_t wei[] = { d->co, d->c / d->groups, d->kh, d->kw };
+  if (!product_fits (src, 4) || !product_fits (dst, 4) || !product_fits (wei, 4))
+    return 0;
+  int adds = 0;
+  for (int64_t i = 0; i < d->n_post; i++)
+    {
+      if (d->post[i].kind <= FB_DNNL_POST_NONE || d->post[i].kind > FB_DNNL_POST_ADD)
+        return 0;
+      adds += d->post[i].kind == FB_DNNL_POST_ADD;
+    }
+  int64_t eh = (d->kh - 1) * d->dh + 1, ew = (d->kw - 1) * d->dw + 1;
+  int64_t ph = d->h + d->pt + d->pb, pw = d->w + d->pl + d->pr;
+  return adds <= 1 && ph >= eh && pw >= ew && (ph - eh) / d->sh + 1 == d->oh &&
+         (pw - ew) / d->sw + 1 == d->ow;
+}
+
 FbDnnlConv *
 fb_dnnl_conv_new (const FbDnnlConvDesc *d, const float *weights, char *why, size_t why_len)
 {
   if (!engine_ready (why, why_len))
     return NULL;
-  if (d->n_post < 0 || d->n_post > FB_DNNL_CONV_MAX_POST || d->groups < 1)
+  if (!fb_dnnl_conv_desc_valid (d))
     {
       snprintf (why, why_len, "a convolution description out of range");
       return NULL;

@@ -46,6 +46,11 @@ typedef struct {
 
 typedef struct _FbDnnlConv FbDnnlConv;
 
+/* Whether d is a convolution at all: sizes, strides and dilations at least 1, pads at least 0,
+ * channels divisible by the groups, post-ops known, and the output size the one the input,
+ * window and pads give. Returns 1 or 0. */
+int         fb_dnnl_conv_desc_valid (const FbDnnlConvDesc *d);
+
 /* The primitive for d, with the weights reordered into the layout it wants (the weights are
  * copied: the caller's may go). It uses as many threads as OpenMP gives the calling thread
  * now. NULL when oneDNN cannot: why receives its reason. */
