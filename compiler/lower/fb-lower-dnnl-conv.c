@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Channels-last float convolutions as one oneDNN primitive. Its JIT kernels run the 1x1
- * products of a mobile network at 420–490 GFLOP/s on two cores of this project's machines,
+ * products of a mobile network at 400–500 GFLOP/s on two cores of this project's machines,
  * where sgemm on im2col tiles plus a generated epilogue reaches 190–370, and its depthwise
- * kernels at 90–120 GFLOP/s against 12–140 for generated loops (README.md, "CPU math library").
+ * kernels at 80–137 GFLOP/s against 7–52 for generated loops (README.md, "CPU math library").
  *
  * The bias and the sunk elementwise chain become the primitive's post-ops when the chain is
  * a straight line of operations oneDNN has (Relu, LeakyRelu, Clip, Tanh, Sigmoid, and one Add
