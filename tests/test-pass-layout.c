@@ -118,6 +118,22 @@ test_model_transpose_cancels (void)
   g_assert_true (tp_find (out, FB_OP_CONV)->inputs[0]->is_input);
 }
 
+/* Weights that arrive at run time (a graph input) stay channels-first: the channels-last
+ * kernels repack their weights when compiling. */
+static void
+test_runtime_weights_stay (void)
+{
+  FbGraph *g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", 4, TP_DIMS (1, 3, 8, 8));
+  FbValue *w = tp_input (g, "w", 4, TP_DIMS (4, 3, 3, 3));
+  tp_output (g, tp_op (g, FB_OP_CONV, "conv", x, w, NULL));
+  g_autoptr(FbPipeline) p = layout (g, FB_LAYOUT_NHWC);
+  FbGraph *out = tp_stage_graph (p, "layout");
+
+  g_assert_cmpuint (count_nhwc (out), ==, 0);
+  g_assert_cmpuint (count_inserted (out), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -125,5 +141,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pass/layout/nhwc", test_nhwc);
   g_test_add_func ("/pass/layout/nchw", test_nchw_changes_nothing);
   g_test_add_func ("/pass/layout/model-transpose-cancels", test_model_transpose_cancels);
+  g_test_add_func ("/pass/layout/runtime-weights-stay", test_runtime_weights_stay);
   return g_test_run ();
 }

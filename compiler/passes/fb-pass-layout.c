@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* layout: with --layout nhwc, runs 2-D convolutions and pools channels-last.
  *
- * Conv, MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool on 4-D tensors, and fused
- * epilogues built around such a Conv, are marked fb_layout=nhwc and read and write NHWC
- * tensors. Elementwise nodes (and fused elementwise groups) whose activations all arrive in
+ * Conv (with constant weights), MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool on
+ * 4-D tensors, and fused epilogues built around such a Conv, are marked fb_layout=nhwc and
+ * read and write NHWC tensors. Elementwise nodes (and fused elementwise groups) whose activations all arrive in
  * NHWC follow along, with their constant operands permuted, so a chain of convolutions passes
  * channels-last tensors straight from one to the next. Transposes are inserted only where an
  * NCHW value enters or leaves that region, flagged FB_NODE_INSERTED and carrying the
@@ -78,6 +78,11 @@ is_spatial (const FbNode *n)
   switch (n->op)
     {
     case FB_OP_CONV:
+      {
+        /* Channels-last kernels repack the weights once, when compiling: they must be known. */
+        const FbValue *w = fb_node_input (n, 1);
+        return is_rank4_act (fb_node_input (n, 0)) && w != NULL && w->constant != NULL;
+      }
     case FB_OP_AVERAGE_POOL:
     case FB_OP_GLOBAL_AVERAGE_POOL:
     case FB_OP_GLOBAL_MAX_POOL:
