@@ -153,6 +153,32 @@ test_damaged (Fixture *f, gconstpointer data)
   g_autoptr(FbCpuModule) m = fb_bundle_load (path, 1, &error);
   g_assert_null (m);
   g_assert_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE);
+
+  /* Values of the wrong kind where objects, numbers or strings belong: refused as damage,
+   * without a critical warning from the JSON library (fatal in tests). */
+  const char *wrong_kinds[] = {
+    "{\"arena_bytes\": 0, \"buffers\": [1], \"inputs\": [], \"outputs\": [], \"kernels\": []}",
+    "{\"arena_bytes\": 0, \"buffers\": [], \"inputs\": [\"a\"], \"outputs\": [], \"kernels\": []}",
+    "{\"arena_bytes\": 0, \"buffers\": [], \"inputs\": [], \"outputs\": [], \"kernels\": [1]}",
+    "{\"arena_bytes\": 0, \"buffers\": [{\"kind\": \"value\", \"name\": \"v\", \"dtype\": 1, "
+      "\"dims\": [[2]], \"alias\": -1, \"offset\": 0}], \"inputs\": [], \"outputs\": [], \"kernels\": []}",
+    "{\"arena_bytes\": 0, \"buffers\": [], \"inputs\": [], \"outputs\": [], \"kernels\": "
+      "[{\"name\": \"k\", \"kind\": \"loops\", \"args\": [7], \"phases\": []}]}",
+    "{\"arena_bytes\": 0, \"buffers\": [], \"inputs\": [], \"outputs\": [], \"kernels\": "
+      "[{\"name\": \"k\", \"kind\": \"loops\", \"args\": [], \"provenance\": [[]], "
+      "\"flops\": [], \"phases\": [1]}]}",
+    "{\"arena_bytes\": 0, \"buffers\": [], \"inputs\": [], \"outputs\": [], \"kernels\": "
+      "[{\"name\": \"k\", \"kind\": \"loops\", \"args\": [], \"phases\": [{\"function\": \"f\", "
+      "\"extent\": 1, \"work\": \"x\", \"convolution\": 5}]}]}",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (wrong_kinds); i++)
+    {
+      g_autoptr(GError) local = NULL;
+      g_assert_true (g_file_set_contents (plan, wrong_kinds[i], -1, NULL));
+      g_autoptr(FbCpuModule) refused = fb_bundle_load (path, 1, &local);
+      g_assert_null (refused);
+      g_assert_error (local, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE);
+    }
 }
 
 /* Truncated JSON and a truncated kernel object are the same kind of error as a bad plan: the

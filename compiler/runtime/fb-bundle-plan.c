@@ -187,6 +187,58 @@ is_string (JsonObject *o, const char *member)
   return n && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING;
 }
 
+/* Element or member readers that refuse a value of another kind instead of letting json-glib
+ * complain (a critical warning) about a hostile file. */
+static double
+number (JsonObject *o, const char *member)
+{
+  JsonNode *n = json_object_get_member (o, member);
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n))
+    return 0;
+  GType t = json_node_get_value_type (n);
+  return t == G_TYPE_DOUBLE || t == G_TYPE_INT64 ? json_node_get_double (n) : 0;
+}
+
+static gboolean
+int_at (JsonArray *a, guint i, int64_t *v)
+{
+  JsonNode *n = json_array_get_element (a, i);
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_INT64)
+    return FALSE;
+  *v = json_node_get_int (n);
+  return TRUE;
+}
+
+static const char *
+string_at (JsonArray *a, guint i)
+{
+  JsonNode *n = json_array_get_element (a, i);
+  return n && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING
+           ? json_node_get_string (n) : NULL;
+}
+
+static JsonObject *
+object_at (JsonArray *a, guint i)
+{
+  JsonNode *n = json_array_get_element (a, i);
+  return n && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
+}
+
+static JsonObject *
+object_member (JsonObject *o, const char *member)
+{
+  JsonNode *n = json_object_get_member (o, member);
+  return n && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
+}
+
+static gboolean
+true_member (JsonObject *o, const char *member)
+{
+  JsonNode *n = json_object_get_member (o, member);
+  return n && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_BOOLEAN &&
+         json_node_get_boolean (n);
+}
+
 static gboolean
 read_index_list (JsonObject *root, const char *member, guint limit, GArray *out)
 {
@@ -195,8 +247,8 @@ read_index_list (JsonObject *root, const char *member, guint limit, GArray *out)
   JsonArray *a = json_object_get_array_member (root, member);
   for (guint i = 0; i < json_array_get_length (a); i++)
     {
-      gint64 v = json_array_get_int_element (a, i);
-      if (v < 0 || v >= limit)
+      int64_t v;
+      if (!int_at (a, i, &v) || v < 0 || v >= limit)
         return FALSE;
       guint u = v;
       g_array_append_val (out, u);
@@ -220,8 +272,8 @@ read_buffer (FbPlan *plan, JsonObject *o, GBytes *weights, const char *path, GEr
   gint64 numel = 1;
   for (guint d = 0; d < rank; d++)
     {
-      dims[d] = json_array_get_int_element (dims_a, d);
-      if (dims[d] < 0 || (dims[d] > 0 && numel > G_MAXINT64 / 16 / dims[d]))
+      if (!int_at (dims_a, d, &dims[d]) || dims[d] < 0 ||
+          (dims[d] > 0 && numel > G_MAXINT64 / 16 / dims[d]))
         return bad (error, path, "a buffer has a bad extent");
       numel *= dims[d];
     }
@@ -233,8 +285,7 @@ read_buffer (FbPlan *plan, JsonObject *o, GBytes *weights, const char *path, GEr
   if (alias >= (gint64) b || alias < -1)
     return bad (error, path, "a buffer views a buffer that does not come before it");
   buf->alias = alias;
-  buf->dynamic = json_object_has_member (o, "dynamic") &&
-                 json_object_get_boolean_member (o, "dynamic");
+  buf->dynamic = true_member (o, "dynamic");
   if (alias < 0 && kind != FB_BUF_INPUT && kind != FB_BUF_CONST &&
       (offset < 0 || offset > plan->arena_bytes - buf->nbytes))
     return bad (error, path, "a buffer lies outside the arena");
@@ -250,26 +301,6 @@ read_buffer (FbPlan *plan, JsonObject *o, GBytes *weights, const char *path, GEr
       if (buf->constant == NULL)
         return FALSE;
     }
-  return TRUE;
-}
-
-static double
-number (JsonObject *o, const char *member)
-{
-  JsonNode *n = json_object_get_member (o, member);
-  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n))
-    return 0;
-  GType t = json_node_get_value_type (n);
-  return t == G_TYPE_DOUBLE || t == G_TYPE_INT64 ? json_node_get_double (n) : 0;
-}
-
-static gboolean
-int_at (JsonArray *a, guint i, int64_t *v)
-{
-  JsonNode *n = json_array_get_element (a, i);
-  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_INT64)
-    return FALSE;
-  *v = json_node_get_int (n);
   return TRUE;
 }
 
@@ -316,7 +347,7 @@ read_conv (const FbPlan *plan, const FbKernel *k, JsonObject *o, FbKConv *cv)
   guint add_args = 0;
   for (guint i = 0; i < json_array_get_length (pa); i++)
     {
-      JsonObject *p = json_array_get_object_element (pa, i);
+      JsonObject *p = object_at (pa, i);
       int kind = p && is_string (p, "kind")
                    ? lookup (post_kinds, G_N_ELEMENTS (post_kinds), json_object_get_string_member (p, "kind"))
                    : -1;
@@ -331,12 +362,16 @@ read_conv (const FbPlan *plan, const FbKernel *k, JsonObject *o, FbKConv *cv)
   if (!fb_dnnl_conv_desc_valid (d))
     return FALSE;
   int64_t out = d->n * d->oh * d->ow * d->co;
-  return add_args == (a[3] >= 0) && (d->has_bias != 0) == (a[2] >= 0) &&
-         conv_arg (plan, k, a[0], d->n * d->h * d->w * d->c, FALSE, &cv->x) &&
-         conv_arg (plan, k, a[1], d->co * (d->c / d->groups) * d->kh * d->kw, FALSE, &cv->w) &&
-         conv_arg (plan, k, a[2], d->co, TRUE, &cv->bias) &&
-         conv_arg (plan, k, a[3], out, TRUE, &cv->add) &&
-         conv_arg (plan, k, a[4], out, FALSE, &cv->y);
+  if (add_args != (a[3] >= 0) || (d->has_bias != 0) != (a[2] >= 0) ||
+      !conv_arg (plan, k, a[0], d->n * d->h * d->w * d->c, FALSE, &cv->x) ||
+      !conv_arg (plan, k, a[1], d->co * (d->c / d->groups) * d->kh * d->kw, FALSE, &cv->w) ||
+      !conv_arg (plan, k, a[2], d->co, TRUE, &cv->bias) ||
+      !conv_arg (plan, k, a[3], out, TRUE, &cv->add) ||
+      !conv_arg (plan, k, a[4], out, FALSE, &cv->y))
+    return FALSE;
+  /* The weights are reordered once, when the plan is loaded: they must be constants. */
+  guint wb = fb_plan_root (plan, g_array_index (k->args, FbKArg, cv->w).buffer);
+  return fb_plan_buffer (plan, wb)->kind == FB_BUF_CONST;
 }
 
 static gboolean
@@ -355,23 +390,21 @@ read_kernel (FbPlan *plan, JsonObject *o, const char *path, GError **error)
   k->kind = kind;
   k->label = g_strdup (is_string (o, "label") ? json_object_get_string_member (o, "label") : "");
   k->node_id = is_int (o, "node_id") ? json_object_get_int_member (o, "node_id") : 0;
-  if (json_object_has_member (o, "flops"))
-    k->flops = json_object_get_double_member (o, "flops");
-  if (json_object_has_member (o, "bytes"))
-    k->bytes = json_object_get_double_member (o, "bytes");
+  k->flops = number (o, "flops");
+  k->bytes = number (o, "bytes");
   if (is_array (o, "provenance"))
     {
       JsonArray *pa = json_object_get_array_member (o, "provenance");
       for (guint i = 0; i < json_array_get_length (pa); i++)
         {
-          char *s = g_strdup (json_array_get_string_element (pa, i));
+          char *s = g_strdup (string_at (pa, i) ? string_at (pa, i) : "");
           g_array_append_val (k->prov_names, s);
         }
     }
   JsonArray *args = json_object_get_array_member (o, "args");
   for (guint i = 0; i < json_array_get_length (args); i++)
     {
-      JsonObject *a = json_array_get_object_element (args, i);
+      JsonObject *a = object_at (args, i);
       if (a == NULL || !is_int (a, "buffer") || !is_string (a, "role") || !is_int (a, "dtype"))
         return bad (error, path, "a kernel argument lacks buffer, role or dtype");
       gint64 b = json_object_get_int_member (a, "buffer");
@@ -384,12 +417,11 @@ read_kernel (FbPlan *plan, JsonObject *o, const char *path, GError **error)
   JsonArray *phases = json_object_get_array_member (o, "phases");
   for (guint i = 0; i < json_array_get_length (phases); i++)
     {
-      JsonObject *p = json_array_get_object_element (phases, i);
+      JsonObject *p = object_at (phases, i);
       if (p == NULL || !is_string (p, "function") || !is_int (p, "extent"))
         return bad (error, path, "a kernel phase lacks function or extent");
       FbKPhase *ph = fb_kernel_add_phase (k, json_object_get_int_member (p, "extent"),
-                                          json_object_has_member (p, "work")
-                                            ? json_object_get_double_member (p, "work") : 0);
+                                          number (p, "work"));
       g_free (ph->fn);
       ph->fn = g_strdup (json_object_get_string_member (p, "function"));
       if (ph->extent < 0)
@@ -397,7 +429,7 @@ read_kernel (FbPlan *plan, JsonObject *o, const char *path, GError **error)
       if (json_object_has_member (p, "convolution"))
         {
           FbKConv cv;
-          JsonObject *co = json_object_get_object_member (p, "convolution");
+          JsonObject *co = object_member (p, "convolution");
           if (co == NULL || !read_conv (plan, k, co, &cv))
             return bad (error, path, "a convolution phase does not fit its buffers");
           ph->conv = g_memdup2 (&cv, sizeof cv);
@@ -425,7 +457,7 @@ _fb_bundle_plan_from_json (JsonObject *root, GBytes *weights, const char *path, 
   JsonArray *buffers = json_object_get_array_member (root, "buffers");
   for (guint i = 0; i < json_array_get_length (buffers); i++)
     {
-      JsonObject *o = json_array_get_object_element (buffers, i);
+      JsonObject *o = object_at (buffers, i);
       if (o == NULL)
         {
           bad (error, path, "a buffer is not an object");
@@ -443,7 +475,7 @@ _fb_bundle_plan_from_json (JsonObject *root, GBytes *weights, const char *path, 
   JsonArray *kernels = json_object_get_array_member (root, "kernels");
   for (guint i = 0; i < json_array_get_length (kernels); i++)
     {
-      JsonObject *o = json_array_get_object_element (kernels, i);
+      JsonObject *o = object_at (kernels, i);
       if (o == NULL)
         {
           bad (error, path, "a kernel is not an object");
@@ -459,6 +491,6 @@ const char *
 _fb_bundle_kernel_node_name (JsonObject *root, guint k)
 {
   JsonArray *kernels = json_object_get_array_member (root, "kernels");
-  JsonObject *o = json_array_get_object_element (kernels, k);
+  JsonObject *o = kernels ? object_at (kernels, k) : NULL;
   return o && is_string (o, "node_name") ? json_object_get_string_member (o, "node_name") : NULL;
 }
