@@ -189,11 +189,13 @@ note_library_phases (const FbKernel *kernel, FbKernelStages *st)
         continue;
       /* Which of oneDNN's kernels runs it on this machine: its JIT code is not ours to show. */
       char impl[256];
-      fb_dnnl_conv_implementation (&cv->desc, impl, sizeof impl);
-      g_string_append_printf (ir, "; phase %u is a oneDNN convolution (see the kernel IR), run "
-                              "by oneDNN's %s: no generated code\n", p, impl);
-      g_string_append_printf (as, "# phase %u is a oneDNN convolution (see the kernel IR), run "
-                              "by oneDNN's %s: no generated code\n", p, impl);
+      g_autofree char *by = fb_dnnl_conv_implementation (&cv->desc, impl, sizeof impl) == 0
+                              ? g_strdup_printf ("run by oneDNN's %s", impl)
+                              : g_strdup_printf ("not runnable here (%s)", impl);
+      g_string_append_printf (ir, "; phase %u is a oneDNN convolution (see the kernel IR), %s: "
+                              "no generated code\n", p, by);
+      g_string_append_printf (as, "# phase %u is a oneDNN convolution (see the kernel IR), %s: "
+                              "no generated code\n", p, by);
     }
   if (ir->len == 0)
     return;

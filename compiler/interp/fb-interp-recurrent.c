@@ -138,6 +138,20 @@ rnn_sequence_buffer (const FbNode *node, const Rnn *s, GError **error)
   return _fb_interp_alloc (node, n, sizeof (double), error);
 }
 
+/* What LSTM and GRU start with: the activations (per_dir a direction), the operands of a
+ * cell with this many gates, and Y's buffer; NULL with s cleared on an error. */
+static double *
+rnn_start (const FbNode *node, FbTensor *const *in, int per_dir, int gates, FbRnnAct *acts,
+           Rnn *s, GError **error)
+{
+  double *y = NULL;
+  if (read_activations (node, per_dir, acts, error) && rnn_load (node, in, gates, s, error))
+    y = rnn_sequence_buffer (node, s, error);
+  if (y == NULL)
+    rnn_clear (s);
+  return y;
+}
+
 static double
 clipped (const Rnn *s, double v)
 {
@@ -217,17 +231,9 @@ _fb_interp_lstm (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbTe
   g_autofree double *h = NULL, *c = NULL;
   gboolean ok;
 
-  if (!read_activations (node, 3, acts, error) || !rnn_load (node, in, 4, &s, error))
-    {
-      rnn_clear (&s);
-      return FALSE;
-    }
-  y = rnn_sequence_buffer (node, &s, error);
+  y = rnn_start (node, in, 3, 4, acts, &s, error);
   if (y == NULL)
-    {
-      rnn_clear (&s);
-      return FALSE;
-    }
+    return FALSE;
   yh = g_new0 (double, MAX (s.dirs * s.B * s.H, 1));
   yc = g_new0 (double, MAX (s.dirs * s.B * s.H, 1));
   gx = g_new (double, 4 * s.H + 1);
@@ -288,17 +294,9 @@ _fb_interp_gru (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbTen
   g_autofree double *y = NULL, *yh = NULL, *gx = NULL, *gh = NULL, *h = NULL, *rh = NULL;
   gboolean ok;
 
-  if (!read_activations (node, 2, acts, error) || !rnn_load (node, in, 3, &s, error))
-    {
-      rnn_clear (&s);
-      return FALSE;
-    }
-  y = rnn_sequence_buffer (node, &s, error);
+  y = rnn_start (node, in, 2, 3, acts, &s, error);
   if (y == NULL)
-    {
-      rnn_clear (&s);
-      return FALSE;
-    }
+    return FALSE;
   yh = g_new0 (double, MAX (s.dirs * s.B * s.H, 1));
   gx = g_new (double, 3 * s.H + 1);
   gh = g_new (double, 3 * s.H + 1);

@@ -229,6 +229,17 @@ check_bias (const FbNode *node, int64_t channels, GError **error)
   return TRUE;
 }
 
+/* read_window for Conv and ConvTranspose, whose weights hold the kernel from their third
+ * dimension on. */
+static gboolean
+read_weight_window (const FbNode *node, const FbValue *w, int n, Window *win, GError **error)
+{
+  int64_t wk[FB_MAX_RANK];
+  for (int i = 0; i < n; i++)
+    wk[i] = w->shape.rank >= 0 ? w->shape.dim[2 + i] : FB_DIM_UNKNOWN;
+  return read_window (node, n, wk, win, error);
+}
+
 gboolean
 _fb_infer_conv (FbGraph *graph, FbNode *node, GError **error)
 {
@@ -245,13 +256,8 @@ _fb_infer_conv (FbGraph *graph, FbNode *node, GError **error)
   if (rank < 0)
     return _fb_infer_set_output (node, 0, dtype, &x->shape, error);
   n = rank - 2;
-  {
-    int64_t wk[FB_MAX_RANK];
-    for (int i = 0; i < n; i++)
-      wk[i] = w->shape.rank >= 0 ? w->shape.dim[2 + i] : FB_DIM_UNKNOWN;
-    if (!read_window (node, n, wk, &win, error))
-      return FALSE;
-  }
+  if (!read_weight_window (node, w, n, &win, error))
+    return FALSE;
   if (x->shape.rank >= 0)
     in_c = x->shape.dim[nhwc ? rank - 1 : 1];
   m = w->shape.rank >= 0 ? w->shape.dim[0] : FB_DIM_UNKNOWN;
@@ -299,13 +305,8 @@ _fb_infer_conv_transpose (FbGraph *graph, FbNode *node, GError **error)
   if (rank < 0)
     return _fb_infer_set_output (node, 0, dtype, &x->shape, error);
   n = rank - 2;
-  {
-    int64_t wk[FB_MAX_RANK];
-    for (int i = 0; i < n; i++)
-      wk[i] = w->shape.rank >= 0 ? w->shape.dim[2 + i] : FB_DIM_UNKNOWN;
-    if (!read_window (node, n, wk, &win, error))
-      return FALSE;
-  }
+  if (!read_weight_window (node, w, n, &win, error))
+    return FALSE;
   /* Weights are [C, M / group, k...]. */
   if (x->shape.rank >= 0)
     in_c = x->shape.dim[nhwc ? rank - 1 : 1];
