@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The profile: what one profiled run measured, per kernel, on one device, for one pipeline.
+ *
+ * Every target fills the same structure (the CPU timer today, CUPTI on the CUDA target), the
+ * profile file is this structure written as JSON ("format": "fusebench-profile", "version": 1),
+ * and the workbench paints it through fb_profile_attribute, which carries each kernel's cost to
+ * the nodes of any stage through provenance. Nothing here knows GTK or a target. */
+#pragma once
+
+#include "fb-graph.h"
+#include "fb-pipeline.h"
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+#define FB_PROFILE_ERROR (fb_profile_error_quark ())
+GQuark fb_profile_error_quark (void);
+
+typedef enum {
+  FB_PROFILE_ERROR_INVALID,      /* a profile file that is not one, or is damaged (names the key) */
+  FB_PROFILE_ERROR_VERSION,      /* a format version this build cannot read */
+  FB_PROFILE_ERROR_MISMATCH,     /* recorded for another model or another pipeline */
+  FB_PROFILE_ERROR_UNAVAILABLE,  /* what was asked for cannot be measured here (says why) */
+  FB_PROFILE_ERROR_FAILED,       /* the profiled run itself failed */
+} FbProfileError;
+
+typedef enum {
+  FB_BOUND_MEMORY,
+  FB_BOUND_COMPUTE,
+} FbBound;
+
+typedef enum {
+  FB_BYTES_MODELED,              /* from the op registry's cost model */
+  FB_BYTES_MEASURED,             /* from hardware counters (CUPTI's DRAM counters) */
+} FbBytesSource;
+
+typedef enum {
+  FB_KERNEL_GENERATED,           /* code we generated */
+  FB_KERNEL_LIBRARY,             /* a library call: oneDNN, cuDNN, cuBLASLt */
+  FB_KERNEL_HOST,                /* work on the host between kernels (If, Loop, shapes) */
+  FB_KERNEL_COPY,                /* a host-device or layout copy */
+} FbKernelKind;
+
+typedef struct {
+  char      *name;               /* "AMD EPYC 9554 (2 threads)", "NVIDIA H200" */
+  double     peak_gflops;        /* compute ceiling on the threads in use */
+  double     peak_gbps;          /* memory ceiling, bytes read plus written */
+  gboolean   ceilings_measured;  /* "ceilings": "measured" (TRUE) or "datasheet" */
+} FbProfileDevice;
+
+/* Hardware counters of one kernel, per call (medians); -1 where not measured. */
+typedef struct {
+  double     cycles;
+  double     instructions;
+  double     llc_misses;         /* last-level cache misses */
+  double     sm_throughput;      /* CUDA: SM throughput as a share of peak, 0..1 */
+} FbKernelCounters;
+
+typedef struct {
+  guint      id;                 /* the kernel's index in the plan; timeline entries name it */
+  char      *name;               /* the kernel's symbol or library call ("fbk_Conv_12", "dnnl conv") */
+  FbKernelKind kind;
+  guint      stage_node;         /* id of the final-stage node it runs */
+  GPtrArray *nodes;              /* char*: names of the original ONNX nodes it stands for */
+  GArray    *node_shares;        /* double, parallel to nodes, adding up to 1: how the kernel's
+                                    cost splits across them (by modeled cost when it runs more
+                                    than one node; the file's key "node_shares") */
+  guint      calls;              /* calls per inference */
+  double     median_us;          /* per inference: all calls of one inference together */
+  double     min_us;
+  double     max_us;
+  guint64    bytes_read;         /* per inference */
+  guint64    bytes_written;
+  FbBytesSource bytes_source;
+  double     flops;              /* per inference, modeled */
+  FbBound    bound;              /* where its arithmetic intensity sits against the ceilings */
+  double     roofline_share;     /* achieved / attainable at its intensity, 0..1 */
+  GArray    *worker_busy_us;     /* double per worker thread (median per inference); empty
+                                    when the kernel ran on one thread or the target has none */
+  FbKernelCounters counters;
+} FbProfileKernel;
+
+typedef struct {
+  char      *node;               /* original ONNX node name */
+  char      *by;                 /* the pass that removed it ("fold-constants") */
+} FbProfileFolded;
+
+typedef struct {
+  guint      kernel;             /* FbProfileKernel.id */
+  double     start_us;           /* from the start of the inference */
+  double     end_us;
+  guint      lane;               /* worker thread, or CUDA stream */
+} FbProfileSpan;
+
+typedef struct {
+  gatomicrefcount ref_count;
+  char      *model;              /* the model file's base name */
+  char      *model_digest;       /* SHA-256 of the original nodes (names, op types, in order):
+                                    the key "model_digest"; tells another model apart */
+  char      *target;             /* "cpu", "cuda" */
+  FbProfileDevice device;
+  FbPipelineOptions *pipeline;   /* the toggles it was compiled with */
+  guint      iterations;
+  double     wall_median_ms;
+  double     wall_min_ms;
+  double     wall_max_ms;
+  double     busy_ms;            /* median time kernels were running, per inference */
+  GPtrArray *kernels;            /* FbProfileKernel*, plan order */
+  GArray    *folded;             /* FbProfileFolded */
+  GArray    *timeline;           /* FbProfileSpan, one inference */
+  GPtrArray *diagnosis;          /* char*, one line each, most important first */
+  char      *counters_note;      /* why hardware counters are missing or partial, else NULL */
+} FbProfile;
+
+FbProfile       *fb_profile_new           (void);
+FbProfile       *fb_profile_ref           (FbProfile *profile);
+void             fb_profile_unref         (FbProfile *profile);
+FbProfileKernel *fb_profile_kernel_new    (void);
+void             fb_profile_kernel_free   (FbProfileKernel *kernel);
+
+/* The file: JSON as described above, written atomically (a temporary file renamed into place);
+ * a Chrome/Perfetto trace of the timeline (ph "X" events, args.nodes). */
+FbProfile       *fb_profile_load          (const char *path, GError **error);
+FbProfile       *fb_profile_load_bytes    (GBytes *bytes, const char *what, GError **error);
+gboolean         fb_profile_save          (const FbProfile *profile, const char *path,
+                                           GError **error);
+char            *fb_profile_to_json       (const FbProfile *profile);
+gboolean         fb_profile_save_chrome_trace (const FbProfile *profile, const char *path,
+                                           GError **error);
+
+/* The digest fb_profile.model_digest holds, for a model. */
+char            *fb_profile_model_digest  (const FbModel *model);
+/* TRUE when profile was recorded for model with these toggles; else FB_PROFILE_ERROR_MISMATCH
+ * saying what differs (the model, a pass, a fusion, the layout, an input shape). */
+gboolean         fb_profile_matches       (const FbProfile *profile, const FbModel *model,
+                                           const FbPipelineOptions *options, GError **error);
+
+/* A kernel's or node's cost as painted on one stage's graph. */
+typedef struct {
+  double     time_us;            /* median per inference */
+  double     share;              /* of the profile's total kernel time, 0..1 */
+  double     bytes;              /* read plus written */
+  double     flops;
+  double     gbps;               /* achieved */
+  double     gflops;             /* achieved */
+  double     roofline_share;     /* time-weighted over the kernels it takes from */
+  FbBytesSource bytes_source;    /* MEASURED only when every contributing kernel measured it */
+  gboolean   split;              /* part of a kernel's cost, split by the cost model */
+  guint      n_kernels;          /* kernels it takes cost from */
+} FbNodeCost;
+
+/* The cost of every node of graph (a stage's graph, any stage) that carries any: a new table
+ * node id (GUINT_TO_POINTER) -> FbNodeCost*. On the final stage each kernel lands on its
+ * stage_node; on other stages each original node's cost (its share of each kernel) lands on the
+ * nodes whose provenance holds it, divided among them when several do, so that on every stage
+ * the costs add up to the profile's total kernel time. Nodes inside FUSED bodies are not keys;
+ * the fused node is. */
+GHashTable      *fb_profile_attribute     (const FbProfile *profile, const FbGraph *graph);
+/* Total kernel time per inference, in µs (the sum of the kernels' medians). */
+double           fb_profile_total_us      (const FbProfile *profile);
+/* Original node name -> its attributed time in µs (double*), a new table. */
+GHashTable      *fb_profile_original_costs(const FbProfile *profile);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbProfile, fb_profile_unref)
+
+G_END_DECLS
