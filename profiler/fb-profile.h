@@ -36,11 +36,11 @@ typedef enum {
 } FbBytesSource;
 
 typedef enum {
-  FB_KERNEL_GENERATED,           /* code we generated */
-  FB_KERNEL_LIBRARY,             /* a library call: oneDNN, cuDNN, cuBLASLt */
-  FB_KERNEL_HOST,                /* work on the host between kernels (If, Loop, shapes) */
-  FB_KERNEL_COPY,                /* a host-device or layout copy */
-} FbKernelKind;
+  FB_PROFILE_KERNEL_GENERATED,   /* code we generated */
+  FB_PROFILE_KERNEL_LIBRARY,     /* a library call: oneDNN, cuDNN, cuBLASLt */
+  FB_PROFILE_KERNEL_HOST,        /* work on the host between kernels (If, Loop, shapes) */
+  FB_PROFILE_KERNEL_COPY,        /* a host-device copy */
+} FbProfileKernelKind;
 
 typedef struct {
   char      *name;               /* "AMD EPYC 9554 (2 threads)", "NVIDIA H200" */
@@ -60,7 +60,7 @@ typedef struct {
 typedef struct {
   guint      id;                 /* the kernel's index in the plan; timeline entries name it */
   char      *name;               /* the kernel's symbol or library call ("fbk_Conv_12", "dnnl conv") */
-  FbKernelKind kind;
+  FbProfileKernelKind kind;    /* the file's key "kind": generated|library|host|copy */
   guint      stage_node;         /* id of the final-stage node it runs */
   GPtrArray *nodes;              /* char*: names of the original ONNX nodes it stands for */
   GArray    *node_shares;        /* double, parallel to nodes, adding up to 1: how the kernel's

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Making a profile: compile the final stage for a target, run it with timing on, and fill an
+ * FbProfile (fb-profile.h). The command line (`fusebench profile`) and the workbench's Profile
+ * button both come here, so a profile made either way is the same. Safe to call from a worker
+ * thread: it reads the stages through the references the caller holds and nothing else of the
+ * pipeline. */
+#pragma once
+
+#include "fb-profile.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  guint      iterations;         /* timed inferences; 0: 50 */
+  guint      warmup;             /* untimed inferences first; 0: 5 */
+  gboolean   counters;           /* hardware counters (perf_event_open on the CPU, CUPTI's range
+                                    profiler on CUDA) */
+  guint      n_threads;          /* 0: the target's default */
+  guint64    seed;               /* for the random inputs made when inputs is NULL */
+} FbProfileOptions;
+
+/* Called in the profiling thread: fraction done (0..1) and what it is doing now. */
+typedef void (*FbProfileProgress) (double fraction, const char *what, gpointer data);
+
+/* Profiles the last stage of stages (FbStage*, the whole pipeline in order, as
+ * fb_pipeline_dup_stages gives it: the earlier stages say which pass folded which original
+ * node) on target ("cpu"; FB_PROFILE_ERROR_UNAVAILABLE for a target this build or machine
+ * lacks). inputs: FbTensor* in graph input order, or NULL for seeded random inputs of the
+ * graph's shapes. pipeline_options is recorded in the profile. Cancellable between
+ * inferences (G_IO_ERROR_CANCELLED). */
+FbProfile *fb_profile_run (const char *target, GPtrArray *stages,
+                           const FbPipelineOptions *pipeline_options, GPtrArray *inputs,
+                           const FbProfileOptions *options, GCancellable *cancellable,
+                           FbProfileProgress progress, gpointer data, GError **error);
+
+G_END_DECLS
