@@ -88,16 +88,33 @@ top_kernels (FbProfile *p, double total)
   add_line (p, g_string_free (s, FALSE));
 }
 
+/* Wall minus busy, both medians of whole inferences: what the executor spends between and
+ * around kernels. */
 static void
-dispatch_overhead (FbProfile *p, double total)
+dispatch_overhead (FbProfile *p)
 {
-  double outside = p->wall_median_ms - total / 1e3;
-  add_line (p, g_strdup_printf ("Dispatch overhead: %.3f ms per inference (%.0f %% of the wall "
+  double outside = MAX (p->wall_median_ms - p->busy_ms, 0);
+  add_line (p, g_strdup_printf ("Dispatch overhead: %.3f ms per inference (%.1f %% of the wall "
                                 "time) is outside any kernel: binding inputs, copying outputs "
                                 "and starting each kernel (%u kernels, %.2f µs each on average).",
-                                MAX (outside, 0), pct (MAX (outside, 0), p->wall_median_ms),
-                                p->kernels->len,
-                                p->kernels->len ? MAX (outside, 0) * 1e3 / p->kernels->len : 0));
+                                outside, pct (outside, p->wall_median_ms), p->kernels->len,
+                                p->kernels->len ? outside * 1e3 / p->kernels->len : 0));
+}
+
+/* When each kernel's median adds up to much less than a whole inference's busy time, runs were
+ * disturbed (a shared machine): say so, since the kernels' medians are then the steadier
+ * figures and the wall time is not. */
+static void
+noise (FbProfile *p, double total)
+{
+  double busy_us = p->busy_ms * 1e3;
+  if (busy_us <= 0 || total >= 0.8 * busy_us)
+    return;
+  add_line (p, g_strdup_printf ("Noise: the kernels' medians add up to %.3f ms but a whole "
+                                "inference kept them busy %.3f ms (median; wall %.3f to %.3f ms): "
+                                "other work disturbed the runs, so trust the per-kernel figures "
+                                "over the wall time, or profile again on a quiet machine.",
+                                total / 1e3, p->busy_ms, p->wall_min_ms, p->wall_max_ms));
 }
 
 static void
@@ -132,8 +149,11 @@ idle_threads (FbProfile *p, double total)
   add_line (p, g_strdup_printf ("Threads idle: in the %u kernel%s split over %u threads "
                                 "(%.0f %% of the kernel time) the threads were busy %.0f %% of "
                                 "the time and idle %.0f %% (%.3f ms of thread time per "
-                                "inference).", n_pooled, n_pooled == 1 ? "" : "s", n_threads, pct (span / n_threads, total),
-                                pct (busy, span), 100 - pct (busy, span), (span - busy) / 1e3));
+                                "inference); %u library kernel%s (%.0f %% of the time) spread "
+                                "themselves, unseen here.", n_pooled, n_pooled == 1 ? "" : "s",
+                                n_threads, pct (span / n_threads, total), pct (busy, span),
+                                100 - pct (busy, span), (span - busy) / 1e3, n_self,
+                                n_self == 1 ? "" : "s", pct (self, total)));
 }
 
 static void
@@ -222,7 +242,8 @@ _fb_profile_diagnose (FbProfile *p, const FbGraph *final)
     }
   where_time_goes (p, total);
   top_kernels (p, total);
-  dispatch_overhead (p, total);
+  noise (p, total);
+  dispatch_overhead (p);
   idle_threads (p, total);
   under_roofline (p, total);
   layout_transposes (p, final, total);
