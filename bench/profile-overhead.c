@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* profile-overhead MODEL... [--rounds N] [--per-round N] [--threads N]
+/* profile-overhead MODEL... [--rounds N] [--per-round N] [--threads N] [--input-shape NAME=SHAPE ...]
  *
  * What profiling costs: the whole-model median of plain runs (what `run --iterations` times)
  * against runs in the profiler's timing mode (a clock read per kernel, two per thread per
- * parallel phase), on the same
- * compiled module and the same seeded inputs. The two alternate in rounds, in swapped order
+ * parallel phase), on the same compiled module and the same seeded inputs. The two alternate in rounds, in swapped order
  * every other round, so that a change of the machine's load hits both alike; the load average
  * is printed before and after, since the machine may be shared. Beside the medians: the median
  * of each round's own ratio, and the instrument's cost free of noise (its clock reads per run
