@@ -82,6 +82,11 @@ FbGpuUtilization fb_gpu_utilization (const GArray *activities, guint64 begin_ns,
  * then the main cause of the idle time with a number and the toggle that acts on it. */
 void       fb_gpu_utilization_diagnose (const FbGpuUtilization *u, GPtrArray *lines);
 
+/* The activities of each inference: the ones whose host call (or, without one, whose start)
+ * lies in [begin_ns[i], end_ns[i]]; a GPtrArray of n new arrays of FbGpuActivity. */
+GPtrArray *fb_gpu_split_inferences    (const GArray *activities, const guint64 *begin_ns,
+                                       const guint64 *end_ns, guint n);
+
 /* Gives the kernels of replay (a CUDA graph's replay, whose records all name one host call)
  * the owners the same kernels had in reference (a run launched kernel by kernel with each
  * launch tagged): by position when both ran the same sequence of kernel names, else by the

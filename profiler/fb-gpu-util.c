@@ -322,3 +322,27 @@ fb_gpu_match_owners (const GArray *reference, GArray *replay)
     }
   return unmatched;
 }
+
+GPtrArray *
+fb_gpu_split_inferences (const GArray *activities, const guint64 *begin_ns,
+                         const guint64 *end_ns, guint n)
+{
+  g_return_val_if_fail (activities != NULL && (n == 0 || (begin_ns && end_ns)), NULL);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add (out, fb_gpu_activity_array_new ());
+  for (guint j = 0; j < activities->len; j++)
+    {
+      const FbGpuActivity *a = &g_array_index (activities, FbGpuActivity, j);
+      guint64 t = a->api_start_ns ? a->api_start_ns : a->start_ns;
+      for (guint i = 0; i < n; i++)
+        if (t >= begin_ns[i] && t <= end_ns[i])
+          {
+            FbGpuActivity copy = *a;
+            copy.name = g_strdup (a->name);
+            g_array_append_val (out->pdata[i], copy);
+            break;
+          }
+    }
+  return out;
+}
