@@ -111,8 +111,8 @@ static const char *const library_names[] = {
   "/usr/lib/x86_64-linux-gnu/libcupti.so.13",
 };
 
-static void *
-open_library (GError **error)
+void *
+_fb_cupti_open_library (GError **error)
 {
   const char *env = g_getenv ("FUSEBENCH_CUPTI");
   g_autoptr(GString) tried = g_string_new (NULL);
@@ -212,7 +212,7 @@ fb_cupti_start (GError **error)
                    "no CUDA driver on this machine (libcuda.so.1: %s)", dlerror ());
       return NULL;
     }
-  void *lib = open_library (error);
+  void *lib = _fb_cupti_open_library (error);
   if (lib == NULL)
     return NULL;
   g_autofree FbCupti *c = g_new0 (FbCupti, 1);

@@ -13,3 +13,7 @@ gboolean _fb_cupti_convert_raw  (const guint8 *data, gsize len, const char *what
                                  GError **error);
 /* The saved file's header: the magic and this build's record sizes. */
 void     _fb_cupti_write_header (GByteArray *out);
+
+/* Opens CUPTI (the FUSEBENCH_CUPTI path, the loader's path, the CUDA toolkit's folders);
+ * FB_PROFILE_ERROR_UNAVAILABLE naming where it looked. Only where CUPTI's headers were. */
+void    *_fb_cupti_open_library (GError **error);

@@ -4,6 +4,7 @@
  * into CUPTI's memory) in one growing buffer, and turn them into FbGpuActivity only when asked,
  * with the same code that replays a saved file. */
 #include "fb-cupti-private.h"
+#include "fb-cupti-counters.h"
 
 #include <string.h>
 
@@ -305,4 +306,39 @@ guint64 fb_cupti_timestamp (FbCupti *cupti) { return 0; }
 GArray *fb_cupti_take (FbCupti *cupti, guint *dropped, GError **error) { return NULL; }
 void fb_cupti_set_record_path (FbCupti *cupti, const char *path) { }
 void fb_cupti_stop (FbCupti *cupti) { }
+
+static void
+counters_unavailable (GError **error)
+{
+  g_set_error (error, FB_PROFILE_ERROR, FB_PROFILE_ERROR_UNAVAILABLE,
+               "hardware counters need CUPTI, and this build of fusebench was made without the "
+               "CUDA toolkit's CUPTI headers");
+}
+
+GArray *
+fb_gpu_counters_array_new (void)
+{
+  return g_array_new (FALSE, TRUE, sizeof (FbGpuCounters));
+}
+
+FbCuptiCounters *
+fb_cupti_counters_start (gpointer context, guint device_index, guint max_ranges, GError **error)
+{
+  counters_unavailable (error);
+  return NULL;
+}
+
+GArray *
+fb_cupti_counters_stop (FbCuptiCounters *counters, const char *save_path, GError **error)
+{
+  counters_unavailable (error);
+  return NULL;
+}
+
+GArray *
+fb_cupti_counters_replay_file (const char *path, GError **error)
+{
+  counters_unavailable (error);
+  return NULL;
+}
 #endif

@@ -7,7 +7,7 @@
  * the diagnosis on what a real GPU did.
  *
  *   record-cupti-fixture OUT_PREFIX      writes OUT_PREFIX.records and OUT_PREFIX.windows */
-#include "fb-cupti.h"
+#include "fb-cupti-counters.h"
 
 #include <cuda.h>
 #include <dlfcn.h>
@@ -46,6 +46,7 @@ static const char ptx[] =
 #define N_KERNELS 8
 #define N_RUNS 5
 #define N_ELEMENTS (1 << 16)
+#define N_LARGE (1u << 24)
 
 typedef struct {
   __typeof__ (cuInit) *init;
@@ -112,16 +113,16 @@ load_driver (Driver *d)
 /* The plan: eight kernels, alternating the two functions, over two buffers. */
 static int
 launch_plan (Driver *d, FbCupti *cupti, CUfunction *fn, CUdeviceptr x, CUdeviceptr y,
-             CUstream stream)
+             unsigned n, CUstream stream)
 {
-  unsigned n = N_ELEMENTS;
   void *params[] = { &x, &y, &n };
   for (guint k = 0; k < N_KERNELS; k++)
     {
-      fb_cupti_push_owner (cupti, k + 1);
-      CUresult r = d->launch (fn[k % 2], N_ELEMENTS / 256, 1, 1, 256, 1, 1, 0, stream, params,
-                              NULL);
-      fb_cupti_pop_owner (cupti);
+      if (cupti)
+        fb_cupti_push_owner (cupti, k + 1);
+      CUresult r = d->launch (fn[k % 2], n / 256, 1, 1, 256, 1, 1, 0, stream, params, NULL);
+      if (cupti)
+        fb_cupti_pop_owner (cupti);
       if (r != CUDA_SUCCESS)
         {
           fprintf (stderr, "record-cupti-fixture: launch %u failed: %d\n", k, (int) r);
@@ -172,7 +173,7 @@ main (int argc, char **argv)
 
   g_autoptr(GString) windows = g_string_new (NULL);
   /* A warm-up run keeps module loading out of the recorded inferences. */
-  if (launch_plan (&d, cupti, fn, x, y, stream) != 0)
+  if (launch_plan (&d, cupti, fn, x, y, N_ELEMENTS, stream) != 0)
     return 1;
   CHECK (d.sync ());
   g_autoptr(GArray) warm = fb_cupti_take (cupti, NULL, &error);
@@ -189,7 +190,7 @@ main (int argc, char **argv)
     {
       guint64 begin = fb_cupti_timestamp (cupti);
       CHECK (d.htod (x, host, N_ELEMENTS * sizeof (float)));
-      if (launch_plan (&d, cupti, fn, x, y, stream) != 0)
+      if (launch_plan (&d, cupti, fn, x, y, N_ELEMENTS, stream) != 0)
         return 1;
       CHECK (d.dtoh (host, y, N_ELEMENTS * sizeof (float)));
       CHECK (d.sync ());
@@ -200,7 +201,7 @@ main (int argc, char **argv)
   CUgraph graph;
   CUgraphExec exec;
   CHECK (d.begin_capture (stream, CU_STREAM_CAPTURE_MODE_GLOBAL));
-  if (launch_plan (&d, cupti, fn, x, y, stream) != 0)
+  if (launch_plan (&d, cupti, fn, x, y, N_ELEMENTS, stream) != 0)
     return 1;
   CHECK (d.end_capture (stream, &graph));
   CHECK (d.instantiate (&exec, graph, 0));
@@ -227,6 +228,35 @@ main (int argc, char **argv)
       fprintf (stderr, "record-cupti-fixture: %s\n", error->message);
       return 1;
     }
+  /* Counters: one pass of the plan over buffers larger than the L2 cache (50 MB on an H200),
+   * so that each kernel's DRAM bytes are the bytes it must move: 64 MiB read and written by
+   * each scale, 128 MiB read and 64 MiB written by each add. */
+  CUdeviceptr bx, by;
+  CHECK (d.mem_alloc (&bx, N_LARGE * sizeof (float)));
+  CHECK (d.mem_alloc (&by, N_LARGE * sizeof (float)));
+  FbCuptiCounters *counters = fb_cupti_counters_start (ctx, 0, N_KERNELS, &error);
+  if (counters == NULL)
+    {
+      fprintf (stderr, "record-cupti-fixture: %s\n", error->message);
+      return 1;
+    }
+  if (launch_plan (&d, NULL, fn, bx, by, N_LARGE, stream) != 0)
+    return 1;
+  CHECK (d.sync ());
+  g_autofree char *counters_path = g_strconcat (argv[1], ".counters", NULL);
+  g_autoptr(GArray) ranges = fb_cupti_counters_stop (counters, counters_path, &error);
+  if (ranges == NULL)
+    {
+      fprintf (stderr, "record-cupti-fixture: %s\n", error->message);
+      return 1;
+    }
+  for (guint i = 0; i < ranges->len; i++)
+    {
+      const FbGpuCounters *k = &g_array_index (ranges, FbGpuCounters, i);
+      printf ("range %u %s: read %.0f written %.0f bytes, %.0f ns, SM %.1f %%\n", i, k->range,
+              k->dram_read_bytes, k->dram_write_bytes, k->duration_ns, 100 * k->sm_throughput);
+    }
+
   printf ("recorded %u runs launched one by one and %u graph replays: %u activities, %u "
           "records dropped\n", N_RUNS, N_RUNS, acts->len, dropped);
   return 0;

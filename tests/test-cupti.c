@@ -2,7 +2,10 @@
 /* CUPTI without a GPU: starting says why it cannot, and the records of a real run on an H200
  * (tests/fixtures/cupti-probe.*, made by record-cupti-fixture there) go through the same
  * conversion, owners, graph matching, utilization and diagnosis as a live run. */
-#include "fb-cupti.h"
+#include "fb-cupti-counters.h"
+
+#include <gio/gio.h>
+#include <math.h>
 
 #include <dlfcn.h>
 #include <glib/gstdio.h>
@@ -246,6 +249,68 @@ test_damaged_files (void)
   g_rmdir (dir);
 }
 
+/* The range profiler's counters of the eight kernels over 64 MiB buffers, evaluated here
+ * from the decoded data the H200 wrote (CUPTI's host library, no GPU): each scale reads and
+ * writes its 64 MiB, each add reads 128 MiB. */
+static void
+test_counters_replay (void)
+{
+  if (!fb_cupti_available ())
+    {
+      g_test_skip ("this build has no CUPTI headers to read the counters with");
+      return;
+    }
+  g_autofree char *gz = g_test_build_filename (G_TEST_DIST, "fixtures", "cupti-probe.counters.gz",
+                                               NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (gz);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GInputStream) raw = G_INPUT_STREAM (g_file_read (file, NULL, &error));
+  g_assert_no_error (error);
+  g_autoptr(GConverter) gunzip =
+    G_CONVERTER (g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP));
+  g_autoptr(GInputStream) in = g_converter_input_stream_new (raw, gunzip);
+  g_autoptr(GOutputStream) out = g_memory_output_stream_new_resizable ();
+  g_output_stream_splice (out, in, G_OUTPUT_STREAM_SPLICE_CLOSE_SOURCE |
+                          G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr(GBytes) bytes = g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (out));
+
+  g_autofree char *dir = g_dir_make_tmp ("fb-counters-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "probe.counters", NULL);
+  g_assert_true (g_file_set_contents (path, g_bytes_get_data (bytes, NULL),
+                                      g_bytes_get_size (bytes), NULL));
+  g_autoptr(GArray) ranges = fb_cupti_counters_replay_file (path, &error);
+  if (ranges == NULL && g_error_matches (error, FB_PROFILE_ERROR, FB_PROFILE_ERROR_UNAVAILABLE))
+    {
+      g_test_skip (error->message);
+      g_unlink (path);
+      g_rmdir (dir);
+      return;
+    }
+  g_assert_no_error (error);
+  g_assert_cmpuint (ranges->len, ==, N_KERNELS);
+  const double mib64 = 64.0 * 1024 * 1024;
+  for (guint i = 0; i < ranges->len; i++)
+    {
+      const FbGpuCounters *k = &g_array_index (ranges, FbGpuCounters, i);
+      double want_read = i % 2 == 0 ? mib64 : 2 * mib64;
+      g_assert_cmpfloat (fabs (k->dram_read_bytes - want_read) / want_read, <, 0.01);
+      g_assert_cmpfloat (k->dram_write_bytes, >=, 0.99 * mib64);
+      g_assert_cmpfloat (k->dram_write_bytes, <, 1.10 * mib64);
+      g_assert_cmpfloat (k->duration_ns, >, 1000);
+      g_assert_cmpfloat (k->sm_throughput, >, 0);
+      g_assert_cmpfloat (k->sm_throughput, <, 1);
+    }
+
+  /* Damaged: cut short. */
+  g_assert_true (g_file_set_contents (path, g_bytes_get_data (bytes, NULL), 100, NULL));
+  g_clear_pointer (&ranges, g_array_unref);
+  g_assert_null (fb_cupti_counters_replay_file (path, &error));
+  g_assert_error (error, FB_PROFILE_ERROR, FB_PROFILE_ERROR_INVALID);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -254,5 +319,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cupti/replay-eager", test_replay_eager);
   g_test_add_func ("/cupti/replay-graph", test_replay_graph);
   g_test_add_func ("/cupti/damaged-files", test_damaged_files);
+  g_test_add_func ("/cupti/counters-replay", test_counters_replay);
   return g_test_run ();
 }
