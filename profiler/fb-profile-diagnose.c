@@ -149,11 +149,12 @@ idle_threads (FbProfile *p, double total)
   add_line (p, g_strdup_printf ("Threads idle: in the %u kernel%s split over %u threads "
                                 "(%.0f %% of the kernel time) the threads were busy %.0f %% of "
                                 "the time and idle %.0f %% (%.3f ms of thread time per "
-                                "inference); %u library kernel%s (%.0f %% of the time) spread "
-                                "themselves, unseen here.", n_pooled, n_pooled == 1 ? "" : "s",
-                                n_threads, pct (span / n_threads, total), pct (busy, span),
-                                100 - pct (busy, span), (span - busy) / 1e3, n_self,
-                                n_self == 1 ? "" : "s", pct (self, total)));
+                                "inference); %u library kernel%s (%.0f %% of the time) %s "
+                                "over the threads by the library, unseen here.", n_pooled,
+                                n_pooled == 1 ? "" : "s", n_threads, pct (span / n_threads, total),
+                                pct (busy, span), 100 - pct (busy, span), (span - busy) / 1e3,
+                                n_self, n_self == 1 ? "" : "s", pct (self, total),
+                                n_self == 1 ? "is spread" : "are spread"));
 }
 
 static void
