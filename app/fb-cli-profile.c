@@ -128,6 +128,14 @@ print_table (const FbProfile *p)
     printf ("  %s\n", (char *) g_ptr_array_index (p->diagnosis, i));
 }
 
+/* On a terminal, where the run is: a profile of a large model takes a while. */
+static void
+show_progress (double fraction, const char *what, gpointer data)
+{
+  fprintf (stderr, "\r\033[Kprofiling: %3.0f %% %s", 100 * fraction, what);
+  fflush (stderr);
+}
+
 static GPtrArray *
 read_inputs (const FbGraph *graph, const ProfileArgs *args, GError **error)
 {
@@ -150,6 +158,7 @@ profile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
     .seed = 1,
   };
   gboolean given = args->input_dir != NULL || args->inputs != NULL;
+  FbProfileProgress progress = isatty (STDERR_FILENO) ? show_progress : NULL;
 
   if ((args->output && !check_writable ("-o", args->output, &error)) ||
       (args->chrome_trace && !check_writable ("--chrome-trace", args->chrome_trace, &error)))
@@ -164,7 +173,7 @@ profile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
                                                       &error)) == NULL)
             return fail (error);
         }
-      profile = fb_profile_run_bundle (model, inputs, &options, NULL, NULL, NULL, &error);
+      profile = fb_profile_run_bundle (model, inputs, &options, NULL, progress, NULL, &error);
     }
   else
     {
@@ -175,8 +184,11 @@ profile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
       if (given && (inputs = read_inputs (fb_pipeline_final (pipeline), args, &error)) == NULL)
         return fail (error);
       g_autoptr(GPtrArray) stages = fb_pipeline_dup_stages (pipeline);
-      profile = fb_profile_run ("cpu", stages, popts, inputs, &options, NULL, NULL, NULL, &error);
+      profile = fb_profile_run ("cpu", stages, popts, inputs, &options, NULL, progress, NULL,
+                                &error);
     }
+  if (progress)
+    fprintf (stderr, "\r\033[K");
   if (profile == NULL)
     return fail (error);
   if (args->chrome_trace && !fb_profile_save_chrome_trace (profile, args->chrome_trace, &error))
