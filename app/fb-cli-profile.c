@@ -7,8 +7,8 @@
  * prints the top kernels and the diagnosis, or with --json the profile itself. Without inputs
  * the model runs on seeded random inputs of its shapes. Output paths are checked before any
  * work, and every file is written whole or not at all. */
-#include "fb-cli-cpu.h"
 #include "fb-cli-load.h"
+#include "fb-runtime.h"
 #include "fb-profile-run.h"
 #include "fb-bundle.h"
 
@@ -128,8 +128,16 @@ print_table (const FbProfile *p)
     printf ("  %s\n", (char *) g_ptr_array_index (p->diagnosis, i));
 }
 
+/* On a terminal, where the run is: a profile of a large model takes a while. */
+static void
+show_progress (double fraction, const char *what, gpointer data)
+{
+  fprintf (stderr, "\r\033[Kprofiling: %3.0f %% %s", 100 * fraction, what);
+  fflush (stderr);
+}
+
 static GPtrArray *
-read_inputs (const FbGraph *graph, const char *model, const ProfileArgs *args, GError **error)
+read_inputs (const FbGraph *graph, const ProfileArgs *args, GError **error)
 {
   if (args->input_dir != NULL)
     return fb_cli_read_input_dir (graph, args->input_dir, error);
@@ -150,6 +158,7 @@ profile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
     .seed = 1,
   };
   gboolean given = args->input_dir != NULL || args->inputs != NULL;
+  FbProfileProgress progress = isatty (STDERR_FILENO) ? show_progress : NULL;
 
   if ((args->output && !check_writable ("-o", args->output, &error)) ||
       (args->chrome_trace && !check_writable ("--chrome-trace", args->chrome_trace, &error)))
@@ -160,11 +169,11 @@ profile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
         {
           /* The bundle's graph says what its inputs are. */
           g_autoptr(FbCpuModule) probe = fb_bundle_load (model, 1, &error);
-          if (probe == NULL || (inputs = read_inputs (fb_cpu_module_plan (probe)->graph, model,
-                                                      args, &error)) == NULL)
+          if (probe == NULL || (inputs = read_inputs (fb_cpu_module_plan (probe)->graph, args,
+                                                      &error)) == NULL)
             return fail (error);
         }
-      profile = fb_profile_run_bundle (model, inputs, &options, NULL, NULL, NULL, &error);
+      profile = fb_profile_run_bundle (model, inputs, &options, NULL, progress, NULL, &error);
     }
   else
     {
@@ -172,11 +181,14 @@ profile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
       g_autoptr(FbPipelineOptions) popts = NULL;
       if (pipeline == NULL || (popts = fb_cli_pipeline_options (pipeline_args, &error)) == NULL)
         return fail (error);
-      if (given && (inputs = read_inputs (fb_pipeline_final (pipeline), model, args, &error)) == NULL)
+      if (given && (inputs = read_inputs (fb_pipeline_final (pipeline), args, &error)) == NULL)
         return fail (error);
       g_autoptr(GPtrArray) stages = fb_pipeline_dup_stages (pipeline);
-      profile = fb_profile_run ("cpu", stages, popts, inputs, &options, NULL, NULL, NULL, &error);
+      profile = fb_profile_run ("cpu", stages, popts, inputs, &options, NULL, progress, NULL,
+                                &error);
     }
+  if (progress)
+    fprintf (stderr, "\r\033[K");
   if (profile == NULL)
     return fail (error);
   if (args->chrome_trace && !fb_profile_save_chrome_trace (profile, args->chrome_trace, &error))

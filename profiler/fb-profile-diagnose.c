@@ -120,7 +120,7 @@ noise (FbProfile *p, double total)
 static void
 idle_threads (FbProfile *p, double total)
 {
-  double span = 0, busy = 0, self = 0;
+  double span = 0, busy = 0, self = 0, workers = 0;
   guint n_pooled = 0, n_threads = 0, n_self = 0;
   for (guint i = 0; i < p->kernels->len; i++)
     {
@@ -130,7 +130,11 @@ idle_threads (FbProfile *p, double total)
           n_threads = MAX (n_threads, k->worker_busy_us->len);
           span += k->median_us * k->worker_busy_us->len;
           for (guint t = 0; t < k->worker_busy_us->len; t++)
-            busy += MIN (g_array_index (k->worker_busy_us, double, t), k->median_us);
+            {
+              double b = MIN (g_array_index (k->worker_busy_us, double, t), k->median_us);
+              busy += b;
+              workers += t > 0 ? b : 0;
+            }
           n_pooled++;
         }
       else if (k->kind == FB_PROFILE_KERNEL_LIBRARY)
@@ -149,11 +153,19 @@ idle_threads (FbProfile *p, double total)
   add_line (p, g_strdup_printf ("Threads idle: in the %u kernel%s split over %u threads "
                                 "(%.0f %% of the kernel time) the threads were busy %.0f %% of "
                                 "the time and idle %.0f %% (%.3f ms of thread time per "
-                                "inference); %u library kernel%s (%.0f %% of the time) spread "
-                                "themselves, unseen here.", n_pooled, n_pooled == 1 ? "" : "s",
-                                n_threads, pct (span / n_threads, total), pct (busy, span),
-                                100 - pct (busy, span), (span - busy) / 1e3, n_self,
-                                n_self == 1 ? "" : "s", pct (self, total)));
+                                "inference); %u library kernel%s (%.0f %% of the time) %s "
+                                "over the threads by the library, unseen here.", n_pooled,
+                                n_pooled == 1 ? "" : "s", n_threads, pct (span / n_threads, total),
+                                pct (busy, span), 100 - pct (busy, span), (span - busy) / 1e3,
+                                n_self, n_self == 1 ? "" : "s", pct (self, total),
+                                n_self == 1 ? "is spread" : "are spread"));
+  /* The whole inference: what the threads besides the caller did of the wall time. */
+  add_line (p, g_strdup_printf ("Threads over the whole inference: the %u worker thread%s "
+                                "besides the caller worked %.3f ms in generated loops, %.0f %% "
+                                "of the %.3f ms wall time.", n_threads - 1,
+                                n_threads == 2 ? "" : "s", workers / 1e3,
+                                pct (workers / 1e3, (n_threads - 1) * p->wall_median_ms),
+                                p->wall_median_ms));
 }
 
 static void
