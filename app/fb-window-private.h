@@ -54,6 +54,8 @@ struct _FbWindow {
   gboolean              compare_previous;/* paint the change against previous_profile */
   gboolean              profile_selecting; /* a node is being selected from the panel */
   GCancellable         *profile_cancellable; /* non-NULL while a profile is being made */
+  const char           *profile_target;  /* "cpu", "cuda": what the Profile button runs on */
+  GtkWidget            *profile_cuda;    /* its CUDA choice, greyed while there is no target */
   GtkFileChooserNative *profile_chooser;
 
   /* Work in flight. */

@@ -492,6 +492,7 @@ _fb_window_init_profile (FbWindow *self)
                            G_CONNECT_SWAPPED);
   self->compare_previous = TRUE;
   gtk_widget_set_visible (GTK_WIDGET (self->profile_panel), FALSE);
+  _fb_window_init_profile_run (self);
 }
 
 void
@@ -523,4 +524,5 @@ _fb_window_class_init_profile (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.compare-previous-profile", NULL, compare_previous_action);
   gtk_widget_class_bind_template_child (widget_class, FbWindow, profile_panel);
   gtk_widget_class_bind_template_child (widget_class, FbWindow, profile_box);
+  _fb_window_class_init_profile_run (widget_class);
 }

@@ -561,6 +561,111 @@ save_screenshot (const char *path)
   g_assert_true (gdk_texture_save_to_png (texture, path));
 }
 
+/* A profile recorded by `fusebench profile` on the sample (with the channels-last layout, the
+ * command line's default), kept as a fixture: what a profile made on another machine is. */
+static void
+test_fixture (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "fixtures", "sample-cnn.profile.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  FbProfile *before = fb_window_get_profile (window);
+  FbProfile *profile;
+  guint badges = 0;
+
+  fb_window_clear_profile (window);
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "layout", g_variant_new_string ("nchw"));
+  settle ();
+  fb_window_open_profile (window, file);
+  while (fb_window_get_profile (window) == before || fb_window_get_profile (window) == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  settle ();
+  /* Recorded channels-last: refused on the channels-first pipeline... */
+  profile = fb_window_get_profile (window);
+  g_assert_cmpuint (profile->pipeline->layout, ==, FB_LAYOUT_NHWC);
+  g_assert_false (fb_window_is_profile_painted (window));
+  g_assert_nonnull (strstr (fb_profile_panel_get_note (fb_window_get_profile_panel (window)), "layout"));
+
+  /* ...and painted once the layout is the one it was recorded with. */
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "layout", g_variant_new_string ("nhwc"));
+  settle ();
+  g_assert_true (fb_window_is_profile_painted (window));
+  select_stage ("final");
+  draw_frames (2);
+  g_assert_cmpuint (fb_graph_view_get_n_painted (after_view (), &badges), >, 0);
+  g_assert_cmpuint (badges, >, 0);
+  g_assert_nonnull (costliest_node (after_view ()));
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "layout", g_variant_new_string ("nchw"));
+  settle ();
+  fb_window_clear_profile (window);
+}
+
+/* The Profile button: a real profile of the sample on the CPU, made in the worker, painted. */
+static void
+test_profile_button (void)
+{
+  /* Errors shown replace this string: the same pointer afterwards means none was. */
+  const char *error_before = fb_window_get_last_error (window);
+  FbProfile *made;
+  FbNode *hot;
+
+  fb_window_clear_profile (window);
+  select_stage ("final");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.profile", NULL));
+  g_assert_true (fb_window_is_busy (window));
+  settle ();
+  g_assert_true (fb_window_get_last_error (window) == error_before);
+  made = fb_window_get_profile (window);
+  g_assert_nonnull (made);
+  g_assert_cmpstr (made->target, ==, "cpu");
+  g_assert_cmpuint (made->kernels->len, >, 0);
+  g_assert_true (fb_window_is_profile_painted (window));
+  g_assert_null (fb_window_get_previous_profile (window));
+  hot = costliest_node (after_view ());
+  g_assert_nonnull (hot);
+  g_assert_cmpfloat (fb_graph_view_get_node_cost (after_view (), hot)->time_us, >, 0);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (gtk_column_view_get_model (
+                      fb_profile_panel_get_kernel_table (fb_window_get_profile_panel (window))))), ==,
+                    made->kernels->len);
+
+  /* Cancelled: nothing changes and nothing is said. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.profile", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel", NULL));
+  settle ();
+  g_assert_true (fb_window_get_profile (window) == made);
+  g_assert_true (fb_window_get_last_error (window) == error_before);
+}
+
+/* A/B for real: a toggle, profile again, and every node shows its change against the first. */
+static void
+test_profile_button_ab (void)
+{
+  FbStageList *list = fb_window_get_stage_list (window);
+  FbProfile *first = fb_window_get_profile (window);
+  const char *error_before = fb_window_get_last_error (window);
+  FbGraph *graph;
+  guint with_delta = 0;
+
+  g_assert_nonnull (first);
+  g_assert_true (fb_stage_list_set_pass_enabled (list, "fuse-epilogue", FALSE));
+  settle ();
+  g_assert_false (fb_window_is_profile_painted (window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.profile", NULL));
+  settle ();
+  g_assert_true (fb_window_get_last_error (window) == error_before);
+  g_assert_true (fb_window_is_profile_painted (window));
+  g_assert_true (fb_window_get_previous_profile (window) == first);
+  select_stage ("final");
+  graph = fb_graph_view_get_graph (after_view ());
+  for (guint i = 0; i < graph->nodes->len; i++)
+    with_delta += fb_graph_view_get_node_delta (after_view (), g_ptr_array_index (graph->nodes, i), NULL, NULL);
+  g_assert_cmpuint (with_delta, >, 0);
+  g_assert_cmpuint (fb_profile_panel_get_n_gains (fb_window_get_profile_panel (window))
+                    + fb_profile_panel_get_n_losses (fb_window_get_profile_panel (window)), >, 0);
+  g_assert_true (fb_stage_list_set_pass_enabled (list, "fuse-epilogue", TRUE));
+  settle ();
+  fb_window_clear_profile (window);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -594,6 +699,9 @@ main (int    argc,
   g_test_add_func ("/ui/profile/select-from-panel", test_select_from_panel);
   g_test_add_func ("/ui/profile/mismatch", test_mismatch);
   g_test_add_func ("/ui/profile/ab", test_ab);
+  g_test_add_func ("/ui/profile/fixture", test_fixture);
+  g_test_add_func ("/ui/profile/button", test_profile_button);
+  g_test_add_func ("/ui/profile/button-ab", test_profile_button_ab);
   status = screenshot != NULL ? 0 : g_test_run ();
 
   gtk_window_destroy (GTK_WINDOW (window));
