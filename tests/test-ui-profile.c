@@ -516,8 +516,9 @@ test_ab (void)
 
 /* With FB_TEST_SCREENSHOT=FILE.png, renders the window with a profile painted into that file
  * instead of testing (for the README): FB_TEST_SCREENSHOT_MODEL names the model,
- * FB_TEST_SCREENSHOT_PROFILE a profile of it (else one made up for the sample), and
- * FB_TEST_SCREENSHOT_STAGE the stage to show ("final"). */
+ * FB_TEST_SCREENSHOT_PROFILE a profile of it (else one made up for the sample),
+ * FB_TEST_SCREENSHOT_STAGE the stage to show ("final") and FB_TEST_SCREENSHOT_PAGE the panel's
+ * page ("timeline"). */
 static void
 save_screenshot (const char *path)
 {
@@ -534,6 +535,14 @@ save_screenshot (const char *path)
   if (profile_path != NULL)
     {
       g_autoptr(GFile) file = g_file_new_for_commandline_arg (profile_path);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FbProfile) peek = fb_profile_load (profile_path, &error);
+
+      /* The layout it was recorded with first, which the settings of this run may not have. */
+      g_assert_no_error (error);
+      g_action_group_change_action_state (G_ACTION_GROUP (window), "layout",
+                                          g_variant_new_string (peek->pipeline->layout == FB_LAYOUT_NHWC ? "nhwc" : "nchw"));
+      settle ();
 
       fb_window_open_profile (window, file);
       while (fb_window_get_profile (window) == NULL && fb_window_get_last_error (window) == NULL)
@@ -550,7 +559,13 @@ save_screenshot (const char *path)
   select_stage (stage != NULL ? stage : "final");
   if ((hot = costliest_node (after_view ())) != NULL)
     fb_graph_view_select_node (after_view (), hot->id);
-  fb_profile_panel_set_page (fb_window_get_profile_panel (window), "timeline");
+  settle ();
+  /* Far enough out to see where the time goes around the hottest node, near enough for badges. */
+  fb_graph_view_zoom_at (after_view (), 0.42 / fb_graph_view_get_zoom (after_view ()),
+                         gtk_widget_get_width (GTK_WIDGET (after_view ())) / 2.0,
+                         gtk_widget_get_height (GTK_WIDGET (after_view ())) / 2.0);
+  fb_profile_panel_set_page (fb_window_get_profile_panel (window),
+                             g_getenv ("FB_TEST_SCREENSHOT_PAGE") != NULL ? g_getenv ("FB_TEST_SCREENSHOT_PAGE") : "timeline");
   settle ();
   draw_frames (3);
   gdk_paintable_snapshot (paintable, snapshot, width, height);
@@ -681,7 +696,7 @@ main (int    argc,
   app = fb_application_new (G_APPLICATION_NON_UNIQUE);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
   window = fb_window_new (app);
-  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
+  gtk_window_set_default_size (GTK_WINDOW (window), screenshot != NULL ? 1600 : 1400, screenshot != NULL ? 1000 : 900);
   gtk_window_present (GTK_WINDOW (window));
   if (screenshot != NULL && model != NULL)
     {

@@ -8,36 +8,21 @@
 
 #define MAX_CHANGES 8
 
-typedef enum {
-  COL_NAME,
-  COL_KIND,
-  COL_NODES,
-  COL_CALLS,
-  COL_TIME,
-  COL_SHARE,
-  COL_BYTES,
-  COL_GBPS,
-  COL_GFLOPS,
-  COL_BOUND,
-  COL_ROOFLINE,
-  N_COLUMNS
-} Column;
-
 static const struct {
   const char *title;
   gboolean    numeric;
-} columns[N_COLUMNS] = {
-  [COL_NAME]     = { "Kernel", FALSE },
-  [COL_KIND]     = { "Kind", FALSE },
-  [COL_NODES]    = { "Original Nodes", FALSE },
-  [COL_CALLS]    = { "Calls", TRUE },
-  [COL_TIME]     = { "Time", TRUE },
-  [COL_SHARE]    = { "Share", TRUE },
-  [COL_BYTES]    = { "Bytes", TRUE },
-  [COL_GBPS]     = { "GB/s", TRUE },
-  [COL_GFLOPS]   = { "GFLOP/s", TRUE },
-  [COL_BOUND]    = { "Bound", FALSE },
-  [COL_ROOFLINE] = { "Roofline", TRUE },
+} columns[FB_KERNEL_N_COLUMNS] = {
+  [FB_KERNEL_COLUMN_NAME]     = { "Kernel", FALSE },
+  [FB_KERNEL_COLUMN_KIND]     = { "Kind", FALSE },
+  [FB_KERNEL_COLUMN_NODES]    = { "Original Nodes", FALSE },
+  [FB_KERNEL_COLUMN_CALLS]    = { "Calls", TRUE },
+  [FB_KERNEL_COLUMN_TIME]     = { "Time", TRUE },
+  [FB_KERNEL_COLUMN_SHARE]    = { "Share", TRUE },
+  [FB_KERNEL_COLUMN_BYTES]    = { "Bytes", TRUE },
+  [FB_KERNEL_COLUMN_GBPS]     = { "GB/s", TRUE },
+  [FB_KERNEL_COLUMN_GFLOPS]   = { "GFLOP/s", TRUE },
+  [FB_KERNEL_COLUMN_BOUND]    = { "Bound", FALSE },
+  [FB_KERNEL_COLUMN_ROOFLINE] = { "Roofline", TRUE },
 };
 
 struct _FbProfilePanel {
@@ -51,6 +36,7 @@ struct _FbProfilePanel {
   GtkDropDown        *metric_dropdown;
   GtkRevealer        *revealer;
   GtkStack           *stack;
+  GtkWidget          *switcher;
   FbTimelineView     *timeline;
   FbRooflineView     *roofline;
   GtkColumnView      *table;
@@ -92,76 +78,6 @@ fb_profile_panel_new (void)
   return g_object_new (FB_TYPE_PROFILE_PANEL, NULL);
 }
 
-static char *
-cell_text (const FbProfileKernel *k,
-           FbKernelRow           *row,
-           Column                 column)
-{
-  switch (column)
-    {
-    case COL_NAME:
-      return g_strdup (k->name);
-    case COL_KIND:
-      return g_strdup (fb_profile_kernel_kind_text (k->kind));
-    case COL_NODES:
-      if (k->nodes->len == 0)
-        return g_strdup ("—");
-      if (k->nodes->len == 1)
-        return g_strdup (g_ptr_array_index (k->nodes, 0));
-      return g_strdup_printf ("%s +%u", (const char *) g_ptr_array_index (k->nodes, 0), k->nodes->len - 1);
-    case COL_CALLS:
-      return g_strdup_printf ("%u", k->calls);
-    case COL_TIME:
-      return fb_format_time_us (k->median_us);
-    case COL_SHARE:
-      return fb_format_share (fb_kernel_row_get_share (row));
-    case COL_BYTES:
-      {
-        g_autofree char *b = fb_format_bytes ((double) (k->bytes_read + k->bytes_written));
-
-        return g_strdup_printf ("%s%s", b, k->bytes_source == FB_BYTES_MODELED ? " (modeled)" : "");
-      }
-    case COL_GBPS:
-      return g_strdup_printf ("%.1f", fb_profile_kernel_gbps (k));
-    case COL_GFLOPS:
-      return g_strdup_printf ("%.1f", fb_profile_kernel_gflops (k));
-    case COL_BOUND:
-      return g_strdup (k->bound == FB_BOUND_COMPUTE ? "compute" : "memory");
-    case COL_ROOFLINE:
-    default:
-      return fb_format_share (k->roofline_share);
-    }
-}
-
-static double
-sort_key (const FbProfileKernel *k,
-          Column                 column)
-{
-  switch (column)
-    {
-    case COL_CALLS:
-      return k->calls;
-    case COL_BYTES:
-      return (double) (k->bytes_read + k->bytes_written);
-    case COL_GBPS:
-      return fb_profile_kernel_gbps (k);
-    case COL_GFLOPS:
-      return fb_profile_kernel_gflops (k);
-    case COL_ROOFLINE:
-      return k->roofline_share;
-    case COL_KIND:
-      return k->kind;
-    case COL_BOUND:
-      return k->bound;
-    case COL_NODES:
-      return k->nodes->len;
-    case COL_TIME:
-    case COL_SHARE:
-    default:
-      return k->median_us;
-    }
-}
-
 static int
 compare_rows (gconstpointer a,
               gconstpointer b,
@@ -169,13 +85,13 @@ compare_rows (gconstpointer a,
 {
   const FbProfileKernel *x = fb_kernel_row_get_kernel ((FbKernelRow *) a);
   const FbProfileKernel *y = fb_kernel_row_get_kernel ((FbKernelRow *) b);
-  Column column = GPOINTER_TO_INT (data);
+  FbKernelColumn column = GPOINTER_TO_INT (data);
   double kx, ky;
 
-  if (column == COL_NAME)
+  if (column == FB_KERNEL_COLUMN_NAME)
     return g_strcmp0 (x->name, y->name);
-  kx = sort_key (x, column);
-  ky = sort_key (y, column);
+  kx = fb_kernel_row_get_sort_key ((FbKernelRow *) a, column);
+  ky = fb_kernel_row_get_sort_key ((FbKernelRow *) b, column);
   if (kx != ky)
     return kx < ky ? GTK_ORDERING_SMALLER : GTK_ORDERING_LARGER;
   return x->id < y->id ? GTK_ORDERING_SMALLER : x->id > y->id ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
@@ -187,10 +103,10 @@ setup_cell (GtkSignalListItemFactory *factory,
             gpointer                  data)
 {
   GtkWidget *label = gtk_label_new (NULL);
-  Column column = GPOINTER_TO_INT (data);
+  FbKernelColumn column = GPOINTER_TO_INT (data);
 
   gtk_label_set_xalign (GTK_LABEL (label), columns[column].numeric ? 1 : 0);
-  gtk_label_set_ellipsize (GTK_LABEL (label), column == COL_NAME || column == COL_NODES ? PANGO_ELLIPSIZE_MIDDLE
+  gtk_label_set_ellipsize (GTK_LABEL (label), column == FB_KERNEL_COLUMN_NAME || column == FB_KERNEL_COLUMN_NODES ? PANGO_ELLIPSIZE_MIDDLE
                                                                                        : PANGO_ELLIPSIZE_NONE);
   if (columns[column].numeric)
     gtk_widget_add_css_class (label, "numeric");
@@ -203,10 +119,10 @@ bind_cell (GtkSignalListItemFactory *factory,
            gpointer                  data)
 {
   FbKernelRow *row = gtk_list_item_get_item (item);
-  g_autofree char *text = cell_text (fb_kernel_row_get_kernel (row), row, GPOINTER_TO_INT (data));
+  g_autofree char *text = fb_kernel_row_get_text (row, GPOINTER_TO_INT (data));
 
   gtk_label_set_label (GTK_LABEL (gtk_list_item_get_child (item)), text);
-  if (GPOINTER_TO_INT (data) == COL_NODES && fb_kernel_row_get_kernel (row)->nodes->len > 1)
+  if (GPOINTER_TO_INT (data) == FB_KERNEL_COLUMN_NODES && fb_kernel_row_get_kernel (row)->nodes->len > 1)
     {
       const FbProfileKernel *k = fb_kernel_row_get_kernel (row);
       g_autoptr(GString) all = g_string_new ("Split by the cost model across:");
@@ -593,6 +509,7 @@ on_expanded (FbProfilePanel *self)
   gboolean expanded = gtk_toggle_button_get_active (self->expander);
 
   gtk_revealer_set_reveal_child (self->revealer, expanded);
+  gtk_widget_set_visible (self->switcher, expanded);
   gtk_button_set_icon_name (GTK_BUTTON (self->expander), expanded ? "pan-down-symbolic" : "pan-end-symbolic");
   /* Collapsed, the panel is its header alone: the graphs get the room back. */
   gtk_widget_set_vexpand (GTK_WIDGET (self), expanded);
@@ -634,7 +551,7 @@ build_table (FbProfilePanel *self)
   self->table = GTK_COLUMN_VIEW (gtk_column_view_new (NULL));
   gtk_column_view_set_show_column_separators (self->table, TRUE);
   gtk_widget_add_css_class (GTK_WIDGET (self->table), "data-table");
-  for (guint c = 0; c < N_COLUMNS; c++)
+  for (guint c = 0; c < FB_KERNEL_N_COLUMNS; c++)
     {
       GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
       GtkColumnViewColumn *column;
@@ -644,9 +561,12 @@ build_table (FbProfilePanel *self)
       column = gtk_column_view_column_new (columns[c].title, factory);
       gtk_column_view_column_set_sorter (column, GTK_SORTER (gtk_custom_sorter_new (compare_rows, GINT_TO_POINTER (c), NULL)));
       gtk_column_view_column_set_resizable (column, TRUE);
-      gtk_column_view_column_set_expand (column, c == COL_NAME || c == COL_NODES);
+      gtk_column_view_column_set_expand (column, c == FB_KERNEL_COLUMN_NAME || c == FB_KERNEL_COLUMN_NODES);
+      /* Kernel and node names are long and what a row is read by: room for them first. */
+      if (c == FB_KERNEL_COLUMN_NAME || c == FB_KERNEL_COLUMN_NODES)
+        gtk_column_view_column_set_fixed_width (column, 220);
       gtk_column_view_append_column (self->table, column);
-      if (c == COL_TIME)
+      if (c == FB_KERNEL_COLUMN_TIME)
         time_column = column;
       g_object_unref (column);
     }
@@ -784,29 +704,31 @@ fb_profile_panel_init (FbProfilePanel *self)
   g_signal_connect_swapped (self->expander, "toggled", G_CALLBACK (on_expanded), self);
   gtk_box_append (GTK_BOX (header), GTK_WIDGET (self->expander));
 
-  self->stack = GTK_STACK (gtk_stack_new ());
-  switcher = gtk_stack_switcher_new ();
-  gtk_stack_switcher_set_stack (GTK_STACK_SWITCHER (switcher), self->stack);
-  gtk_widget_set_valign (switcher, GTK_ALIGN_CENTER);
-  gtk_box_append (GTK_BOX (header), switcher);
-
-  /* What was profiled, where, and how fast: one line that ellipsizes, between the pages and the
-   * metric; the warning goes on a line of its own under the header, where it has room. */
-  titles = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  /* What was profiled, where, and how fast, on the header's one line; the pages on a line of
+   * their own under it, where the switcher does not squeeze the title. */
+  titles = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
   gtk_widget_set_hexpand (titles, TRUE);
   gtk_widget_set_valign (titles, GTK_ALIGN_CENTER);
   self->title = GTK_LABEL (text_line ("", "heading"));
   gtk_label_set_selectable (self->title, FALSE);
   gtk_label_set_wrap (self->title, FALSE);
-  gtk_label_set_ellipsize (self->title, PANGO_ELLIPSIZE_END);
+  gtk_label_set_ellipsize (self->title, PANGO_ELLIPSIZE_MIDDLE);
+  gtk_label_set_max_width_chars (self->title, 40);
   self->summary = GTK_LABEL (text_line ("", "caption"));
   gtk_label_set_selectable (self->summary, FALSE);
   gtk_label_set_wrap (self->summary, FALSE);
   gtk_label_set_ellipsize (self->summary, PANGO_ELLIPSIZE_END);
+  gtk_widget_set_hexpand (GTK_WIDGET (self->summary), TRUE);
   gtk_widget_add_css_class (GTK_WIDGET (self->summary), "dim-label");
   gtk_box_append (GTK_BOX (titles), GTK_WIDGET (self->title));
   gtk_box_append (GTK_BOX (titles), GTK_WIDGET (self->summary));
   gtk_box_append (GTK_BOX (header), titles);
+  self->stack = GTK_STACK (gtk_stack_new ());
+  switcher = gtk_stack_switcher_new ();
+  gtk_stack_switcher_set_stack (GTK_STACK_SWITCHER (switcher), self->stack);
+  gtk_widget_set_halign (switcher, GTK_ALIGN_START);
+  gtk_widget_set_margin_start (switcher, 12);
+  gtk_widget_set_margin_bottom (switcher, 4);
   self->note = GTK_LABEL (text_line ("", "warning"));
   gtk_widget_set_margin_start (GTK_WIDGET (self->note), 12);
   gtk_widget_set_margin_end (GTK_WIDGET (self->note), 12);
@@ -823,6 +745,8 @@ fb_profile_panel_init (FbProfilePanel *self)
   gtk_box_append (GTK_BOX (header), GTK_WIDGET (self->metric_dropdown));
   gtk_box_append (GTK_BOX (self->box), header);
   gtk_box_append (GTK_BOX (self->box), GTK_WIDGET (self->note));
+  gtk_box_append (GTK_BOX (self->box), switcher);
+  self->switcher = switcher;
 
   self->timeline = FB_TIMELINE_VIEW (fb_timeline_view_new ());
   g_signal_connect (self->timeline, "kernel-activated", G_CALLBACK (on_view_kernel), self);

@@ -356,14 +356,12 @@ draw_axis (FbTimelineView *self,
            double          width,
            const GdkRGBA  *fg)
 {
-  double range = self->end_us - self->start_us, step = pow (10, floor (log10 (range / 4)));
+  double range = self->end_us - self->start_us, base = pow (10, floor (log10 (range / 40))), step = base;
   double first;
 
-  /* Ticks 1, 2 or 5 times a power of ten, at least 80 px apart. */
-  if (range / step * 80 > plot_width (self) * 5)
-    step *= 5;
-  else if (range / step * 80 > plot_width (self) * 2)
-    step *= 2;
+  /* Ticks at 1, 2 or 5 times a power of ten, at least 90 px apart: room for their labels. */
+  for (guint i = 0; i < 12 && step / range * plot_width (self) < 90; i++)
+    step = base * (i % 3 == 0 ? 2 : i % 3 == 1 ? 5 : 10) * pow (10, i / 3);
   first = ceil (self->start_us / step) * step;
   cairo_set_line_width (cr, 1);
   for (double t = first; t <= self->end_us; t += step)
