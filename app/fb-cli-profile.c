@@ -7,8 +7,8 @@
  * prints the top kernels and the diagnosis, or with --json the profile itself. Without inputs
  * the model runs on seeded random inputs of its shapes. Output paths are checked before any
  * work, and every file is written whole or not at all. */
-#include "fb-cli-cpu.h"
 #include "fb-cli-load.h"
+#include "fb-runtime.h"
 #include "fb-profile-run.h"
 #include "fb-bundle.h"
 
@@ -129,7 +129,7 @@ print_table (const FbProfile *p)
 }
 
 static GPtrArray *
-read_inputs (const FbGraph *graph, const char *model, const ProfileArgs *args, GError **error)
+read_inputs (const FbGraph *graph, const ProfileArgs *args, GError **error)
 {
   if (args->input_dir != NULL)
     return fb_cli_read_input_dir (graph, args->input_dir, error);
@@ -160,8 +160,8 @@ profile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
         {
           /* The bundle's graph says what its inputs are. */
           g_autoptr(FbCpuModule) probe = fb_bundle_load (model, 1, &error);
-          if (probe == NULL || (inputs = read_inputs (fb_cpu_module_plan (probe)->graph, model,
-                                                      args, &error)) == NULL)
+          if (probe == NULL || (inputs = read_inputs (fb_cpu_module_plan (probe)->graph, args,
+                                                      &error)) == NULL)
             return fail (error);
         }
       profile = fb_profile_run_bundle (model, inputs, &options, NULL, NULL, NULL, &error);
@@ -172,7 +172,7 @@ profile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
       g_autoptr(FbPipelineOptions) popts = NULL;
       if (pipeline == NULL || (popts = fb_cli_pipeline_options (pipeline_args, &error)) == NULL)
         return fail (error);
-      if (given && (inputs = read_inputs (fb_pipeline_final (pipeline), model, args, &error)) == NULL)
+      if (given && (inputs = read_inputs (fb_pipeline_final (pipeline), args, &error)) == NULL)
         return fail (error);
       g_autoptr(GPtrArray) stages = fb_pipeline_dup_stages (pipeline);
       profile = fb_profile_run ("cpu", stages, popts, inputs, &options, NULL, NULL, NULL, &error);

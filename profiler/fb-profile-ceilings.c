@@ -15,8 +15,9 @@
 #include <string.h>
 #include <time.h>
 
-#define COPY_BYTES ((gsize) 64 << 20)   /* each of source and destination: beyond any cache */
-#define GEMM_N     1024
+#define COPY_BYTES ((gsize) 128 << 20)  /* each of source and destination: beyond any cache */
+#define CHUNK      ((gsize) 4 << 20)    /* one timed step of the copy */
+#define GEMM_N     512
 
 static double
 now_s (void)
@@ -47,7 +48,10 @@ _fb_profile_cpu_name (void)
   return g_strdup ("CPU");
 }
 
-/* GB/s of a copy (bytes read plus written) on n threads: the best of a few passes. */
+/* GB/s of a copy (bytes read plus written) on n threads. The machine may be shared, and a
+ * long measurement is preempted where a kernel of a few microseconds is not, so the copy is
+ * timed in short steps (CHUNK bytes, split over the threads) walking buffers far larger than
+ * any cache, and the best step counts. */
 static double
 measure_bandwidth (guint n)
 {
@@ -60,30 +64,27 @@ measure_bandwidth (guint n)
       free (src);
       return 0;
     }
-  gsize per = COPY_BYTES / n / 64 * 64;
+  memset (src, 1, COPY_BYTES);
+  memset (dst, 0, COPY_BYTES);
+  gsize per = CHUNK / n / 64 * 64;
+  for (int sweep = 0; sweep < 3; sweep++)
+    for (gsize at = 0; at + CHUNK <= COPY_BYTES; at += CHUNK)
+      {
+        double t0 = now_s ();
 #pragma omp parallel for num_threads (n) schedule (static)
-  for (guint t = 0; t < n; t++)
-    {
-      /* Each thread touches the pages it will copy, so they sit near it. */
-      memset (src + t * per, (int) t + 1, t == n - 1 ? COPY_BYTES - t * per : per);
-      memset (dst + t * per, 0, t == n - 1 ? COPY_BYTES - t * per : per);
-    }
-  for (int pass = 0; pass < 5; pass++)
-    {
-      double t0 = now_s ();
-#pragma omp parallel for num_threads (n) schedule (static)
-      for (guint t = 0; t < n; t++)
-        memcpy (dst + t * per, src + t * per, t == n - 1 ? COPY_BYTES - t * per : per);
-      double dt = now_s () - t0;
-      if (dt > 0)
-        best = MAX (best, 2.0 * COPY_BYTES / dt / 1e9);
-    }
+        for (guint t = 0; t < n; t++)
+          memcpy (dst + at + t * per, src + at + t * per, t == n - 1 ? CHUNK - t * per : per);
+        double dt = now_s () - t0;
+        if (dt > 0)
+          best = MAX (best, 2.0 * CHUNK / dt / 1e9);
+      }
   free (src);
   free (dst);
   return best;
 }
 
-/* GFLOP/s of a large single-precision matrix product on n threads. */
+/* GFLOP/s of single-precision matrix products on n threads, each a few milliseconds (the
+ * best of many, for the reason above). */
 static double
 measure_gflops (guint n)
 {
@@ -98,7 +99,7 @@ measure_gflops (guint n)
       b[i] = (float) ((i * 5) % 11) / 11.0f;
     }
   omp_set_num_threads ((int) n);
-  for (int pass = 0; pass < 4; pass++)
+  for (int pass = 0; pass < 24; pass++)
     {
       double t0 = now_s ();
       if (dnnl_sgemm ('N', 'N', GEMM_N, GEMM_N, GEMM_N, 1.0f, a, GEMM_N, b, GEMM_N, 0.0f, c,

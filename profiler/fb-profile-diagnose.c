@@ -88,22 +88,39 @@ top_kernels (FbProfile *p, double total)
   add_line (p, g_string_free (s, FALSE));
 }
 
+/* Wall minus busy, both medians of whole inferences: what the executor spends between and
+ * around kernels. */
 static void
-dispatch_overhead (FbProfile *p, double total)
+dispatch_overhead (FbProfile *p)
 {
-  double outside = p->wall_median_ms - total / 1e3;
-  add_line (p, g_strdup_printf ("Dispatch overhead: %.3f ms per inference (%.0f %% of the wall "
+  double outside = MAX (p->wall_median_ms - p->busy_ms, 0);
+  add_line (p, g_strdup_printf ("Dispatch overhead: %.3f ms per inference (%.1f %% of the wall "
                                 "time) is outside any kernel: binding inputs, copying outputs "
                                 "and starting each kernel (%u kernels, %.2f µs each on average).",
-                                MAX (outside, 0), pct (MAX (outside, 0), p->wall_median_ms),
-                                p->kernels->len,
-                                p->kernels->len ? MAX (outside, 0) * 1e3 / p->kernels->len : 0));
+                                outside, pct (outside, p->wall_median_ms), p->kernels->len,
+                                p->kernels->len ? outside * 1e3 / p->kernels->len : 0));
+}
+
+/* When each kernel's median adds up to much less than a whole inference's busy time, runs were
+ * disturbed (a shared machine): say so, since the kernels' medians are then the steadier
+ * figures and the wall time is not. */
+static void
+noise (FbProfile *p, double total)
+{
+  double busy_us = p->busy_ms * 1e3;
+  if (busy_us <= 0 || total >= 0.8 * busy_us)
+    return;
+  add_line (p, g_strdup_printf ("Noise: the kernels' medians add up to %.3f ms but a whole "
+                                "inference kept them busy %.3f ms (median; wall %.3f to %.3f ms): "
+                                "other work disturbed the runs, so trust the per-kernel figures "
+                                "over the wall time, or profile again on a quiet machine.",
+                                total / 1e3, p->busy_ms, p->wall_min_ms, p->wall_max_ms));
 }
 
 static void
 idle_threads (FbProfile *p, double total)
 {
-  double span = 0, busy = 0, self = 0;
+  double span = 0, busy = 0, self = 0, workers = 0;
   guint n_pooled = 0, n_threads = 0, n_self = 0;
   for (guint i = 0; i < p->kernels->len; i++)
     {
@@ -113,7 +130,11 @@ idle_threads (FbProfile *p, double total)
           n_threads = MAX (n_threads, k->worker_busy_us->len);
           span += k->median_us * k->worker_busy_us->len;
           for (guint t = 0; t < k->worker_busy_us->len; t++)
-            busy += MIN (g_array_index (k->worker_busy_us, double, t), k->median_us);
+            {
+              double b = MIN (g_array_index (k->worker_busy_us, double, t), k->median_us);
+              busy += b;
+              workers += t > 0 ? b : 0;
+            }
           n_pooled++;
         }
       else if (k->kind == FB_PROFILE_KERNEL_LIBRARY)
@@ -132,8 +153,19 @@ idle_threads (FbProfile *p, double total)
   add_line (p, g_strdup_printf ("Threads idle: in the %u kernel%s split over %u threads "
                                 "(%.0f %% of the kernel time) the threads were busy %.0f %% of "
                                 "the time and idle %.0f %% (%.3f ms of thread time per "
-                                "inference).", n_pooled, n_pooled == 1 ? "" : "s", n_threads, pct (span / n_threads, total),
-                                pct (busy, span), 100 - pct (busy, span), (span - busy) / 1e3));
+                                "inference); %u library kernel%s (%.0f %% of the time) %s "
+                                "over the threads by the library, unseen here.", n_pooled,
+                                n_pooled == 1 ? "" : "s", n_threads, pct (span / n_threads, total),
+                                pct (busy, span), 100 - pct (busy, span), (span - busy) / 1e3,
+                                n_self, n_self == 1 ? "" : "s", pct (self, total),
+                                n_self == 1 ? "is spread" : "are spread"));
+  /* The whole inference: what the threads besides the caller did of the wall time. */
+  add_line (p, g_strdup_printf ("Threads over the whole inference: the %u worker thread%s "
+                                "besides the caller worked %.3f ms in generated loops, %.0f %% "
+                                "of the %.3f ms wall time.", n_threads - 1,
+                                n_threads == 2 ? "" : "s", workers / 1e3,
+                                pct (workers / 1e3, (n_threads - 1) * p->wall_median_ms),
+                                p->wall_median_ms));
 }
 
 static void
@@ -222,7 +254,8 @@ _fb_profile_diagnose (FbProfile *p, const FbGraph *final)
     }
   where_time_goes (p, total);
   top_kernels (p, total);
-  dispatch_overhead (p, total);
+  noise (p, total);
+  dispatch_overhead (p);
   idle_threads (p, total);
   under_roofline (p, total);
   layout_transposes (p, final, total);

@@ -215,6 +215,49 @@ test_bad_input (void)
   g_rmdir (dir);
 }
 
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) d = g_dir_open (path, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name (d)))
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      if (g_file_test (child, G_FILE_TEST_IS_DIR))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+/* A bundle compiled before profiles without compiling, under the model's name. */
+static void
+test_bundle (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *model = sample ();
+  g_autofree char *dir = g_dir_make_tmp ("fb-cli-profile-XXXXXX", &error);
+  g_autofree char *bundle = g_build_filename (dir, "sample.fusebench", NULL);
+  g_autofree char *out = g_build_filename (dir, "p.json", NULL);
+  g_autoptr(TestRun) compile = test_run_fusebench ("compile", model, "--target", "cpu", "-o",
+                                                   bundle, NULL);
+  g_assert_cmpint (compile->status, ==, 0);
+  g_autoptr(TestRun) run = test_run_fusebench ("profile", bundle, "--iterations", "2", "-o", out, NULL);
+  g_assert_cmpint (run->status, ==, 0);
+  g_autoptr(FbProfile) p = fb_profile_load (out, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (p->model, ==, "model.onnx");
+  g_assert_null (p->model_digest);
+  g_assert_cmpuint (p->kernels->len, >, 0);
+  for (guint i = 0; i < p->kernels->len; i++)
+    g_assert_cmpuint (((FbProfileKernel *) g_ptr_array_index (p->kernels, i))->nodes->len, >, 0);
+  g_autoptr(TestRun) rm = test_run_fusebench ("profile", bundle, "--iterations", "1", NULL);
+  g_assert_cmpint (rm->status, ==, 0);
+  g_unlink (out);
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -223,5 +266,6 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/profile/schema", test_schema);
   g_test_add_func ("/cli/profile/bad-input", test_bad_input);
+  g_test_add_func ("/cli/profile/bundle", test_bundle);
   return g_test_run ();
 }

@@ -271,6 +271,72 @@ test_counters (void)
   sample_close (&s);
 }
 
+/* The diagnosis of a profile whose figures are known: every line carries them. */
+static void
+test_diagnosis (void)
+{
+  Sample s;
+  sample_open (&s);
+  const FbGraph *final = ((FbStage *) g_ptr_array_index (s.stages, s.stages->len - 1))->graph;
+  const FbNode *inserted = NULL;
+  for (guint i = 0; i < final->nodes->len && !inserted; i++)
+    if (((const FbNode *) g_ptr_array_index (final->nodes, i))->flags & FB_NODE_INSERTED)
+      inserted = g_ptr_array_index (final->nodes, i);
+  g_assert_nonnull (inserted);   /* channels-last convolutions: a transpose in, one out */
+
+  g_autoptr(FbProfile) p = fb_profile_new ();
+  p->device.peak_gflops = 100;
+  p->device.peak_gbps = 10;
+  p->device.ceilings_measured = TRUE;
+  p->wall_median_ms = p->wall_min_ms = p->wall_max_ms = 0.150;
+  p->busy_ms = 0.120;
+  const struct { const char *name; FbProfileKernelKind kind; double us, flops; guint64 bytes; guint node; } ks[] = {
+    { "conv", FB_PROFILE_KERNEL_LIBRARY, 60, 5.4e6, 1000, 1 },
+    { "add", FB_PROFILE_KERNEL_GENERATED, 50, 1e3, 100000, 2 },
+    { "transpose", FB_PROFILE_KERNEL_GENERATED, 10, 0, 20000, inserted->id },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (ks); i++)
+    {
+      FbProfileKernel *k = fb_profile_kernel_new ();
+      k->id = i;
+      k->name = g_strdup (ks[i].name);
+      k->kind = ks[i].kind;
+      k->median_us = k->min_us = k->max_us = ks[i].us;
+      k->flops = ks[i].flops;
+      k->bytes_read = ks[i].bytes;
+      k->stage_node = ks[i].node;
+      g_ptr_array_add (k->nodes, g_strdup (ks[i].name));
+      _fb_profile_place_on_roofline (k, &p->device);
+      g_ptr_array_add (p->kernels, k);
+    }
+  double busy[] = { 50, 25 };
+  g_array_append_vals (((FbProfileKernel *) g_ptr_array_index (p->kernels, 1))->worker_busy_us, busy, 2);
+  /* 5.4 MFLOP on 1000 bytes in 60 µs: compute-bound at 90 GFLOP/s of 100. */
+  g_assert_cmpuint (((FbProfileKernel *) g_ptr_array_index (p->kernels, 0))->bound, ==, FB_BOUND_COMPUTE);
+  g_assert_cmpfloat_with_epsilon (((FbProfileKernel *) g_ptr_array_index (p->kernels, 0))->roofline_share, 0.9, 1e-9);
+
+  _fb_profile_diagnose (p, final);
+  g_autoptr(GString) joined = g_string_new (NULL);
+  for (guint i = 0; i < p->diagnosis->len; i++)
+    g_string_append_printf (joined, "%s\n", (char *) g_ptr_array_index (p->diagnosis, i));
+  const char *all = joined->str;
+  g_test_message ("%s", all);
+  static const char *expect[] = {
+    "kernels ran 0.120 ms of the 0.150 ms median inference",
+    "50 % in generated loops (2 kernels), 50 % in library calls (1 kernel)",
+    "Top kernels: conv 50 % (60.0 µs), add 42 %",
+    "Dispatch overhead: 0.030 ms per inference (20.0 % of the wall time)",
+    "busy 75 % of the time and idle 25 %",
+    "add (42 % of the time) is memory-bound at 20 % of the measured bandwidth: 2.00 GB/s of 10.00",
+    "Layout: 1 transpose inserted by the layout pass cost 10.0 µs per inference (8.3 % of the kernel time)",
+    "the 1 worker thread besides the caller worked 0.025 ms in generated loops, 17 % of the 0.150 ms wall time",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (expect); i++)
+    if (strstr (all, expect[i]) == NULL)
+      g_error ("the diagnosis lacks '%s':\n%s", expect[i], all);
+  sample_close (&s);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -282,6 +348,7 @@ main (int argc, char **argv)
   g_test_add_func ("/profile-cpu/cancel-and-targets", test_cancel_and_targets);
   g_test_add_func ("/profile-cpu/ceilings-cached", test_ceilings_cached);
   g_test_add_func ("/profile-cpu/counters", test_counters);
+  g_test_add_func ("/profile-cpu/diagnosis", test_diagnosis);
   int status = g_test_run ();
   g_autofree char *file = g_build_filename (cache, "fusebench", "ceilings.json", NULL);
   g_autofree char *dir = g_build_filename (cache, "fusebench", NULL);

@@ -189,6 +189,63 @@ test_damaged (void)
   assert_refused ("\"id\" : 1,", "\"id\" : 0,", FB_PROFILE_ERROR_INVALID, "kernels[1].id");
 }
 
+/* Every value of the file replaced in turn by each kind of JSON value, and random bytes
+ * changed: each load gives a profile or an FB_PROFILE_ERROR, never a crash or a json-glib
+ * warning (fatal under g_test_init). */
+static void
+test_mutations (void)
+{
+  g_autoptr(FbProfile) p = hand_made ();
+  g_autofree char *text = fb_profile_to_json (p);
+  static const char *values[] = { "\"x\"", "[]", "{}", "null", "true", "-1", "1e308", "[{}]", "0.5" };
+  guint refused = 0, loaded = 0;
+  for (const char *at = strstr (text, ": "); at; at = strstr (at + 1, ": "))
+    {
+      /* The value after ": " ends at the next ',' or newline outside brackets: take the
+       * rest of the line. */
+      const char *start = at + 2;
+      const char *end = strchr (start, '\n');
+      if (end == NULL)
+        break;
+      if (end > start && end[-1] == ',')
+        end--;
+      for (guint v = 0; v < G_N_ELEMENTS (values); v++)
+        {
+          g_autofree char *edited = g_strdup_printf ("%.*s%s%s", (int) (start - text), text,
+                                                     values[v], end);
+          g_autoptr(GBytes) bytes = g_bytes_new (edited, strlen (edited));
+          g_autoptr(GError) error = NULL;
+          g_autoptr(FbProfile) q = fb_profile_load_bytes (bytes, "mutated", &error);
+          if (q == NULL)
+            {
+              g_assert_nonnull (error);
+              g_assert_true (error->domain == FB_PROFILE_ERROR);
+              refused++;
+            }
+          else
+            loaded++;
+        }
+    }
+  g_autoptr(GRand) rand = g_rand_new_with_seed (11);
+  gsize len = strlen (text);
+  for (guint i = 0; i < 400; i++)
+    {
+      g_autofree char *edited = g_strdup (text);
+      gsize cut = len;
+      for (guint m = 0; m < 1 + i % 3; m++)
+        edited[g_rand_int_range (rand, 0, (gint32) len)] = "\"{}[],:0-9a.e\\ "[g_rand_int_range (rand, 0, 16)];
+      if (i % 5 == 0)
+        cut = g_rand_int_range (rand, 0, (gint32) len);
+      g_autoptr(GBytes) bytes = g_bytes_new (edited, cut);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FbProfile) q = fb_profile_load_bytes (bytes, "mutated", &error);
+      g_assert_true (q != NULL || (error && error->domain == FB_PROFILE_ERROR));
+    }
+  /* Most replacements break the file; some (a number for a number) do not. */
+  g_assert_cmpuint (refused, >, 100);
+  g_assert_cmpuint (loaded, >, 0);
+}
+
 static void
 test_save_and_trace (void)
 {
@@ -469,6 +526,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/profile/round-trip", test_round_trip);
   g_test_add_func ("/profile/damaged", test_damaged);
+  g_test_add_func ("/profile/mutations", test_mutations);
   g_test_add_func ("/profile/save-and-trace", test_save_and_trace);
   g_test_add_data_func ("/profile/attribution/nchw", GINT_TO_POINTER (FB_LAYOUT_NCHW),
                         test_attribution_adds_up);

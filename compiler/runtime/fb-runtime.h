@@ -26,8 +26,8 @@ GPtrArray   *fb_cpu_module_run       (FbCpuModule *module, GPtrArray *inputs,
 const double *fb_cpu_module_kernel_ms (FbCpuModule *module);
 void         fb_cpu_module_set_timing (FbCpuModule *module, gboolean timing);
 
-/* What a timed run measured, for the profiler: one clock read per kernel, two per thread per
- * parallel phase. Arrays of kernel x thread are indexed [kernel * n_threads + thread]; times
+/* What a timed run measured, for the profiler: one clock read per kernel (two with a kernel
+ * hook, whose time stays out of the kernel's), two per thread per parallel phase. Arrays of kernel x thread are indexed [kernel * n_threads + thread]; times
  * are ms from the start of the run. Valid until the next run. */
 typedef struct {
   guint           n_kernels;
