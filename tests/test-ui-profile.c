@@ -554,6 +554,18 @@ save_screenshot (const char *path)
       g_autoptr(FbProfile) profile = make_profile (1, NULL);
 
       open_profile (profile, "screenshot.json");
+      /* FB_TEST_SCREENSHOT_AB: then the A/B after switching the epilogue fusion off. */
+      if (g_getenv ("FB_TEST_SCREENSHOT_AB") != NULL)
+        {
+          g_autoptr(FbProfile) second = NULL;
+
+          fb_stage_list_set_pass_enabled (fb_window_get_stage_list (window), "fuse-epilogue", FALSE);
+          settle ();
+          second = make_profile (1, NULL);
+          for (guint i = 0; i < second->kernels->len; i += 3)
+            ((FbProfileKernel *) g_ptr_array_index (second->kernels, i))->median_us *= 0.3;
+          open_profile (second, "screenshot-b.json");
+        }
     }
   g_assert_true (fb_window_is_profile_painted (window));
   select_stage (stage != NULL ? stage : "final");

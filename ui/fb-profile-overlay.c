@@ -534,7 +534,7 @@ legend_title (FbProfileOverlay *overlay)
   const char *bytes = fb_profile_bytes_source_text (overlay->profile);
 
   if (overlay->previous != NULL)
-    return g_strdup ("Change in time against the previous profile · measured");
+    return g_strdup ("Change against the previous profile · measured");
   switch (overlay->metric)
     {
     case FB_PROFILE_METRIC_TIME:
