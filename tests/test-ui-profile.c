@@ -626,6 +626,36 @@ test_fixture (void)
   fb_window_clear_profile (window);
 }
 
+static GtkWidget *
+find_check_button (GtkWidget  *widget,
+                   const char *label)
+{
+  if (GTK_IS_CHECK_BUTTON (widget) && g_strcmp0 (gtk_check_button_get_label (GTK_CHECK_BUTTON (widget)), label) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_check_button (child, label);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The target selector: the CPU picked, CUDA greyed with the reason while no GPU target exists. */
+static void
+test_targets (void)
+{
+  GtkWidget *cpu = find_check_button (GTK_WIDGET (window), "CPU");
+  GtkWidget *cuda = find_check_button (GTK_WIDGET (window), "CUDA (NVIDIA GPU)");
+
+  g_assert_nonnull (cpu);
+  g_assert_nonnull (cuda);
+  g_assert_true (gtk_check_button_get_active (GTK_CHECK_BUTTON (cpu)));
+  g_assert_false (gtk_widget_get_sensitive (cuda));
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (cuda), "CUDA"));
+}
+
 /* The Profile button: a real profile of the sample on the CPU, made in the worker, painted. */
 static void
 test_profile_button (void)
@@ -727,6 +757,7 @@ main (int    argc,
   g_test_add_func ("/ui/profile/mismatch", test_mismatch);
   g_test_add_func ("/ui/profile/ab", test_ab);
   g_test_add_func ("/ui/profile/fixture", test_fixture);
+  g_test_add_func ("/ui/profile/targets", test_targets);
   g_test_add_func ("/ui/profile/button", test_profile_button);
   g_test_add_func ("/ui/profile/button-ab", test_profile_button_ab);
   status = screenshot != NULL ? 0 : g_test_run ();
