@@ -17,6 +17,7 @@ static const FbCliCommand commands[] = {
   { "run", "run a model on given inputs, write or time its outputs", fb_cli_run },
   { "check", "run ONNX backend-style cases and compare with their outputs", fb_cli_check },
   { "compile", "compile a model for a target into a bundle folder", fb_cli_compile },
+  { "export", "write a stage as a picture (svg, png, pdf), DOT or an ONNX model", fb_cli_export },
 };
 
 const FbCliCommand *
