@@ -53,6 +53,12 @@ fixture_tear_down (Fixture *f, gconstpointer data)
   g_free (f->model);
 }
 
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return g_strcmp0 (*(char * const *) a, *(char * const *) b);
+}
+
 /* The names in dir, sorted, comma-separated: what an export left behind. */
 static char *
 listing (const char *path)
@@ -63,7 +69,7 @@ listing (const char *path)
 
   while ((name = g_dir_read_name (dir)) != NULL)
     g_ptr_array_add (names, g_strdup (name));
-  g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+  g_ptr_array_sort (names, compare_names);
   g_ptr_array_add (names, NULL);
   return g_strjoinv (",", (char **) names->pdata);
 }
