@@ -165,6 +165,7 @@ export_shared_library (ExportJob *job, GCancellable *cancellable, GError **error
   so = g_build_filename (bundle, "lib", "libfbmodel.so", NULL);
   header = g_build_filename (bundle, "lib", "fb-model.h", NULL);
   ok = write_bundle (job, bundle, TRUE, cancellable, error)
+       && !g_cancellable_set_error_if_cancelled (cancellable, error)
        && copy_into (header, job->header, cancellable, error)
        && copy_into (so, job->file, cancellable, error);
   remove_tree (tmp);
@@ -358,6 +359,9 @@ start_export (FbWindow *self, ExportJob *job)
   state->label = g_strdup_printf ("Exporting %s to %s…", kind_names[job->kind], name);
   task = g_task_new (self, state->cancellable, on_export_done, NULL);
   g_task_set_source_tag (task, start_export);
+  /* A cancel that comes after the last point the worker looks at is too late: the file is
+   * written, and the window says so rather than "cancelled". */
+  g_task_set_check_cancellable (task, FALSE);
   g_task_set_task_data (task, job, (GDestroyNotify) export_job_free);
   g_task_run_in_thread (task, export_thread);
   state->pulse_id = g_timeout_add (100, pulse, self);
