@@ -2,8 +2,8 @@
 /* fusebench export MODEL --stage NAME --format svg|png|pdf|dot|onnx -o FILE [PIPELINE]
  *
  * Writes one stage of the pipeline ("import", a pass name, or "final") as a picture of its
- * graph (SVG, PDF or PNG, drawn by the workbench's own layout and drawing code, every group
- * expanded), as Graphviz DOT, or as an ONNX model that other runtimes load: FUSED nodes
+ * graph (SVG, PDF or PNG, drawn by the workbench's own layout and drawing code, with the
+ * groups expanded that the window opens it with), as Graphviz DOT (every node), or as an ONNX model that other runtimes load: FUSED nodes
  * inlined and channels-last nodes written back in ONNX's layout (fb-onnx-portable.c). The
  * binary artifacts (objects, shared library) come from `compile`. The file is written whole
  * into a temporary beside FILE and renamed over it. */

@@ -27,7 +27,8 @@ GBytes   *fb_graph_picture_render       (FbGraphScene         *scene,
                                          FbGraphPictureFormat  format,
                                          GHashTable           *marks,
                                          GError              **error);
-/* Lays graph out with every group expanded (every node shown, as in DOT) and renders it.
+/* Lays graph out with the groups expanded that the window opens it with (up to
+ * FB_GRAPH_LAYOUT_DEFAULT_BUDGET boxes; bigger scopes stay collapsed boxes) and renders it.
  * Blocking: Graphviz runs here. */
 GBytes   *fb_graph_picture_render_graph (FbGraph              *graph,
                                          FbGraphPictureFormat  format,
