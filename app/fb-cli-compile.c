@@ -91,16 +91,10 @@ compile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
     return fb_cli_fail (error);
   const FbGraph *graph = fb_pipeline_final (pipeline);
   gint64 t1 = g_get_monotonic_time ();
-  if (!fb_backend_check_graph (fb_backend_cpu (), graph, &error))
-    return fb_cli_fail (error);
-  g_autoptr(FbPlan) plan = fb_lower_graph (graph, fb_codegen_host_target (), &error);
+  FbBundleCompileStats stats = { 0 };
+  g_autoptr(GPtrArray) objects = NULL;
+  g_autoptr(FbPlan) plan = fb_bundle_compile (graph, threads, &objects, &stats, &error);
   if (plan == NULL)
-    return fb_cli_fail (error);
-  fb_plan_layout_memory (plan);
-  gint64 t2 = g_get_monotonic_time ();
-  guint cached = 0;
-  g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, threads, &cached, &error);
-  if (objects == NULL)
     return fb_cli_fail (error);
   gint64 t3 = g_get_monotonic_time ();
   g_autofree char *ptext = pipeline_text (pipeline_args);
@@ -117,7 +111,7 @@ compile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
   if (args->stats)
     fprintf (stderr, "import+passes %.1f ms, lower %.1f ms, codegen %.1f ms (%u kernels with "
              "code, %u from the cache), bundle %.1f ms, total %.1f ms\n",
-             (t1 - t0) / 1e3, (t2 - t1) / 1e3, (t3 - t2) / 1e3, with_code, cached,
+             (t1 - t0) / 1e3, stats.lower_ms, stats.codegen_ms, with_code, stats.n_cached,
              (t4 - t3) / 1e3, (t4 - t0) / 1e3);
   return FB_EXIT_OK;
 }

@@ -18,6 +18,7 @@ static const FbCliCommand commands[] = {
   { "check", "run ONNX backend-style cases and compare with their outputs", fb_cli_check },
   { "compile", "compile a model for a target into a bundle folder", fb_cli_compile },
   { "profile", "time every kernel; where the time goes, on every stage", fb_cli_profile },
+  { "export", "write a stage as a picture (svg, png, pdf), DOT or an ONNX model", fb_cli_export },
 };
 
 const FbCliCommand *

@@ -57,5 +57,6 @@ int fb_cli_run (int argc, char **argv);
 int fb_cli_check (int argc, char **argv);
 int fb_cli_compile (int argc, char **argv);
 int fb_cli_profile (int argc, char **argv);
+int fb_cli_export (int argc, char **argv);
 
 G_END_DECLS

@@ -238,6 +238,7 @@ _fb_window_init_actions (FbWindow *self)
       g_signal_connect_object (layout, "change-state", G_CALLBACK (on_layout_change_state), self, 0);
     }
   g_action_map_add_action (G_ACTION_MAP (self), layout);
+  _fb_window_init_export (self);
   /* Until a model is on screen there is no kernel to show. */
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.show-kernel", FALSE);
 }
@@ -261,6 +262,7 @@ _fb_window_class_init_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.toggle-pass", "s", toggle_pass_action);
   gtk_widget_class_install_action (widget_class, "win.show-kernel", NULL, show_kernel_action);
 
+  _fb_window_class_init_export (widget_class);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.search", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, GDK_CONTROL_MASK, "win.zoom-in", NULL);

@@ -100,9 +100,28 @@ update_summary (FbWindow *self)
   fb_node_inspector_set_kernel (self->inspector, summary, "win.show-kernel");
 }
 
+/* The selected node's name and the original ONNX nodes it stands for: the kernel IR names
+ * them where it says where its work came from. */
+static void
+mark_selection (FbWindow *self)
+{
+  FbGraphView *view = fb_compare_view_get_active_view (self->compare_view);
+  FbNode *node = view != NULL ? fb_graph_view_get_selected_node (view) : NULL;
+  FbGraph *graph = view != NULL ? fb_graph_view_get_graph (view) : NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+
+  if (node != NULL && node->name != NULL)
+    g_ptr_array_add (names, (char *) node->name);
+  for (guint i = 0; node != NULL && graph != NULL && i < node->n_prov; i++)
+    g_ptr_array_add (names, (char *) fb_model_orig_name (graph->model, node->prov[i]));
+  g_ptr_array_add (names, NULL);
+  fb_code_view_set_marked_names (self->code_view, (const char * const *) names->pdata);
+}
+
 static void
 show_code (FbWindow *self)
 {
+  mark_selection (self);
   if (self->kernel_ids == NULL || self->run == NULL)
     fb_code_view_clear (self->code_view);
   else if (self->kernel_ids->len == 0)

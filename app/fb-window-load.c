@@ -3,6 +3,7 @@
  * and stays responsive, and errors become messages, never crashes. */
 #include "fb-onnx-import.h"
 #include "fb-ui.h"
+#include "fb-window-export.h"
 #include "fb-window-private.h"
 
 #define SAMPLE_RESOURCE FB_RESOURCE_PATH "/models/sample-cnn.onnx"
@@ -336,6 +337,7 @@ restore_options (FbWindow *self)
 void
 _fb_window_cancel (FbWindow *self)
 {
+  fb_window_cancel_export (self);
   if (self->run_cancellable != NULL && self->run != NULL && self->runner != NULL
       && fb_run_get_options (self->run) != NULL && self->load_cancellable == NULL)
     restore_options (self);

@@ -72,6 +72,12 @@ struct _FbWindow {
 void _fb_window_class_init_actions (GtkWidgetClass *widget_class);
 void _fb_window_init_actions       (FbWindow       *self);
 
+/* fb-window-export.c */
+void        _fb_window_class_init_export (GtkWidgetClass *widget_class);
+void        _fb_window_init_export       (FbWindow       *self);
+/* What the progress bar says while an export runs, else NULL. */
+const char *_fb_window_export_label      (FbWindow       *self);
+
 /* fb-window-kernel.c */
 void _fb_window_update_kernel      (FbWindow       *self,
                                     FbGraphView    *view,

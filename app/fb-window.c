@@ -29,14 +29,17 @@ void
 _fb_window_update_busy (FbWindow *self)
 {
   gboolean busy = fb_window_is_busy (self);
+  const char *exporting = _fb_window_export_label (self);
 
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", busy);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", busy || exporting != NULL);
   gtk_revealer_set_reveal_child (self->progress_revealer,
-                                 busy && g_strcmp0 (gtk_stack_get_visible_child_name (self->main_stack), "workbench") == 0);
+                                 (busy || exporting != NULL) && g_strcmp0 (gtk_stack_get_visible_child_name (self->main_stack), "workbench") == 0);
   if (busy && (self->load_cancellable != NULL || self->run_cancellable != NULL))
     gtk_label_set_label (self->progress_label, self->load_cancellable != NULL ? "Loading the model…" : "Running the passes…");
   else if (busy)
     gtk_label_set_label (self->progress_label, "Profiling…");
+  else if (exporting != NULL)
+    gtk_label_set_label (self->progress_label, exporting);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
 }
 

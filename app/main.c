@@ -35,12 +35,6 @@ main (int argc, char **argv)
     }
   if (argc > 1 && (command = fb_cli_lookup (argv[1])) != NULL)
     return command->run (argc - 1, argv + 1);
-  /* Commands DESIGN.md plans that this build does not have yet: say so rather than guess. */
-  if (argc > 1 && strcmp (argv[1], "export") == 0)
-    {
-      fprintf (stderr, "fusebench: '%s' is not available in this build yet\n", argv[1]);
-      return FB_EXIT_INPUT;
-    }
   /* A bare word that is neither a command nor a file is a mistyped command, not a model. */
   if (argc > 1 && argv[1][0] != '-' && strpbrk (argv[1], "./") == NULL &&
       !g_file_test (argv[1], G_FILE_TEST_EXISTS))

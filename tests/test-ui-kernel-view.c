@@ -8,6 +8,8 @@
 #include "fb-test-onnx.h"
 #include "fb-window.h"
 
+#include <gtksourceview/gtksource.h>
+
 #include <glib/gstdio.h>
 #include <string.h>
 
@@ -385,6 +387,74 @@ test_unsupported (void)
   settle ();
 }
 
+/* Whether the first occurrence of needle in page's text is painted by highlighting: a tag of
+ * the language's style (anonymous, a colour or weight set), not the view's own named ones. */
+static gboolean
+highlighted_at (FbCodeView *code,
+                const char *page,
+                const char *needle)
+{
+  GtkTextBuffer *buffer = fb_code_view_get_buffer (code, page);
+  GtkTextIter start, end, at, match_end;
+  gboolean painted = FALSE;
+  GSList *tags;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  gtk_source_buffer_ensure_highlight (GTK_SOURCE_BUFFER (buffer), &start, &end);
+  g_assert_true (gtk_text_iter_forward_search (&start, needle, 0, &at, &match_end, NULL));
+  tags = gtk_text_iter_get_tags (&at);
+  for (GSList *l = tags; l != NULL; l = l->next)
+    {
+      g_autofree char *name = NULL;
+      gboolean fg = FALSE, weight = FALSE;
+      g_object_get (l->data, "name", &name, "foreground-set", &fg, "weight-set", &weight, NULL);
+      painted |= name == NULL && (fg || weight);
+    }
+  g_slist_free (tags);
+  return painted;
+}
+
+static void
+test_source_views (void)
+{
+  FbStage *final = select_stage ("final");
+  FbNode *fused = find_fused_conv (final->graph);
+  FbCodeView *code = show_kernel_of (fused);
+  GtkTextBuffer *buffer;
+  GtkTextIter start, end;
+  g_autofree char *selected = NULL;
+
+  /* Every page highlighted; the kernel IR and assembly languages come from the GResource. */
+  g_assert_cmpstr (fb_code_view_get_language (code, FB_CODE_VIEW_KERNEL_IR), ==, "fusebench-kir");
+  g_assert_cmpstr (fb_code_view_get_language (code, FB_CODE_VIEW_LLVM_IR), ==, "llvm");
+  g_assert_cmpstr (fb_code_view_get_language (code, FB_CODE_VIEW_OPTIMIZED_IR), ==, "llvm");
+  g_assert_cmpstr (fb_code_view_get_language (code, FB_CODE_VIEW_ASSEMBLY), ==, "fusebench-x86-att");
+  g_assert_true (highlighted_at (code, FB_CODE_VIEW_KERNEL_IR, "float32"));
+  g_assert_true (highlighted_at (code, FB_CODE_VIEW_ASSEMBLY, "%r"));
+  g_assert_true (highlighted_at (code, FB_CODE_VIEW_LLVM_IR, "define"));
+
+  /* The line saying where the kernel's work came from names the selected node's ONNX nodes. */
+  g_assert_cmpuint (fb_code_view_get_n_marked_lines (code), >=, 1);
+
+  /* Alt+Right and Alt+Left step through the lowering, and stop at either end. */
+  fb_code_view_set_page (code, FB_CODE_VIEW_KERNEL_IR);
+  g_assert_false (fb_code_view_step_page (code, -1));
+  g_assert_true (fb_code_view_step_page (code, 1));
+  g_assert_cmpstr (fb_code_view_get_page (code), ==, FB_CODE_VIEW_LLVM_IR);
+  g_assert_true (fb_code_view_step_page (code, 2));
+  g_assert_cmpstr (fb_code_view_get_page (code), ==, FB_CODE_VIEW_ASSEMBLY);
+  g_assert_false (fb_code_view_step_page (code, 1));
+
+  /* Search in the page on show selects the match. */
+  fb_code_view_search (code, "ret", TRUE);
+  buffer = fb_code_view_get_buffer (code, FB_CODE_VIEW_ASSEMBLY);
+  g_assert_true (gtk_text_buffer_get_selection_bounds (buffer, &start, &end));
+  selected = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  g_assert_cmpstr (selected, ==, "ret");
+  fb_code_view_search (code, NULL, TRUE);
+  fb_code_view_set_page (code, FB_CODE_VIEW_KERNEL_IR);
+}
+
 static void
 test_shortcut_listed (void)
 {
@@ -451,6 +521,7 @@ main (int    argc,
   g_test_add_func ("/ui/kernel-view/removed", test_removed);
   g_test_add_func ("/ui/kernel-view/unsupported", test_unsupported);
   g_test_add_func ("/ui/kernel-view/shortcut-listed", test_shortcut_listed);
+  g_test_add_func ("/ui/kernel-view/source-views", test_source_views);
   if (g_getenv ("FB_TEST_SCREENSHOT") != NULL)
     {
       save_screenshot (g_getenv ("FB_TEST_SCREENSHOT"));

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fb-code-view.h"
+#include "fb-code-source-private.h"
 
 #include <adwaita.h>
 
@@ -21,6 +22,7 @@ struct _FbCodeView {
   GtkTextView   *ll_view;
   GtkTextView   *opt_view;
   GtkTextView   *asm_view;
+  GtkSearchEntry *search_entry;
 
   FbLowering    *lowering;      /* of the request on show; owns what kernels point to */
   GPtrArray     *kernels;       /* FbLoweredKernel*, or NULL */
@@ -28,6 +30,8 @@ struct _FbCodeView {
   GCancellable  *cancellable;   /* the request in flight, NULL when none */
   char          *message;
   gboolean       choosing;      /* while the choice is filled in, not picked by the user */
+  char         **marked_names;  /* names whose lines in the kernel IR are marked */
+  guint          n_marked;
 };
 
 G_DEFINE_FINAL_TYPE (FbCodeView, fb_code_view, GTK_TYPE_WIDGET)
@@ -163,6 +167,7 @@ show_kernel (FbCodeView *self,
   set_text (self->ll_view, lk->stages->llvm_ir);
   set_text (self->opt_view, lk->stages->llvm_ir_opt);
   set_text (self->asm_view, lk->stages->assembly);
+  self->n_marked = _fb_code_source_mark_lines (self->kir_view, (const char * const *) self->marked_names);
   g_clear_pointer (&self->message, g_free);
   gtk_widget_set_visible (self->switcher, TRUE);
   gtk_stack_set_visible_child_name (self->state_stack, "code");
@@ -346,6 +351,108 @@ on_kernel_chosen (FbCodeView *self)
   show_kernel (self, selected);
 }
 
+/* The pages in the order lowering makes them. */
+static const char * const pages[] = {
+  FB_CODE_VIEW_KERNEL_IR, FB_CODE_VIEW_LLVM_IR, FB_CODE_VIEW_OPTIMIZED_IR, FB_CODE_VIEW_ASSEMBLY,
+};
+
+const char *
+fb_code_view_get_page (FbCodeView *self)
+{
+  g_return_val_if_fail (FB_IS_CODE_VIEW (self), NULL);
+  return gtk_stack_get_visible_child_name (self->code_stack);
+}
+
+gboolean
+fb_code_view_step_page (FbCodeView *self,
+                        int         delta)
+{
+  const char *page;
+  int index = -1;
+
+  g_return_val_if_fail (FB_IS_CODE_VIEW (self), FALSE);
+  page = fb_code_view_get_page (self);
+  for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
+    if (g_strcmp0 (pages[i], page) == 0)
+      index = i;
+  index += delta;
+  if (index < 0 || index >= (int) G_N_ELEMENTS (pages))
+    return FALSE;
+  gtk_stack_set_visible_child_name (self->code_stack, pages[index]);
+  /* The search goes on in the new page. */
+  _fb_code_source_search (page_view (self, pages[index]),
+                          gtk_editable_get_text (GTK_EDITABLE (self->search_entry)), TRUE);
+  return TRUE;
+}
+
+static gboolean
+step_page_binding (GtkWidget *widget,
+                   GVariant  *args,
+                   gpointer   data)
+{
+  return fb_code_view_step_page (FB_CODE_VIEW (widget), g_variant_get_int32 (args));
+}
+
+int
+fb_code_view_search (FbCodeView *self,
+                     const char *text,
+                     gboolean    forward)
+{
+  g_return_val_if_fail (FB_IS_CODE_VIEW (self), 0);
+  return _fb_code_source_search (page_view (self, fb_code_view_get_page (self)), text, forward);
+}
+
+static void
+on_search_changed (FbCodeView *self)
+{
+  fb_code_view_search (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)), TRUE);
+}
+
+static void
+on_search_previous (FbCodeView *self)
+{
+  fb_code_view_search (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)), FALSE);
+}
+
+void
+fb_code_view_set_marked_names (FbCodeView        *self,
+                               const char *const *names)
+{
+  g_return_if_fail (FB_IS_CODE_VIEW (self));
+  g_strfreev (self->marked_names);
+  self->marked_names = g_strdupv ((char **) names);
+  self->n_marked = _fb_code_source_mark_lines (self->kir_view, names);
+}
+
+guint
+fb_code_view_get_n_marked_lines (FbCodeView *self)
+{
+  g_return_val_if_fail (FB_IS_CODE_VIEW (self), 0);
+  return self->n_marked;
+}
+
+GtkTextBuffer *
+fb_code_view_get_buffer (FbCodeView *self,
+                         const char *page)
+{
+  GtkTextView *view;
+
+  g_return_val_if_fail (FB_IS_CODE_VIEW (self), NULL);
+  g_return_val_if_fail ((view = page_view (self, page)) != NULL, NULL);
+  return gtk_text_view_get_buffer (view);
+}
+
+const char *
+fb_code_view_get_language (FbCodeView *self,
+                           const char *page)
+{
+  GtkTextView *view;
+
+  g_return_val_if_fail (FB_IS_CODE_VIEW (self), NULL);
+  g_return_val_if_fail ((view = page_view (self, page)) != NULL, NULL);
+  return _fb_code_source_language (view);
+}
+
 static void
 on_close_clicked (FbCodeView *self)
 {
@@ -365,6 +472,7 @@ fb_code_view_dispose (GObject *object)
   g_clear_pointer (&self->kernels, g_ptr_array_unref);
   g_clear_pointer (&self->lowering, fb_lowering_unref);
   g_clear_pointer (&self->message, g_free);
+  g_clear_pointer (&self->marked_names, g_strfreev);
   gtk_widget_dispose_template (GTK_WIDGET (self), FB_TYPE_CODE_VIEW);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
@@ -404,6 +512,8 @@ fb_code_view_class_init (FbCodeViewClass *klass)
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  gtk_source_init ();
+  g_type_ensure (GTK_SOURCE_TYPE_VIEW);
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/fusebench/Fusebench/ui/fb-code-view.ui");
   gtk_widget_class_bind_template_child (widget_class, FbCodeView, title_label);
   gtk_widget_class_bind_template_child (widget_class, FbCodeView, node_label);
@@ -419,6 +529,12 @@ fb_code_view_class_init (FbCodeViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FbCodeView, ll_view);
   gtk_widget_class_bind_template_child (widget_class, FbCodeView, opt_view);
   gtk_widget_class_bind_template_child (widget_class, FbCodeView, asm_view);
+  gtk_widget_class_bind_template_child (widget_class, FbCodeView, search_entry);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_previous);
+  /* Alt+Left and Alt+Right step through the lowering: kernel IR, LLVM IR, optimized, assembly. */
+  gtk_widget_class_add_binding (widget_class, GDK_KEY_Right, GDK_ALT_MASK, step_page_binding, "i", 1);
+  gtk_widget_class_add_binding (widget_class, GDK_KEY_Left, GDK_ALT_MASK, step_page_binding, "i", -1);
   gtk_widget_class_bind_template_callback (widget_class, on_kernel_chosen);
   gtk_widget_class_bind_template_callback (widget_class, on_close_clicked);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
@@ -430,4 +546,8 @@ fb_code_view_init (FbCodeView *self)
 {
   self->shown = -1;
   gtk_widget_init_template (GTK_WIDGET (self));
+  _fb_code_source_setup (self->kir_view, "fusebench-kir");
+  _fb_code_source_setup (self->ll_view, "llvm");
+  _fb_code_source_setup (self->opt_view, "llvm");
+  _fb_code_source_setup (self->asm_view, "fusebench-x86-att");
 }

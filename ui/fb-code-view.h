@@ -50,4 +50,26 @@ char           *fb_code_view_dup_text     (FbCodeView *self,
 void            fb_code_view_set_page     (FbCodeView *self,
                                              const char   *page);
 
+/* The page on show, and stepping to the one before or after it (Alt+Left, Alt+Right); FALSE
+ * at either end. */
+const char     *fb_code_view_get_page     (FbCodeView *self);
+gboolean        fb_code_view_step_page    (FbCodeView *self,
+                                           int         delta);
+/* Finds text in the page on show from the cursor (the search entry does the same); the
+ * number of matches, -1 while GtkSourceView still counts them. */
+int             fb_code_view_search       (FbCodeView *self,
+                                           const char *text,
+                                           gboolean    forward);
+/* Marks the lines of the kernel IR that mention any of names (the selected node and the
+ * original ONNX nodes it stands for), now and for every kernel shown after. */
+void            fb_code_view_set_marked_names (FbCodeView        *self,
+                                               const char *const *names);
+guint           fb_code_view_get_n_marked_lines (FbCodeView *self);
+/* A page's text (a GtkSourceBuffer). */
+GtkTextBuffer  *fb_code_view_get_buffer   (FbCodeView *self,
+                                           const char *page);
+/* The GtkSourceView language id a page is highlighted with, or NULL. */
+const char     *fb_code_view_get_language (FbCodeView *self,
+                                           const char *page);
+
 G_END_DECLS

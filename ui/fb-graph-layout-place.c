@@ -108,15 +108,19 @@ _fb_graph_layout_dot (FbGraphLayout *self,
     {
       FbGroupEdge *edge = &g_array_index (edges, FbGroupEdge, i);
 
-      Agnode_t **port = edge->from < 0 ? &in_port : edge->to < 0 ? &out_port : NULL;
-
       /* Edges that enter or leave the group start or end at a flat node on the first or last
-         rank, so that dot routes them around the members instead of through them. */
-      if (port != NULL && *port == NULL)
+         rank, so that dot routes them around the members instead of through them. An edge
+         can do both (it passes through the group): then it needs both nodes, and an edge to a
+         node not made yet is what crashed dot's mincross. */
+      for (int k = 0; k < 2; k++)
         {
-          gboolean in = port == &in_port;
-          Agraph_t *rank = agsubg (g, (char *) (in ? "sources" : "sinks"), TRUE);
+          gboolean in = k == 0;
+          Agnode_t **port = in ? &in_port : &out_port;
+          Agraph_t *rank;
 
+          if ((in ? edge->from : edge->to) >= 0 || *port != NULL)
+            continue;
+          rank = agsubg (g, (char *) (in ? "sources" : "sinks"), TRUE);
           *port = agnode (g, (char *) (in ? "in" : "out"), TRUE);
           set_attr (*port, width_sym, 0.1);
           set_attr (*port, height_sym, 0.02);

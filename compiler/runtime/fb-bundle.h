@@ -24,6 +24,18 @@ typedef struct {
   gboolean    shared_library;   /* also link lib/libfbmodel.so (needs a C compiler driver) */
 } FbBundleOptions;
 
+typedef struct {
+  double lower_ms;              /* checking, lowering and memory planning */
+  double codegen_ms;
+  guint  n_cached;              /* kernels whose object came from the cache */
+} FbBundleCompileStats;
+
+/* Checks that the CPU target runs graph, lowers it for this CPU and generates the object of
+ * every kernel (on n_threads threads, 0 for one a core, through the cache): the plan and the
+ * objects (*objects, NULL entries for kernels without code) that fb_bundle_write takes. stats
+ * may be NULL. */
+FbPlan      *fb_bundle_compile (const FbGraph *graph, guint n_threads, GPtrArray **objects,
+                                FbBundleCompileStats *stats, GError **error);
 gboolean     fb_bundle_write  (const char *path, FbPlan *plan, GPtrArray *objects,
                                const FbGraph *graph, const FbBundleOptions *options,
                                GError **error);

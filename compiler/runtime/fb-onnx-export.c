@@ -17,6 +17,7 @@ typedef struct {
   GPtrArray  *arrays;           /* GPtrArrays whose storage went into messages */
   GHashTable *external;         /* FbTensor* -> offset + 1 in the weights file */
   const char *weights_file;
+  gboolean    any_fused;        /* declare the fusebench domain only when a node is in it */
 } Export;
 
 static gpointer
@@ -163,6 +164,7 @@ node_proto (Export *x, const FbNode *n)
     {
       p->op_type = str (x, fb_op_name (n->op));
       p->domain = str (x, FUSED_DOMAIN);
+      x->any_fused = TRUE;
     }
   else
     {
@@ -255,11 +257,15 @@ fb_onnx_export (const FbGraph *graph, GHashTable *external, const char *weights_
           m->opset_import[m->n_opset_import++] = o;
         }
     }
-  Onnx__OperatorSetIdProto *fo = NEW (&x, Onnx__OperatorSetIdProto, ONNX__OPERATOR_SET_ID_PROTO__INIT);
-  fo->domain = str (&x, FUSED_DOMAIN);
-  fo->has_version = TRUE;
-  fo->version = 1;
-  m->opset_import[m->n_opset_import++] = fo;
+  if (x.any_fused)
+    {
+      Onnx__OperatorSetIdProto *fo = NEW (&x, Onnx__OperatorSetIdProto,
+                                          ONNX__OPERATOR_SET_ID_PROTO__INIT);
+      fo->domain = str (&x, FUSED_DOMAIN);
+      fo->has_version = TRUE;
+      fo->version = 1;
+      m->opset_import[m->n_opset_import++] = fo;
+    }
 
   gsize size = onnx__model_proto__get_packed_size (m);
   guint8 *buf = g_try_malloc (MAX (size, 1));

@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* File → Export in a real window on the bundled sample model: every artifact written through
+ * the window's export path (the worker, the atomic write) and read back by its own reader,
+ * an export cancelled, a file that exists kept until the user says to replace it, a failure
+ * shown and leaving nothing behind. */
+#include "fb-application.h"
+#include "fb-test-cli.h"
+#include "fb-window.h"
+#include "fb-window-export.h"
+
+#include <cairo.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+static FbApplication *app;
+static FbWindow *window;
+static char *dir;
+
+static gboolean
+busy (void)
+{
+  FbCompareView *compare = fb_window_get_compare_view (window);
+
+  return fb_window_is_busy (window) || fb_window_is_exporting (window)
+         || fb_graph_view_is_busy (fb_compare_view_get_before_view (compare))
+         || fb_graph_view_is_busy (fb_compare_view_get_after_view (compare))
+         || fb_code_view_is_busy (fb_window_get_code_view (window));
+}
+
+static void
+settle (void)
+{
+  while (busy ())
+    g_main_context_iteration (NULL, TRUE);
+  while (g_main_context_pending (NULL))
+    g_main_context_iteration (NULL, FALSE);
+}
+
+static FbGraphView *
+after_view (void)
+{
+  return fb_compare_view_get_after_view (fb_window_get_compare_view (window));
+}
+
+static FbStage *
+select_stage (const char *name)
+{
+  FbRun *run = fb_window_get_run (window);
+  int index = fb_run_find_stage (run, name);
+
+  g_assert_cmpint (index, >=, 0);
+  fb_stage_list_select (fb_window_get_stage_list (window), index);
+  settle ();
+  return fb_run_get_stage (run, index);
+}
+
+static char *
+path_in (const char *name)
+{
+  return g_build_filename (dir, name, NULL);
+}
+
+/* Exports kind to name (which must not exist yet) and waits for it to be written. */
+static char *
+export (FbExportKind kind, const char *name)
+{
+  char *path = path_in (name);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *done = g_strdup_printf ("Exported %s", name);
+
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_true (fb_window_can_export (window, kind));
+  fb_window_export_to (window, kind, file, FALSE);
+  g_assert_null (fb_window_get_export_question (window));
+  g_assert_true (fb_window_is_exporting (window));
+  settle ();
+  g_assert_cmpstr (fb_window_get_export_status (window), ==, done);
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
+  return path;
+}
+
+static char *
+spawn (gboolean must_succeed, const char *first, ...)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  char *out = NULL, *err = NULL;
+  const char *arg;
+  va_list ap;
+  int status;
+
+  va_start (ap, first);
+  for (arg = first; arg != NULL; arg = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (char *) arg);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                               &out, &err, &status, &error));
+  g_assert_no_error (error);
+  if (must_succeed && !g_spawn_check_wait_status (status, NULL))
+    g_error ("%s failed:\n%s%s", first, out, err);
+  g_free (err);
+  return out;
+}
+
+/* ---- graph pictures and DOT, as the window draws the stage on screen ------------------- */
+
+static void
+on_svg_start (GMarkupParseContext *context, const char *element, const char **names,
+              const char **values, gpointer data, GError **error)
+{
+  guint *count = data;
+  if ((*count)++ == 0 && !g_str_equal (element, "svg"))
+    g_set_error (error, G_MARKUP_ERROR, G_MARKUP_ERROR_INVALID_CONTENT, "root is <%s>", element);
+}
+
+static void
+test_graph (void)
+{
+  FbStage *stage = select_stage ("fuse-epilogue");
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (fb_graph_view_get_graph (after_view ()) == stage->graph);
+  {
+    g_autofree char *path = export (FB_EXPORT_GRAPH, "graph.svg");
+    g_autofree char *text = NULL;
+    GMarkupParser parser = { on_svg_start };
+    guint elements = 0;
+    GMarkupParseContext *context = g_markup_parse_context_new (&parser, 0, &elements, NULL);
+
+    g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+    g_assert_true (g_markup_parse_context_parse (context, text, -1, &error) &&
+                   g_markup_parse_context_end_parse (context, &error));
+    g_assert_no_error (error);
+    g_markup_parse_context_free (context);
+    g_assert_cmpuint (elements, >, 30);
+  }
+  {
+    g_autofree char *path = export (FB_EXPORT_GRAPH, "graph.png");
+    cairo_surface_t *image = cairo_image_surface_create_from_png (path);
+
+    g_assert_cmpint (cairo_surface_status (image), ==, CAIRO_STATUS_SUCCESS);
+    g_assert_cmpint (cairo_image_surface_get_width (image), >, 100);
+    cairo_surface_destroy (image);
+  }
+  {
+    g_autofree char *path = export (FB_EXPORT_GRAPH, "graph.pdf");
+    g_autofree char *info = spawn (TRUE, "pdfinfo", path, NULL);
+
+    g_assert_true (g_regex_match_simple ("^Pages: +1$", info, G_REGEX_MULTILINE, 0));
+  }
+  {
+    g_autofree char *path = export (FB_EXPORT_GRAPH, "graph.dot");
+    g_autofree char *plain = spawn (TRUE, "dot", "-Tplain", path, NULL);
+    g_auto(GStrv) lines = g_strsplit (plain, "\n", -1);
+    guint nodes = 0;
+
+    for (guint i = 0; lines[i]; i++)
+      nodes += g_str_has_prefix (lines[i], "node ");
+    /* The stage's nodes and its input and outputs, as DOT writes them. */
+    g_assert_cmpuint (nodes, ==, stage->graph->nodes->len + 1 + stage->graph->outputs->len);
+  }
+  {
+    /* A name that says no format is refused before anything runs. */
+    g_autofree char *path = path_in ("graph.txt");
+    g_autoptr(GFile) file = g_file_new_for_path (path);
+
+    fb_window_export_to (window, FB_EXPORT_GRAPH, file, FALSE);
+    g_assert_false (fb_window_is_exporting (window));
+    g_assert_nonnull (strstr (fb_window_get_export_status (window), ".svg"));
+    g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  }
+}
+
+/* ---- the optimized model: fusebench runs it and gets the sample's expected outputs ------ */
+
+static void
+copy_file (const char *from, const char *to)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data = NULL;
+  gsize size;
+
+  g_assert_true (g_file_get_contents (from, &data, &size, &error));
+  g_assert_true (g_file_set_contents (to, data, size, &error));
+}
+
+static void
+test_onnx (void)
+{
+  g_autofree char *path = export (FB_EXPORT_ONNX, "optimized.onnx");
+  g_autofree char *case_dir = path_in ("case");
+  g_autofree char *set = g_build_filename (case_dir, "test_data_set_0", NULL);
+  g_autofree char *model = g_build_filename (case_dir, "model.onnx", NULL);
+  g_autofree char *sample = test_source_path ("data", "models", "sample-cnn", "test_data_set_0", NULL);
+  g_autoptr(GDir) d = g_dir_open (sample, 0, NULL);
+  const char *name;
+
+  g_assert_cmpint (g_mkdir_with_parents (set, 0755), ==, 0);
+  copy_file (path, model);
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *from = g_build_filename (sample, name, NULL);
+      g_autofree char *to = g_build_filename (set, name, NULL);
+      copy_file (from, to);
+    }
+  {
+    g_autoptr(TestRun) run = test_run_fusebench ("check", case_dir, NULL);
+    g_assert_cmpint (run->status, ==, 0);
+    g_assert_nonnull (strstr (run->out, "1 passed, 0 failed"));
+  }
+}
+
+/* ---- the bundle and the shared library ---------------------------------------------------- */
+
+static void
+test_bundle (void)
+{
+  g_autofree char *path = export (FB_EXPORT_BUNDLE, "sample.fusebench");
+  g_autofree char *manifest = g_build_filename (path, "manifest.json", NULL);
+
+  g_assert_true (g_file_test (manifest, G_FILE_TEST_IS_REGULAR));
+  /* fusebench loads it and runs it on the sample's input. */
+  {
+    g_autofree char *sample = test_source_path ("data", "models", "sample-cnn", "test_data_set_0",
+                                                NULL);
+    g_autoptr(TestRun) run = test_run_fusebench ("run", path, "--target", "cpu", "--input-dir",
+                                                 sample, NULL);
+    g_assert_cmpint (run->status, ==, 0);
+  }
+}
+
+static void
+test_shared_library (void)
+{
+  g_autofree char *so = export (FB_EXPORT_SHARED_LIBRARY, "sample.so");
+  g_autofree char *header = path_in ("sample.h");
+  g_autofree char *main_c = path_in ("main.c");
+  g_autofree char *program = path_in ("main");
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_test (header, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_set_contents (main_c,
+                                      "#include \"sample.h\"\n"
+                                      "int main (void) { return fb_model_run (0, 0) == 12345; }\n",
+                                      -1, &error));
+  /* cc links a program against the library through its header. */
+  g_free (spawn (TRUE, "cc", "-o", program, main_c, "-I", dir, so, NULL));
+  g_assert_true (g_file_test (program, G_FILE_TEST_IS_EXECUTABLE));
+}
+
+/* ---- the kernel in the code view ----------------------------------------------------------- */
+
+static void
+test_kernel (void)
+{
+  FbStage *final = select_stage ("final");
+  FbNode *fused = NULL;
+
+  for (guint i = 0; i < final->graph->nodes->len && fused == NULL; i++)
+    if (((FbNode *) g_ptr_array_index (final->graph->nodes, i))->op == FB_OP_FUSED)
+      fused = g_ptr_array_index (final->graph->nodes, i);
+  g_assert_nonnull (fused);
+  g_assert_true (fb_graph_view_select_node (after_view (), fused->id));
+  settle ();
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-kernel", NULL));
+  settle ();
+  g_assert_nonnull (fb_code_view_get_kernel (fb_window_get_code_view (window)));
+  {
+    g_autofree char *path = export (FB_EXPORT_LLVM_IR, "kernel.ll");
+    g_autofree char *bindir = spawn (TRUE, "llvm-config-19", "--bindir", NULL);
+    g_autofree char *as = g_build_filename (g_strstrip (bindir), "llvm-as", NULL);
+    g_autofree char *bc = path_in ("kernel.bc");
+
+    g_free (spawn (TRUE, as, path, "-o", bc, NULL));
+    g_assert_true (g_file_test (bc, G_FILE_TEST_IS_REGULAR));
+  }
+  {
+    g_autofree char *path = export (FB_EXPORT_ASSEMBLY, "kernel.s");
+    g_autofree char *obj = path_in ("kernel-from-s.o");
+
+    g_free (spawn (TRUE, "cc", "-c", path, "-o", obj, NULL));
+  }
+  {
+    g_autofree char *path = export (FB_EXPORT_OBJECT, "kernel.o");
+    g_autofree char *symbols = spawn (TRUE, "nm", path, NULL);
+    const FbKernel *kernel = fb_code_view_get_kernel (fb_window_get_code_view (window));
+
+    const char *ops = strchr (kernel->name, '_');
+    g_autofree char *symbol = g_strdup_printf (" T fbk_%s_", ops != NULL ? ops + 1 : kernel->name);
+
+    /* Its functions are named after the kernel's operators ("fbk_Conv_Relu_HASH_p0"). */
+    if (strstr (symbols, symbol) == NULL)
+      g_error ("no%s… in:\n%s", symbol, symbols);
+  }
+}
+
+/* ---- cancel, refuse to overwrite, fail cleanly ------------------------------------------- */
+
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return g_strcmp0 (*(char * const *) a, *(char * const *) b);
+}
+
+static char *
+listing (void)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  while ((name = g_dir_read_name (d)) != NULL)
+    g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, compare_names);
+  g_ptr_array_add (names, NULL);
+  return g_strjoinv (",", (char **) names->pdata);
+}
+
+static void
+test_cancel (void)
+{
+  g_autofree char *path = path_in ("cancelled.so");
+  g_autofree char *header = path_in ("cancelled.h");
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *before = listing ();
+  g_autofree char *after = NULL;
+
+  /* The shared library: linking it takes long enough for the cancel to come first. */
+  fb_window_export_to (window, FB_EXPORT_SHARED_LIBRARY, file, FALSE);
+  g_assert_true (fb_window_is_exporting (window));
+  /* The Cancel button of the progress bar. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel", NULL));
+  settle ();
+  g_assert_cmpstr (fb_window_get_export_status (window), ==, "Export cancelled");
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (header, G_FILE_TEST_EXISTS));
+  after = listing ();
+  g_assert_cmpstr (after, ==, before);
+}
+
+static void
+test_overwrite (void)
+{
+  g_autofree char *path = path_in ("keep.dot");
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  GtkWidget *question;
+
+  g_assert_true (g_file_set_contents (path, "old", -1, &error));
+  fb_window_export_to (window, FB_EXPORT_GRAPH, file, FALSE);
+  question = fb_window_get_export_question (window);
+  g_assert_nonnull (question);
+  g_assert_false (fb_window_is_exporting (window));
+  adw_message_dialog_response (ADW_MESSAGE_DIALOG (question), "cancel");
+  settle ();
+  g_assert_null (fb_window_get_export_question (window));
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  g_assert_cmpstr (text, ==, "old");
+  g_clear_pointer (&text, g_free);
+
+  fb_window_export_to (window, FB_EXPORT_GRAPH, file, FALSE);
+  question = fb_window_get_export_question (window);
+  g_assert_nonnull (question);
+  adw_message_dialog_response (ADW_MESSAGE_DIALOG (question), "replace");
+  settle ();
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  g_assert_true (g_str_has_prefix (text, "digraph "));
+}
+
+static void
+test_failure (void)
+{
+  g_autofree char *blocker = path_in ("not-a-folder");
+  g_autofree char *path = g_build_filename (blocker, "graph.svg", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *before = NULL, *after = NULL;
+
+  g_assert_true (g_file_set_contents (blocker, "", -1, &error));
+  before = listing ();
+  fb_window_export_to (window, FB_EXPORT_GRAPH, file, FALSE);
+  settle ();
+  g_assert_true (g_str_has_prefix (fb_window_get_export_status (window), "Could not export"));
+  g_assert_cmpstr (fb_window_get_last_error (window), ==, fb_window_get_export_status (window));
+  after = listing ();
+  g_assert_cmpstr (after, ==, before);
+}
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) d = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      if (g_file_test (child, G_FILE_TEST_IS_DIR))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  g_test_init (&argc, &argv, NULL);
+  dir = g_dir_make_tmp ("fb-ui-export-XXXXXX", &error);
+  g_assert_no_error (error);
+  app = fb_application_new (G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+  window = fb_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
+  gtk_window_present (GTK_WINDOW (window));
+  fb_window_open_sample (window);
+  settle ();
+
+  g_test_add_func ("/ui/export/graph", test_graph);
+  g_test_add_func ("/ui/export/onnx", test_onnx);
+  g_test_add_func ("/ui/export/bundle", test_bundle);
+  g_test_add_func ("/ui/export/shared-library", test_shared_library);
+  g_test_add_func ("/ui/export/kernel", test_kernel);
+  g_test_add_func ("/ui/export/cancel", test_cancel);
+  g_test_add_func ("/ui/export/overwrite", test_overwrite);
+  g_test_add_func ("/ui/export/failure", test_failure);
+  status = g_test_run ();
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  while (g_main_context_pending (NULL))
+    g_main_context_iteration (NULL, FALSE);
+  g_object_unref (app);
+  remove_tree (dir);
+  g_free (dir);
+  return status;
+}

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "fb-graph-picture.h"
+#include "fb-graph-paint.h"
+
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <math.h>
+
+#define MARGIN        16.0
+#define PDF_MAX_PT    14400.0   /* 200 inches, the largest page PDF readers promise to open */
+#define PNG_MAX_PX    16384.0
+#define PNG_SCALE     2.0       /* device pixels per scene pixel, when the picture allows */
+
+gboolean
+fb_graph_picture_format_parse (const char           *name,
+                               FbGraphPictureFormat *format)
+{
+  static const char * const names[] = { "svg", "pdf", "png" };
+
+  g_return_val_if_fail (format != NULL, FALSE);
+  for (guint i = 0; name != NULL && i < G_N_ELEMENTS (names); i++)
+    if (g_ascii_strcasecmp (name, names[i]) == 0)
+      {
+        *format = (FbGraphPictureFormat) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+const char *
+fb_graph_picture_format_name (FbGraphPictureFormat format)
+{
+  switch (format)
+    {
+    case FB_GRAPH_PICTURE_SVG: return "svg";
+    case FB_GRAPH_PICTURE_PDF: return "pdf";
+    case FB_GRAPH_PICTURE_PNG: return "png";
+    default: g_return_val_if_reached (NULL);
+    }
+}
+
+static cairo_status_t
+append_bytes (void                *closure,
+              const unsigned char *data,
+              unsigned int         length)
+{
+  g_byte_array_append (closure, data, length);
+  return CAIRO_STATUS_SUCCESS;
+}
+
+static void
+paint_onto (cairo_surface_t *surface,
+            FbGraphScene    *scene,
+            GHashTable      *marks,
+            double           scale,
+            double           width,
+            double           height)
+{
+  cairo_t *cr = cairo_create (surface);
+  PangoFontMap *map = pango_cairo_font_map_new ();
+  PangoContext *context = pango_font_map_create_context (map);
+  g_autoptr(PangoFontDescription) base = pango_font_description_from_string ("Sans 10");
+  FbGraphPaint paint = { 0 };
+
+  pango_context_set_font_description (context, base);
+  /* Glyph outlines: hinting to a pixel grid would move text when the picture is scaled. */
+  {
+    cairo_font_options_t *options = cairo_font_options_create ();
+    cairo_font_options_set_hint_metrics (options, CAIRO_HINT_METRICS_OFF);
+    cairo_font_options_set_hint_style (options, CAIRO_HINT_STYLE_NONE);
+    pango_cairo_context_set_font_options (context, options);
+    cairo_font_options_destroy (options);
+  }
+  fb_graph_paint_init_style (&paint, context, FALSE);
+  cairo_set_source_rgb (cr, paint.bg.r, paint.bg.g, paint.bg.b);
+  cairo_paint (cr);
+  cairo_scale (cr, scale, scale);
+  cairo_translate (cr, MARGIN, MARGIN);
+  pango_cairo_update_context (cr, context);
+  paint.cr = cr;
+  paint.text = pango_layout_new (context);
+  /* Every label: a picture is read zoomed in. */
+  paint.zoom = 1;
+  paint.x0 = -MARGIN;
+  paint.y0 = -MARGIN;
+  paint.x1 = width + MARGIN;
+  paint.y1 = height + MARGIN;
+  paint.marks = marks;
+  paint.selected_item = -1;
+  fb_graph_paint_scene (&paint, scene);
+  g_object_unref (paint.text);
+  fb_graph_paint_clear_fonts (&paint);
+  cairo_destroy (cr);
+  g_object_unref (context);
+  g_object_unref (map);
+}
+
+GBytes *
+fb_graph_picture_render (FbGraphScene         *scene,
+                         FbGraphPictureFormat  format,
+                         GHashTable           *marks,
+                         GError              **error)
+{
+  g_autoptr(GByteArray) out = g_byte_array_new ();
+  cairo_surface_t *surface;
+  cairo_status_t status;
+  double w, h, pw, ph, scale = 1;
+
+  g_return_val_if_fail (scene != NULL, NULL);
+  fb_graph_scene_get_bounds (scene, &w, &h);
+  pw = w + 2 * MARGIN;
+  ph = h + 2 * MARGIN;
+  switch (format)
+    {
+    case FB_GRAPH_PICTURE_SVG:
+      surface = cairo_svg_surface_create_for_stream (append_bytes, out, pw, ph);
+      break;
+    case FB_GRAPH_PICTURE_PDF:
+      scale = MIN (1, PDF_MAX_PT / MAX (pw, ph));
+      surface = cairo_pdf_surface_create_for_stream (append_bytes, out, pw * scale, ph * scale);
+      break;
+    case FB_GRAPH_PICTURE_PNG:
+      scale = MIN (PNG_SCALE, PNG_MAX_PX / MAX (pw, ph));
+      surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, MAX (1, (int) ceil (pw * scale)),
+                                            MAX (1, (int) ceil (ph * scale)));
+      break;
+    default:
+      g_return_val_if_reached (NULL);
+    }
+  if ((status = cairo_surface_status (surface)) == CAIRO_STATUS_SUCCESS)
+    {
+      paint_onto (surface, scene, marks, scale, w, h);
+      if (format == FB_GRAPH_PICTURE_PNG)
+        status = cairo_surface_write_to_png_stream (surface, append_bytes, out);
+      cairo_surface_finish (surface);
+      if (status == CAIRO_STATUS_SUCCESS)
+        status = cairo_surface_status (surface);
+    }
+  cairo_surface_destroy (surface);
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, G_IO_ERROR, status == CAIRO_STATUS_NO_MEMORY ? G_IO_ERROR_NO_SPACE
+                                                                        : G_IO_ERROR_FAILED,
+                   "drawing the %s picture (%.0f x %.0f): %s",
+                   fb_graph_picture_format_name (format), pw, ph, cairo_status_to_string (status));
+      return NULL;
+    }
+  return g_byte_array_free_to_bytes (g_steal_pointer (&out));
+}
+
+GBytes *
+fb_graph_picture_render_graph (FbGraph              *graph,
+                               FbGraphPictureFormat  format,
+                               GCancellable         *cancellable,
+                               GError              **error)
+{
+  g_autoptr(FbGraphLayout) layout = NULL;
+  g_autoptr(GHashTable) expanded = NULL;
+  g_autoptr(FbGraphScene) scene = NULL;
+
+  g_return_val_if_fail (graph != NULL, NULL);
+  layout = fb_graph_layout_new (graph, NULL, NULL);
+  /* The groups the window opens a graph with: Graphviz 2.42 crashes in its mincross on some
+   * small groups deep inside big models (a GPT-2 block's GELU at the import stage) once every
+   * group is expanded, and the window's first view is the expansion exercised every day. */
+  expanded = fb_graph_layout_default_expansion (layout, FB_GRAPH_LAYOUT_DEFAULT_BUDGET);
+  scene = fb_graph_layout_compute (layout, expanded, cancellable, error);
+  if (scene == NULL)
+    return NULL;
+  return fb_graph_picture_render (scene, format, NULL, error);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Graph pictures: a scene drawn by fb-graph-paint.c onto a Cairo SVG, PDF or PNG surface, into
+ * memory, so that the caller writes the file in one atomic step. Any thread. */
+#pragma once
+
+#include "fb-graph-layout.h"
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  FB_GRAPH_PICTURE_SVG,
+  FB_GRAPH_PICTURE_PDF,
+  FB_GRAPH_PICTURE_PNG,
+} FbGraphPictureFormat;
+
+/* "svg", "pdf" or "png"; FALSE for anything else. */
+gboolean  fb_graph_picture_format_parse (const char           *name,
+                                         FbGraphPictureFormat *format);
+const char *fb_graph_picture_format_name (FbGraphPictureFormat format);
+
+/* The file's bytes. marks (node id -> FbGraphMark, may be NULL) paints a pass's diff as the
+ * window does. Very large scenes are scaled down to what the format holds (PDF pages of at most
+ * 200 inches, PNG images of at most 16384 pixels a side). */
+GBytes   *fb_graph_picture_render       (FbGraphScene         *scene,
+                                         FbGraphPictureFormat  format,
+                                         GHashTable           *marks,
+                                         GError              **error);
+/* Lays graph out with the groups expanded that the window opens it with (up to
+ * FB_GRAPH_LAYOUT_DEFAULT_BUDGET boxes; bigger scopes stay collapsed boxes) and renders it.
+ * Blocking: Graphviz runs here. */
+GBytes   *fb_graph_picture_render_graph (FbGraph              *graph,
+                                         FbGraphPictureFormat  format,
+                                         GCancellable         *cancellable,
+                                         GError              **error);
+
+G_END_DECLS
