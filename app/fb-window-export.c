@@ -37,6 +37,7 @@ typedef struct {
   FbLowering     *lowering;     /* kernel exports: the lowering that holds the kernel */
   const FbKernel *kernel;
   char           *source;       /* for the bundle's manifest */
+  FbProfile      *profile;      /* profile and trace exports */
 } ExportJob;
 
 static void
@@ -48,6 +49,7 @@ export_job_free (ExportJob *job)
   g_clear_pointer (&job->scene, fb_graph_scene_unref);
   g_clear_pointer (&job->marks, g_hash_table_unref);
   g_clear_pointer (&job->lowering, fb_lowering_unref);
+  g_clear_pointer (&job->profile, fb_profile_unref);
   g_free (job->source);
   g_free (job);
 }
@@ -89,6 +91,8 @@ static const char * const kind_names[] = {
   [FB_EXPORT_SHARED_LIBRARY] = "the shared library",
   [FB_EXPORT_GRAPH] = "the graph",
   [FB_EXPORT_ONNX] = "the optimized model",
+  [FB_EXPORT_PROFILE] = "the profile",
+  [FB_EXPORT_TRACE] = "the trace",
 };
 
 /* ---- the worker ---------------------------------------------------------------------------- */
@@ -228,6 +232,23 @@ export_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel
     case FB_EXPORT_ONNX:
       bytes = fb_onnx_export_portable (job->stage->graph, &error);
       break;
+    case FB_EXPORT_PROFILE:
+      {
+        char *json = fb_profile_to_json (job->profile);
+        bytes = g_bytes_new_take (json, strlen (json));
+        break;
+      }
+    case FB_EXPORT_TRACE:
+      {
+        /* The trace writer renames a temporary into place itself. */
+        g_autofree char *path = g_file_get_path (job->file);
+        if (path == NULL)
+          g_set_error (&error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                       "traces are written to a local disk");
+        else if (!g_cancellable_set_error_if_cancelled (cancellable, &error))
+          ok = fb_profile_save_chrome_trace (job->profile, path, &error);
+        break;
+      }
     default:
       g_assert_not_reached ();
     }
@@ -313,6 +334,9 @@ fb_window_can_export (FbWindow *self, FbExportKind kind)
       }
     case FB_EXPORT_GRAPH:
       return fb_graph_view_get_scene (fb_compare_view_get_active_view (self->compare_view)) != NULL;
+    case FB_EXPORT_PROFILE:
+    case FB_EXPORT_TRACE:
+      return self->profile != NULL;
     default:
       return TRUE;
     }
@@ -378,6 +402,8 @@ refusal (FbWindow *self, FbExportKind kind, GFile *file)
     return kind == FB_EXPORT_LLVM_IR || kind == FB_EXPORT_ASSEMBLY || kind == FB_EXPORT_OBJECT
            ? "Show a kernel in the code view first (select a node, Ctrl+K)"
            : kind == FB_EXPORT_GRAPH && self->run != NULL ? "The graph is still being laid out"
+           : (kind == FB_EXPORT_PROFILE || kind == FB_EXPORT_TRACE) && self->run != NULL
+           ? "No profile yet: press Profile, or open one"
            : "Open a model first";
   if (file != NULL && kind == FB_EXPORT_GRAPH && picture_format_of (file) == -2)
     return "Name the graph file .svg, .pdf, .png or .dot";
@@ -405,6 +431,8 @@ make_job (FbWindow *self, FbExportKind kind, GFile *file)
                                          : g_strdup (fb_run_get_title (self->run));
   if (kind == FB_EXPORT_SHARED_LIBRARY)
     job->header = header_beside (file);
+  else if (kind == FB_EXPORT_PROFILE || kind == FB_EXPORT_TRACE)
+    job->profile = fb_profile_ref (self->profile);
   else if (kind == FB_EXPORT_GRAPH)
     {
       FbGraphView *view = fb_compare_view_get_active_view (self->compare_view);
@@ -507,7 +535,7 @@ fb_window_export_to (FbWindow *self, FbExportKind kind, GFile *file, gboolean re
 {
   g_return_if_fail (FB_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
-  g_return_if_fail (kind <= FB_EXPORT_ONNX);
+  g_return_if_fail (kind <= FB_EXPORT_TRACE);
   if (replace)
     {
       ExportJob *job = make_job (self, kind, file);
@@ -573,6 +601,10 @@ static const struct {
   { "win.export-graph", FB_EXPORT_GRAPH, "Export Graph", ".svg",
     "Graph pictures and DOT (.svg, .pdf, .png, .dot)", "*.svg;*.pdf;*.png;*.dot" },
   { "win.export-onnx", FB_EXPORT_ONNX, "Export Optimized Model", ".onnx", "ONNX models", "*.onnx" },
+  { "win.export-profile", FB_EXPORT_PROFILE, "Export Profile", ".profile.json",
+    "Fusebench profiles (JSON)", "*.json" },
+  { "win.export-trace", FB_EXPORT_TRACE, "Export Chrome Trace", ".trace.json",
+    "Chrome and Perfetto traces (JSON)", "*.json" },
 };
 
 static void
@@ -644,15 +676,16 @@ export_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (state->chooser));
 }
 
-/* Only the kernel exports turn insensitive (when the code view shows no kernel): they have no
- * shortcut, so the menu opening is the one moment their state is seen. The others stay
+/* Only the kernel and profile exports turn insensitive (no kernel in the code view, no
+ * profile): they have no shortcut, so the menu opening is the one moment their state is seen. The others stay
  * enabled, for their shortcuts, and say why when they cannot run. */
 static void
 on_menu_shown (GtkWidget *popover, FbWindow *self)
 {
   for (guint i = 0; i < G_N_ELEMENTS (exports); i++)
     if (exports[i].kind == FB_EXPORT_LLVM_IR || exports[i].kind == FB_EXPORT_ASSEMBLY ||
-        exports[i].kind == FB_EXPORT_OBJECT)
+        exports[i].kind == FB_EXPORT_OBJECT || exports[i].kind == FB_EXPORT_PROFILE ||
+        exports[i].kind == FB_EXPORT_TRACE)
       gtk_widget_action_set_enabled (GTK_WIDGET (self), exports[i].action,
                                      fb_window_can_export (self, exports[i].kind));
 }

@@ -15,6 +15,8 @@ typedef enum {
   FB_EXPORT_SHARED_LIBRARY,  /* .so of the whole model, and its header beside it (.h) */
   FB_EXPORT_GRAPH,           /* the stage on screen as .svg, .pdf, .png (as drawn) or .dot */
   FB_EXPORT_ONNX,            /* the final stage as a model ONNX Runtime runs */
+  FB_EXPORT_PROFILE,         /* the profile on screen, as its JSON file */
+  FB_EXPORT_TRACE,           /* the profile's timeline as a Chrome/Perfetto trace */
 } FbExportKind;
 
 /* Exports to file. Unless replace, a file (or the bundle folder, or the library's header) that
@@ -30,7 +32,8 @@ void        fb_window_cancel_export        (FbWindow     *self);
 GtkWidget  *fb_window_get_export_question  (FbWindow     *self);
 /* What the last export ended with ("Exported model.svg", the error), or NULL. */
 const char *fb_window_get_export_status    (FbWindow     *self);
-/* Whether kind can be exported now (a model is on screen; a kernel in the code view). */
+/* Whether kind can be exported now (a model is on screen; a kernel in the code view; a
+ * profile made or opened). */
 gboolean    fb_window_can_export           (FbWindow     *self,
                                             FbExportKind  kind);
 

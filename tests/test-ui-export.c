@@ -9,6 +9,7 @@
 #include "fb-window-export.h"
 
 #include <cairo.h>
+#include <json-glib/json-glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
 
@@ -209,6 +210,50 @@ test_onnx (void)
     g_assert_cmpint (run->status, ==, 0);
     g_assert_nonnull (strstr (run->out, "1 passed, 0 failed"));
   }
+}
+
+/* ---- the profile, once there is one ------------------------------------------------------ */
+
+static void
+test_profile (void)
+{
+  g_autofree char *fixture = g_test_build_filename (G_TEST_DIST, "fixtures",
+                                                    "sample-cnn.profile.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (fixture);
+  g_autoptr(GError) error = NULL;
+
+  fb_window_clear_profile (window);
+  g_assert_false (fb_window_can_export (window, FB_EXPORT_PROFILE));
+  g_assert_false (fb_window_can_export (window, FB_EXPORT_TRACE));
+  fb_window_open_profile (window, file);
+  while (fb_window_get_profile (window) == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  settle ();
+
+  /* The profile comes back as the same profile... */
+  g_autofree char *json = export (FB_EXPORT_PROFILE, "sample.profile.json");
+  g_autoptr(FbProfile) back = fb_profile_load (json, &error);
+  g_assert_no_error (error);
+  FbProfile *shown = fb_window_get_profile (window);
+  g_assert_cmpstr (back->model_digest, ==, shown->model_digest);
+  g_assert_cmpuint (back->kernels->len, ==, shown->kernels->len);
+
+  /* ...and the trace is JSON with a complete event per launch of the timeline. */
+  g_autofree char *trace = export (FB_EXPORT_TRACE, "sample.trace.json");
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (parser, trace, &error));
+  g_assert_no_error (error);
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  JsonArray *events = json_object_get_array_member (root, "traceEvents");
+  guint complete = 0;
+  for (guint i = 0; i < json_array_get_length (events); i++)
+    {
+      JsonObject *e = json_array_get_object_element (events, i);
+      if (g_strcmp0 (json_object_get_string_member_with_default (e, "ph", ""), "X") == 0)
+        complete++;
+    }
+  g_assert_cmpuint (complete, ==, shown->timeline->len);
+  fb_window_clear_profile (window);
 }
 
 /* ---- the bundle and the shared library ---------------------------------------------------- */
@@ -424,6 +469,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/ui/export/graph", test_graph);
   g_test_add_func ("/ui/export/onnx", test_onnx);
+  g_test_add_func ("/ui/export/profile", test_profile);
   g_test_add_func ("/ui/export/bundle", test_bundle);
   g_test_add_func ("/ui/export/shared-library", test_shared_library);
   g_test_add_func ("/ui/export/kernel", test_kernel);
