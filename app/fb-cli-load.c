@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fb-cli-load.h"
 #include "fb-case-check.h"
+#include "fb-specialize.h"
 #include "fb-interp.h"
 #include "fb-onnx-import.h"
 #include "fb-tensor-io.h"
@@ -38,7 +39,9 @@ fb_cli_load_model (const char *path, const FbCliPipelineArgs *args, GError **err
       return NULL;
     }
   options = fb_cli_pipeline_options (args, error);
-  if (options == NULL)
+  if (options == NULL ||
+      (args->input_dir != NULL && !fb_cli_pin_from_input_dir (path, args->input_dir, options,
+                                                              error)))
     return NULL;
   graph = fb_onnx_import_file (path, options->input_shapes, error);
   if (graph == NULL)
@@ -47,6 +50,21 @@ fb_cli_load_model (const char *path, const FbCliPipelineArgs *args, GError **err
   if (!fb_pipeline_run (pipeline, options, NULL, NULL, NULL, error))
     return NULL;
   return g_steal_pointer (&pipeline);
+}
+
+gboolean
+fb_cli_pin_from_input_dir (const char *path, const char *dir, FbPipelineOptions *options,
+                           GError **error)
+{
+  g_autoptr(FbGraph) graph = NULL;
+  g_autoptr(GPtrArray) inputs = NULL;
+
+  g_return_val_if_fail (path != NULL && dir != NULL && options != NULL, FALSE);
+  graph = fb_onnx_import_file (path, options->input_shapes, error);
+  if (graph == NULL || (inputs = fb_case_read_inputs (graph, dir, error)) == NULL)
+    return FALSE;
+  fb_pins_from_inputs (graph, inputs, options->input_shapes);
+  return TRUE;
 }
 
 /* Loads file for graph input v and checks that it fits; errors start with the file name. */
