@@ -101,6 +101,38 @@ test_one_form (void)
   g_assert_nonnull (strstr (text, "[written: Reshape-1 (1 input) consumed_inputs=[0] shape=[1, 144]]"));
 }
 
+/* Every valid model opens: a sequence flowing out of an If (ONNX's test_if_seq) and an Einsum
+ * form not computed yet (test_einsum_batch_diagonal) load with the nodes concerned marked and the
+ * reason, and the pipeline keeps stage 0 and stops saying why. */
+static void
+test_valid_models_open (void)
+{
+  const struct { const char *file, *node, *reason; } cases[] = {
+    { "if-seq.onnx", "If_0", "is a sequence" },
+    { "einsum-diagonal.onnx", "Einsum_0", "a diagonal" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "fixtures", cases[i].file, NULL);
+      g_autoptr(GError) error = NULL;
+      FbGraph *graph = fb_onnx_import_file (path, NULL, &error);
+      g_autoptr(FbPipeline) pipeline = NULL;
+      const char *why;
+
+      g_assert_no_error (error);
+      why = g_hash_table_lookup (graph->model->problems, cases[i].node);
+      g_assert_nonnull (why);
+      g_assert_nonnull (strstr (why, cases[i].reason));
+      pipeline = fb_pipeline_new (graph);
+      g_assert_false (fb_pipeline_run (pipeline, NULL, NULL, NULL, NULL, &error));
+      g_assert_error (error, FB_PIPELINE_ERROR, FB_PIPELINE_ERROR_UNSUPPORTED);
+      g_assert_nonnull (strstr (error->message, cases[i].node));
+      g_assert_cmpuint (fb_pipeline_n_stages (pipeline), ==, 1);
+      g_assert_cmpstr (fb_pipeline_stage (pipeline, 0)->name, ==, "import");
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -108,5 +140,6 @@ main (int argc, char **argv)
   g_test_add_func ("/import-upgrade/interp", test_cases_interp);
   g_test_add_func ("/import-upgrade/cpu", test_cases_cpu);
   g_test_add_func ("/import-upgrade/one-form", test_one_form);
+  g_test_add_func ("/import-upgrade/valid-models-open", test_valid_models_open);
   return g_test_run ();
 }

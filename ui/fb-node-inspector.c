@@ -200,6 +200,13 @@ fb_node_inspector_show_node (FbNodeInspector *self,
     add_label (self, "Inserted by a pass", "dim-label");
   if (node->op == FB_OP_UNKNOWN)
     add_label (self, "Not supported: nothing computes this operator", "error");
+  else if (graph->model != NULL && g_hash_table_contains (graph->model->problems, node->name))
+    {
+      g_autofree char *text = g_strdup_printf ("Not computed: %s", (const char *)
+                                               g_hash_table_lookup (graph->model->problems,
+                                                                    node->name));
+      add_label (self, text, "error");
+    }
 
   add_heading (self, "Inputs");
   for (guint i = 0; i < node->n_inputs; i++)

@@ -26,6 +26,7 @@ typedef struct {
   FbModel      *model;
   GHashTable   *node_names; /* generated names in use, to keep them unique */
   GPtrArray    *pending;    /* FbNode*: top-level legacy broadcasts to fix during inference */
+  GHashTable   *bad_values; /* FbValue* -> reason (char*): valid types this project lacks */
 } Importer;
 
 static gboolean import_graph (Importer *im, const Onnx__GraphProto *proto, FbGraph *graph,
@@ -45,8 +46,25 @@ scope_lookup (Scope *scope, const char *name)
 
 /* ---- types ------------------------------------------------------------------------------- */
 
+static const char *
+type_kind (const Onnx__TypeProto *type)
+{
+  switch (type->value_case)
+    {
+    case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE: return "a sequence";
+    case ONNX__TYPE_PROTO__VALUE_MAP_TYPE: return "a map";
+    case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE: return "an optional";
+    case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE: return "a sparse tensor";
+    default: return "not a tensor";
+    }
+}
+
+/* A valid type this project does not compute (a sequence, an optional, a string tensor) does not
+ * stop the import: the value keeps no type, and the nodes that touch it are marked with why
+ * (mark_problems), so that the model still opens and is drawn. */
 static gboolean
-apply_type (FbValue *value, const Onnx__TypeProto *type, const char *what, GError **error)
+apply_type (Importer *im, FbValue *value, const Onnx__TypeProto *type, const char *what,
+            GError **error)
 {
   const Onnx__TypeProto__Tensor *tt;
 
@@ -54,22 +72,32 @@ apply_type (FbValue *value, const Onnx__TypeProto *type, const char *what, GErro
     return TRUE;
   if (type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
     {
-      g_set_error (error, FB_IMPORT_ERROR, FB_IMPORT_ERROR_UNSUPPORTED,
-                   "%s '%s' is not a tensor (sequences, maps and optionals are not supported)",
-                   what, value->name);
-      return FALSE;
+      g_hash_table_insert (im->bad_values, value,
+                           g_strdup_printf ("%s '%s' is %s, which this project does not compute "
+                                            "yet", what, value->name, type_kind (type)));
+      return TRUE;
     }
   tt = type->tensor_type;
   if (tt == NULL)
     return TRUE;
   if (tt->has_elem_type && tt->elem_type != 0)
     {
-      if (!fb_dtype_is_known (tt->elem_type))
+      /* 1 to 22 are the element types ONNX defines (strings, complex numbers, float8, 4-bit
+       * integers among them); any other number is no valid model. */
+      if (!fb_dtype_is_known (tt->elem_type) && (tt->elem_type < 1 || tt->elem_type > 22))
         {
           g_set_error (error, FB_IMPORT_ERROR, FB_IMPORT_ERROR_UNSUPPORTED,
-                       "%s '%s' has element type %d (%s), which is not supported",
-                       what, value->name, tt->elem_type, fb_dtype_name (tt->elem_type));
+                       "%s '%s' has element type %d, which ONNX does not define", what,
+                       value->name, tt->elem_type);
           return FALSE;
+        }
+      if (!fb_dtype_is_known (tt->elem_type))
+        {
+          g_hash_table_insert (im->bad_values, value,
+                               g_strdup_printf ("%s '%s' has element type %s, which this project "
+                                                "does not compute", what, value->name,
+                                                fb_dtype_name (tt->elem_type)));
+          return TRUE;
         }
       value->dtype = (FbDType) tt->elem_type;
     }
@@ -481,7 +509,7 @@ import_graph (Importer *im, const Onnx__GraphProto *proto, FbGraph *graph, Scope
           return FALSE;
         }
       v = fb_graph_add_value (graph, vi->name, FB_DTYPE_UNDEFINED, NULL);
-      if (!apply_type (v, vi->type, "input", error))
+      if (!apply_type (im, v, vi->type, "input", error))
         return FALSE;
       v->is_input = TRUE;
       g_ptr_array_add (graph->inputs, v);
@@ -507,7 +535,7 @@ import_graph (Importer *im, const Onnx__GraphProto *proto, FbGraph *graph, Scope
       const Onnx__ValueInfoProto *vi = proto->value_info[i];
       FbValue *v = vi && vi->name ? g_hash_table_lookup (table, vi->name) : NULL;
       /* value_info is a hint: names that are not in this graph are ignored, bad types are not. */
-      if (v != NULL && v->constant == NULL && !apply_type (v, vi->type, "value", error))
+      if (v != NULL && v->constant == NULL && !apply_type (im, v, vi->type, "value", error))
         return FALSE;
     }
   for (size_t i = 0; i < proto->n_output; i++)
@@ -521,7 +549,7 @@ import_graph (Importer *im, const Onnx__GraphProto *proto, FbGraph *graph, Scope
                        vi && vi->name ? vi->name : "");
           return FALSE;
         }
-      if (v->graph == graph && v->constant == NULL && !apply_type (v, vi->type, "output", error))
+      if (v->graph == graph && v->constant == NULL && !apply_type (im, v, vi->type, "output", error))
         return FALSE;
       if (v->graph == graph)
         v->is_output = TRUE;
@@ -587,19 +615,64 @@ import_model_header (Importer *im, const Onnx__ModelProto *proto, GError **error
   return TRUE;
 }
 
-/* fb_infer_graph, except that a legacy broadcast is turned into numpy broadcasting once its
- * operands' ranks are known: just before its node is inferred. */
+/* The reason node cannot be computed because it reads or makes a value of a type this project
+ * lacks (in its bodies too), or NULL. */
+static const char *
+bad_touch (Importer *im, const FbNode *node)
+{
+  const char *why;
+
+  for (guint i = 0; i < node->n_inputs; i++)
+    if (node->inputs[i] && (why = g_hash_table_lookup (im->bad_values, node->inputs[i])))
+      return why;
+  for (guint i = 0; i < node->n_outputs; i++)
+    if (node->outputs[i] && (why = g_hash_table_lookup (im->bad_values, node->outputs[i])))
+      return why;
+  for (guint a = 0; a < node->n_attrs; a++)
+    if (node->attrs[a].type == FB_ATTR_GRAPH)
+      {
+        const FbGraph *body = node->attrs[a].g;
+        for (guint i = 0; i < body->values->len; i++)
+          if ((why = g_hash_table_lookup (im->bad_values, g_ptr_array_index (body->values, i))))
+            return why;
+        for (guint i = 0; i < body->nodes->len; i++)
+          if ((why = bad_touch (im, g_ptr_array_index (body->nodes, i))))
+            return why;
+      }
+  return NULL;
+}
+
+/* Records why node is not computed; its outputs carry the reason on to their readers. */
+static void
+mark_problem (Importer *im, const FbNode *node, const char *reason)
+{
+  g_hash_table_insert (im->model->problems, g_strdup (node->name), g_strdup (reason));
+  for (guint i = 0; i < node->n_outputs; i++)
+    if (node->outputs[i] && !g_hash_table_contains (im->bad_values, node->outputs[i]))
+      g_hash_table_insert (im->bad_values, node->outputs[i],
+                           g_strdup_printf ("'%s' comes from node '%s', which is not computed",
+                                            node->outputs[i]->name, node->name));
+}
+
+/* fb_infer_graph, node by node, so that
+ *   - a legacy broadcast becomes numpy broadcasting once its operands' ranks are known, just
+ *     before its node is inferred;
+ *   - what this project cannot do with a valid model (a value of a type it lacks, an operator
+ *     form inference calls unsupported) marks the nodes it concerns in the model's problems and
+ *     the import goes on: the model opens and is drawn, and the pipeline says why it stops.
+ * A shape error of the model itself still fails the import. */
 static gboolean
-infer_with_upgrades (Importer *im, FbGraph *graph, GError **error)
+infer_top_level (Importer *im, FbGraph *graph, GError **error)
 {
   guint n_nodes = graph->nodes->len;
+  gboolean grew = FALSE;
 
-  if (im->pending->len == 0)
-    return fb_infer_graph (graph, error);
   for (guint i = 0; i < n_nodes; i++)
     {
       FbNode *node = g_ptr_array_index (graph->nodes, i);
       guint before = graph->nodes->len;
+      g_autoptr(GError) local = NULL;
+      const char *bad;
 
       if (g_ptr_array_find (im->pending, node, NULL) &&
           !_fb_onnx_upgrade_broadcast (graph, node, error))
@@ -607,10 +680,23 @@ infer_with_upgrades (Importer *im, FbGraph *graph, GError **error)
       for (guint k = before; k < graph->nodes->len; k++)
         if (!fb_infer_node (graph, g_ptr_array_index (graph->nodes, k), error))
           return FALSE;
-      if (!fb_infer_node (graph, node, error))
-        return FALSE;
+      grew = grew || graph->nodes->len != before;
+      if ((bad = bad_touch (im, node)) != NULL)
+        {
+          g_autofree char *reason = g_strdup (bad);
+          mark_problem (im, node, reason);
+          continue;
+        }
+      if (fb_infer_node (graph, node, &local))
+        continue;
+      if (!g_error_matches (local, FB_GRAPH_ERROR, FB_GRAPH_ERROR_UNSUPPORTED))
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return FALSE;
+        }
+      mark_problem (im, node, local->message);
     }
-  return fb_graph_toposort (graph, error);
+  return grew ? fb_graph_toposort (graph, error) : TRUE;
 }
 
 FbGraph *
@@ -645,6 +731,7 @@ fb_onnx_import_bytes (GBytes *bytes, const char *display_name, const char *base_
   im.model = fb_model_new (display_name);
   im.node_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   im.pending = g_ptr_array_new ();
+  im.bad_values = g_hash_table_new_full (NULL, NULL, NULL, g_free);
 
   ok = import_model_header (&im, proto, error);
   if (ok)
@@ -658,9 +745,10 @@ fb_onnx_import_bytes (GBytes *bytes, const char *display_name, const char *base_
   if (ok && input_shapes != NULL && g_hash_table_size (input_shapes) > 0)
     ok = fb_graph_pin_inputs (graph, input_shapes, error);
   if (ok)
-    ok = infer_with_upgrades (&im, graph, error);
+    ok = infer_top_level (&im, graph, error);
 
   g_ptr_array_unref (im.pending);
+  g_hash_table_unref (im.bad_values);
   g_hash_table_unref (im.node_names);
   fb_model_unref (im.model);
   _fb_onnx_context_clear (&im.onnx);
