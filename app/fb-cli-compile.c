@@ -121,12 +121,15 @@ fb_cli_compile (int argc, char **argv)
 {
   CompileArgs args = { 0 };
   FbCliPipelineArgs pipeline = { 0 };
+  char *input_dir = NULL;
   const GOptionEntry entries[] = {
     { "target", 0, 0, G_OPTION_ARG_STRING, &args.target, "What to compile for: cpu", "TARGET" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args.output, "The bundle folder to write", "BUNDLE" },
     { "shared-library", 0, 0, G_OPTION_ARG_NONE, &args.shared,
       "Also link lib/libfbmodel.so and lib/fb-model.h (fb_model_run) into the bundle", NULL },
     { "threads", 0, 0, G_OPTION_ARG_INT, &args.threads, "Threads for code generation", "N" },
+    { "input-dir", 0, 0, G_OPTION_ARG_FILENAME, &input_dir,
+      "Compile for the shapes of input_K.pb / input_K.npy in DIR (dynamic dimensions)", "DIR" },
     { "stats", 0, 0, G_OPTION_ARG_NONE, &args.stats, "Print compile times on stderr", NULL },
     { "dump-dir", 0, 0, G_OPTION_ARG_FILENAME, &args.dump_dir,
       "Write NN-FUNCTION.kir, .ll, .opt.ll and .s (the lowering stages) of every kernel into DIR",
@@ -157,12 +160,14 @@ fb_cli_compile (int argc, char **argv)
   else
     {
       pipeline.for_cpu = TRUE;
+      pipeline.input_dir = input_dir;
       status = compile_model (argv[1], &pipeline, &args);
     }
 
   g_free (args.target);
   g_free (args.output);
   g_free (args.dump_dir);
+  g_free (input_dir);
   fb_cli_pipeline_args_clear (&pipeline);
   return status;
 }

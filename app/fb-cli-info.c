@@ -155,6 +155,16 @@ print_json (const FbGraph *graph, Totals *totals, GHashTable *unsupported)
       json_array_add_object_element (unsup, o);
     }
   json_object_set_array_member (root, "unsupported", unsup);
+  {
+    /* Nodes of known operators that this model asks for more than the project computes. */
+    g_autoptr(GPtrArray) names = sorted_keys (graph->model->problems, compare_strings, NULL);
+    JsonObject *problems = json_object_new ();
+    for (guint i = 0; i < names->len; i++)
+      json_object_set_string_member (problems, g_ptr_array_index (names, i),
+                                     g_hash_table_lookup (graph->model->problems,
+                                                          g_ptr_array_index (names, i)));
+    json_object_set_object_member (root, "not_computed", problems);
+  }
 
   node = json_node_init_object (json_node_alloc (), root);
   json_object_unref (root);
@@ -205,6 +215,14 @@ print_text (const FbGraph *graph, Totals *totals, GHashTable *unsupported)
     {
       const char *op = g_ptr_array_index (op_keys, i);
       printf ("  %-24s %d\n", op, GPOINTER_TO_INT (g_hash_table_lookup (totals->ops, op)));
+    }
+  if (g_hash_table_size (m->problems) > 0)
+    {
+      g_autoptr(GPtrArray) names = sorted_keys (m->problems, compare_strings, NULL);
+      printf ("not computed (the model loads; the pipeline stops here):\n");
+      for (guint i = 0; i < names->len; i++)
+        printf ("  %s: %s\n", (const char *) g_ptr_array_index (names, i),
+                (const char *) g_hash_table_lookup (m->problems, g_ptr_array_index (names, i)));
     }
   if (unsup_keys->len == 0)
     {

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fb-cli-load.h"
+#include "fb-case-check.h"
+#include "fb-specialize.h"
 #include "fb-interp.h"
 #include "fb-onnx-import.h"
 #include "fb-tensor-io.h"
@@ -37,7 +39,9 @@ fb_cli_load_model (const char *path, const FbCliPipelineArgs *args, GError **err
       return NULL;
     }
   options = fb_cli_pipeline_options (args, error);
-  if (options == NULL)
+  if (options == NULL ||
+      (args->input_dir != NULL && !fb_cli_pin_from_input_dir (path, args->input_dir, options,
+                                                              error)))
     return NULL;
   graph = fb_onnx_import_file (path, options->input_shapes, error);
   if (graph == NULL)
@@ -46,6 +50,21 @@ fb_cli_load_model (const char *path, const FbCliPipelineArgs *args, GError **err
   if (!fb_pipeline_run (pipeline, options, NULL, NULL, NULL, error))
     return NULL;
   return g_steal_pointer (&pipeline);
+}
+
+gboolean
+fb_cli_pin_from_input_dir (const char *path, const char *dir, FbPipelineOptions *options,
+                           GError **error)
+{
+  g_autoptr(FbGraph) graph = NULL;
+  g_autoptr(GPtrArray) inputs = NULL;
+
+  g_return_val_if_fail (path != NULL && dir != NULL && options != NULL, FALSE);
+  graph = fb_onnx_import_file (path, options->input_shapes, error);
+  if (graph == NULL || (inputs = fb_case_read_inputs (graph, dir, error)) == NULL)
+    return FALSE;
+  fb_pins_from_inputs (graph, inputs, options->input_shapes);
+  return TRUE;
 }
 
 /* Loads file for graph input v and checks that it fits; errors start with the file name. */
@@ -68,35 +87,7 @@ read_input (const FbValue *v, const char *file, GError **error)
 GPtrArray *
 fb_cli_read_input_dir (const FbGraph *graph, const char *dir, GError **error)
 {
-  g_autoptr(GPtrArray) inputs = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
-
-  g_return_val_if_fail (graph != NULL && dir != NULL, NULL);
-  for (guint i = 0; i < graph->inputs->len; i++)
-    {
-      g_autofree char *pb = g_strdup_printf ("input_%u.pb", i);
-      g_autofree char *npy = g_strdup_printf ("input_%u.npy", i);
-      g_autofree char *path = g_build_filename (dir, pb, NULL);
-      FbTensor *t;
-
-      if (!g_file_test (path, G_FILE_TEST_EXISTS))
-        {
-          g_autofree char *alt = g_build_filename (dir, npy, NULL);
-          if (!g_file_test (alt, G_FILE_TEST_EXISTS))
-            {
-              const FbValue *v = g_ptr_array_index (graph->inputs, i);
-              g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
-                           "%s: no %s or %s for input %u '%s'", dir, pb, npy, i, v->name);
-              return NULL;
-            }
-          g_free (path);
-          path = g_steal_pointer (&alt);
-        }
-      t = read_input (g_ptr_array_index (graph->inputs, i), path, error);
-      if (t == NULL)
-        return NULL;
-      g_ptr_array_add (inputs, t);
-    }
-  return g_steal_pointer (&inputs);
+  return fb_case_read_inputs (graph, dir, error);
 }
 
 gboolean

@@ -15,6 +15,10 @@ gboolean     fb_cli_check_target   (const char *target, GError **error);
 /* Imports path and runs the pipeline with the PIPELINE options; the graph to run is
  * fb_pipeline_final() of the result. */
 FbPipeline  *fb_cli_load_model     (const char *path, const FbCliPipelineArgs *args, GError **error);
+/* Shapes from the inputs: imports path with the options' pins, reads the inputs in dir and pins
+ * every dynamic input of the model to the shape of its file (an explicit pin wins). */
+gboolean     fb_cli_pin_from_input_dir (const char *path, const char *dir,
+                                        FbPipelineOptions *options, GError **error);
 /* Reads input_K.pb (or input_K.npy) for the K-th input of graph, and checks that each fits. */
 GPtrArray   *fb_cli_read_input_dir (const FbGraph *graph, const char *dir, GError **error);
 /* Reads one file per input from NAME=FILE specs; every input must be given once. */

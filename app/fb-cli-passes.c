@@ -6,7 +6,7 @@
  * and what changed. --verify runs the interpreter on every stage with the same inputs (seeded
  * random ones, or input_K.pb / input_K.npy from --input-dir) and reports each stage's largest
  * deviation from stage 0; a stage beyond rtol 1e-4 fails the command and is named. */
-#include "fb-cli.h"
+#include "fb-cli-load.h"
 #include "fb-compare.h"
 #include "fb-dot.h"
 #include "fb-interp.h"
@@ -256,7 +256,8 @@ run_passes (const char *path, const FbCliPipelineArgs *args, gboolean print_all,
   FbGraph *graph;
   int status = FB_EXIT_OK;
 
-  if (options == NULL)
+  if (options == NULL ||
+      (input_dir != NULL && !fb_cli_pin_from_input_dir (path, input_dir, options, &error)))
     return fb_cli_fail (error);
   graph = fb_onnx_import_file (path, options->input_shapes, &error);
   if (graph == NULL)
@@ -339,7 +340,8 @@ fb_cli_passes (int argc, char **argv)
     { "verify", 0, 0, G_OPTION_ARG_NONE, &verify,
       "Run every stage with the interpreter and compare it with stage 0", NULL },
     { "input-dir", 0, 0, G_OPTION_ARG_FILENAME, &input_dir,
-      "With --verify: feed input_K.pb (or .npy) from DIR instead of random inputs", "DIR" },
+      "Specialize dynamic dimensions to the shapes of input_K.pb (or .npy) in DIR; with "
+      "--verify, feed them instead of random inputs", "DIR" },
     { NULL }
   };
   g_autoptr(GOptionContext) context =
@@ -354,11 +356,6 @@ fb_cli_passes (int argc, char **argv)
   else if (argc != 2)
     {
       fprintf (stderr, "fusebench passes: expected one MODEL (see --help)\n");
-      status = FB_EXIT_INPUT;
-    }
-  else if (input_dir != NULL && !verify)
-    {
-      fprintf (stderr, "fusebench passes: --input-dir goes with --verify\n");
       status = FB_EXIT_INPUT;
     }
   else

@@ -7,6 +7,8 @@
  * max_ms, mean_ms) and the outputs' types and shapes. */
 #include "fb-cli-load.h"
 #include "fb-cli-cpu.h"
+#include "fb-bundle.h"
+#include "fb-specialize.h"
 #include "fb-interp.h"
 #include "fb-tensor-io.h"
 #include "fb-timing.h"
@@ -183,19 +185,34 @@ run_model (const char *model, const FbCliPipelineArgs *pipeline_args, const RunA
   FbTimingStats times;
   const FbGraph *graph;
 
-  g_autoptr(FbCpuModule) cpu = NULL;
+  g_autoptr(FbCpuModule) bundle = NULL;
+  g_autoptr(FbSpecializer) spec = NULL;
+  g_autoptr(FbPipelineOptions) options = NULL;
+  FbCpuModule *cpu = NULL;
   const char *target = fb_cli_cpu_wanted (args->target, model) ? "cpu" : "interp";
 
-  if (g_str_equal (target, "cpu"))
+  /* A bundle was compiled before, for its shapes; a model is specialized to the shapes of its
+   * inputs (as if pinned with --input-shape), so dynamic dimensions need no pinning. */
+  if (fb_bundle_is_bundle (model) || g_file_test (model, G_FILE_TEST_IS_DIR))
     {
-      if ((cpu = fb_cli_cpu_prepare (model, pipeline_args, &pipeline, &error)) == NULL)
+      if (g_str_equal (target, "cpu"))
+        {
+          if ((bundle = fb_cli_cpu_prepare (model, pipeline_args, &pipeline, &error)) == NULL)
+            return fb_cli_fail (error);
+          cpu = bundle;
+          graph = fb_cpu_module_plan (cpu)->graph;
+        }
+      else if ((pipeline = fb_cli_load_model (model, pipeline_args, &error)) == NULL)
         return fb_cli_fail (error);
-      graph = fb_cpu_module_plan (cpu)->graph;
+      else
+        graph = fb_pipeline_final (pipeline);
     }
-  else if ((pipeline = fb_cli_load_model (model, pipeline_args, &error)) == NULL)
+  else if ((options = fb_cli_pipeline_options (pipeline_args, &error)) == NULL ||
+           (spec = fb_specializer_new (model, options, g_str_equal (target, "cpu"),
+                                       &error)) == NULL)
     return fb_cli_fail (error);
   else
-    graph = fb_pipeline_final (pipeline);
+    graph = fb_specializer_graph (spec);
   if (!check_output_specs (graph, args->outputs, &error))
     return fb_cli_fail (error);
   if (args->input_dir != NULL)
@@ -208,6 +225,13 @@ run_model (const char *model, const FbCliPipelineArgs *pipeline_args, const RunA
                  graph->inputs->len, graph->inputs->len == 1 ? "" : "s");
   if (inputs == NULL)
     return fb_cli_fail (error);
+  if (spec != NULL)
+    {
+      FbPipeline *specialized;
+      if (!fb_specializer_prepare (spec, inputs, &specialized, &cpu, &error))
+        return fb_cli_fail (error);
+      graph = cpu ? fb_cpu_module_plan (cpu)->graph : fb_pipeline_final (specialized);
+    }
 
   ms = g_new (double, args->iterations);
   for (int i = 0; i < args->iterations; i++)

@@ -49,7 +49,8 @@ fb_cli_exit_status_for (const GError *error)
     return error->code == FB_INTERP_ERROR_INPUT || error->code == FB_INTERP_ERROR_UNSUPPORTED
            ? FB_EXIT_INPUT : FB_EXIT_WORK;
   if (error->domain == FB_PIPELINE_ERROR)
-    return error->code == FB_PIPELINE_ERROR_OPTION ? FB_EXIT_INPUT : FB_EXIT_WORK;
+    return error->code == FB_PIPELINE_ERROR_OPTION || error->code == FB_PIPELINE_ERROR_UNSUPPORTED
+           ? FB_EXIT_INPUT : FB_EXIT_WORK;
   /* What the model asks of a target, and a damaged bundle, are the input's doing. */
   if (error->domain == FB_LOWER_ERROR)
     return FB_EXIT_INPUT;

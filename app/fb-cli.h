@@ -40,6 +40,8 @@ typedef struct {
   char   **input_shape;   /* --input-shape NAME=1x3x224x224 */
   gboolean for_cpu;       /* set by a command compiling for the CPU target: without --layout,
                              convolutions go channels-last, the layout its library runs fastest */
+  const char *input_dir;  /* set by a command given --input-dir: the model's dynamic inputs take
+                             the shapes of those files, as if pinned (not owned) */
 } FbCliPipelineArgs;
 
 GOptionGroup *fb_cli_pipeline_group        (FbCliPipelineArgs *args);

@@ -213,12 +213,17 @@ test_wrong_types (void)
 {
   TestModel *m = relu_model ();
   g_autoptr(GError) error = NULL;
+  FbGraph *graph;
 
+  /* A valid type this project does not compute loads, with the nodes it reaches marked. */
   m->graph.input[0]->type->tensor_type->elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__STRING;
-  g_assert_null (import_test_model (m, &error));
-  g_assert_error (error, FB_IMPORT_ERROR, FB_IMPORT_ERROR_UNSUPPORTED);
-  g_assert_nonnull (strstr (error->message, "'x'"));
-  g_clear_error (&error);
+  graph = import_test_model (m, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_hash_table_size (graph->model->problems), >, 0);
+  g_assert_nonnull (strstr (g_hash_table_lookup (graph->model->problems,
+                                                 ((FbNode *) graph->nodes->pdata[0])->name),
+                            "'x'"));
+  g_clear_pointer (&graph, fb_graph_free);
   m->graph.input[0]->type->tensor_type->elem_type = 1234;
   g_assert_null (import_test_model (m, &error));
   g_assert_error (error, FB_IMPORT_ERROR, FB_IMPORT_ERROR_UNSUPPORTED);
@@ -228,9 +233,12 @@ test_wrong_types (void)
     Onnx__TypeProto__Tensor *tensor = m->graph.input[0]->type->tensor_type;
     m->graph.input[0]->type->value_case = ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE;
     m->graph.input[0]->type->sequence_type = &sequence;
-    g_assert_null (import_test_model (m, &error));
-    g_assert_error (error, FB_IMPORT_ERROR, FB_IMPORT_ERROR_UNSUPPORTED);
-    g_assert_nonnull (strstr (error->message, "not a tensor"));
+    graph = import_test_model (m, &error);
+    g_assert_no_error (error);
+    g_assert_nonnull (strstr (g_hash_table_lookup (graph->model->problems,
+                                                   ((FbNode *) graph->nodes->pdata[0])->name),
+                              "is a sequence"));
+    g_clear_pointer (&graph, fb_graph_free);
     m->graph.input[0]->type->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
     m->graph.input[0]->type->tensor_type = tensor;
   }
@@ -270,8 +278,14 @@ test_old_opset_and_ir (void)
 {
   TestModel *m = relu_model ();
   g_autoptr(GError) error = NULL;
+  g_autoptr(FbGraph) graph = NULL;
 
+  /* Every opset from 1 loads: the importer brings old versions to the current form. */
   m->model.opset_import[0]->version = 6;
+  graph = import_test_model (m, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (((FbNode *) g_ptr_array_index (graph->nodes, 0))->opset, ==, 7);
+  m->model.opset_import[0]->version = 0;
   g_assert_null (import_test_model (m, &error));
   g_assert_error (error, FB_IMPORT_ERROR, FB_IMPORT_ERROR_UNSUPPORTED);
   g_clear_error (&error);

@@ -2,6 +2,8 @@
 /* The CPU target on whole models through the pass pipeline: the bundled sample model against
  * its expected outputs, the conformance cases it compiles against theirs, NCHW and NHWC
  * layouts, the kernel cache on a rebuild, and unsupported nodes named in the error. */
+#include "fb-case-check.h"
+#include "fb-specialize.h"
 #include "fb-test-cpu.h"
 #include "fb-codegen.h"
 #include "fb-compare.h"
@@ -20,14 +22,22 @@ source_path (const char *first, ...)
   return g_build_filename (g_getenv ("G_TEST_SRCDIR") ? g_getenv ("G_TEST_SRCDIR") : ".", rel, NULL);
 }
 
+/* The model specialized to the shapes of test_data_set_0's inputs (dynamic dimensions). */
 static FbPipeline *
 load (const char *model, FbLayout layout)
 {
   g_autoptr(GError) error = NULL;
-  FbGraph *graph = fb_onnx_import_file (model, NULL, &error);
+  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
+  g_autofree char *dir = g_path_get_dirname (model);
+  g_autofree char *set0 = g_build_filename (dir, "test_data_set_0", NULL);
+  g_autoptr(FbGraph) generic = fb_onnx_import_file (model, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr(GPtrArray) inputs = fb_case_read_inputs (generic, set0, &error);
+  g_assert_no_error (error);
+  fb_pins_from_inputs (generic, inputs, options->input_shapes);
+  FbGraph *graph = fb_onnx_import_file (model, options->input_shapes, &error);
   g_assert_no_error (error);
   FbPipeline *p = fb_pipeline_new (graph);
-  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
   options->layout = layout;
   g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
   g_assert_no_error (error);

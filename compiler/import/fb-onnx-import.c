@@ -5,7 +5,7 @@
  * that lists nodes out of topological order still resolves), then inputs are bound and the
  * graph is sorted. Names resolve through a scope chain so If/Loop bodies see the values of
  * their enclosing graphs, as ONNX's lexical scoping says. */
-#include "fb-onnx-private.h"
+#include "fb-onnx-upgrade-private.h"
 #include "fb-infer.h"
 
 #include <string.h>
@@ -13,7 +13,7 @@
 G_DEFINE_QUARK (fb-import-error-quark, fb_import_error)
 
 #define MIN_IR_VERSION 3
-#define MIN_OPSET      7
+#define MIN_OPSET      1
 
 typedef struct _Scope Scope;
 struct _Scope {
@@ -25,6 +25,8 @@ typedef struct {
   FbOnnxContext onnx;
   FbModel      *model;
   GHashTable   *node_names; /* generated names in use, to keep them unique */
+  GPtrArray    *pending;    /* FbNode*: top-level legacy broadcasts to fix during inference */
+  GHashTable   *bad_values; /* FbValue* -> reason (char*): valid types this project lacks */
 } Importer;
 
 static gboolean import_graph (Importer *im, const Onnx__GraphProto *proto, FbGraph *graph,
@@ -44,8 +46,25 @@ scope_lookup (Scope *scope, const char *name)
 
 /* ---- types ------------------------------------------------------------------------------- */
 
+static const char *
+type_kind (const Onnx__TypeProto *type)
+{
+  switch (type->value_case)
+    {
+    case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE: return "a sequence";
+    case ONNX__TYPE_PROTO__VALUE_MAP_TYPE: return "a map";
+    case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE: return "an optional";
+    case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE: return "a sparse tensor";
+    default: return "not a tensor";
+    }
+}
+
+/* A valid type this project does not compute (a sequence, an optional, a string tensor) does not
+ * stop the import: the value keeps no type, and the nodes that touch it are marked with why
+ * (mark_problems), so that the model still opens and is drawn. */
 static gboolean
-apply_type (FbValue *value, const Onnx__TypeProto *type, const char *what, GError **error)
+apply_type (Importer *im, FbValue *value, const Onnx__TypeProto *type, const char *what,
+            GError **error)
 {
   const Onnx__TypeProto__Tensor *tt;
 
@@ -53,22 +72,32 @@ apply_type (FbValue *value, const Onnx__TypeProto *type, const char *what, GErro
     return TRUE;
   if (type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
     {
-      g_set_error (error, FB_IMPORT_ERROR, FB_IMPORT_ERROR_UNSUPPORTED,
-                   "%s '%s' is not a tensor (sequences, maps and optionals are not supported)",
-                   what, value->name);
-      return FALSE;
+      g_hash_table_insert (im->bad_values, value,
+                           g_strdup_printf ("%s '%s' is %s, which this project does not compute "
+                                            "yet", what, value->name, type_kind (type)));
+      return TRUE;
     }
   tt = type->tensor_type;
   if (tt == NULL)
     return TRUE;
   if (tt->has_elem_type && tt->elem_type != 0)
     {
-      if (!fb_dtype_is_known (tt->elem_type))
+      /* 1 to 22 are the element types ONNX defines (strings, complex numbers, float8, 4-bit
+       * integers among them); any other number is no valid model. */
+      if (!fb_dtype_is_known (tt->elem_type) && (tt->elem_type < 1 || tt->elem_type > 22))
         {
           g_set_error (error, FB_IMPORT_ERROR, FB_IMPORT_ERROR_UNSUPPORTED,
-                       "%s '%s' has element type %d (%s), which is not supported",
-                       what, value->name, tt->elem_type, fb_dtype_name (tt->elem_type));
+                       "%s '%s' has element type %d, which ONNX does not define", what,
+                       value->name, tt->elem_type);
           return FALSE;
+        }
+      if (!fb_dtype_is_known (tt->elem_type))
+        {
+          g_hash_table_insert (im->bad_values, value,
+                               g_strdup_printf ("%s '%s' has element type %s, which this project "
+                                                "does not compute", what, value->name,
+                                                fb_dtype_name (tt->elem_type)));
+          return TRUE;
         }
       value->dtype = (FbDType) tt->elem_type;
     }
@@ -300,7 +329,7 @@ declare_node (Importer *im, FbGraph *graph, Scope *scope, const Onnx__NodeProto 
   const char *domain = proto->domain ? proto->domain : "";
   const char *op_type = proto->op_type ? proto->op_type : "";
   FbNode *node;
-  FbOrigNode orig;
+  FbOrigNode orig = { 0 };
   guint prov;
 
   if (*op_type == '\0')
@@ -346,6 +375,31 @@ declare_node (Importer *im, FbGraph *graph, Scope *scope, const Onnx__NodeProto 
   return node;
 }
 
+/* Old operator versions become the current form here; what the file wrote stays in the model's
+ * table of original nodes. */
+static gboolean
+upgrade_node (Importer *im, FbGraph *graph, FbNode *node, GError **error)
+{
+  g_autofree char *written = NULL;
+  gboolean pending = FALSE;
+
+  if (!_fb_onnx_upgrade_node (graph, node, &written, &pending, error))
+    return FALSE;
+  if (written != NULL && node->n_prov > 0)
+    g_array_index (im->model->orig_nodes, FbOrigNode, node->prov[0]).written =
+      g_steal_pointer (&written);
+  if (!pending)
+    return TRUE;
+  /* Top-level nodes are fixed while shapes are inferred; a body's operands must have known
+   * ranks already (its inputs or constants). An added node is sorted in with the graph. */
+  if (graph->parent == NULL)
+    {
+      g_ptr_array_add (im->pending, node);
+      return TRUE;
+    }
+  return _fb_onnx_upgrade_broadcast (graph, node, error);
+}
+
 static gboolean
 bind_node (Importer *im, FbGraph *graph, Scope *scope, FbNode *node, const Onnx__NodeProto *proto,
            GError **error)
@@ -376,6 +430,8 @@ bind_node (Importer *im, FbGraph *graph, Scope *scope, FbNode *node, const Onnx_
                        "node '%s' has an empty attribute", node->name);
         return FALSE;
       }
+  if (!upgrade_node (im, graph, node, error))
+    return FALSE;
   if (node->op == FB_OP_CONSTANT && node->n_outputs == 1 && node->outputs[0] != NULL)
     {
       FbTensor *t = constant_value (node, error);
@@ -453,7 +509,7 @@ import_graph (Importer *im, const Onnx__GraphProto *proto, FbGraph *graph, Scope
           return FALSE;
         }
       v = fb_graph_add_value (graph, vi->name, FB_DTYPE_UNDEFINED, NULL);
-      if (!apply_type (v, vi->type, "input", error))
+      if (!apply_type (im, v, vi->type, "input", error))
         return FALSE;
       v->is_input = TRUE;
       g_ptr_array_add (graph->inputs, v);
@@ -479,7 +535,7 @@ import_graph (Importer *im, const Onnx__GraphProto *proto, FbGraph *graph, Scope
       const Onnx__ValueInfoProto *vi = proto->value_info[i];
       FbValue *v = vi && vi->name ? g_hash_table_lookup (table, vi->name) : NULL;
       /* value_info is a hint: names that are not in this graph are ignored, bad types are not. */
-      if (v != NULL && v->constant == NULL && !apply_type (v, vi->type, "value", error))
+      if (v != NULL && v->constant == NULL && !apply_type (im, v, vi->type, "value", error))
         return FALSE;
     }
   for (size_t i = 0; i < proto->n_output; i++)
@@ -493,7 +549,7 @@ import_graph (Importer *im, const Onnx__GraphProto *proto, FbGraph *graph, Scope
                        vi && vi->name ? vi->name : "");
           return FALSE;
         }
-      if (v->graph == graph && v->constant == NULL && !apply_type (v, vi->type, "output", error))
+      if (v->graph == graph && v->constant == NULL && !apply_type (im, v, vi->type, "output", error))
         return FALSE;
       if (v->graph == graph)
         v->is_output = TRUE;
@@ -559,6 +615,90 @@ import_model_header (Importer *im, const Onnx__ModelProto *proto, GError **error
   return TRUE;
 }
 
+/* The reason node cannot be computed because it reads or makes a value of a type this project
+ * lacks (in its bodies too), or NULL. */
+static const char *
+bad_touch (Importer *im, const FbNode *node)
+{
+  const char *why;
+
+  for (guint i = 0; i < node->n_inputs; i++)
+    if (node->inputs[i] && (why = g_hash_table_lookup (im->bad_values, node->inputs[i])))
+      return why;
+  for (guint i = 0; i < node->n_outputs; i++)
+    if (node->outputs[i] && (why = g_hash_table_lookup (im->bad_values, node->outputs[i])))
+      return why;
+  for (guint a = 0; a < node->n_attrs; a++)
+    if (node->attrs[a].type == FB_ATTR_GRAPH)
+      {
+        const FbGraph *body = node->attrs[a].g;
+        for (guint i = 0; i < body->values->len; i++)
+          if ((why = g_hash_table_lookup (im->bad_values, g_ptr_array_index (body->values, i))))
+            return why;
+        for (guint i = 0; i < body->nodes->len; i++)
+          if ((why = bad_touch (im, g_ptr_array_index (body->nodes, i))))
+            return why;
+      }
+  return NULL;
+}
+
+/* Records why node is not computed; its outputs carry the reason on to their readers. */
+static void
+mark_problem (Importer *im, const FbNode *node, const char *reason)
+{
+  g_hash_table_insert (im->model->problems, g_strdup (node->name), g_strdup (reason));
+  for (guint i = 0; i < node->n_outputs; i++)
+    if (node->outputs[i] && !g_hash_table_contains (im->bad_values, node->outputs[i]))
+      g_hash_table_insert (im->bad_values, node->outputs[i],
+                           g_strdup_printf ("'%s' comes from node '%s', which is not computed",
+                                            node->outputs[i]->name, node->name));
+}
+
+/* fb_infer_graph, node by node, so that
+ *   - a legacy broadcast becomes numpy broadcasting once its operands' ranks are known, just
+ *     before its node is inferred;
+ *   - what this project cannot do with a valid model (a value of a type it lacks, an operator
+ *     form inference calls unsupported) marks the nodes it concerns in the model's problems and
+ *     the import goes on: the model opens and is drawn, and the pipeline says why it stops.
+ * A shape error of the model itself still fails the import. */
+static gboolean
+infer_top_level (Importer *im, FbGraph *graph, GError **error)
+{
+  guint n_nodes = graph->nodes->len;
+  gboolean grew = FALSE;
+
+  for (guint i = 0; i < n_nodes; i++)
+    {
+      FbNode *node = g_ptr_array_index (graph->nodes, i);
+      guint before = graph->nodes->len;
+      g_autoptr(GError) local = NULL;
+      const char *bad;
+
+      if (g_ptr_array_find (im->pending, node, NULL) &&
+          !_fb_onnx_upgrade_broadcast (graph, node, error))
+        return FALSE;
+      for (guint k = before; k < graph->nodes->len; k++)
+        if (!fb_infer_node (graph, g_ptr_array_index (graph->nodes, k), error))
+          return FALSE;
+      grew = grew || graph->nodes->len != before;
+      if ((bad = bad_touch (im, node)) != NULL)
+        {
+          g_autofree char *reason = g_strdup (bad);
+          mark_problem (im, node, reason);
+          continue;
+        }
+      if (fb_infer_node (graph, node, &local))
+        continue;
+      if (!g_error_matches (local, FB_GRAPH_ERROR, FB_GRAPH_ERROR_UNSUPPORTED))
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return FALSE;
+        }
+      mark_problem (im, node, local->message);
+    }
+  return grew ? fb_graph_toposort (graph, error) : TRUE;
+}
+
 FbGraph *
 fb_onnx_import_bytes (GBytes *bytes, const char *display_name, const char *base_dir,
                       GHashTable *input_shapes, GError **error)
@@ -590,6 +730,8 @@ fb_onnx_import_bytes (GBytes *bytes, const char *display_name, const char *base_
   _fb_onnx_context_init (&im.onnx, base_dir, proto, NULL);
   im.model = fb_model_new (display_name);
   im.node_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  im.pending = g_ptr_array_new ();
+  im.bad_values = g_hash_table_new_full (NULL, NULL, NULL, g_free);
 
   ok = import_model_header (&im, proto, error);
   if (ok)
@@ -603,8 +745,10 @@ fb_onnx_import_bytes (GBytes *bytes, const char *display_name, const char *base_
   if (ok && input_shapes != NULL && g_hash_table_size (input_shapes) > 0)
     ok = fb_graph_pin_inputs (graph, input_shapes, error);
   if (ok)
-    ok = fb_infer_graph (graph, error);
+    ok = infer_top_level (&im, graph, error);
 
+  g_ptr_array_unref (im.pending);
+  g_hash_table_unref (im.bad_values);
   g_hash_table_unref (im.node_names);
   fb_model_unref (im.model);
   _fb_onnx_context_clear (&im.onnx);

@@ -386,8 +386,9 @@ _fb_interp_conv_transpose (FbInterpCtx *ctx, const FbNode *node, FbTensor *const
       if (target >= 0)
         {
           /* Padding follows from the wanted size; the odd unit goes where ONNX Runtime puts it
-           * (at the end for SAME_UPPER, else at the start). */
-          int64_t total = full - target;
+           * (at the end for SAME_UPPER, else at the start). A size beyond the full output is
+           * no negative padding: the extra positions at the end get the bias alone. */
+          int64_t total = MAX (0, full - target);
           if (strcmp (p.auto_pad, "SAME_UPPER") == 0)
             w.pad[off + i] = total / 2;
           else
@@ -396,7 +397,7 @@ _fb_interp_conv_transpose (FbInterpCtx *ctx, const FbNode *node, FbTensor *const
         }
       else if (strcmp (p.auto_pad, "VALID") == 0)
         w.pad[off + i] = w.pad_end[off + i] = 0;
-      w.out[off + i] = full - w.pad[off + i] - w.pad_end[off + i];
+      w.out[off + i] = target >= 0 ? target : full - w.pad[off + i] - w.pad_end[off + i];
       if (w.out[off + i] < 1)
         return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
                                 "the output would be empty on spatial axis %d", i);

@@ -109,6 +109,9 @@ struct _FbNode {
 typedef struct {
   const char *name;             /* original node name */
   const char *op_type;
+  const char *written;          /* the node as the file wrote it, when the importer brought an
+                                   old operator version to the current form ("Reshape-1 (1
+                                   input) shape=[2, 3]"), else NULL */
 } FbOrigNode;
 
 struct _FbModel {
@@ -125,6 +128,10 @@ struct _FbModel {
   GArray     *orig_nodes;       /* FbOrigNode, all graphs' nodes, top level first */
   guint       n_top_nodes;      /* how many of orig_nodes belong to the top-level graph */
   guint       next_id;          /* the next fresh node or value id (shared by all stages) */
+  GHashTable *problems;         /* node name (char*) -> reason (char*): what this project cannot
+                                   do with a valid model (a sequence or optional value, a string
+                                   tensor, an unsupported attribute form); the model loads and is
+                                   drawn, and the pipeline stops on the first */
 };
 
 struct _FbGraph {

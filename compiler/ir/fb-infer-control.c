@@ -55,7 +55,7 @@ _fb_infer_if (FbGraph *graph, FbNode *node, GError **error)
 
   if (_fb_infer_require (node, 0, error) == NULL ||
       !_fb_infer_check_type (node, 0, FB_TYPES_BOOL, error) ||
-      !_fb_infer_check_scalar (node, 0, "the condition", TRUE, error) ||
+      !_fb_infer_check_one_element (node, 0, "the condition", error) ||
       (then_g = require_body (node, "then_branch", error)) == NULL ||
       (else_g = require_body (node, "else_branch", error)) == NULL ||
       !infer_body (node, "then_branch", then_g, error) ||
@@ -177,7 +177,7 @@ _fb_infer_loop (FbGraph *graph, FbNode *node, GError **error)
   if (!_fb_infer_check_type (node, 0, FB_TYPES_INT64, error) ||
       !_fb_infer_check_scalar (node, 0, "M", TRUE, error) ||
       !_fb_infer_check_type (node, 1, FB_TYPES_BOOL, error) ||
-      !_fb_infer_check_scalar (node, 1, "cond", TRUE, error) ||
+      !_fb_infer_check_one_element (node, 1, "cond", error) ||
       (body = require_body (node, "body", error)) == NULL)
     return FALSE;
   n_carried = node->n_inputs - 2;

@@ -86,6 +86,10 @@ gboolean  _fb_infer_vector_length (const FbNode *node, guint i, const char *what
  * allow_vector1. */
 gboolean  _fb_infer_check_scalar  (const FbNode *node, guint i, const char *what,
                                    gboolean allow_vector1, GError **error);
+/* Error unless input i (when present and shaped) can hold exactly one element, whatever its
+ * rank ([1, 1] too): If's condition and Loop's cond, as the spec words them. */
+gboolean  _fb_infer_check_one_element (const FbNode *node, guint i, const char *what,
+                                       GError **error);
 
 /* ---- values computed from shapes (fb-infer-data.c) ------------------------------------------ */
 

@@ -299,6 +299,26 @@ _fb_infer_check_scalar (const FbNode *node, guint i, const char *what, gboolean 
   }
 }
 
+gboolean
+_fb_infer_check_one_element (const FbNode *node, guint i, const char *what, GError **error)
+{
+  FbValue *v = fb_node_input (node, i);
+  gboolean one = TRUE;
+
+  if (v == NULL || v->shape.rank < 0)
+    return TRUE;
+  /* An unknown extent may be 1 at run time; the interpreter checks the element count then. */
+  for (int d = 0; d < v->shape.rank; d++)
+    one = one && (v->shape.dim[d] == 1 || v->shape.dim[d] < 0);
+  if (one)
+    return TRUE;
+  {
+    g_autofree char *text = fb_shape_to_string (&v->shape);
+    return _fb_infer_fail (error, node, "%s must hold a single element, not a tensor of shape %s",
+                           what, text);
+  }
+}
+
 /* ---- shapes --------------------------------------------------------------------------------- */
 
 gboolean

@@ -16,6 +16,7 @@ fb_model_new (const char *path)
   m->metadata = g_ptr_array_new_with_free_func (g_free);
   m->orig_nodes = g_array_new (FALSE, TRUE, sizeof (FbOrigNode));
   m->next_id = 1;
+  m->problems = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   return m;
 }
 
@@ -37,10 +38,12 @@ fb_model_unref (FbModel *model)
       FbOrigNode *o = &g_array_index (model->orig_nodes, FbOrigNode, i);
       g_free ((char *) o->name);
       g_free ((char *) o->op_type);
+      g_free ((char *) o->written);
     }
   g_array_unref (model->orig_nodes);
   g_ptr_array_unref (model->metadata);
   g_hash_table_unref (model->opsets);
+  g_hash_table_unref (model->problems);
   g_free (model->path);
   g_free (model->producer_name);
   g_free (model->producer_version);

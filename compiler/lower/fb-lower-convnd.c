@@ -46,7 +46,8 @@ _fb_lower_conv_direct (FbLowerCtx *c, const FbNode *node, GError **error)
       int64_t span = (kk[i] - 1) * d[i] + 1, total = -1;
       /* Begin paddings implied by a wanted size, the odd unit placed as ONNX Runtime does. */
       if (transpose && (osh != NULL || g_str_has_prefix (auto_pad, "SAME")))
-        total = s[i] * (dx[2 + i] - 1) + (nop == (guint) sp ? opad[i] : 0) + span - dy[2 + i];
+        total = MAX (0, s[i] * (dx[2 + i] - 1) + (nop == (guint) sp ? opad[i] : 0) + span -
+                        dy[2 + i]);
       else if (!transpose && g_str_has_prefix (auto_pad, "SAME"))
         total = MAX (0, (dy[2 + i] - 1) * s[i] + span - dx[2 + i]);
       if (total >= 0)

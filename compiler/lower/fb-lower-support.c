@@ -43,12 +43,8 @@ output_used (const FbNode *node, guint i)
 }
 
 static gboolean
-supports_member (const FbNode *node, char **reason)
+dtypes_supported (const FbNode *node, char **reason)
 {
-  if (node->op == FB_OP_UNKNOWN)
-    return no (reason, "operator %s%s%s is unknown to this project",
-               node->domain && *node->domain ? node->domain : "",
-               node->domain && *node->domain ? "." : "", node->op_type);
   for (guint i = 0; i < node->n_inputs; i++)
     {
       FbValue *v = node->inputs[i];
@@ -61,6 +57,67 @@ supports_member (const FbNode *node, char **reason)
     if (node->outputs[i] && !dtype_ok (node->outputs[i]->dtype))
       return no (reason, "output '%s' has element type %s, which the CPU target does not "
                  "compute", node->outputs[i]->name, fb_dtype_name (node->outputs[i]->dtype));
+  return TRUE;
+}
+
+static gboolean
+non_constant (const FbNode *node, guint i)
+{
+  const FbValue *v = fb_node_input (node, i);
+  return v != NULL && v->constant == NULL;
+}
+
+/* An operand a kernel would need at compile time (axes, pads, sizes, k) that only the run
+ * gives. */
+static gboolean
+run_time_operand (const FbNode *node)
+{
+  switch (node->op)
+    {
+    case FB_OP_RESIZE: case FB_OP_UPSAMPLE: case FB_OP_SPLIT: case FB_OP_SLICE: case FB_OP_TILE:
+      for (guint i = 1; i < node->n_inputs; i++)
+        if (non_constant (node, i))
+          return TRUE;
+      return FALSE;
+    case FB_OP_PAD:
+      return non_constant (node, 1) || non_constant (node, 3);
+    case FB_OP_TOPK: case FB_OP_CUMSUM: case FB_OP_TRILU:
+    case FB_OP_REDUCE_L2: case FB_OP_REDUCE_MAX: case FB_OP_REDUCE_MEAN: case FB_OP_REDUCE_MIN:
+    case FB_OP_REDUCE_PROD: case FB_OP_REDUCE_SUM:
+      return non_constant (node, 1);
+    case FB_OP_DROPOUT:
+      /* The mask (all ones at inference) comes from the interpreter. */
+      return output_used (node, 1);
+    default:
+      return FALSE;
+    }
+}
+
+gboolean
+_fb_lower_on_host (const FbNode *node)
+{
+  if (fb_op_has_flag (node->op, FB_OPF_CONTROL))
+    return TRUE;
+  if (node->op == FB_OP_UNKNOWN || node->op == FB_OP_FUSED)
+    return FALSE;
+  for (guint i = 0; i < node->n_outputs; i++)
+    if (node->outputs[i] && !fb_shape_is_static (&node->outputs[i]->shape))
+      return TRUE;
+  for (guint i = 0; i < node->n_inputs; i++)
+    if (non_constant (node, i) && !fb_shape_is_static (&node->inputs[i]->shape))
+      return TRUE;
+  return run_time_operand (node);
+}
+
+static gboolean
+supports_member (const FbNode *node, char **reason)
+{
+  if (node->op == FB_OP_UNKNOWN)
+    return no (reason, "operator %s%s%s is unknown to this project",
+               node->domain && *node->domain ? node->domain : "",
+               node->domain && *node->domain ? "." : "", node->op_type);
+  if (!dtypes_supported (node, reason))
+    return FALSE;
   switch (node->op)
     {
     case FB_OP_CONV_TRANSPOSE:
@@ -170,7 +227,9 @@ fb_lower_supports_node (const FbNode *node, char **reason)
         }
       return TRUE;
     }
-  if (fb_op_has_flag (node->op, FB_OPF_CONTROL))
-    return TRUE;     /* run on the host through the reference interpreter */
+  /* Control flow, and steps whose sizes or shape operands only the run gives, run on the host
+   * through the reference interpreter, into buffers sized at run time. */
+  if (_fb_lower_on_host (node))
+    return node->op != FB_OP_UNKNOWN && dtypes_supported (node, reason);
   return supports_member (node, reason);
 }

@@ -525,8 +525,9 @@ lower_group (FbLowerPlan *lp, const FbNode *node, GError **error)
   return TRUE;
 }
 
-/* If and Loop run on the host (fb-cpu-host.c). Outputs whose size only the run tells (a Loop's
- * scan outputs under a trip count fed at run time) get dynamic buffers. */
+/* If, Loop and the steps of _fb_lower_on_host run on the host (fb-cpu-host.c). Outputs whose
+ * size only the run tells (a Loop's scan outputs under a trip count fed at run time, NonZero,
+ * Range with run-time bounds) get dynamic buffers. */
 static gboolean
 lower_host (FbLowerPlan *lp, const FbNode *node)
 {
@@ -582,15 +583,15 @@ lower_node (FbLowerPlan *lp, const FbNode *node, GError **error)
   if (!fb_lower_supports_node (node, &reason))
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
                            "not supported by the CPU target: %s", reason);
+  if (_fb_lower_on_host (node))
+    return lower_host (lp, node);
   for (guint i = 0; i < node->n_inputs; i++)
-    if (node->inputs[i] && !fb_op_has_flag (node->op, FB_OPF_CONTROL) &&
+    if (node->inputs[i] &&
         fb_plan_buffer (lp->plan, plan_value_buffer (lp, node->inputs[i],
                                                      FB_BUF_INTERMEDIATE))->dynamic)
       return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE,
-                             "input '%s' has a size only known at run time (made by a Loop); "
-                             "only If and Loop can read it", node->inputs[i]->name);
-  if (fb_op_has_flag (node->op, FB_OPF_CONTROL))
-    return lower_host (lp, node);
+                             "input '%s' has a size only known at run time; a compiled kernel "
+                             "cannot read it", node->inputs[i]->name);
   if (!outputs_static (node))
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE,
                            "output shape is not known at compile time (pin the model's "

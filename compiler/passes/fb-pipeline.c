@@ -383,6 +383,43 @@ fb_pipeline_first_stale (FbPipeline *pipeline, const FbPipelineOptions *options)
   return first_stale (pipeline, options);
 }
 
+/* A model that loaded with nodes this project cannot compute (FbModel.problems) keeps its import
+ * stage, to be drawn, and the passes do not run: say which node stops them and why. */
+static gboolean
+check_problems (FbPipeline *pipeline, GError **error)
+{
+  FbStage *import = g_ptr_array_index (pipeline->stages, 0);
+  GHashTable *problems = import->graph->model->problems;
+  g_autofree gpointer *names = NULL;
+  guint n = 0;
+
+  if (problems == NULL || g_hash_table_size (problems) == 0)
+    return TRUE;
+  names = g_hash_table_get_keys_as_array (problems, &n);
+  /* The first in the import's node order, so that the message is the same on every run. */
+  for (guint i = 0; i < import->graph->nodes->len; i++)
+    {
+      const FbNode *node = g_ptr_array_index (import->graph->nodes, i);
+      const char *why = g_hash_table_lookup (problems, node->name);
+      if (why != NULL)
+        {
+          /* Inference's own messages already name the node. */
+          if (g_str_has_prefix (why, "node '"))
+            g_set_error (error, FB_PIPELINE_ERROR, FB_PIPELINE_ERROR_UNSUPPORTED, "%s%s", why,
+                         n > 1 ? " (and other nodes: see fusebench info)" : "");
+          else
+            g_set_error (error, FB_PIPELINE_ERROR, FB_PIPELINE_ERROR_UNSUPPORTED,
+                         "node '%s' (%s): %s%s", node->name, node->op_type, why,
+                         n > 1 ? " (and other nodes: see fusebench info)" : "");
+          return FALSE;
+        }
+    }
+  g_set_error (error, FB_PIPELINE_ERROR, FB_PIPELINE_ERROR_UNSUPPORTED,
+               "node '%s': %s", (const char *) names[0],
+               (const char *) g_hash_table_lookup (problems, names[0]));
+  return FALSE;
+}
+
 gboolean
 fb_pipeline_run (FbPipeline *pipeline, const FbPipelineOptions *options,
                  GCancellable *cancellable,
@@ -398,7 +435,7 @@ fb_pipeline_run (FbPipeline *pipeline, const FbPipelineOptions *options,
 
   if (options == NULL)
     options = defaults = fb_pipeline_options_new ();
-  if (!check_options (options, error))
+  if (!check_options (options, error) || !check_problems (pipeline, error))
     return FALSE;
 
   first = first_stale (pipeline, options);

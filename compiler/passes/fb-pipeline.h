@@ -23,6 +23,8 @@ typedef enum {
   FB_PIPELINE_ERROR_OPTION,      /* an unknown pass name, node name or layout */
   FB_PIPELINE_ERROR_PASS,        /* a pass failed, or broke an invariant (the verifier) */
   FB_PIPELINE_ERROR_CANCELLED,
+  FB_PIPELINE_ERROR_UNSUPPORTED, /* the model loaded, but has nodes this project cannot compute
+                                    (FbModel.problems): only its import stage exists */
 } FbPipelineError;
 
 typedef enum {

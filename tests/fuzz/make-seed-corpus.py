@@ -107,3 +107,20 @@ for k, a in enumerate([np.arange(6, dtype=np.float32).reshape(2, 3), np.array([1
     buf = io.BytesIO()
     np.save(buf, a)
     open(f"corpus-tensor/npy-{k}", "wb").write(b"\1" + buf.getvalue())
+
+# A few of ONNX's own node cases, as python3-onnx generates them (control flow with sequences and
+# optionals, data-dependent sizes, attribute-heavy operators, an opset-6 model), and the legacy
+# forms the importer upgrades.
+np.float, np.int, np.bool, np.object = float, int, bool, object   # python3-onnx 1.12 uses them
+from onnx.backend.test.case import node as node_cases
+NODE_SEEDS = {"test_convtranspose_output_shape", "test_if_seq", "test_loop11",
+              "test_range_float_type_positive_delta_expanded", "test_resize_upsample_scales_linear",
+              "test_slice_neg_steps", "test_einsum_batch_diagonal",
+              "test_nonmaxsuppression_center_point_box_format", "test_gru_seq_length",
+              "test_scatter_elements_with_duplicate_indices", "test_optional_get_element_sequence",
+              "test_batchnorm_epsilon_training_mode", "test_elu", "test_dropout_default_mask"}
+for case in node_cases.collect_testcases(None):
+    if case.name in NODE_SEEDS:
+        save(case.model, "node-" + case.name[len("test_"):])
+for legacy in ("legacy-opset1-cnn", "legacy-opset1-forms", "legacy-opset6-attrs"):
+    save(onnx.load(f"../cases/{legacy}/model.onnx"), legacy)
