@@ -187,4 +187,17 @@ gboolean _fb_interp_gru             (FbInterpCtx *, const FbNode *, FbTensor *co
 gboolean _fb_interp_lstm            (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
 gboolean _fb_interp_check_recurrent (const FbNode *node, GError **error);
 
+/* fb-interp-math.c */
+gboolean _fb_interp_math            (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_bit_shift       (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_cast_like       (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_eye_like        (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_hardmax         (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_check_math      (const FbNode *node, GError **error);
+gboolean _fb_interp_eye_like_dtype  (const FbNode *node, FbDType x, FbDType *out, GError **error);
+/* fb-interp-loss.c */
+gboolean _fb_interp_nll_loss        (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_softmax_ce_loss (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_check_loss      (const FbNode *node, GError **error);
+
 G_END_DECLS

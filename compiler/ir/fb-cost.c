@@ -304,6 +304,30 @@ node_flops (const FbNode *node)
     case FB_OP_LSTM:
       return recurrent_flops (node, 4.0);
 
+    /* Operators added for conformance */
+    case FB_OP_ACOS: case FB_OP_ACOSH: case FB_OP_ASIN: case FB_OP_ASINH: case FB_OP_ATAN:
+    case FB_OP_ATANH: case FB_OP_COSH: case FB_OP_SINH: case FB_OP_TAN: case FB_OP_CELU:
+      return out * COST_TRANSCENDENTAL;
+    case FB_OP_MISH:
+      return out * (2.0 * COST_TRANSCENDENTAL + 1.0);
+    case FB_OP_IS_INF: case FB_OP_SHRINK: case FB_OP_THRESHOLDED_RELU: case FB_OP_BIT_SHIFT:
+    case FB_OP_CAST_LIKE:
+      return out;
+    case FB_OP_EYE_LIKE:
+      return 0.0;
+    case FB_OP_ARGMIN: case FB_OP_REDUCE_L1: case FB_OP_REDUCE_SUM_SQUARE: case FB_OP_HARDMAX:
+      return 2.0 * in_numel (node, 0);
+    case FB_OP_REDUCE_LOG_SUM:
+      return in_numel (node, 0) + COST_TRANSCENDENTAL * out;
+    case FB_OP_REDUCE_LOG_SUM_EXP:
+      return in_numel (node, 0) * (2.0 + COST_TRANSCENDENTAL) + COST_TRANSCENDENTAL * out;
+    case FB_OP_NLL_LOSS:
+      /* a gathered product and a sum per target element */
+      return 2.0 * in_numel (node, 1);
+    case FB_OP_SOFTMAX_CE_LOSS:
+      /* the log-softmax of the scores, then the gathered loss */
+      return in_numel (node, 0) * (4.0 + COST_TRANSCENDENTAL) + 2.0 * in_numel (node, 1);
+
     /* Control flow and fused groups: what their bodies do */
     case FB_OP_IF:
       return MAX (graph_flops (fb_node_attr_graph (node, "then_branch")),

@@ -240,4 +240,12 @@ typedef struct {
 gboolean  _fb_einsum_parse        (const FbNode *node, const char *equation, guint n_inputs,
                                    FbEinsumEq *eq, GError **error);
 
+/* fb-infer-math.c */
+gboolean  _fb_infer_math_unary    (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_bit_shift     (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_cast_like     (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_eye_like      (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_hardmax       (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_loss          (FbGraph *graph, FbNode *node, GError **error);
+
 G_END_DECLS

@@ -121,6 +121,32 @@ infer_unknown (FbGraph *graph, FbNode *node, GError **error)
 #define INFER_UPSAMPLE                _fb_infer_upsample
 #define INFER_WHERE                   _fb_infer_where
 #define INFER_XOR                     _fb_infer_binary
+/* conformance operators */
+#define INFER_ACOS                    _fb_infer_math_unary
+#define INFER_ACOSH                   _fb_infer_math_unary
+#define INFER_ARGMIN                  _fb_infer_argmax
+#define INFER_ASIN                    _fb_infer_math_unary
+#define INFER_ASINH                   _fb_infer_math_unary
+#define INFER_ATAN                    _fb_infer_math_unary
+#define INFER_ATANH                   _fb_infer_math_unary
+#define INFER_BIT_SHIFT               _fb_infer_bit_shift
+#define INFER_CAST_LIKE               _fb_infer_cast_like
+#define INFER_CELU                    _fb_infer_math_unary
+#define INFER_COSH                    _fb_infer_math_unary
+#define INFER_EYE_LIKE                _fb_infer_eye_like
+#define INFER_HARDMAX                 _fb_infer_hardmax
+#define INFER_IS_INF                  _fb_infer_math_unary
+#define INFER_MISH                    _fb_infer_math_unary
+#define INFER_NLL_LOSS                _fb_infer_loss
+#define INFER_REDUCE_L1               _fb_infer_reduce
+#define INFER_REDUCE_LOG_SUM          _fb_infer_reduce
+#define INFER_REDUCE_LOG_SUM_EXP      _fb_infer_reduce
+#define INFER_REDUCE_SUM_SQUARE       _fb_infer_reduce
+#define INFER_SHRINK                  _fb_infer_math_unary
+#define INFER_SINH                    _fb_infer_math_unary
+#define INFER_SOFTMAX_CE_LOSS         _fb_infer_loss
+#define INFER_TAN                     _fb_infer_math_unary
+#define INFER_THRESHOLDED_RELU        _fb_infer_math_unary
 #define INFER_FUSED                   _fb_infer_fused
 
 static const FbInferFunc infer_table[] = {

@@ -84,6 +84,12 @@ FbKExpr  *_fb_lower_scalar_op     (FbLowerCtx *c, const FbNode *node, FbKExpr **
                                    GError **error);
 gboolean  _fb_lower_is_elementwise (const FbNode *node);
 
+/* The elementwise operators added for conformance (fb-lower-math.c). */
+FbKExpr  *_fb_lower_math_op       (FbLowerCtx *c, const FbNode *node, FbKExpr **in,
+                                   GError **error);
+/* CastLike, EyeLike, Hardmax and the losses (fb-lower-math.c). */
+gboolean  _fb_lower_math_node     (FbLowerCtx *c, const FbNode *node, GError **error);
+
 /* Node families: each emits the phases that compute node's outputs. */
 gboolean  _fb_lower_elementwise   (FbLowerCtx *c, const FbNode *node, GError **error);
 gboolean  _fb_lower_reduce        (FbLowerCtx *c, const FbNode *node, GError **error);

@@ -138,6 +138,8 @@ supports_member (const FbNode *node, char **reason)
       return TRUE;
     case FB_OP_REDUCE_L2: case FB_OP_REDUCE_MAX: case FB_OP_REDUCE_MEAN: case FB_OP_REDUCE_MIN:
     case FB_OP_REDUCE_PROD: case FB_OP_REDUCE_SUM:
+    case FB_OP_REDUCE_L1: case FB_OP_REDUCE_LOG_SUM: case FB_OP_REDUCE_LOG_SUM_EXP:
+    case FB_OP_REDUCE_SUM_SQUARE:
       if (fb_node_input (node, 1) && node->inputs[1]->constant == NULL)
         return no (reason, "axes must be known at compile time");
       return TRUE;

@@ -428,6 +428,13 @@ emit_member (FbLowerCtx *c, const FbNode *m, GError **error)
       return _fb_lower_resize (c, m, error);
     case FB_OP_MAX_POOL: case FB_OP_AVERAGE_POOL:
       return _fb_lower_pool (c, m, error);
+    /* conformance operators */
+    case FB_OP_ARGMIN: case FB_OP_REDUCE_L1: case FB_OP_REDUCE_LOG_SUM:
+    case FB_OP_REDUCE_LOG_SUM_EXP: case FB_OP_REDUCE_SUM_SQUARE:
+      return _fb_lower_reduce (c, m, error);
+    case FB_OP_CAST_LIKE: case FB_OP_EYE_LIKE: case FB_OP_HARDMAX: case FB_OP_NLL_LOSS:
+    case FB_OP_SOFTMAX_CE_LOSS:
+      return _fb_lower_math_node (c, m, error);
     default:
       return _fb_lower_movement (c, m, error);
     }
