@@ -199,5 +199,25 @@ gboolean _fb_interp_eye_like_dtype  (const FbNode *node, FbDType x, FbDType *out
 gboolean _fb_interp_nll_loss        (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
 gboolean _fb_interp_softmax_ce_loss (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
 gboolean _fb_interp_check_loss      (const FbNode *node, GError **error);
+/* fb-interp-index.c */
+gboolean _fb_interp_gather_nd       (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_scatter_elements (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_one_hot         (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_reverse_sequence (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_check_scatter_elements (const FbNode *node, GError **error);
+gboolean _fb_interp_one_hot_depth   (const FbNode *node, const FbTensor *t, int64_t *depth,
+                                     GError **error);
+/* fb-interp-select.c */
+gboolean _fb_interp_compress        (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_non_zero        (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_unique          (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_nms             (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+/* fb-interp-quant.c */
+gboolean _fb_interp_quantize        (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_dequantize      (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_dynamic_quantize (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_window_fn       (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+/* The range of an integer type quantization writes; FALSE for other types. */
+gboolean _fb_interp_quant_range     (FbDType t, double *lo, double *hi);
 
 G_END_DECLS

@@ -313,8 +313,25 @@ node_flops (const FbNode *node)
     case FB_OP_IS_INF: case FB_OP_SHRINK: case FB_OP_THRESHOLDED_RELU: case FB_OP_BIT_SHIFT:
     case FB_OP_CAST_LIKE:
       return out;
-    case FB_OP_EYE_LIKE:
+    case FB_OP_EYE_LIKE: case FB_OP_GATHER_ND: case FB_OP_SCATTER: case FB_OP_SCATTER_ELEMENTS:
+    case FB_OP_ONE_HOT: case FB_OP_REVERSE_SEQUENCE: case FB_OP_COMPRESS: case FB_OP_NON_ZERO:
       return 0.0;
+    case FB_OP_QUANTIZE_LINEAR: case FB_OP_DEQUANTIZE_LINEAR:
+      return 3.0 * out;
+    case FB_OP_DYNAMIC_QUANTIZE_LINEAR:
+      /* min and max, then the quantization */
+      return 5.0 * in_numel (node, 0);
+    case FB_OP_HANN_WINDOW: case FB_OP_HAMMING_WINDOW: case FB_OP_BLACKMAN_WINDOW:
+      return out * COST_TRANSCENDENTAL;
+    case FB_OP_UNIQUE:
+      /* a sort */
+      return in_numel (node, 0) * (1.0 + log2 (MAX (in_numel (node, 0), 2.0)));
+    case FB_OP_NON_MAX_SUPPRESSION:
+      {
+        /* a sort of every class's boxes, then overlaps against the kept boxes */
+        double boxes = in_dim (node, 0, 1);
+        return in_numel (node, 1) * (1.0 + log2 (MAX (boxes, 2.0))) + in_numel (node, 1) * 8.0;
+      }
     case FB_OP_ARGMIN: case FB_OP_REDUCE_L1: case FB_OP_REDUCE_SUM_SQUARE: case FB_OP_HARDMAX:
       return 2.0 * in_numel (node, 0);
     case FB_OP_REDUCE_LOG_SUM:

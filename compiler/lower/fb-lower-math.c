@@ -353,3 +353,26 @@ _fb_lower_math_node (FbLowerCtx *c, const FbNode *node, GError **error)
       return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "no lowering for this operator");
     }
 }
+
+gboolean
+_fb_lower_runs_on_host (const FbNode *node)
+{
+  switch (node->op)
+    {
+    case FB_OP_COMPRESS: case FB_OP_NON_ZERO: case FB_OP_UNIQUE: case FB_OP_NON_MAX_SUPPRESSION:
+      return TRUE;
+    case FB_OP_HANN_WINDOW: case FB_OP_HAMMING_WINDOW: case FB_OP_BLACKMAN_WINDOW:
+      /* With a constant size the window is folded at compile time. */
+      return node->inputs[0] == NULL || node->inputs[0]->constant == NULL;
+    default:
+      return FALSE;
+    }
+}
+
+gboolean
+_fb_lower_math_supports (const FbNode *node, char **reason)
+{
+  if (reason)
+    *reason = g_strdup_printf ("%s is not compiled by the CPU target yet", fb_op_name (node->op));
+  return FALSE;
+}

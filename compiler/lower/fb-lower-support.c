@@ -147,6 +147,10 @@ supports_member (const FbNode *node, char **reason)
       if (!fb_dtype_is_float (node->inputs[0]->dtype))
         return no (reason, "needs a float input");
       return TRUE;
+    case FB_OP_GATHER_ND: case FB_OP_SCATTER: case FB_OP_SCATTER_ELEMENTS: case FB_OP_ONE_HOT:
+    case FB_OP_REVERSE_SEQUENCE: case FB_OP_QUANTIZE_LINEAR: case FB_OP_DEQUANTIZE_LINEAR:
+    case FB_OP_DYNAMIC_QUANTIZE_LINEAR:
+      return _fb_lower_math_supports (node, reason);
     default:
       return TRUE;
     }
@@ -172,7 +176,7 @@ fb_lower_supports_node (const FbNode *node, char **reason)
         }
       return TRUE;
     }
-  if (fb_op_has_flag (node->op, FB_OPF_CONTROL))
+  if (fb_op_has_flag (node->op, FB_OPF_CONTROL) || _fb_lower_runs_on_host (node))
     return TRUE;     /* run on the host through the reference interpreter */
   return supports_member (node, reason);
 }

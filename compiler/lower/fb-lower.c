@@ -532,8 +532,9 @@ lower_group (FbLowerPlan *lp, const FbNode *node, GError **error)
   return TRUE;
 }
 
-/* If and Loop run on the host (fb-cpu-host.c). Outputs whose size only the run tells (a Loop's
- * scan outputs under a trip count fed at run time) get dynamic buffers. */
+/* If and Loop run on the host (fb-cpu-host.c), and so do the operators whose output size
+ * depends on the data (_fb_lower_runs_on_host). Outputs whose size only the run tells (a Loop's
+ * scan outputs under a trip count fed at run time, NonZero's) get dynamic buffers. */
 static gboolean
 lower_host (FbLowerPlan *lp, const FbNode *node)
 {
@@ -554,6 +555,14 @@ lower_host (FbLowerPlan *lp, const FbNode *node)
         }
     }
   FbKernel *k = kernel_for (lp, node, FB_KERNEL_HOST);
+  if (!fb_op_has_flag (node->op, FB_OPF_CONTROL))
+    {
+      /* Say where it runs: a user reading the kernel list sees it is not generated code. */
+      char *label = g_strdup_printf ("%s (host step: reference interpreter, output sized by the "
+                                     "data)", k->label);
+      g_free (k->label);
+      k->label = label;
+    }
   for (guint i = 0; i < node->n_inputs; i++)
     if (node->inputs[i])
       fb_kernel_add_arg (k, plan_value_buffer (lp, node->inputs[i], FB_BUF_INTERMEDIATE),
@@ -589,14 +598,16 @@ lower_node (FbLowerPlan *lp, const FbNode *node, GError **error)
   if (!fb_lower_supports_node (node, &reason))
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
                            "not supported by the CPU target: %s", reason);
+  gboolean host = fb_op_has_flag (node->op, FB_OPF_CONTROL) || _fb_lower_runs_on_host (node);
   for (guint i = 0; i < node->n_inputs; i++)
-    if (node->inputs[i] && !fb_op_has_flag (node->op, FB_OPF_CONTROL) &&
+    if (node->inputs[i] && !host &&
         fb_plan_buffer (lp->plan, plan_value_buffer (lp, node->inputs[i],
                                                      FB_BUF_INTERMEDIATE))->dynamic)
       return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE,
-                             "input '%s' has a size only known at run time (made by a Loop); "
-                             "only If and Loop can read it", node->inputs[i]->name);
-  if (fb_op_has_flag (node->op, FB_OPF_CONTROL))
+                             "input '%s' has a size only known at run time (made by a Loop or "
+                             "an operator sized by its data); only host steps can read it",
+                             node->inputs[i]->name);
+  if (host)
     return lower_host (lp, node);
   if (!outputs_static (node))
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE,
