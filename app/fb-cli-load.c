@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fb-cli-load.h"
+#include "fb-case-check.h"
 #include "fb-interp.h"
 #include "fb-onnx-import.h"
 #include "fb-tensor-io.h"
@@ -68,35 +69,7 @@ read_input (const FbValue *v, const char *file, GError **error)
 GPtrArray *
 fb_cli_read_input_dir (const FbGraph *graph, const char *dir, GError **error)
 {
-  g_autoptr(GPtrArray) inputs = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
-
-  g_return_val_if_fail (graph != NULL && dir != NULL, NULL);
-  for (guint i = 0; i < graph->inputs->len; i++)
-    {
-      g_autofree char *pb = g_strdup_printf ("input_%u.pb", i);
-      g_autofree char *npy = g_strdup_printf ("input_%u.npy", i);
-      g_autofree char *path = g_build_filename (dir, pb, NULL);
-      FbTensor *t;
-
-      if (!g_file_test (path, G_FILE_TEST_EXISTS))
-        {
-          g_autofree char *alt = g_build_filename (dir, npy, NULL);
-          if (!g_file_test (alt, G_FILE_TEST_EXISTS))
-            {
-              const FbValue *v = g_ptr_array_index (graph->inputs, i);
-              g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
-                           "%s: no %s or %s for input %u '%s'", dir, pb, npy, i, v->name);
-              return NULL;
-            }
-          g_free (path);
-          path = g_steal_pointer (&alt);
-        }
-      t = read_input (g_ptr_array_index (graph->inputs, i), path, error);
-      if (t == NULL)
-        return NULL;
-      g_ptr_array_add (inputs, t);
-    }
-  return g_steal_pointer (&inputs);
+  return fb_case_read_inputs (graph, dir, error);
 }
 
 gboolean

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "fb-specialize.h"
+#include "fb-onnx-import.h"
+
+typedef struct {
+  FbPipeline  *pipeline;
+  FbCpuModule *module;     /* NULL unless for_cpu */
+} Entry;
+
+struct _FbSpecializer {
+  char              *path;
+  FbPipelineOptions *options;
+  gboolean           for_cpu;
+  FbGraph           *graph;      /* imported with the options' pins only */
+  GHashTable        *cache;      /* signature -> Entry* */
+  guint              n_compiled;
+};
+
+static void
+entry_free (Entry *e)
+{
+  if (e->module != NULL)
+    fb_cpu_module_free (e->module);
+  if (e->pipeline != NULL)
+    fb_pipeline_free (e->pipeline);
+  g_free (e);
+}
+
+FbSpecializer *
+fb_specializer_new (const char *path, const FbPipelineOptions *options, gboolean for_cpu,
+                    GError **error)
+{
+  g_autoptr(FbSpecializer) spec = g_new0 (FbSpecializer, 1);
+
+  g_return_val_if_fail (path != NULL && options != NULL, NULL);
+  spec->path = g_strdup (path);
+  spec->options = fb_pipeline_options_copy (options);
+  spec->for_cpu = for_cpu;
+  spec->cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) entry_free);
+  spec->graph = fb_onnx_import_file (path, options->input_shapes, error);
+  if (spec->graph == NULL)
+    return NULL;
+  return g_steal_pointer (&spec);
+}
+
+void
+fb_specializer_free (FbSpecializer *spec)
+{
+  if (spec == NULL)
+    return;
+  g_hash_table_unref (spec->cache);
+  if (spec->graph != NULL)
+    fb_graph_free (spec->graph);
+  fb_pipeline_options_free (spec->options);
+  g_free (spec->path);
+  g_free (spec);
+}
+
+const FbGraph *
+fb_specializer_graph (FbSpecializer *spec)
+{
+  g_return_val_if_fail (spec != NULL, NULL);
+  return spec->graph;
+}
+
+guint
+fb_specializer_n_compiled (FbSpecializer *spec)
+{
+  g_return_val_if_fail (spec != NULL, 0);
+  return spec->n_compiled;
+}
+
+static gboolean
+input_is_dynamic (const FbValue *v)
+{
+  return !fb_shape_is_static (&v->shape);
+}
+
+void
+fb_pins_from_inputs (const FbGraph *graph, GPtrArray *inputs, GHashTable *pins)
+{
+  g_return_if_fail (graph != NULL && pins != NULL);
+  for (guint i = 0; inputs != NULL && i < inputs->len && i < graph->inputs->len; i++)
+    {
+      const FbValue *v = g_ptr_array_index (graph->inputs, i);
+      const FbTensor *t = g_ptr_array_index (inputs, i);
+
+      if (t == NULL || !input_is_dynamic (v) || g_hash_table_contains (pins, v->name))
+        continue;
+      FbShape s = fb_tensor_shape (t);
+      g_hash_table_insert (pins, g_strdup (v->name), g_memdup2 (&s, sizeof s));
+    }
+}
+
+char *
+fb_input_signature (const FbGraph *graph, GPtrArray *inputs)
+{
+  GString *sig = g_string_new (NULL);
+
+  g_return_val_if_fail (graph != NULL, NULL);
+  for (guint i = 0; inputs != NULL && i < inputs->len && i < graph->inputs->len; i++)
+    {
+      const FbValue *v = g_ptr_array_index (graph->inputs, i);
+      const FbTensor *t = g_ptr_array_index (inputs, i);
+
+      if (t == NULL || !input_is_dynamic (v))
+        continue;
+      FbShape s = fb_tensor_shape (t);
+      g_autofree char *text = fb_shape_to_string (&s);
+      g_string_append_printf (sig, "%s%s=%s", sig->len ? ";" : "", v->name, text);
+    }
+  return g_string_free (sig, FALSE);
+}
+
+gboolean
+fb_specializer_prepare (FbSpecializer *spec, GPtrArray *inputs, FbPipeline **pipeline,
+                        FbCpuModule **module, GError **error)
+{
+  g_autofree char *sig = NULL;
+  Entry *e;
+
+  g_return_val_if_fail (spec != NULL && pipeline != NULL, FALSE);
+  sig = fb_input_signature (spec->graph, inputs);
+  e = g_hash_table_lookup (spec->cache, sig);
+  if (e == NULL)
+    {
+      g_autoptr(FbPipelineOptions) options = fb_pipeline_options_copy (spec->options);
+      g_autoptr(FbPipeline) made = NULL;
+      FbGraph *graph;
+
+      fb_pins_from_inputs (spec->graph, inputs, options->input_shapes);
+      graph = fb_onnx_import_file (spec->path, options->input_shapes, error);
+      if (graph == NULL)
+        return FALSE;
+      made = fb_pipeline_new (graph);
+      if (!fb_pipeline_run (made, options, NULL, NULL, NULL, error))
+        return FALSE;
+      e = g_new0 (Entry, 1);
+      e->pipeline = g_steal_pointer (&made);
+      if (spec->for_cpu &&
+          (e->module = fb_cpu_compile (fb_pipeline_final (e->pipeline), 0, error)) == NULL)
+        {
+          entry_free (e);
+          return FALSE;
+        }
+      spec->n_compiled++;
+      g_hash_table_insert (spec->cache, g_strdup (sig), e);
+    }
+  *pipeline = e->pipeline;
+  if (module != NULL)
+    *module = e->module;
+  return TRUE;
+}
