@@ -246,9 +246,19 @@ fb_node_inspector_show_node (FbNodeInspector *self,
       const char *name = graph->model != NULL ? fb_model_orig_name (graph->model, node->prov[i]) : NULL;
       const char *orig_op = "";
 
+      const char *written = NULL;
+
       if (graph->model != NULL && node->prov[i] < graph->model->orig_nodes->len)
-        orig_op = g_array_index (graph->model->orig_nodes, FbOrigNode, node->prov[i]).op_type;
+        {
+          const FbOrigNode *o = &g_array_index (graph->model->orig_nodes, FbOrigNode, node->prov[i]);
+          orig_op = o->op_type;
+          written = o->written;
+        }
       add_pair (self, orig_op != NULL ? orig_op : "", name != NULL ? name : "?");
+      /* The importer brought an old operator version to the current form: say what the file
+       * wrote. */
+      if (written != NULL)
+        add_pair (self, "As written", written);
     }
   /* Filled by fb_node_inspector_set_kernel once the caller knows where the node went. */
   self->kernel_box = GTK_BOX (gtk_box_new (GTK_ORIENTATION_VERTICAL, 4));

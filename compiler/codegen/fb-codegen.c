@@ -321,7 +321,19 @@ fb_codegen_plan (const FbPlan *plan, guint n_threads, guint *n_cached, GError **
   job.keys = g_new0 (char *, n + 1);
   g_autofree char *key_target = g_strconcat (cache_salt, "\n", host_target, NULL);
   for (guint i = 0; i < n; i++)
-    job.keys[i] = fb_kernel_hash (g_ptr_array_index (plan->kernels, i), key_target);
+    {
+      const FbKernel *k = g_ptr_array_index (plan->kernels, i);
+      g_autofree char *hash = fb_kernel_hash (k, key_target);
+      /* Equal bodies under different names (a one-input Max, Sum or Transpose is the same copy)
+       * are different objects: each defines its own function names. */
+      g_autoptr(GString) key = g_string_new (hash);
+      for (guint p = 0; p < k->phases->len; p++)
+        {
+          const FbKPhase *ph = g_ptr_array_index (k->phases, p);
+          g_string_append_printf (key, "-%s", ph->fn ? ph->fn : "");
+        }
+      job.keys[i] = g_compute_checksum_for_string (G_CHECKSUM_SHA256, key->str, key->len);
+    }
   g_mutex_init (&job.lock);
   n_threads = CLAMP (n_threads, 1, 64);
   GThread *threads[64];

@@ -5,7 +5,7 @@
  * that lists nodes out of topological order still resolves), then inputs are bound and the
  * graph is sorted. Names resolve through a scope chain so If/Loop bodies see the values of
  * their enclosing graphs, as ONNX's lexical scoping says. */
-#include "fb-onnx-private.h"
+#include "fb-onnx-upgrade-private.h"
 #include "fb-infer.h"
 
 #include <string.h>
@@ -13,7 +13,7 @@
 G_DEFINE_QUARK (fb-import-error-quark, fb_import_error)
 
 #define MIN_IR_VERSION 3
-#define MIN_OPSET      7
+#define MIN_OPSET      1
 
 typedef struct _Scope Scope;
 struct _Scope {
@@ -25,6 +25,7 @@ typedef struct {
   FbOnnxContext onnx;
   FbModel      *model;
   GHashTable   *node_names; /* generated names in use, to keep them unique */
+  GPtrArray    *pending;    /* FbNode*: top-level legacy broadcasts to fix during inference */
 } Importer;
 
 static gboolean import_graph (Importer *im, const Onnx__GraphProto *proto, FbGraph *graph,
@@ -300,7 +301,7 @@ declare_node (Importer *im, FbGraph *graph, Scope *scope, const Onnx__NodeProto 
   const char *domain = proto->domain ? proto->domain : "";
   const char *op_type = proto->op_type ? proto->op_type : "";
   FbNode *node;
-  FbOrigNode orig;
+  FbOrigNode orig = { 0 };
   guint prov;
 
   if (*op_type == '\0')
@@ -346,6 +347,31 @@ declare_node (Importer *im, FbGraph *graph, Scope *scope, const Onnx__NodeProto 
   return node;
 }
 
+/* Old operator versions become the current form here; what the file wrote stays in the model's
+ * table of original nodes. */
+static gboolean
+upgrade_node (Importer *im, FbGraph *graph, FbNode *node, GError **error)
+{
+  g_autofree char *written = NULL;
+  gboolean pending = FALSE;
+
+  if (!_fb_onnx_upgrade_node (graph, node, &written, &pending, error))
+    return FALSE;
+  if (written != NULL && node->n_prov > 0)
+    g_array_index (im->model->orig_nodes, FbOrigNode, node->prov[0]).written =
+      g_steal_pointer (&written);
+  if (!pending)
+    return TRUE;
+  /* Top-level nodes are fixed while shapes are inferred; a body's operands must have known
+   * ranks already (its inputs or constants). An added node is sorted in with the graph. */
+  if (graph->parent == NULL)
+    {
+      g_ptr_array_add (im->pending, node);
+      return TRUE;
+    }
+  return _fb_onnx_upgrade_broadcast (graph, node, error);
+}
+
 static gboolean
 bind_node (Importer *im, FbGraph *graph, Scope *scope, FbNode *node, const Onnx__NodeProto *proto,
            GError **error)
@@ -376,6 +402,8 @@ bind_node (Importer *im, FbGraph *graph, Scope *scope, FbNode *node, const Onnx_
                        "node '%s' has an empty attribute", node->name);
         return FALSE;
       }
+  if (!upgrade_node (im, graph, node, error))
+    return FALSE;
   if (node->op == FB_OP_CONSTANT && node->n_outputs == 1 && node->outputs[0] != NULL)
     {
       FbTensor *t = constant_value (node, error);
@@ -559,6 +587,32 @@ import_model_header (Importer *im, const Onnx__ModelProto *proto, GError **error
   return TRUE;
 }
 
+/* fb_infer_graph, except that a legacy broadcast is turned into numpy broadcasting once its
+ * operands' ranks are known: just before its node is inferred. */
+static gboolean
+infer_with_upgrades (Importer *im, FbGraph *graph, GError **error)
+{
+  guint n_nodes = graph->nodes->len;
+
+  if (im->pending->len == 0)
+    return fb_infer_graph (graph, error);
+  for (guint i = 0; i < n_nodes; i++)
+    {
+      FbNode *node = g_ptr_array_index (graph->nodes, i);
+      guint before = graph->nodes->len;
+
+      if (g_ptr_array_find (im->pending, node, NULL) &&
+          !_fb_onnx_upgrade_broadcast (graph, node, error))
+        return FALSE;
+      for (guint k = before; k < graph->nodes->len; k++)
+        if (!fb_infer_node (graph, g_ptr_array_index (graph->nodes, k), error))
+          return FALSE;
+      if (!fb_infer_node (graph, node, error))
+        return FALSE;
+    }
+  return fb_graph_toposort (graph, error);
+}
+
 FbGraph *
 fb_onnx_import_bytes (GBytes *bytes, const char *display_name, const char *base_dir,
                       GHashTable *input_shapes, GError **error)
@@ -590,6 +644,7 @@ fb_onnx_import_bytes (GBytes *bytes, const char *display_name, const char *base_
   _fb_onnx_context_init (&im.onnx, base_dir, proto, NULL);
   im.model = fb_model_new (display_name);
   im.node_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  im.pending = g_ptr_array_new ();
 
   ok = import_model_header (&im, proto, error);
   if (ok)
@@ -603,8 +658,9 @@ fb_onnx_import_bytes (GBytes *bytes, const char *display_name, const char *base_
   if (ok && input_shapes != NULL && g_hash_table_size (input_shapes) > 0)
     ok = fb_graph_pin_inputs (graph, input_shapes, error);
   if (ok)
-    ok = fb_infer_graph (graph, error);
+    ok = infer_with_upgrades (&im, graph, error);
 
+  g_ptr_array_unref (im.pending);
   g_hash_table_unref (im.node_names);
   fb_model_unref (im.model);
   _fb_onnx_context_clear (&im.onnx);

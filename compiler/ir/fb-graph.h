@@ -109,6 +109,9 @@ struct _FbNode {
 typedef struct {
   const char *name;             /* original node name */
   const char *op_type;
+  const char *written;          /* the node as the file wrote it, when the importer brought an
+                                   old operator version to the current form ("Reshape-1 (1
+                                   input) shape=[2, 3]"), else NULL */
 } FbOrigNode;
 
 struct _FbModel {

@@ -37,6 +37,7 @@ fb_model_unref (FbModel *model)
       FbOrigNode *o = &g_array_index (model->orig_nodes, FbOrigNode, i);
       g_free ((char *) o->name);
       g_free ((char *) o->op_type);
+      g_free ((char *) o->written);
     }
   g_array_unref (model->orig_nodes);
   g_ptr_array_unref (model->metadata);

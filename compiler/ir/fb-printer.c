@@ -260,6 +260,18 @@ append_constant (GString *out, const FbValue *v)
   g_string_append (out, v->name);
 }
 
+/* A node the importer brought from an old operator version says what the file wrote, so that
+ * stage 0 still tells the model as written. */
+static void
+append_written (GString *out, const FbModel *model, const FbNode *n)
+{
+  if (model == NULL || n->n_prov != 1 || n->prov[0] >= model->orig_nodes->len)
+    return;
+  const FbOrigNode *o = &g_array_index (model->orig_nodes, FbOrigNode, n->prov[0]);
+  if (o->written != NULL && g_strcmp0 (o->name, n->name) == 0)
+    g_string_append_printf (out, " [written: %s]", o->written);
+}
+
 static int
 compare_value_ids (gconstpointer a, gconstpointer b)
 {
@@ -301,6 +313,7 @@ print_graph (const FbGraph *g, GString *out, int depth, const char *title)
       const FbNode *n = g_ptr_array_index (g->nodes, i);
       indent (out, depth + 1);
       append_node_line (out, n);
+      append_written (out, g->model, n);
       g_string_append_c (out, '\n');
       for (guint a = 0; a < n->n_attrs; a++)
         if (n->attrs[a].type == FB_ATTR_GRAPH)
