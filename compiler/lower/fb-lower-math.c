@@ -364,15 +364,10 @@ _fb_lower_runs_on_host (const FbNode *node)
     case FB_OP_HANN_WINDOW: case FB_OP_HAMMING_WINDOW: case FB_OP_BLACKMAN_WINDOW:
       /* With a constant size the window is folded at compile time. */
       return node->inputs[0] == NULL || node->inputs[0]->constant == NULL;
+    case FB_OP_ONE_HOT:
+      /* A depth fed at run time sizes the output; a constant one compiles to loops. */
+      return node->n_inputs > 1 && node->inputs[1] != NULL && node->inputs[1]->constant == NULL;
     default:
       return FALSE;
     }
-}
-
-gboolean
-_fb_lower_math_supports (const FbNode *node, char **reason)
-{
-  if (reason)
-    *reason = g_strdup_printf ("%s is not compiled by the CPU target yet", fb_op_name (node->op));
-  return FALSE;
 }

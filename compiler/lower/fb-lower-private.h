@@ -88,11 +88,13 @@ gboolean  _fb_lower_is_elementwise (const FbNode *node);
 FbKExpr  *_fb_lower_math_op       (FbLowerCtx *c, const FbNode *node, FbKExpr **in,
                                    GError **error);
 /* Operators whose output size depends on the data (Compress, NonZero, Unique,
- * NonMaxSuppression, a window of a size fed at run time): host steps through the interpreter
+ * NonMaxSuppression, a window of a size or a OneHot of a depth fed at run time): host steps through the interpreter
  * until the runtime sizes buffers at run time for generated code (fb-lower-math.c). */
 gboolean  _fb_lower_runs_on_host  (const FbNode *node);
-/* What the cpu target compiles of the indexed and quantizing operators (fb-lower-math.c). */
-gboolean  _fb_lower_math_supports (const FbNode *node, char **reason);
+/* GatherND, ScatterElements, Scatter, OneHot, ReverseSequence and the quantizers, and what of
+ * them the cpu target compiles (fb-lower-index.c). */
+gboolean  _fb_lower_index_node    (FbLowerCtx *c, const FbNode *node, GError **error);
+gboolean  _fb_lower_index_supports (const FbNode *node, char **reason);
 /* CastLike, EyeLike, Hardmax and the losses (fb-lower-math.c). */
 gboolean  _fb_lower_math_node     (FbLowerCtx *c, const FbNode *node, GError **error);
 

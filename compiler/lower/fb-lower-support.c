@@ -150,7 +150,7 @@ supports_member (const FbNode *node, char **reason)
     case FB_OP_GATHER_ND: case FB_OP_SCATTER: case FB_OP_SCATTER_ELEMENTS: case FB_OP_ONE_HOT:
     case FB_OP_REVERSE_SEQUENCE: case FB_OP_QUANTIZE_LINEAR: case FB_OP_DEQUANTIZE_LINEAR:
     case FB_OP_DYNAMIC_QUANTIZE_LINEAR:
-      return _fb_lower_math_supports (node, reason);
+      return _fb_lower_index_supports (node, reason);
     default:
       return TRUE;
     }

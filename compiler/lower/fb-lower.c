@@ -435,6 +435,10 @@ emit_member (FbLowerCtx *c, const FbNode *m, GError **error)
     case FB_OP_CAST_LIKE: case FB_OP_EYE_LIKE: case FB_OP_HARDMAX: case FB_OP_NLL_LOSS:
     case FB_OP_SOFTMAX_CE_LOSS:
       return _fb_lower_math_node (c, m, error);
+    case FB_OP_GATHER_ND: case FB_OP_SCATTER: case FB_OP_SCATTER_ELEMENTS: case FB_OP_ONE_HOT:
+    case FB_OP_REVERSE_SEQUENCE: case FB_OP_QUANTIZE_LINEAR: case FB_OP_DEQUANTIZE_LINEAR:
+    case FB_OP_DYNAMIC_QUANTIZE_LINEAR:
+      return _fb_lower_index_node (c, m, error);
     default:
       return _fb_lower_movement (c, m, error);
     }
