@@ -111,8 +111,24 @@ _fb_interp_reduce (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, Fb
       g_autofree double *acc = g_new (double, MAX (onumel, 1));
       double init = op == FB_OP_REDUCE_PROD ? 1.0 : op == FB_OP_REDUCE_MAX ? -INFINITY
                   : op == FB_OP_REDUCE_MIN ? INFINITY : 0.0;
+      /* LogSumExp shifts by each slice's max so that exp cannot overflow. */
+      g_autofree double *shift = g_new0 (double, MAX (onumel, 1));
       for (int64_t i = 0; i < onumel; i++)
-        acc[i] = init;
+        acc[i] = op == FB_OP_REDUCE_LOG_SUM_EXP ? -INFINITY : init;
+      for (int64_t row = 0; op == FB_OP_REDUCE_LOG_SUM_EXP && it.inner > 0 &&
+                            row < it.numel / it.inner; row++)
+        {
+          int64_t o;
+          int64_t s = x->rank ? it.strides[0][x->rank - 1] : 0;
+          _fb_bcast_row (&it, row, &o);
+          for (int64_t j = 0; j < it.inner; j++)
+            acc[o + j * s] = fmax (acc[o + j * s], v[row * it.inner + j]);
+        }
+      for (int64_t i = 0; op == FB_OP_REDUCE_LOG_SUM_EXP && i < onumel; i++)
+        {
+          shift[i] = isfinite (acc[i]) ? acc[i] : 0.0;
+          acc[i] = 0.0;
+        }
       for (int64_t row = 0; it.inner > 0 && row < it.numel / it.inner; row++)
         {
           int64_t o;
@@ -128,7 +144,7 @@ _fb_interp_reduce (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, Fb
                 case FB_OP_REDUCE_L2: case FB_OP_REDUCE_SUM_SQUARE: *a += e * e; break;
                 case FB_OP_REDUCE_L1: *a += fabs (e); break;
                 case FB_OP_REDUCE_LOG_SUM: *a += e; break;
-                case FB_OP_REDUCE_LOG_SUM_EXP: *a += exp (e); break;
+                case FB_OP_REDUCE_LOG_SUM_EXP: *a += exp (e - shift[o + j * s]); break;
                 case FB_OP_REDUCE_PROD: *a *= e; break;
                 case FB_OP_REDUCE_MAX: if (e > *a || isnan (e)) *a = isnan (*a) ? *a : e; break;
                 case FB_OP_REDUCE_MIN: if (e < *a || isnan (e)) *a = isnan (*a) ? *a : e; break;
@@ -142,8 +158,10 @@ _fb_interp_reduce (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, Fb
             acc[i] /= (double) count;
           else if (op == FB_OP_REDUCE_L2)
             acc[i] = sqrt (acc[i]);
-          else if (op == FB_OP_REDUCE_LOG_SUM || op == FB_OP_REDUCE_LOG_SUM_EXP)
+          else if (op == FB_OP_REDUCE_LOG_SUM)
             acc[i] = log (acc[i]);
+          else if (op == FB_OP_REDUCE_LOG_SUM_EXP)
+            acc[i] = log (acc[i]) + shift[i];
         }
       _fb_interp_write_f64 (y, acc);
     }

@@ -259,10 +259,10 @@ _fb_lower_reduce (FbLowerCtx *c, const FbNode *node, GError **error)
         return FALSE;
       g_ptr_array_add (mi, fb_ks_assign (k, mx, fb_kx_binary (k, FB_KB_MAX, fb_kx_acc (k, mx),
                                                               fb_kx_cast (k, mv, at))));
-      /* An all -inf (or empty) slice keeps a shift of 0 so that the result is -inf, not NaN. */
-      shift = fb_kx_select (k, fb_kx_binary (k, FB_KB_EQ, fb_kx_acc (k, mx),
-                                             fb_kx_const_f (k, at, -INFINITY)),
-                            fb_kx_const_f (k, at, 0.0), fb_kx_acc (k, mx));
+      /* An infinite (or empty) slice's max is no shift: the result is then +-inf, not NaN. */
+      FbKExpr *inf = fb_kx_binary (k, FB_KB_EQ, fb_kx_unary (k, FB_KU_ABS, fb_kx_acc (k, mx)),
+                                   fb_kx_const_f (k, at, INFINITY));
+      shift = fb_kx_select (k, inf, fb_kx_const_f (k, at, 0.0), fb_kx_acc (k, mx));
       guint sh = fb_kernel_new_acc (k, at);
       g_ptr_array_add (body, fb_ks_assign (k, sh, shift));
       shift = fb_kx_acc (k, sh);
