@@ -185,6 +185,7 @@ gboolean _fb_interp_check_resize    (const FbNode *node, GError **error);
 /* fb-interp-recurrent.c */
 gboolean _fb_interp_gru             (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
 gboolean _fb_interp_lstm            (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_rnn             (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
 gboolean _fb_interp_check_recurrent (const FbNode *node, GError **error);
 
 /* fb-interp-math.c */

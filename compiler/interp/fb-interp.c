@@ -159,6 +159,7 @@ static const OpEntry op_table[] = {
   [FB_OP_ONE_HOT]                = { _fb_interp_one_hot, NULL },
   [FB_OP_QUANTIZE_LINEAR]        = { _fb_interp_quantize, NULL },
   [FB_OP_REVERSE_SEQUENCE]       = { _fb_interp_reverse_sequence, NULL },
+  [FB_OP_RNN]                    = { _fb_interp_rnn, _fb_interp_check_recurrent },
   [FB_OP_SCATTER]                = { _fb_interp_scatter_elements, _fb_interp_check_scatter_elements },
   [FB_OP_SCATTER_ELEMENTS]       = { _fb_interp_scatter_elements, _fb_interp_check_scatter_elements },
   [FB_OP_UNIQUE]                 = { _fb_interp_unique, NULL },

@@ -303,6 +303,8 @@ node_flops (const FbNode *node)
       return recurrent_flops (node, 3.0);
     case FB_OP_LSTM:
       return recurrent_flops (node, 4.0);
+    case FB_OP_RNN:
+      return recurrent_flops (node, 1.0);
 
     /* Operators added for conformance */
     case FB_OP_ACOS: case FB_OP_ACOSH: case FB_OP_ASIN: case FB_OP_ASINH: case FB_OP_ATAN:

@@ -247,6 +247,8 @@ gboolean  _fb_infer_cast_like     (FbGraph *graph, FbNode *node, GError **error)
 gboolean  _fb_infer_eye_like      (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_hardmax       (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_loss          (FbGraph *graph, FbNode *node, GError **error);
+/* fb-infer-recurrent.c */
+gboolean  _fb_infer_rnn           (FbGraph *graph, FbNode *node, GError **error);
 /* fb-infer-index.c */
 gboolean  _fb_infer_gather_nd     (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_scatter_elements (FbGraph *graph, FbNode *node, GError **error);

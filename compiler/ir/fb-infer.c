@@ -142,6 +142,7 @@ infer_unknown (FbGraph *graph, FbNode *node, GError **error)
 #define INFER_ONE_HOT                 _fb_infer_one_hot
 #define INFER_QUANTIZE_LINEAR         _fb_infer_quantize
 #define INFER_REVERSE_SEQUENCE        _fb_infer_reverse_sequence
+#define INFER_RNN                     _fb_infer_rnn
 #define INFER_SCATTER                 _fb_infer_scatter_elements
 #define INFER_SCATTER_ELEMENTS        _fb_infer_scatter_elements
 #define INFER_UNIQUE                  _fb_infer_data_sized

@@ -68,7 +68,7 @@ supports_member (const FbNode *node, char **reason)
           node->inputs[0]->shape.rank < 3 || node->inputs[0]->shape.rank > 5)
         return no (reason, "ConvTranspose runs on float NCHW inputs of 1 to 3 spatial dims");
       return TRUE;
-    case FB_OP_GRU: case FB_OP_LSTM:
+    case FB_OP_GRU: case FB_OP_LSTM: case FB_OP_RNN:
       if (!fb_dtype_is_float (node->inputs[0]->dtype))
         return no (reason, "%s runs on float inputs only", fb_op_name (node->op));
       return TRUE;

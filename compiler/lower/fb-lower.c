@@ -422,7 +422,7 @@ emit_member (FbLowerCtx *c, const FbNode *m, GError **error)
       return _fb_lower_scatter_nd (c, m, error);
     case FB_OP_TOPK:
       return _fb_lower_topk (c, m, error);
-    case FB_OP_GRU: case FB_OP_LSTM:
+    case FB_OP_GRU: case FB_OP_LSTM: case FB_OP_RNN:
       return _fb_lower_recurrent (c, m, error);
     case FB_OP_RESIZE: case FB_OP_UPSAMPLE:
       return _fb_lower_resize (c, m, error);
