@@ -193,6 +193,21 @@ test_cpu_matches (void)
   tc_node (g, n, TI_IN (ti_random (3, D (2, 3, 2), 5),
                         ti_i64 (2, D (2, 2), (const int64_t[]) { 0, 1, 2, 2 }),
                         ti_f32 (1, D (3), V (0.5, 1, 2))), 0);
+  /* GridSample: points far outside the plane, in every mode, padding and corner convention. */
+  static const char *modes[] = { "nearest", "bilinear", "bicubic" };
+  static const char *pads[] = { "zeros", "border", "reflection" };
+  for (guint m = 0; m < 3; m++)
+    for (guint p = 0; p < 3; p++)
+      for (int align = 0; align < 2; align++)
+        {
+          n = node (&g, 18, FB_OP_GRID_SAMPLE, 2, 1);
+          ti_attr_string (g, n, "mode", modes[m]);
+          ti_attr_string (g, n, "padding_mode", pads[p]);
+          ti_attr_int (g, n, "align_corners", align);
+          tc_node (g, n, TI_IN (ti_random (4, D (1, 2, 3, 4), 9),
+                                ti_f32 (4, D (1, 2, 3, 2), V (-3, 0.2, 2.7, -1.4, 1e20, 0.5, 0.31, -0.77,
+                                                              -1, 1, 1.9, -2.2))), 0);
+        }
   n = node (&g, 18, FB_OP_QUANTIZE_LINEAR, 3, 1);
   tc_node (g, n, TI_IN (ti_f32 (2, D (2, 3), V (-300, -0.5, 0.5, 1.5, 2.5, NAN)),
                         ti_f32 (1, D (3), V (1, 1, 0.5)),

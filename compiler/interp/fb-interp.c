@@ -152,6 +152,7 @@ static const OpEntry op_table[] = {
   [FB_OP_DEQUANTIZE_LINEAR]      = { _fb_interp_dequantize, NULL },
   [FB_OP_DYNAMIC_QUANTIZE_LINEAR] = { _fb_interp_dynamic_quantize, NULL },
   [FB_OP_GATHER_ND]              = { _fb_interp_gather_nd, NULL },
+  [FB_OP_GRID_SAMPLE]            = { _fb_interp_grid_sample, _fb_interp_check_grid_sample },
   [FB_OP_HAMMING_WINDOW]         = { _fb_interp_window_fn, NULL },
   [FB_OP_HANN_WINDOW]            = { _fb_interp_window_fn, NULL },
   [FB_OP_NON_MAX_SUPPRESSION]    = { _fb_interp_nms, NULL },

@@ -323,6 +323,10 @@ node_flops (const FbNode *node)
     case FB_OP_DYNAMIC_QUANTIZE_LINEAR:
       /* min and max, then the quantization */
       return 5.0 * in_numel (node, 0);
+    case FB_OP_GRID_SAMPLE:
+      /* up to 16 taps (bicubic) of a multiply-add per output element */
+      return out * (g_strcmp0 (fb_node_attr_string (node, "mode", "bilinear"), "bicubic") == 0
+                    ? 40.0 : 10.0);
     case FB_OP_HANN_WINDOW: case FB_OP_HAMMING_WINDOW: case FB_OP_BLACKMAN_WINDOW:
       return out * COST_TRANSCENDENTAL;
     case FB_OP_UNIQUE:

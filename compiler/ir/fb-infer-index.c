@@ -280,3 +280,37 @@ _fb_infer_window (FbGraph *graph, FbNode *node, GError **error)
     }
   return _fb_infer_set_output (node, 0, (FbDType) to, &out, error);
 }
+
+gboolean
+_fb_infer_grid_sample (FbGraph *graph, FbNode *node, GError **error)
+{
+  FbValue *x = _fb_infer_require (node, 0, error), *grid = _fb_infer_require (node, 1, error);
+  const char *mode = fb_node_attr_string (node, "mode", "bilinear");
+  const char *pad = fb_node_attr_string (node, "padding_mode", "zeros");
+  FbShape out = _fb_shape_of_rank (4);
+
+  if (x == NULL || grid == NULL || !_fb_infer_check_type (node, 0, FB_TYPES_FLOAT, error) ||
+      !_fb_infer_check_type (node, 1, FB_TYPES_FLOAT, error))
+    return FALSE;
+  if (strcmp (mode, "bilinear") && strcmp (mode, "nearest") && strcmp (mode, "bicubic"))
+    return _fb_infer_fail (error, node, "mode '%s' is not bilinear, nearest or bicubic", mode);
+  if (strcmp (pad, "zeros") && strcmp (pad, "border") && strcmp (pad, "reflection"))
+    return _fb_infer_fail (error, node, "padding_mode '%s' is not zeros, border or reflection", pad);
+  if ((x->shape.rank >= 0 && x->shape.rank != 4) || (grid->shape.rank >= 0 && grid->shape.rank != 4))
+    return _fb_infer_unsupported (error, node, "only 2-D sampling is supported: X [N, C, H, W] "
+                                  "and grid [N, H_out, W_out, 2]");
+  if (grid->shape.rank == 4 && grid->shape.dim[3] >= 0 && grid->shape.dim[3] != 2)
+    return _fb_infer_fail (error, node, "the grid's last extent must be 2, not %" G_GINT64_FORMAT,
+                           grid->shape.dim[3]);
+  if (x->shape.rank == 4)
+    {
+      out.dim[0] = x->shape.dim[0]; out.sym[0] = x->shape.sym[0];
+      out.dim[1] = x->shape.dim[1]; out.sym[1] = x->shape.sym[1];
+    }
+  if (grid->shape.rank == 4)
+    {
+      out.dim[2] = grid->shape.dim[1]; out.sym[2] = grid->shape.sym[1];
+      out.dim[3] = grid->shape.dim[2]; out.sym[3] = grid->shape.sym[2];
+    }
+  return _fb_infer_set_output (node, 0, x->dtype, &out, error);
+}

@@ -135,6 +135,7 @@ infer_unknown (FbGraph *graph, FbNode *node, GError **error)
 #define INFER_DEQUANTIZE_LINEAR       _fb_infer_quantize
 #define INFER_DYNAMIC_QUANTIZE_LINEAR _fb_infer_quantize
 #define INFER_GATHER_ND               _fb_infer_gather_nd
+#define INFER_GRID_SAMPLE             _fb_infer_grid_sample
 #define INFER_HAMMING_WINDOW          _fb_infer_window
 #define INFER_HANN_WINDOW             _fb_infer_window
 #define INFER_NON_MAX_SUPPRESSION     _fb_infer_data_sized

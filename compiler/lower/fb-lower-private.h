@@ -95,6 +95,8 @@ gboolean  _fb_lower_runs_on_host  (const FbNode *node);
  * them the cpu target compiles (fb-lower-index.c). */
 gboolean  _fb_lower_index_node    (FbLowerCtx *c, const FbNode *node, GError **error);
 gboolean  _fb_lower_index_supports (const FbNode *node, char **reason);
+/* GridSample over 2-D inputs (fb-lower-grid.c). */
+gboolean  _fb_lower_grid_sample   (FbLowerCtx *c, const FbNode *node, GError **error);
 /* CastLike, EyeLike, Hardmax and the losses (fb-lower-math.c). */
 gboolean  _fb_lower_math_node     (FbLowerCtx *c, const FbNode *node, GError **error);
 

@@ -439,6 +439,8 @@ emit_member (FbLowerCtx *c, const FbNode *m, GError **error)
     case FB_OP_REVERSE_SEQUENCE: case FB_OP_QUANTIZE_LINEAR: case FB_OP_DEQUANTIZE_LINEAR:
     case FB_OP_DYNAMIC_QUANTIZE_LINEAR:
       return _fb_lower_index_node (c, m, error);
+    case FB_OP_GRID_SAMPLE:
+      return _fb_lower_grid_sample (c, m, error);
     default:
       return _fb_lower_movement (c, m, error);
     }
