@@ -198,6 +198,15 @@ binary (FbEmit *e, const FbKExpr *x)
     case FB_KB_AND: return LLVMBuildAnd (e->b, a, b, "");
     case FB_KB_OR: return LLVMBuildOr (e->b, a, b, "");
     case FB_KB_XOR: return LLVMBuildXor (e->b, a, b, "");
+    case FB_KB_SHL: case FB_KB_SHR:
+      {
+        /* LLVM makes a shift by the width or more poison; the kernel IR defines it as 0. */
+        unsigned width = LLVMGetIntTypeWidth (lt);
+        LLVMValueRef big = LLVMBuildICmp (e->b, LLVMIntUGE, b, LLVMConstInt (lt, width, 0), "");
+        LLVMValueRef sh = x->bop == FB_KB_SHL ? LLVMBuildShl (e->b, a, b, "")
+                                              : LLVMBuildLShr (e->b, a, b, "");
+        return LLVMBuildSelect (e->b, big, LLVMConstNull (lt), sh, "");
+      }
     default:
       g_assert_not_reached ();
     }

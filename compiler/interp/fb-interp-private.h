@@ -185,6 +185,43 @@ gboolean _fb_interp_check_resize    (const FbNode *node, GError **error);
 /* fb-interp-recurrent.c */
 gboolean _fb_interp_gru             (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
 gboolean _fb_interp_lstm            (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_rnn             (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
 gboolean _fb_interp_check_recurrent (const FbNode *node, GError **error);
+
+/* fb-interp-math.c */
+gboolean _fb_interp_math            (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_bit_shift       (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_cast_like       (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_eye_like        (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_hardmax         (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_check_math      (const FbNode *node, GError **error);
+gboolean _fb_interp_eye_like_dtype  (const FbNode *node, FbDType x, FbDType *out, GError **error);
+/* fb-interp-loss.c */
+gboolean _fb_interp_nll_loss        (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_softmax_ce_loss (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_check_loss      (const FbNode *node, GError **error);
+/* fb-interp-index.c */
+gboolean _fb_interp_gather_nd       (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_scatter_elements (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_one_hot         (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_reverse_sequence (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_check_scatter_elements (const FbNode *node, GError **error);
+gboolean _fb_interp_one_hot_depth   (const FbNode *node, const FbTensor *t, int64_t *depth,
+                                     GError **error);
+/* fb-interp-select.c */
+gboolean _fb_interp_compress        (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_non_zero        (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_unique          (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_nms             (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+/* fb-interp-grid.c */
+gboolean _fb_interp_grid_sample     (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_check_grid_sample (const FbNode *node, GError **error);
+/* fb-interp-quant.c */
+gboolean _fb_interp_quantize        (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_dequantize      (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_dynamic_quantize (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_window_fn       (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+/* The range of an integer type quantization writes; FALSE for other types. */
+gboolean _fb_interp_quant_range     (FbDType t, double *lo, double *hi);
 
 G_END_DECLS

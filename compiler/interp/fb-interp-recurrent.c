@@ -48,7 +48,8 @@ _fb_interp_check_recurrent (const FbNode *node, GError **error)
 
   if (fb_node_attr_int (node, "hidden_size", 0) < 0)
     return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME, "hidden_size is negative");
-  return read_activations (node, node->op == FB_OP_LSTM ? 3 : 2, acts, error);
+  return read_activations (node, node->op == FB_OP_LSTM ? 3 : node->op == FB_OP_RNN ? 1 : 2,
+                           acts, error);
 }
 
 /* Shapes and values shared by both cells. Sequences are indexed [t][b][...] whatever the
@@ -340,6 +341,48 @@ _fb_interp_gru (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbTen
                   double ht = act_apply (g, clipped (&s, gx[2 * s.H + j] + Wb[2 * s.H + j] + rh[j]));
                   h[j] = (1 - z[j]) * ht + z[j] * h[j];
                 }
+              memcpy (y + y_at (&s, t, d, b), h, sizeof (double) * s.H);
+            }
+          memcpy (yh + state_at (&s, d, b), h, sizeof (double) * s.H);
+        }
+    }
+  ok = rnn_outputs (node, in[0], &s, y, yh, NULL, out, error);
+  rnn_clear (&s);
+  return ok;
+}
+
+gboolean
+_fb_interp_rnn (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbTensor **out,
+                GError **error)
+{
+  FbRnnAct acts[2];
+  Rnn s = { 0 };
+  gboolean reverse = g_strcmp0 (fb_node_attr_string (node, "direction", "forward"), "reverse") == 0;
+  g_autofree double *y = NULL, *yh = NULL, *gx = NULL, *gh = NULL, *h = NULL;
+  gboolean ok;
+
+  y = rnn_start (node, in, 1, 1, acts, &s, error);
+  if (y == NULL)
+    return FALSE;
+  yh = g_new0 (double, MAX (s.dirs * s.B * s.H, 1));
+  gx = g_new (double, s.H + 1);
+  gh = g_new (double, s.H + 1);
+  h = g_new (double, s.H + 1);
+  for (int64_t d = 0; d < s.dirs; d++)
+    {
+      gboolean backward = d == 1 || reverse;
+      const double *W = s.w + d * s.H * s.I, *R = s.r + d * s.H * s.H;
+      const double *Wb = s.bias + d * 2 * s.H, *Rb = Wb + s.H;
+      for (int64_t b = 0; b < s.B; b++)
+        {
+          memcpy (h, s.h0 + state_at (&s, d, b), sizeof (double) * s.H);
+          for (int64_t step = 0; step < s.lens[b]; step++)
+            {
+              int64_t t = backward ? s.lens[b] - 1 - step : step;
+              matvec (W, x_at (&s, t, b), s.H, s.I, gx);
+              matvec (R, h, s.H, s.H, gh);
+              for (int64_t j = 0; j < s.H; j++)
+                h[j] = act_apply (&acts[d], clipped (&s, gx[j] + gh[j] + Wb[j] + Rb[j]));
               memcpy (y + y_at (&s, t, d, b), h, sizeof (double) * s.H);
             }
           memcpy (yh + state_at (&s, d, b), h, sizeof (double) * s.H);

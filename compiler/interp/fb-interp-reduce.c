@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Reductions (Reduce*, ArgMax, TopK), Softmax / LogSoftmax and CumSum. Floating-point sums
+/* Reductions (Reduce*, ArgMax, ArgMin, TopK), Softmax / LogSoftmax and CumSum. Floating-point sums
  * accumulate in double; integer ones in int64. */
 #include "fb-interp-private.h"
 
@@ -59,13 +59,15 @@ _fb_interp_reduce (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, Fb
                    GError **error)
 {
   FbTensor *x = in[0];
+  FbOpKind op = node->op;
   gboolean mask[FB_MAX_RANK], noop, keep = fb_node_attr_int (node, "keepdims", 1) != 0;
-  gboolean as_float = fb_dtype_is_float (x->dtype);
+  /* The logarithmic reductions are computed in double whatever the input type. */
+  gboolean as_float = fb_dtype_is_float (x->dtype) || op == FB_OP_REDUCE_LOG_SUM ||
+                      op == FB_OP_REDUCE_LOG_SUM_EXP;
   int64_t kdims[FB_MAX_RANK], odims[FB_MAX_RANK], kstrides[FB_MAX_RANK];
   int64_t onumel, count = 1;
   int orank = 0;
   FbBcast it;
-  FbOpKind op = node->op;
   g_autoptr(FbTensor) y = NULL;
 
   if (x->dtype == FB_DTYPE_BOOL)
@@ -109,8 +111,24 @@ _fb_interp_reduce (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, Fb
       g_autofree double *acc = g_new (double, MAX (onumel, 1));
       double init = op == FB_OP_REDUCE_PROD ? 1.0 : op == FB_OP_REDUCE_MAX ? -INFINITY
                   : op == FB_OP_REDUCE_MIN ? INFINITY : 0.0;
+      /* LogSumExp shifts by each slice's max so that exp cannot overflow. */
+      g_autofree double *shift = g_new0 (double, MAX (onumel, 1));
       for (int64_t i = 0; i < onumel; i++)
-        acc[i] = init;
+        acc[i] = op == FB_OP_REDUCE_LOG_SUM_EXP ? -INFINITY : init;
+      for (int64_t row = 0; op == FB_OP_REDUCE_LOG_SUM_EXP && it.inner > 0 &&
+                            row < it.numel / it.inner; row++)
+        {
+          int64_t o;
+          int64_t s = x->rank ? it.strides[0][x->rank - 1] : 0;
+          _fb_bcast_row (&it, row, &o);
+          for (int64_t j = 0; j < it.inner; j++)
+            acc[o + j * s] = fmax (acc[o + j * s], v[row * it.inner + j]);
+        }
+      for (int64_t i = 0; op == FB_OP_REDUCE_LOG_SUM_EXP && i < onumel; i++)
+        {
+          shift[i] = isfinite (acc[i]) ? acc[i] : 0.0;
+          acc[i] = 0.0;
+        }
       for (int64_t row = 0; it.inner > 0 && row < it.numel / it.inner; row++)
         {
           int64_t o;
@@ -123,7 +141,10 @@ _fb_interp_reduce (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, Fb
               switch (op)
                 {
                 case FB_OP_REDUCE_SUM: case FB_OP_REDUCE_MEAN: *a += e; break;
-                case FB_OP_REDUCE_L2: *a += e * e; break;
+                case FB_OP_REDUCE_L2: case FB_OP_REDUCE_SUM_SQUARE: *a += e * e; break;
+                case FB_OP_REDUCE_L1: *a += fabs (e); break;
+                case FB_OP_REDUCE_LOG_SUM: *a += e; break;
+                case FB_OP_REDUCE_LOG_SUM_EXP: *a += exp (e - shift[o + j * s]); break;
                 case FB_OP_REDUCE_PROD: *a *= e; break;
                 case FB_OP_REDUCE_MAX: if (e > *a || isnan (e)) *a = isnan (*a) ? *a : e; break;
                 case FB_OP_REDUCE_MIN: if (e < *a || isnan (e)) *a = isnan (*a) ? *a : e; break;
@@ -137,6 +158,10 @@ _fb_interp_reduce (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, Fb
             acc[i] /= (double) count;
           else if (op == FB_OP_REDUCE_L2)
             acc[i] = sqrt (acc[i]);
+          else if (op == FB_OP_REDUCE_LOG_SUM)
+            acc[i] = log (acc[i]);
+          else if (op == FB_OP_REDUCE_LOG_SUM_EXP)
+            acc[i] = log (acc[i]) + shift[i];
         }
       _fb_interp_write_f64 (y, acc);
     }
@@ -161,7 +186,10 @@ _fb_interp_reduce (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, Fb
                 {
                 case FB_OP_REDUCE_SUM: case FB_OP_REDUCE_MEAN:
                   *a = (int64_t) ((uint64_t) *a + (uint64_t) e); break;
-                case FB_OP_REDUCE_L2: *a = (int64_t) ((uint64_t) *a + (uint64_t) e * (uint64_t) e); break;
+                case FB_OP_REDUCE_L2: case FB_OP_REDUCE_SUM_SQUARE:
+                  *a = (int64_t) ((uint64_t) *a + (uint64_t) e * (uint64_t) e); break;
+                case FB_OP_REDUCE_L1:
+                  *a = (int64_t) ((uint64_t) *a + (e < 0 ? 0 - (uint64_t) e : (uint64_t) e)); break;
                 case FB_OP_REDUCE_PROD: *a = (int64_t) ((uint64_t) *a * (uint64_t) e); break;
                 case FB_OP_REDUCE_MAX: if (e > *a) *a = e; break;
                 case FB_OP_REDUCE_MIN: if (e < *a) *a = e; break;
@@ -203,6 +231,7 @@ _fb_interp_argmax (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, Fb
   FbTensor *x = in[0];
   gboolean keep = fb_node_attr_int (node, "keepdims", 1) != 0;
   gboolean last = fb_node_attr_int (node, "select_last_index", 0) != 0;
+  gboolean is_min = node->op == FB_OP_ARGMIN;
   int64_t outer = 0, n = 0, inner = 0, dims[FB_MAX_RANK];
   int a, rank = 0;
   g_autofree double *v = NULL;
@@ -227,8 +256,11 @@ _fb_interp_argmax (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, Fb
         const double *p = v + o * n * inner + i;
         int64_t best = 0;
         for (int64_t k = 1; k < n; k++)
-          if (p[k * inner] > p[best * inner] || (last && p[k * inner] == p[best * inner]))
-            best = k;
+          {
+            double c = p[k * inner], b = p[best * inner];
+            if ((is_min ? c < b : c > b) || (last && c == b))
+              best = k;
+          }
         d[o * inner + i] = best;
       }
   out[0] = y;

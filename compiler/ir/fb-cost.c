@@ -303,6 +303,53 @@ node_flops (const FbNode *node)
       return recurrent_flops (node, 3.0);
     case FB_OP_LSTM:
       return recurrent_flops (node, 4.0);
+    case FB_OP_RNN:
+      return recurrent_flops (node, 1.0);
+
+    /* Operators added for conformance */
+    case FB_OP_ACOS: case FB_OP_ACOSH: case FB_OP_ASIN: case FB_OP_ASINH: case FB_OP_ATAN:
+    case FB_OP_ATANH: case FB_OP_COSH: case FB_OP_SINH: case FB_OP_TAN: case FB_OP_CELU:
+      return out * COST_TRANSCENDENTAL;
+    case FB_OP_MISH:
+      return out * (2.0 * COST_TRANSCENDENTAL + 1.0);
+    case FB_OP_IS_INF: case FB_OP_SHRINK: case FB_OP_THRESHOLDED_RELU: case FB_OP_BIT_SHIFT:
+    case FB_OP_CAST_LIKE:
+      return out;
+    case FB_OP_EYE_LIKE: case FB_OP_GATHER_ND: case FB_OP_SCATTER: case FB_OP_SCATTER_ELEMENTS:
+    case FB_OP_ONE_HOT: case FB_OP_REVERSE_SEQUENCE: case FB_OP_COMPRESS: case FB_OP_NON_ZERO:
+      return 0.0;
+    case FB_OP_QUANTIZE_LINEAR: case FB_OP_DEQUANTIZE_LINEAR:
+      return 3.0 * out;
+    case FB_OP_DYNAMIC_QUANTIZE_LINEAR:
+      /* min and max, then the quantization */
+      return 5.0 * in_numel (node, 0);
+    case FB_OP_GRID_SAMPLE:
+      /* up to 16 taps (bicubic) of a multiply-add per output element */
+      return out * (g_strcmp0 (fb_node_attr_string (node, "mode", "bilinear"), "bicubic") == 0
+                    ? 40.0 : 10.0);
+    case FB_OP_HANN_WINDOW: case FB_OP_HAMMING_WINDOW: case FB_OP_BLACKMAN_WINDOW:
+      return out * COST_TRANSCENDENTAL;
+    case FB_OP_UNIQUE:
+      /* a sort */
+      return in_numel (node, 0) * (1.0 + log2 (MAX (in_numel (node, 0), 2.0)));
+    case FB_OP_NON_MAX_SUPPRESSION:
+      {
+        /* a sort of every class's boxes, then overlaps against the kept boxes */
+        double boxes = in_dim (node, 0, 1);
+        return in_numel (node, 1) * (1.0 + log2 (MAX (boxes, 2.0))) + in_numel (node, 1) * 8.0;
+      }
+    case FB_OP_ARGMIN: case FB_OP_REDUCE_L1: case FB_OP_REDUCE_SUM_SQUARE: case FB_OP_HARDMAX:
+      return 2.0 * in_numel (node, 0);
+    case FB_OP_REDUCE_LOG_SUM:
+      return in_numel (node, 0) + COST_TRANSCENDENTAL * out;
+    case FB_OP_REDUCE_LOG_SUM_EXP:
+      return in_numel (node, 0) * (2.0 + COST_TRANSCENDENTAL) + COST_TRANSCENDENTAL * out;
+    case FB_OP_NLL_LOSS:
+      /* a gathered product and a sum per target element */
+      return 2.0 * in_numel (node, 1);
+    case FB_OP_SOFTMAX_CE_LOSS:
+      /* the log-softmax of the scores, then the gathered loss */
+      return in_numel (node, 0) * (4.0 + COST_TRANSCENDENTAL) + 2.0 * in_numel (node, 1);
 
     /* Control flow and fused groups: what their bodies do */
     case FB_OP_IF:

@@ -244,4 +244,23 @@ typedef struct {
 gboolean  _fb_einsum_parse        (const FbNode *node, const char *equation, guint n_inputs,
                                    FbEinsumEq *eq, GError **error);
 
+/* fb-infer-math.c */
+gboolean  _fb_infer_math_unary    (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_bit_shift     (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_cast_like     (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_eye_like      (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_hardmax       (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_loss          (FbGraph *graph, FbNode *node, GError **error);
+/* fb-infer-recurrent.c */
+gboolean  _fb_infer_rnn           (FbGraph *graph, FbNode *node, GError **error);
+/* fb-infer-index.c */
+gboolean  _fb_infer_gather_nd     (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_scatter_elements (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_one_hot       (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_reverse_sequence (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_data_sized    (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_quantize      (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_window        (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_grid_sample   (FbGraph *graph, FbNode *node, GError **error);
+
 G_END_DECLS

@@ -175,3 +175,16 @@ _fb_infer_lstm (FbGraph *graph, FbNode *node, GError **error)
   return rnn_common (node, 4, &rnn, &dtype, error) &&
          rnn_outputs (node, &rnn, dtype, 2, error);
 }
+
+/* RNN: one gate, so W is [dirs, hidden, input] and R [dirs, hidden, hidden]. */
+gboolean
+_fb_infer_rnn (FbGraph *graph, FbNode *node, GError **error)
+{
+  FbDType dtype;
+  Rnn rnn;
+
+  if (node->n_inputs > 6)
+    return _fb_infer_invalid (error, node, "RNN takes at most 6 inputs, not %u", node->n_inputs);
+  return rnn_common (node, 1, &rnn, &dtype, error) &&
+         rnn_outputs (node, &rnn, dtype, 1, error);
+}

@@ -65,7 +65,7 @@ fb_rnn_read_activations (const FbNode *node, int per_dir, FbRnnAct *acts, GError
     }
   for (int i = 0; i < want; i++)
     {
-      const char *name = names ? names->strings.v[i] : (i % per_dir == 0 ? "Sigmoid" : "Tanh");
+      const char *name = names ? names->strings.v[i] : (i % per_dir == 0 && node->op != FB_OP_RNN ? "Sigmoid" : "Tanh");
       guint k;
 
       for (k = 0; k < G_N_ELEMENTS (act_table); k++)

@@ -47,6 +47,7 @@ typedef enum {
   FB_KB_ADD, FB_KB_SUB, FB_KB_MUL, FB_KB_DIV, FB_KB_MOD, FB_KB_FMOD, FB_KB_POW, FB_KB_MIN,
   FB_KB_MAX, FB_KB_EQ, FB_KB_NE, FB_KB_LT, FB_KB_LE, FB_KB_GT, FB_KB_GE, FB_KB_AND, FB_KB_OR,
   FB_KB_XOR,
+  FB_KB_SHL, FB_KB_SHR,     /* shifts of unsigned integers; by the width or more they give 0 */
   FB_KB_COUNT
 } FbKBinary;
 

@@ -84,6 +84,22 @@ FbKExpr  *_fb_lower_scalar_op     (FbLowerCtx *c, const FbNode *node, FbKExpr **
                                    GError **error);
 gboolean  _fb_lower_is_elementwise (const FbNode *node);
 
+/* The elementwise operators added for conformance (fb-lower-math.c). */
+FbKExpr  *_fb_lower_math_op       (FbLowerCtx *c, const FbNode *node, FbKExpr **in,
+                                   GError **error);
+/* Operators whose output size depends on the data (Compress, NonZero, Unique,
+ * NonMaxSuppression, a window of a size or a OneHot of a depth fed at run time): host steps through the interpreter
+ * until the runtime sizes buffers at run time for generated code (fb-lower-math.c). */
+gboolean  _fb_lower_runs_on_host  (const FbNode *node);
+/* GatherND, ScatterElements, Scatter, OneHot, ReverseSequence and the quantizers, and what of
+ * them the cpu target compiles (fb-lower-index.c). */
+gboolean  _fb_lower_index_node    (FbLowerCtx *c, const FbNode *node, GError **error);
+gboolean  _fb_lower_index_supports (const FbNode *node, char **reason);
+/* GridSample over 2-D inputs (fb-lower-grid.c). */
+gboolean  _fb_lower_grid_sample   (FbLowerCtx *c, const FbNode *node, GError **error);
+/* CastLike, EyeLike, Hardmax and the losses (fb-lower-math.c). */
+gboolean  _fb_lower_math_node     (FbLowerCtx *c, const FbNode *node, GError **error);
+
 /* Node families: each emits the phases that compute node's outputs. */
 gboolean  _fb_lower_elementwise   (FbLowerCtx *c, const FbNode *node, GError **error);
 gboolean  _fb_lower_reduce        (FbLowerCtx *c, const FbNode *node, GError **error);

@@ -397,6 +397,30 @@ emit_gru_step (Rnn *s, GPtrArray *step, FbKExpr *d, FbKExpr *db, FbKExpr *xw_row
     s->ok = FALSE;
 }
 
+/* The RNN cell of one step: every new h from the old h, so they go through the gate row. */
+static void
+emit_rnn_step (Rnn *s, GPtrArray *step, FbKExpr *d, FbKExpr *db, FbKExpr *xw_row, FbKExpr **yc_t)
+{
+  FbKernel *k = s->k;
+  int64_t H = s->H;
+  FbKExpr *hb = fb_kx_mul_c (k, db, H), *g, *j;
+  FbKExpr *dsel = s->D == 2 ? bin (s, FB_KB_EQ, d, ix (s, 1)) : NULL;
+  guint acc = fb_kernel_new_acc (k, s->t);
+
+  GPtrArray *gl = _fb_lower_loop (k, step, ix (s, H), &g);
+  set (s, gl, acc, fadd (s, row_at (s, s->xw, xw_row, g), biases (s, d, g, FALSE)));
+  emit_rdot (s, gl, acc, d, g, s->h, hb);
+  g_ptr_array_add (gl, row_put (s, s->g, hb, g, act_dir (s, dsel, 1, 0, clipped (s, fb_kx_acc (k, acc)))));
+  GPtrArray *jl = _fb_lower_loop (k, step, ix (s, H), &j);
+  guint hn = fb_kernel_new_acc (k, s->t);
+  set (s, jl, hn, row_at (s, s->g, hb, j));
+  g_ptr_array_add (jl, row_put (s, s->h, hb, j, fb_kx_acc (k, hn)));
+  const FbValue *y = output (s, 0);
+  yc_t[3] = j;
+  if (y && s->ok && !_fb_lower_store (s->c, jl, y, yc_t, fb_kx_acc (k, hn), s->error))
+    s->ok = FALSE;
+}
+
 /* The recurrence, in parallel over (direction, batch row). */
 static void
 emit_recurrence (Rnn *s)
@@ -444,6 +468,8 @@ emit_recurrence (Rnn *s)
   y_coords (s, t, d, b, NULL, yc);
   if (lstm)
     emit_lstm_step (s, sl, d, db, xw_row, yc);
+  else if (s->node->op == FB_OP_RNN)
+    emit_rnn_step (s, sl, d, db, xw_row, yc);
   else
     emit_gru_step (s, sl, d, db, xw_row, yc);
 
@@ -484,7 +510,8 @@ _fb_lower_recurrent (FbLowerCtx *c, const FbNode *node, GError **error)
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "direction '%s' is unknown",
                            dir);
   s.reverse = g_str_equal (dir, "reverse");
-  s.G = lstm ? 4 : 3;
+  gboolean rnn = node->op == FB_OP_RNN;
+  s.G = lstm ? 4 : rnn ? 1 : 3;
   s.batch_major = fb_node_attr_int (node, "layout", 0) != 0;
   s.T = s.batch_major ? dx[1] : dx[0];
   s.B = s.batch_major ? dx[0] : dx[1];
@@ -504,7 +531,7 @@ _fb_lower_recurrent (FbLowerCtx *c, const FbNode *node, GError **error)
                              opt[i]->name);
   if (s.lens && _fb_lower_numel (s.lens) != s.B)
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "sequence_lens must have B entries");
-  if (!read_activations (&s, lstm ? 3 : 2))
+  if (!read_activations (&s, lstm ? 3 : rnn ? 1 : 2))
     return FALSE;
 
   int64_t xw_dims[3] = { s.D, s.T * s.B, s.G * s.H };
@@ -514,7 +541,7 @@ _fb_lower_recurrent (FbLowerCtx *c, const FbNode *node, GError **error)
   s.g = _fb_lower_scratch (c, "gates", s.t, 2, grow);
   if (lstm)
     s.cs = _fb_lower_scratch (c, "c", s.t, 2, row);
-  else if (!fb_node_attr_int (node, "linear_before_reset", 0))
+  else if (!rnn && !fb_node_attr_int (node, "linear_before_reset", 0))
     s.rh = _fb_lower_scratch (c, "rh", s.t, 2, row);
   emit_projection (&s);
   emit_zero_y (&s);

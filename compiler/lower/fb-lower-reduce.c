@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Reductions (ReduceSum and family, ArgMax, global pools) and windowed pools. A reduction is
+/* Reductions (ReduceSum and family, ArgMax, ArgMin, global pools) and windowed pools. A reduction is
  * a loop nest over the kept dimensions (the outermost in parallel) around an accumulator loop
  * over the reduced ones; its input may be an elementwise expression computed in the loop. */
 #include "fb-lower-conv.h"
@@ -48,7 +48,7 @@ reduce_axes (FbLowerCtx *c, const FbNode *node, int rank, guint *mask, gboolean 
         *mask = ((1u << (rank - 1)) - 1) & ~1u;
       return TRUE;
     }
-  if (node->op == FB_OP_ARGMAX)
+  if (node->op == FB_OP_ARGMAX || node->op == FB_OP_ARGMIN)
     {
       int a;
       if (!fb_axis_normalize (fb_node_attr_int (node, "axis", 0), rank, &a))
@@ -218,7 +218,10 @@ _fb_lower_reduce (FbLowerCtx *c, const FbNode *node, GError **error)
       return v && _fb_lower_store (c, body, y, coords, v, error);
     }
   FbDType xt = x->dtype;
-  FbDType at = fb_dtype_is_float (xt) ? xt : FB_DTYPE_INT64;
+  gboolean arg = node->op == FB_OP_ARGMAX || node->op == FB_OP_ARGMIN;
+  gboolean logs = node->op == FB_OP_REDUCE_LOG_SUM || node->op == FB_OP_REDUCE_LOG_SUM_EXP;
+  /* The logarithmic reductions of integers are computed in double, as the interpreter does. */
+  FbDType at = fb_dtype_is_float (xt) ? xt : logs ? FB_DTYPE_FLOAT64 : FB_DTYPE_INT64;
   guint acc = fb_kernel_new_acc (k, at), best = 0;
   FbKExpr *init;
   FbKBinary op = FB_KB_ADD;
@@ -229,7 +232,7 @@ _fb_lower_reduce (FbLowerCtx *c, const FbNode *node, GError **error)
       init = fb_dtype_is_float (at) ? fb_kx_const_f (k, at, -INFINITY)
                                     : fb_kx_const_i (k, at, G_MININT64);
       break;
-    case FB_OP_REDUCE_MIN:
+    case FB_OP_REDUCE_MIN: case FB_OP_ARGMIN:
       op = FB_KB_MIN;
       init = fb_dtype_is_float (at) ? fb_kx_const_f (k, at, INFINITY)
                                     : fb_kx_const_i (k, at, G_MAXINT64);
@@ -242,8 +245,30 @@ _fb_lower_reduce (FbLowerCtx *c, const FbNode *node, GError **error)
       init = fb_kx_const_i (k, at, 0);
       break;
     }
-  g_ptr_array_add (body, fb_ks_assign (k, acc, init));
-  if (node->op == FB_OP_ARGMAX)
+  FbKExpr *shift = NULL;
+  if (node->op == FB_OP_REDUCE_LOG_SUM_EXP)
+    {
+      /* log sum exp (x - max) + max: a first pass finds the max, so exp cannot overflow. */
+      guint mx = fb_kernel_new_acc (k, at);
+      g_ptr_array_add (body, fb_ks_assign (k, mx, fb_kx_const_f (k, at, -INFINITY)));
+      FbKExpr *mc[FB_MAX_RANK];
+      memcpy (mc, coords, sizeof mc);
+      GPtrArray *mi = _fb_lower_reduce_loops (k, body, rank, dims, mask, mc);
+      FbKExpr *mv = _fb_lower_value_at (c, x, rank, mc, error);
+      if (mv == NULL)
+        return FALSE;
+      g_ptr_array_add (mi, fb_ks_assign (k, mx, fb_kx_binary (k, FB_KB_MAX, fb_kx_acc (k, mx),
+                                                              fb_kx_cast (k, mv, at))));
+      /* An infinite (or empty) slice's max is no shift: the result is then +-inf, not NaN. */
+      FbKExpr *inf = fb_kx_binary (k, FB_KB_EQ, fb_kx_unary (k, FB_KU_ABS, fb_kx_acc (k, mx)),
+                                   fb_kx_const_f (k, at, INFINITY));
+      shift = fb_kx_select (k, inf, fb_kx_const_f (k, at, 0.0), fb_kx_acc (k, mx));
+      guint sh = fb_kernel_new_acc (k, at);
+      g_ptr_array_add (body, fb_ks_assign (k, sh, shift));
+      shift = fb_kx_acc (k, sh);
+    }
+  g_ptr_array_add (body, fb_ks_assign (k, acc, logs ? fb_kx_const_f (k, at, 0.0) : init));
+  if (arg)
     {
       best = fb_kernel_new_acc (k, FB_DTYPE_INT64);
       g_ptr_array_add (body, fb_ks_assign (k, best, fb_kx_index (k, 0)));
@@ -255,9 +280,13 @@ _fb_lower_reduce (FbLowerCtx *c, const FbNode *node, GError **error)
   if (v == NULL)
     return FALSE;
   v = fb_kx_cast (k, v, at);
-  if (node->op == FB_OP_REDUCE_L2)
+  if (node->op == FB_OP_REDUCE_L2 || node->op == FB_OP_REDUCE_SUM_SQUARE)
     v = fb_kx_binary (k, FB_KB_MUL, v, v);
-  if (node->op == FB_OP_ARGMAX)
+  else if (node->op == FB_OP_REDUCE_L1)
+    v = fb_dtype_is_signed (at) || fb_dtype_is_float (at) ? fb_kx_unary (k, FB_KU_ABS, v) : v;
+  else if (node->op == FB_OP_REDUCE_LOG_SUM_EXP)
+    v = fb_kx_unary (k, FB_KU_EXP, fb_kx_binary (k, FB_KB_SUB, v, shift));
+  if (arg)
     {
       int axis = g_bit_nth_lsf (mask, -1);
       FbKExpr *cur = fb_kx_acc (k, acc);
@@ -265,17 +294,23 @@ _fb_lower_reduce (FbLowerCtx *c, const FbNode *node, GError **error)
       guint vacc = fb_kernel_new_acc (k, at);
       g_ptr_array_add (inner, fb_ks_assign (k, vacc, v));
       FbKExpr *vv = fb_kx_acc (k, vacc);
-      FbKExpr *better = fb_kx_binary (k, last ? FB_KB_GE : FB_KB_GT, vv, cur);
+      FbKExpr *better = node->op == FB_OP_ARGMIN
+        ? fb_kx_binary (k, last ? FB_KB_LE : FB_KB_LT, vv, cur)
+        : fb_kx_binary (k, last ? FB_KB_GE : FB_KB_GT, vv, cur);
       g_ptr_array_add (inner, fb_ks_assign (k, best, fb_kx_select (k, better, rc[axis], fb_kx_acc (k, best))));
       g_ptr_array_add (inner, fb_ks_assign (k, acc, fb_kx_select (k, better, vv, cur)));
     }
   else
     g_ptr_array_add (inner, fb_ks_assign (k, acc, fb_kx_binary (k, op, fb_kx_acc (k, acc), v)));
-  FbKExpr *r = fb_kx_acc (k, node->op == FB_OP_ARGMAX ? best : acc);
+  FbKExpr *r = fb_kx_acc (k, arg ? best : acc);
   if (node->op == FB_OP_REDUCE_MEAN || node->op == FB_OP_GLOBAL_AVERAGE_POOL)
     r = fb_kx_binary (k, FB_KB_DIV, r, fb_kx_const_i (k, at, count));
   else if (node->op == FB_OP_REDUCE_L2)
     r = fb_kx_unary (k, FB_KU_SQRT, fb_kx_cast (k, r, fb_dtype_is_float (at) ? at : FB_DTYPE_FLOAT64));
+  else if (node->op == FB_OP_REDUCE_LOG_SUM)
+    r = fb_kx_unary (k, FB_KU_LOG, r);
+  else if (node->op == FB_OP_REDUCE_LOG_SUM_EXP)
+    r = fb_kx_binary (k, FB_KB_ADD, fb_kx_unary (k, FB_KU_LOG, r), shift);
   /* Output coordinates: with keepdims the reduced ones are 0, without they are dropped. */
   int yr = y->shape.rank;
   FbKExpr *yc[FB_MAX_RANK];

@@ -226,7 +226,6 @@ _fb_lower_scalar_op (FbLowerCtx *c, const FbNode *node, FbKExpr **in, GError **e
         return bin (k, FB_KB_DIV, variadic (k, node, in, FB_KB_ADD, t), cf (k, t, n));
       }
     default:
-      _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "not an elementwise operator");
-      return NULL;
+      return _fb_lower_math_op (c, node, in, error);
     }
 }

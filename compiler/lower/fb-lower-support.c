@@ -100,6 +100,8 @@ _fb_lower_on_host (const FbNode *node)
     return TRUE;
   if (node->op == FB_OP_UNKNOWN || node->op == FB_OP_FUSED)
     return FALSE;
+  if (_fb_lower_runs_on_host (node))
+    return TRUE;
   for (guint i = 0; i < node->n_outputs; i++)
     if (node->outputs[i] && !fb_shape_is_static (&node->outputs[i]->shape))
       return TRUE;
@@ -125,7 +127,7 @@ supports_member (const FbNode *node, char **reason)
           node->inputs[0]->shape.rank < 3 || node->inputs[0]->shape.rank > 5)
         return no (reason, "ConvTranspose runs on float NCHW inputs of 1 to 3 spatial dims");
       return TRUE;
-    case FB_OP_GRU: case FB_OP_LSTM:
+    case FB_OP_GRU: case FB_OP_LSTM: case FB_OP_RNN:
       if (!fb_dtype_is_float (node->inputs[0]->dtype))
         return no (reason, "%s runs on float inputs only", fb_op_name (node->op));
       return TRUE;
@@ -195,12 +197,22 @@ supports_member (const FbNode *node, char **reason)
       return TRUE;
     case FB_OP_REDUCE_L2: case FB_OP_REDUCE_MAX: case FB_OP_REDUCE_MEAN: case FB_OP_REDUCE_MIN:
     case FB_OP_REDUCE_PROD: case FB_OP_REDUCE_SUM:
+    case FB_OP_REDUCE_L1: case FB_OP_REDUCE_LOG_SUM: case FB_OP_REDUCE_LOG_SUM_EXP:
+    case FB_OP_REDUCE_SUM_SQUARE:
       if (fb_node_input (node, 1) && node->inputs[1]->constant == NULL)
         return no (reason, "axes must be known at compile time");
       return TRUE;
     case FB_OP_SOFTMAX: case FB_OP_LOG_SOFTMAX: case FB_OP_INSTANCE_NORMALIZATION:
       if (!fb_dtype_is_float (node->inputs[0]->dtype))
         return no (reason, "needs a float input");
+      return TRUE;
+    case FB_OP_GATHER_ND: case FB_OP_SCATTER: case FB_OP_SCATTER_ELEMENTS: case FB_OP_ONE_HOT:
+    case FB_OP_REVERSE_SEQUENCE: case FB_OP_QUANTIZE_LINEAR: case FB_OP_DEQUANTIZE_LINEAR:
+    case FB_OP_DYNAMIC_QUANTIZE_LINEAR:
+      return _fb_lower_index_supports (node, reason);
+    case FB_OP_GRID_SAMPLE:
+      if (!fb_dtype_is_float (node->inputs[0]->dtype) || node->inputs[0]->shape.rank != 4)
+        return no (reason, "GridSample runs on float inputs of rank 4 (2-D sampling)");
       return TRUE;
     default:
       return TRUE;

@@ -422,12 +422,25 @@ emit_member (FbLowerCtx *c, const FbNode *m, GError **error)
       return _fb_lower_scatter_nd (c, m, error);
     case FB_OP_TOPK:
       return _fb_lower_topk (c, m, error);
-    case FB_OP_GRU: case FB_OP_LSTM:
+    case FB_OP_GRU: case FB_OP_LSTM: case FB_OP_RNN:
       return _fb_lower_recurrent (c, m, error);
     case FB_OP_RESIZE: case FB_OP_UPSAMPLE:
       return _fb_lower_resize (c, m, error);
     case FB_OP_MAX_POOL: case FB_OP_AVERAGE_POOL:
       return _fb_lower_pool (c, m, error);
+    /* conformance operators */
+    case FB_OP_ARGMIN: case FB_OP_REDUCE_L1: case FB_OP_REDUCE_LOG_SUM:
+    case FB_OP_REDUCE_LOG_SUM_EXP: case FB_OP_REDUCE_SUM_SQUARE:
+      return _fb_lower_reduce (c, m, error);
+    case FB_OP_CAST_LIKE: case FB_OP_EYE_LIKE: case FB_OP_HARDMAX: case FB_OP_NLL_LOSS:
+    case FB_OP_SOFTMAX_CE_LOSS:
+      return _fb_lower_math_node (c, m, error);
+    case FB_OP_GATHER_ND: case FB_OP_SCATTER: case FB_OP_SCATTER_ELEMENTS: case FB_OP_ONE_HOT:
+    case FB_OP_REVERSE_SEQUENCE: case FB_OP_QUANTIZE_LINEAR: case FB_OP_DEQUANTIZE_LINEAR:
+    case FB_OP_DYNAMIC_QUANTIZE_LINEAR:
+      return _fb_lower_index_node (c, m, error);
+    case FB_OP_GRID_SAMPLE:
+      return _fb_lower_grid_sample (c, m, error);
     default:
       return _fb_lower_movement (c, m, error);
     }
@@ -525,9 +538,10 @@ lower_group (FbLowerPlan *lp, const FbNode *node, GError **error)
   return TRUE;
 }
 
-/* If, Loop and the steps of _fb_lower_on_host run on the host (fb-cpu-host.c). Outputs whose
- * size only the run tells (a Loop's scan outputs under a trip count fed at run time, NonZero,
- * Range with run-time bounds) get dynamic buffers. */
+/* If, Loop and the steps of _fb_lower_on_host run on the host (fb-cpu-host.c), the operators
+ * whose output size depends on the data among them. Outputs whose size only the run tells (a
+ * Loop's scan outputs under a trip count fed at run time, NonZero, Unique, Range with run-time
+ * bounds) get dynamic buffers. */
 static gboolean
 lower_host (FbLowerPlan *lp, const FbNode *node)
 {
@@ -548,6 +562,14 @@ lower_host (FbLowerPlan *lp, const FbNode *node)
         }
     }
   FbKernel *k = kernel_for (lp, node, FB_KERNEL_HOST);
+  if (!fb_op_has_flag (node->op, FB_OPF_CONTROL))
+    {
+      /* Say where it runs: a user reading the kernel list sees it is not generated code. */
+      char *label = g_strdup_printf ("%s (host step: reference interpreter, output sized by the "
+                                     "data)", k->label);
+      g_free (k->label);
+      k->label = label;
+    }
   for (guint i = 0; i < node->n_inputs; i++)
     if (node->inputs[i])
       fb_kernel_add_arg (k, plan_value_buffer (lp, node->inputs[i], FB_BUF_INTERMEDIATE),
@@ -585,13 +607,13 @@ lower_node (FbLowerPlan *lp, const FbNode *node, GError **error)
                            "not supported by the CPU target: %s", reason);
   if (_fb_lower_on_host (node))
     return lower_host (lp, node);
+  /* What reads a buffer sized at run time (a fused group after a data-dependent step) runs on
+   * the host too: no compiled kernel knows its size. */
   for (guint i = 0; i < node->n_inputs; i++)
     if (node->inputs[i] &&
         fb_plan_buffer (lp->plan, plan_value_buffer (lp, node->inputs[i],
                                                      FB_BUF_INTERMEDIATE))->dynamic)
-      return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE,
-                             "input '%s' has a size only known at run time; a compiled kernel "
-                             "cannot read it", node->inputs[i]->name);
+      return lower_host (lp, node);
   if (!outputs_static (node))
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE,
                            "output shape is not known at compile time (pin the model's "
