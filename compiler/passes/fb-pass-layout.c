@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* layout: with --layout nhwc, runs 2-D convolutions and pools channels-last.
  *
- * Conv (with constant weights), MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool on
+ * Conv and ConvTranspose (with constant weights), MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool on
  * 4-D tensors, and fused epilogues built around such a Conv, are marked fb_layout=nhwc and
  * read and write NHWC tensors. Elementwise nodes (and fused elementwise groups) whose activations all arrive in
  * NHWC follow along, with their constant operands permuted, so a chain of convolutions passes
@@ -78,6 +78,7 @@ is_spatial (const FbNode *n)
   switch (n->op)
     {
     case FB_OP_CONV:
+    case FB_OP_CONV_TRANSPOSE:
       {
         /* Channels-last kernels repack the weights once, when compiling: they must be known. */
         const FbValue *w = fb_node_input (n, 1);
