@@ -387,6 +387,16 @@ test_movement (void)
   tc_node (g, n, TI_IN (rnd (4, D (2, 3, 5, 17))), 0);
   n = node (&g, FB_OP_TRANSPOSE, 1, 1);
   tc_node (g, n, TI_IN (rnd (2, D (4, 37))), 0);
+  /* Both rows long: blocked in 16 x 16 tiles, whole ones and edge ones cut short. */
+  n = node (&g, FB_OP_TRANSPOSE, 1, 1);
+  ti_attr_ints (g, n, "perm", 4, D (0, 2, 3, 1));
+  tc_node (g, n, TI_IN (rnd (4, D (2, 37, 5, 21))), 0);
+  n = node (&g, FB_OP_TRANSPOSE, 1, 1);
+  ti_attr_ints (g, n, "perm", 3, D (0, 2, 1));
+  tc_node (g, n, TI_IN (rnd (3, D (3, 32, 48))), 0);
+  n = node (&g, FB_OP_TRANSPOSE, 1, 1);
+  ti_attr_ints (g, n, "perm", 4, D (3, 1, 2, 0));
+  tc_node (g, n, TI_IN (rnd (4, D (20, 2, 3, 18))), 0);
   for (int axis = 0; axis < 2; axis++)
     {
       n = node (&g, FB_OP_GATHER, 2, 1);

@@ -83,10 +83,22 @@ function writeTensor(file, name, t) {
   fs.renameSync(tmp, file);
 }
 
-(async () => {
-  const [ortDir, model, dataDir, what, outDir] = process.argv.slice(2);
-  const inputs = fs.readdirSync(dataDir).filter((f) => /^input_\d+\.pb$/.test(f))
+function readDataSet(dataDir) {
+  return fs.readdirSync(dataDir).filter((f) => /^input_\d+\.pb$/.test(f))
     .sort((a, b) => parseInt(a.slice(6)) - parseInt(b.slice(6))).map((f) => readTensor(path.join(dataDir, f)));
+}
+
+// The feeds of a session from a data set's inputs, in the order of the session's inputs.
+function readInputs(ort, session, dataDir) {
+  const inputs = readDataSet(dataDir), feeds = {};
+  session.inputNames.forEach((name, k) => { feeds[name] = toOrt(ort, inputs[k]); });
+  return feeds;
+}
+module.exports = { readInputs };
+
+if (require.main === module) (async () => {
+  const [ortDir, model, dataDir, what, outDir] = process.argv.slice(2);
+  const inputs = readDataSet(dataDir);
   const ort = require(ortDir);
   const session = await ort.InferenceSession.create(model, {
     intraOpNumThreads: 2, interOpNumThreads: 1, graphOptimizationLevel: 'all',

@@ -73,8 +73,8 @@ class Builder:
         return self.node("ConvTranspose", scope, inputs, dilations=[1, 1], group=1,
                          kernel_shape=[k, k], pads=[0, 0, 0, 0], strides=[stride, stride])
 
-    def batch_norm(self, scope, x, c):
-        scale = self.weight(f"{scope}.weight", self.rng.normal(1.0, 0.15, size=c))
+    def batch_norm(self, scope, x, c, gamma=1.0):
+        scale = self.weight(f"{scope}.weight", self.rng.normal(gamma, 0.15 * gamma, size=c))
         shift = self.weight(f"{scope}.bias", self.rng.normal(0.0, 0.1, size=c))
         mean = self.weight(f"{scope}.running_mean", self.rng.normal(0.0, 0.3, size=c))
         var = self.weight(f"{scope}.running_var", self.rng.uniform(0.4, 2.0, size=c))
@@ -82,9 +82,9 @@ class Builder:
         return self.node("BatchNormalization", scope, [x, scale, shift, mean, var],
                          epsilon=1e-5, momentum=0.9)
 
-    def conv_bn_relu(self, scope, x, c_in, c_out, k, stride=1, relu=True, **kw):
+    def conv_bn_relu(self, scope, x, c_in, c_out, k, stride=1, relu=True, gamma=1.0, **kw):
         y = self.conv(f"{scope}.conv", x, c_in, c_out, k, stride=stride, **kw)
-        y = self.batch_norm(f"{scope}.bn", y, c_out)
+        y = self.batch_norm(f"{scope}.bn", y, c_out, gamma)
         return self.node("Relu", f"{scope}.relu", [y]) if relu else y
 
     def max_pool(self, scope, x, k, stride, pad=0, ceil=0):
