@@ -345,6 +345,8 @@ test_pools (void)
     { FB_OP_MAX_POOL, 3, 2, 1, 1, 0, 0 }, { FB_OP_MAX_POOL, 2, 2, 0, 1, 1, 0 },
     { FB_OP_MAX_POOL, 2, 1, 0, 2, 0, 0 }, { FB_OP_AVERAGE_POOL, 3, 2, 1, 1, 0, 0 },
     { FB_OP_AVERAGE_POOL, 3, 2, 1, 1, 0, 1 }, { FB_OP_AVERAGE_POOL, 2, 2, 0, 1, 1, 0 },
+    /* an inception branch's pool; a dilated one whose last window ceil_mode cuts */
+    { FB_OP_AVERAGE_POOL, 3, 1, 1, 1, 0, 0 }, { FB_OP_MAX_POOL, 3, 2, 1, 2, 1, 0 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (pc); i++)
     for (int nhwc = 0; nhwc < 2; nhwc++)
