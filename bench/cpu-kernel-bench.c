@@ -7,6 +7,9 @@
  * prints every kernel's median time, its share of the summed medians and its label (what it
  * does: "Conv 1x1 + Clip (sgemm)"), largest first, then the median of whole runs. Whole runs
  * are timed in separate, untimed-per-kernel runs, so the clock reads do not inflate them.
+ * GB/s is each kernel's modeled bytes (read + written) over its time; the last line gives the
+ * machine's copy bandwidth measured the same way (a 64 MiB memcpy split over the same number
+ * of threads, best of 5), the ceiling a transpose, concat or resize can reach.
  * --show prints one kernel's IR and its optimized LLVM IR (or assembly) instead: is that loop
  * vectorized? */
 #include "fb-codegen.h"
@@ -16,6 +19,52 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  char       *dst;
+  const char *src;
+  gsize       n;
+} CopyPart;
+
+static gpointer
+copy_part (gpointer data)
+{
+  CopyPart *p = data;
+  memcpy (p->dst, p->src, p->n);
+  return NULL;
+}
+
+/* Bytes read and written per second by memcpy over threads threads, best of 5, in GB/s. */
+static double
+copy_bandwidth (guint threads)
+{
+  const gsize n = (gsize) 64 << 20;
+  g_autofree char *src = g_malloc (n), *dst = g_malloc (n);
+  memset (src, 1, n);
+  memset (dst, 0, n);           /* the pages are the kernel's before the clock starts */
+  double best = 0;
+  threads = CLAMP (threads, 1, 64);
+  CopyPart parts[64];
+  GThread *workers[64];
+  for (int r = 0; r < 5; r++)
+    {
+      gint64 t0 = g_get_monotonic_time ();
+      for (guint t = 0; t < threads; t++)
+        {
+          gsize lo = n / threads * t, hi = t + 1 == threads ? n : n / threads * (t + 1);
+          parts[t] = (CopyPart) { dst + lo, src + lo, hi - lo };
+          workers[t] = t ? g_thread_new ("copy", copy_part, &parts[t]) : NULL;
+        }
+      copy_part (&parts[0]);
+      for (guint t = 1; t < threads; t++)
+        g_thread_join (workers[t]);
+      double s = (g_get_monotonic_time () - t0) / 1e6;
+      if (s > 0)
+        best = MAX (best, 2.0 * n / s / 1e9);
+    }
+  return best;
+}
 
 static int
 compare_doubles (const void *a, const void *b)
@@ -159,18 +208,22 @@ main (int argc, char **argv)
       sum += rows[k].ms;
     }
   qsort (rows, nk, sizeof *rows, compare_rows);
-  printf ("%9s %6s %7s  %s\n", "ms", "share", "GFLOP/s", "kernel");
+  printf ("%9s %6s %7s %6s  %s\n", "ms", "share", "GFLOP/s", "GB/s", "kernel");
   for (guint i = 0; i < nk; i++)
     {
       const FbKernel *kernel = g_ptr_array_index (plan->kernels, rows[i].index);
       static const char *const kinds[] = { "loops", "library", "view", "host" };
-      printf ("%9.4f %5.1f%% %7.1f  %-7s %s  %s\n", rows[i].ms,
+      printf ("%9.4f %5.1f%% %7.1f %6.1f  %-7s %s  %s\n", rows[i].ms,
               sum > 0 ? 100 * rows[i].ms / sum : 0,
               rows[i].ms > 0 ? kernel->flops / rows[i].ms / 1e6 : 0,
+              rows[i].ms > 0 ? kernel->bytes / rows[i].ms / 1e6 : 0,
               kernel->kind < G_N_ELEMENTS (kinds) ? kinds[kernel->kind] : "?", kernel->name,
               kernel->label ? kernel->label : "");
     }
   printf ("kernels: %u, sum of medians %.3f ms, whole run median %.3f ms over %d runs\n", nk,
           sum, median (whole, runs), runs);
+  guint n_threads = threads > 0 ? (guint) threads : g_get_num_processors ();
+  printf ("copy bandwidth: %.1f GB/s (memcpy of 64 MiB, read + written, %u threads, best of 5)\n",
+          copy_bandwidth (n_threads), n_threads);
   return 0;
 }

@@ -345,6 +345,8 @@ test_pools (void)
     { FB_OP_MAX_POOL, 3, 2, 1, 1, 0, 0 }, { FB_OP_MAX_POOL, 2, 2, 0, 1, 1, 0 },
     { FB_OP_MAX_POOL, 2, 1, 0, 2, 0, 0 }, { FB_OP_AVERAGE_POOL, 3, 2, 1, 1, 0, 0 },
     { FB_OP_AVERAGE_POOL, 3, 2, 1, 1, 0, 1 }, { FB_OP_AVERAGE_POOL, 2, 2, 0, 1, 1, 0 },
+    /* an inception branch's pool; a dilated one whose last window ceil_mode cuts */
+    { FB_OP_AVERAGE_POOL, 3, 1, 1, 1, 0, 0 }, { FB_OP_MAX_POOL, 3, 2, 1, 2, 1, 0 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (pc); i++)
     for (int nhwc = 0; nhwc < 2; nhwc++)
@@ -387,6 +389,16 @@ test_movement (void)
   tc_node (g, n, TI_IN (rnd (4, D (2, 3, 5, 17))), 0);
   n = node (&g, FB_OP_TRANSPOSE, 1, 1);
   tc_node (g, n, TI_IN (rnd (2, D (4, 37))), 0);
+  /* Both rows long: blocked in 16 x 16 tiles, whole ones and edge ones cut short. */
+  n = node (&g, FB_OP_TRANSPOSE, 1, 1);
+  ti_attr_ints (g, n, "perm", 4, D (0, 2, 3, 1));
+  tc_node (g, n, TI_IN (rnd (4, D (2, 37, 5, 21))), 0);
+  n = node (&g, FB_OP_TRANSPOSE, 1, 1);
+  ti_attr_ints (g, n, "perm", 3, D (0, 2, 1));
+  tc_node (g, n, TI_IN (rnd (3, D (3, 32, 48))), 0);
+  n = node (&g, FB_OP_TRANSPOSE, 1, 1);
+  ti_attr_ints (g, n, "perm", 4, D (3, 1, 2, 0));
+  tc_node (g, n, TI_IN (rnd (4, D (20, 2, 3, 18))), 0);
   for (int axis = 0; axis < 2; axis++)
     {
       n = node (&g, FB_OP_GATHER, 2, 1);
@@ -539,8 +551,32 @@ test_added_ops (void)
   ti_done ();
 }
 
+/* A channels-last ConvTranspose: a oneDNN deconvolution, or the direct loops where oneDNN
+ * has no optimized kernel for it. */
+static void
+run_deconv_nhwc (int64_t groups, int64_t stride, int64_t dilation, int64_t pad, int64_t out_pad,
+                 const char *auto_pad, gboolean oshape, gboolean bias)
+{
+  FbGraph *g;
+  FbNode *n = node (&g, FB_OP_CONV_TRANSPOSE, bias ? 3 : 2, 1);
+  ti_attr_string (g, n, "fb_layout", "nhwc");
+  ti_attr_int (g, n, "group", groups);
+  ti_attr_ints (g, n, "strides", 2, D (stride, stride));
+  ti_attr_ints (g, n, "dilations", 2, D (dilation, 1));
+  if (auto_pad)
+    ti_attr_string (g, n, "auto_pad", auto_pad);
+  else if (!oshape)
+    ti_attr_ints (g, n, "pads", 4, D (pad, 0, pad, 1));
+  if (out_pad)
+    ti_attr_ints (g, n, "output_padding", 2, D (1, 0));
+  if (oshape)
+    ti_attr_ints (g, n, "output_shape", 2, D (19, 16));
+  tc_node (g, n, TI_IN (rnd (4, D (1, 9, 8, 4)), rnd (4, D (4, 3 - (groups > 1), 3, 3)),
+                        bias ? rnd (1, D (groups > 1 ? 4 : 3)) : NULL), 6);
+}
+
 /* ConvTranspose (1-D to 3-D, groups, dilations, output_padding, output_shape, auto_pad) and
- * 3-D Conv, the direct loop nests. */
+ * 3-D Conv, the direct loop nests; 2-D ones also channels-last. */
 static void
 test_conv_direct (void)
 {
@@ -567,6 +603,25 @@ test_conv_direct (void)
         ti_attr_ints (g, n, "output_shape", 2, D (19, 16));
       tc_node (g, n, TI_IN (rnd (4, D (1, 4, 9, 8)), rnd (4, D (4, 3 - (ct[i].g > 1), 3, 3)),
                             ct[i].bias ? rnd (1, D (3)) : NULL), 6);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (ct); i++)
+    run_deconv_nhwc (ct[i].g, ct[i].s, ct[i].d, ct[i].p, ct[i].op, ct[i].auto_pad, ct[i].oshape,
+                     ct[i].bias);
+  /* Output padding at the stride (allowed under the dilation): no oneDNN deconvolution reads
+   * it so, the channels-last direct loops run it. */
+  run_deconv_nhwc (1, 1, 2, 0, 1, NULL, FALSE, TRUE);
+  /* Upsampling layers as detectors have them: 2x2 stride 2 (to many and to one channel), 4x4
+   * stride 2 pad 1, with their bias. */
+  struct { int64_t c, co, k, p; } up[] = { { 16, 8, 2, 0 }, { 16, 1, 2, 0 }, { 8, 8, 4, 1 } };
+  for (guint i = 0; i < G_N_ELEMENTS (up); i++)
+    {
+      n = node (&g, FB_OP_CONV_TRANSPOSE, 3, 1);
+      ti_attr_string (g, n, "fb_layout", "nhwc");
+      ti_attr_ints (g, n, "strides", 2, D (2, 2));
+      ti_attr_ints (g, n, "pads", 4, D (up[i].p, up[i].p, up[i].p, up[i].p));
+      tc_node (g, n, TI_IN (rnd (4, D (1, 10, 12, up[i].c)),
+                            rnd (4, D (up[i].c, up[i].co, up[i].k, up[i].k)), rnd (1, D (up[i].co))),
+               6);
     }
   n = node (&g, FB_OP_CONV_TRANSPOSE, 2, 1);
   ti_attr_ints (g, n, "strides", 1, D (3));

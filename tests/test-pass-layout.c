@@ -134,6 +134,39 @@ test_runtime_weights_stay (void)
   g_assert_cmpuint (count_inserted (out), ==, 0);
 }
 
+/* A feature pyramid's join: two convolutions concatenated along the channels, upsampled by
+ * Resize, then a ConvTranspose: the Concat (its axis renumbered) and the Resize (its scales
+ * permuted) follow the convolutions channels-last, so only the input and the output cross. */
+static void
+test_movers_follow (void)
+{
+  FbGraph *g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", 4, TP_DIMS (1, 3, 6, 5));
+  FbValue *a = tp_op (g, FB_OP_CONV, "conv_a", x, tp_const (g, "wa", 4, TP_DIMS (4, 3, 1, 1), NULL), NULL);
+  FbValue *b = tp_op (g, FB_OP_CONV, "conv_b", x, tp_const (g, "wb", 4, TP_DIMS (2, 3, 1, 1), NULL), NULL);
+  FbValue *v = tp_op (g, FB_OP_CONCAT, "cat", a, b, NULL);
+  tp_attr_int (g, v, "axis", -3);
+  FbValue *roi = tp_const (g, "roi", 1, TP_DIMS (0), NULL);
+  FbValue *scales = tp_const (g, "scales", 1, TP_DIMS (4), (const double[]) { 1, 1, 2, 3 });
+  v = tp_op (g, FB_OP_RESIZE, "up", v, roi, scales, NULL);
+  v = tp_op (g, FB_OP_CONV_TRANSPOSE, "deconv", v, tp_const (g, "wt", 4, TP_DIMS (6, 2, 2, 2), NULL), NULL);
+  tp_attr_ints (g, v, "strides", 2, TP_DIMS (2, 2));
+  tp_output (g, v);
+  g_autoptr(FbPipeline) p = layout (g, FB_LAYOUT_NHWC);
+  FbGraph *out = tp_stage_graph (p, "layout");
+
+  g_assert_cmpuint (count_nhwc (out), ==, 3);
+  g_assert_cmpuint (count_inserted (out), ==, 2);
+  FbNode *cat = tp_find (out, FB_OP_CONCAT), *up = tp_find (out, FB_OP_RESIZE);
+  g_assert_cmpint (fb_node_attr_int (cat, "axis", 0), ==, 3);
+  g_assert_cmpint (cat->outputs[0]->shape.dim[3], ==, 6);
+  const FbTensor *s = up->inputs[2]->constant;
+  g_assert_nonnull (s);
+  g_assert_cmpfloat (fb_tensor_get_f64 (s, 1), ==, 2);
+  g_assert_cmpfloat (fb_tensor_get_f64 (s, 2), ==, 3);
+  g_assert_cmpfloat (fb_tensor_get_f64 (s, 3), ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -142,5 +175,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pass/layout/nchw", test_nchw_changes_nothing);
   g_test_add_func ("/pass/layout/model-transpose-cancels", test_model_transpose_cancels);
   g_test_add_func ("/pass/layout/runtime-weights-stay", test_runtime_weights_stay);
+  g_test_add_func ("/pass/layout/movers-follow", test_movers_follow);
   return g_test_run ();
 }

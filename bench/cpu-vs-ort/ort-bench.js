@@ -3,6 +3,8 @@
 // 2 intra-op threads, N timed runs after one warm-up; prints {"median_ms": ...}.
 //   node ort-bench.js ORT_MODULE_DIR MODEL.onnx DATA_DIR N
 //   node ort-bench.js ORT_MODULE_DIR MODEL.onnx DATA_DIR shapes   (prints NAME=AxB, one a line)
+//   node ort-bench.js ORT_MODULE_DIR MODEL.onnx DATA_DIR outputs OUT_DIR
+//     (writes ONNX Runtime's outputs as OUT_DIR/output_K.pb, what fusebench's are checked against)
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -62,10 +64,41 @@ function toOrt(ort, t) {
   throw new Error(`element type ${t.type} is not handled by this benchmark`);
 }
 
-(async () => {
-  const [ortDir, model, dataDir, what] = process.argv.slice(2);
-  const inputs = fs.readdirSync(dataDir).filter((f) => /^input_\d+\.pb$/.test(f))
+// A TensorProto with dims, data_type, name and raw_data: all a backend-test output needs.
+function writeTensor(file, name, t) {
+  const types = { float32: [1, Float32Array], int64: [7, BigInt64Array], int32: [6, Int32Array], bool: [9, Uint8Array] };
+  if (!types[t.type]) throw new Error(`output '${name}': element type ${t.type} is not handled by this benchmark`);
+  const bytes = [];
+  const varint = (v) => { v = BigInt.asUintN(64, BigInt(v)); do { let b = Number(v & 0x7fn); v >>= 7n; if (v) b |= 0x80; bytes.push(b); } while (v); };
+  for (const d of t.dims) { bytes.push(0x08); varint(d); }
+  bytes.push(0x10); varint(types[t.type][0]);
+  const nameBuf = Buffer.from(name);
+  bytes.push(0x42); varint(nameBuf.length);
+  const data = Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength);
+  const head = Buffer.from(bytes);
+  const tail = [0x4a]; let n = BigInt(data.length);
+  do { let b = Number(n & 0x7fn); n >>= 7n; if (n) b |= 0x80; tail.push(b); } while (n);
+  const tmp = `${file}.tmp`;
+  fs.writeFileSync(tmp, Buffer.concat([head, nameBuf, Buffer.from(tail), data]));
+  fs.renameSync(tmp, file);
+}
+
+function readDataSet(dataDir) {
+  return fs.readdirSync(dataDir).filter((f) => /^input_\d+\.pb$/.test(f))
     .sort((a, b) => parseInt(a.slice(6)) - parseInt(b.slice(6))).map((f) => readTensor(path.join(dataDir, f)));
+}
+
+// The feeds of a session from a data set's inputs, in the order of the session's inputs.
+function readInputs(ort, session, dataDir) {
+  const inputs = readDataSet(dataDir), feeds = {};
+  session.inputNames.forEach((name, k) => { feeds[name] = toOrt(ort, inputs[k]); });
+  return feeds;
+}
+module.exports = { readInputs };
+
+if (require.main === module) (async () => {
+  const [ortDir, model, dataDir, what, outDir] = process.argv.slice(2);
+  const inputs = readDataSet(dataDir);
   const ort = require(ortDir);
   const session = await ort.InferenceSession.create(model, {
     intraOpNumThreads: 2, interOpNumThreads: 1, graphOptimizationLevel: 'all',
@@ -76,7 +109,11 @@ function toOrt(ort, t) {
   }
   const feeds = {};
   session.inputNames.forEach((name, k) => { feeds[name] = toOrt(ort, inputs[k]); });
-  await session.run(feeds);
+  const first = await session.run(feeds);
+  if (what === 'outputs') {
+    session.outputNames.forEach((name, k) => writeTensor(path.join(outDir, `output_${k}.pb`), name, first[name]));
+    return;
+  }
   const times = [];
   for (let i = 0; i < Number(what); i++) {
     const t0 = process.hrtime.bigint();

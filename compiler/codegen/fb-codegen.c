@@ -192,10 +192,11 @@ note_library_phases (const FbKernel *kernel, FbKernelStages *st)
       g_autofree char *by = fb_dnnl_conv_implementation (&cv->desc, impl, sizeof impl) == 0
                               ? g_strdup_printf ("run by oneDNN's %s", impl)
                               : g_strdup_printf ("not runnable here (%s)", impl);
-      g_string_append_printf (ir, "; phase %u is a oneDNN convolution (see the kernel IR), %s: "
-                              "no generated code\n", p, by);
-      g_string_append_printf (as, "# phase %u is a oneDNN convolution (see the kernel IR), %s: "
-                              "no generated code\n", p, by);
+      const char *what = cv->desc.transposed ? "deconvolution" : "convolution";
+      g_string_append_printf (ir, "; phase %u is a oneDNN %s (see the kernel IR), %s: "
+                              "no generated code\n", p, what, by);
+      g_string_append_printf (as, "# phase %u is a oneDNN %s (see the kernel IR), %s: "
+                              "no generated code\n", p, what, by);
     }
   if (ir->len == 0)
     return;

@@ -331,11 +331,10 @@ _fb_interp_conv (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbTe
   return out[0] != NULL;
 }
 
-gboolean
-_fb_interp_conv_transpose (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in,
-                           FbTensor **out, GError **error)
+static gboolean
+conv_transpose_nchw (const FbNode *node, FbTensor *x, FbTensor *wt, FbTensor *bias,
+                     FbTensor **out, GError **error)
 {
-  FbTensor *x = in[0], *wt = in[1], *bias = node->n_inputs > 2 ? in[2] : NULL;
   int64_t group = fb_node_attr_int (node, "group", 1);
   int64_t N, C, M, Cg, Mg, IP, OP, KP, opad[3] = { 0, 0, 0 }, dims[FB_MAX_RANK];
   const int64_t *oshape;
@@ -464,4 +463,24 @@ _fb_interp_conv_transpose (FbInterpCtx *ctx, const FbNode *node, FbTensor *const
   _fb_interp_write_f64 (y, yv);
   out[0] = y;
   return TRUE;
+}
+
+gboolean
+_fb_interp_conv_transpose (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in,
+                           FbTensor **out, GError **error)
+{
+  FbTensor *bias = node->n_inputs > 2 ? in[2] : NULL;
+  g_autoptr(FbTensor) x = NULL;
+  g_autoptr(FbTensor) y = NULL;
+
+  if (!_fb_interp_is_nhwc (node))
+    return conv_transpose_nchw (node, in[0], in[1], bias, out, error);
+  if (!_fb_interp_need_float (node, in[0], error))
+    return FALSE;
+  /* Channels-last: the channels-first loops between two transposes, as for Conv. */
+  x = _fb_interp_channels (node, in[0], TRUE, error);
+  if (x == NULL || !conv_transpose_nchw (node, x, in[1], bias, &y, error))
+    return FALSE;
+  out[0] = _fb_interp_channels (node, y, FALSE, error);
+  return out[0] != NULL;
 }

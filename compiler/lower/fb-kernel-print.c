@@ -202,9 +202,10 @@ print_conv (GString *s, const FbKConv *cv)
 {
   const FbDnnlConvDesc *d = &cv->desc;
   g_string_append_printf (s, "    a%u[%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
-                          "x%" G_GINT64_FORMAT " nhwc] = conv (a%u[%" G_GINT64_FORMAT "x%"
+                          "x%" G_GINT64_FORMAT " nhwc] = %s (a%u[%" G_GINT64_FORMAT "x%"
                           G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " nhwc], a%u",
-                          cv->y, d->n, d->oh, d->ow, d->co, cv->x, d->n, d->h, d->w, d->c, cv->w);
+                          cv->y, d->n, d->oh, d->ow, d->co, d->transposed ? "deconv" : "conv",
+                          cv->x, d->n, d->h, d->w, d->c, cv->w);
   if (cv->bias != FB_KCONV_NO_ARG)
     g_string_append_printf (s, " + a%u", cv->bias);
   g_string_append_printf (s, ") kernel %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " stride %"

@@ -15,7 +15,8 @@ typedef struct {
   int64_t  G;                   /* groups */
   int64_t  KH, KW, sh, sw, dh, dw;
   int64_t  pt, pl, pb, pr;      /* padding: top, left, bottom, right (bottom and right grown so
-                                   that every output window fits) */
+                                   that every output window fits; transposed: the output's) */
+  gboolean transposed;          /* a ConvTranspose: weights [C, Co/G, KH, KW] */
 } FbConvGeom;
 
 gboolean _fb_lower_conv_geom   (const FbNode *node, FbConvGeom *g, GError **error);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Channels-last float convolutions as one oneDNN primitive. Its JIT kernels run the 1x1
+/* Channels-last float convolutions (and ConvTranspose, fb-lower-deconv.c) as one oneDNN
+ * primitive. Its JIT kernels run the 1x1
  * products of a mobile network at 400–500 GFLOP/s on two cores of this project's machines,
  * where sgemm on im2col tiles plus a generated epilogue reaches 190–370, and its depthwise
  * kernels at 80–137 GFLOP/s against 7–52 for generated loops (README.md, "CPU math library").
@@ -151,7 +152,7 @@ _fb_lower_dnnl_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, gbo
       .n = g->N, .c = g->C, .h = g->H, .w = g->W, .co = g->Co, .oh = g->OH, .ow = g->OW,
       .groups = g->G, .kh = g->KH, .kw = g->KW, .sh = g->sh, .sw = g->sw, .dh = g->dh,
       .dw = g->dw, .pt = g->pt, .pl = g->pl, .pb = g->pb, .pr = g->pr,
-      .has_bias = bias != NULL,
+      .has_bias = bias != NULL, .transposed = g->transposed,
     },
     .bias = FB_KCONV_NO_ARG, .add = FB_KCONV_NO_ARG,
   };
@@ -182,7 +183,9 @@ _fb_lower_dnnl_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, gbo
   if (add)
     cv.add = _fb_lower_arg (c, add, FB_KARG_INPUT);
   cv.y = _fb_lower_out_arg (c, y);
-  double flops = 2.0 * g->N * g->Co * g->OH * g->OW * (g->C / g->G) * g->KH * g->KW;
+  /* A deconvolution's products are per input pixel, a convolution's per output pixel. */
+  double flops = g->transposed ? 2.0 * g->N * g->C * g->H * g->W * (g->Co / g->G) * g->KH * g->KW
+                               : 2.0 * g->N * g->Co * g->OH * g->OW * (g->C / g->G) * g->KH * g->KW;
   fb_kernel_add_conv_phase (k, &cv, flops);
   k->kind = FB_KERNEL_LIBRARY;
   return fused || epilogue_phase (c, node, g, cv.y, error);

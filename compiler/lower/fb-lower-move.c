@@ -432,6 +432,72 @@ lower_transpose_interleaved (FbLowerCtx *c, const FbNode *node, gboolean *done, 
   return TRUE;
 }
 
+/* Tile side of a blocked transpose: 16 floats are one 64-byte cache line. */
+#define TILE 16
+
+/* A Transpose that moves the input's innermost dimension (at output position b) away from the
+ * output's innermost (a), both long: the plain nest writes the output in order and reads the
+ * input with a stride, touching a new input cache line for every element and using 4 bytes of
+ * it before it is evicted on a large map (a 1x256x160x160 NCHW to NHWC moved 0.6 GB/s). In
+ * TILE x TILE blocks over (b, a) every input line read along b and every output line written
+ * along a is used whole while the block sits in L1. Edge blocks are cut to what is left. FALSE
+ * in *done when the shape is not so. */
+static gboolean
+lower_transpose_blocked (FbLowerCtx *c, const FbNode *node, gboolean *done, GError **error)
+{
+  FbKernel *k = c->k;
+  int64_t od[FB_MAX_RANK], id[FB_MAX_RANK];
+  int orank = out_dims (node, 0, od), irank = in_dims (node, 0, id);
+  guint np = 0;
+  const int64_t *perm = fb_node_attr_ints (node, "perm", &np);
+  *done = FALSE;
+  if (orank < 2 || orank != irank || np != (guint) orank)
+    return TRUE;
+  int a = orank - 1, b = -1;
+  for (int d = 0; d < orank; d++)
+    {
+      if (perm[d] < 0 || perm[d] >= irank)
+        return TRUE;
+      if (perm[d] == irank - 1)
+        b = d;
+    }
+  if (b < 0 || b == a || od[a] < TILE || od[b] < TILE)
+    return TRUE;
+  /* Loops: the output's other dimensions in order, then the tiles of b and a, then the
+   * positions inside a tile, a innermost. */
+  int64_t ld[FB_MAX_RANK + 2];
+  int order[FB_MAX_RANK], n = 0;
+  for (int d = 0; d < orank; d++)
+    if (d != a && d != b)
+      order[n++] = d;
+  for (int i = 0; i < n; i++)
+    ld[i] = od[order[i]];
+  ld[n] = (od[b] + TILE - 1) / TILE;
+  ld[n + 1] = (od[a] + TILE - 1) / TILE;
+  FbKExpr *lc[FB_MAX_RANK + 2], *oc[FB_MAX_RANK], *ic[FB_MAX_RANK], *ib, *ia;
+  GPtrArray *body = _fb_lower_nest (c, n + 2, ld, lc, (double) numel_of (orank, od));
+  for (int i = 0; i < n; i++)
+    oc[order[i]] = lc[i];
+  FbKExpr *base_b = fb_kx_mul_c (k, lc[n], TILE), *base_a = fb_kx_mul_c (k, lc[n + 1], TILE);
+  FbKExpr *ext_b = od[b] % TILE == 0 ? fb_kx_index (k, TILE)
+    : fb_kx_binary (k, FB_KB_MIN, fb_kx_index (k, TILE),
+                    fb_kx_binary (k, FB_KB_SUB, fb_kx_index (k, od[b]), base_b));
+  FbKExpr *ext_a = od[a] % TILE == 0 ? fb_kx_index (k, TILE)
+    : fb_kx_binary (k, FB_KB_MIN, fb_kx_index (k, TILE),
+                    fb_kx_binary (k, FB_KB_SUB, fb_kx_index (k, od[a]), base_a));
+  body = _fb_lower_loop (k, body, ext_b, &ib);
+  body = _fb_lower_loop (k, body, ext_a, &ia);
+  oc[b] = fb_kx_add (k, base_b, ib);
+  oc[a] = fb_kx_add (k, base_a, ia);
+  for (int d = 0; d < orank; d++)
+    ic[perm[d]] = oc[d];
+  FbKExpr *v = at (c, node->inputs[0], ic, error);
+  if (v == NULL || !_fb_lower_store (c, body, node->outputs[0], oc, v, error))
+    return FALSE;
+  *done = TRUE;
+  return TRUE;
+}
+
 gboolean
 _fb_lower_movement (FbLowerCtx *c, const FbNode *node, GError **error)
 {
@@ -439,6 +505,8 @@ _fb_lower_movement (FbLowerCtx *c, const FbNode *node, GError **error)
     {
       gboolean done;
       if (!lower_transpose_interleaved (c, node, &done, error))
+        return FALSE;
+      if (!done && !lower_transpose_blocked (c, node, &done, error))
         return FALSE;
       if (done)
         return TRUE;

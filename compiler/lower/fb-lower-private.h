@@ -114,6 +114,13 @@ gboolean  _fb_lower_matmul_loops  (FbLowerCtx *c, const FbNode *node, GError **e
 gboolean  _fb_lower_einsum        (FbLowerCtx *c, const FbNode *node, GError **error);
 /* ConvTranspose and 3-D Conv as direct loops (fb-lower-convnd.c). */
 gboolean  _fb_lower_conv_direct   (FbLowerCtx *c, const FbNode *node, GError **error);
+/* ConvTranspose: a oneDNN deconvolution where it has an optimized one, else the direct loops
+ * (fb-lower-deconv.c). */
+gboolean  _fb_lower_conv_transpose (FbLowerCtx *c, const FbNode *node, GError **error);
+/* The begin pads of a ConvTranspose over sp spatial axes of extents in (input) and out (its
+ * output, as shape inference gave it), from its pads, auto_pad or output_shape. */
+void      _fb_lower_deconv_begin_pads (const FbNode *node, int sp, const int64_t *in,
+                                       const int64_t *out, const int64_t *kernel, int64_t *begin);
 /* GRU and LSTM: the input projection, then the recurrence per direction and batch row. */
 gboolean  _fb_lower_recurrent     (FbLowerCtx *c, const FbNode *node, GError **error);
 /* Resize and Upsample: gathers and blends through per-axis tables made at compile time. */

@@ -328,6 +328,71 @@ _fb_lower_reduce (FbLowerCtx *c, const FbNode *node, GError **error)
   return _fb_lower_store (c, body, y, yc, r, error);
 }
 
+/* An average pool's divisor at output row start hs, column start ws (padded coordinates). */
+static FbKExpr *
+avg_divisor (FbKernel *k, const FbNode *node, const FbConvGeom *g, FbKExpr *hs, FbKExpr *ws)
+{
+  FbDType t = node->inputs[0]->dtype;
+  if (fb_node_attr_int (node, "count_include_pad", 0))
+    return fb_kx_const_f (k, t, (double) (g->KH * g->KW));
+  /* Window cells inside the unpadded input: clipped window extents. */
+  FbKExpr *h0 = fb_kx_add_c (k, hs, -g->pt), *w0 = fb_kx_add_c (k, ws, -g->pl);
+  FbKExpr *hc = fb_kx_binary (k, FB_KB_SUB,
+                              fb_kx_binary (k, FB_KB_MIN, fb_kx_add_c (k, h0, g->KH), fb_kx_index (k, g->H)),
+                              fb_kx_binary (k, FB_KB_MAX, h0, fb_kx_index (k, 0)));
+  FbKExpr *wc = fb_kx_binary (k, FB_KB_SUB,
+                              fb_kx_binary (k, FB_KB_MIN, fb_kx_add_c (k, w0, g->KW), fb_kx_index (k, g->W)),
+                              fb_kx_binary (k, FB_KB_MAX, w0, fb_kx_index (k, 0)));
+  return fb_kx_cast (k, fb_kx_binary (k, FB_KB_MUL, hc, wc), t);
+}
+
+/* coordinate e clamped into [0, extent) and whether it was inside */
+static FbKExpr *
+clamped (FbKernel *k, FbKExpr *e, int64_t extent, FbKExpr **inside)
+{
+  FbKExpr *in = fb_kx_binary (k, FB_KB_AND, fb_kx_binary (k, FB_KB_GE, e, fb_kx_index (k, 0)),
+                              fb_kx_binary (k, FB_KB_LT, e, fb_kx_index (k, extent)));
+  *inside = *inside ? fb_kx_binary (k, FB_KB_AND, *inside, in) : in;
+  return fb_kx_binary (k, FB_KB_MIN, fb_kx_binary (k, FB_KB_MAX, e, fb_kx_index (k, 0)),
+                       fb_kx_index (k, extent - 1));
+}
+
+/* A padded channels-last pool read in place (see _fb_lower_pool). */
+static gboolean
+pool_in_place (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError **error)
+{
+  FbKernel *k = c->k;
+  gboolean is_max = node->op == FB_OP_MAX_POOL;
+  FbDType t = node->inputs[0]->dtype;
+  guint xa = _fb_lower_arg (c, node->inputs[0], FB_KARG_INPUT);
+  FbKExpr *c4[4], *lc[2];
+  int64_t outer[2] = { g->N, g->OH };
+  GPtrArray *body = _fb_lower_nest (c, 2, outer, lc, (double) g->N * g->C * g->OH * g->OW * g->KH * g->KW);
+  c4[0] = lc[0];
+  c4[2] = lc[1];
+  body = _fb_lower_loop (k, body, fb_kx_index (k, g->OW), &c4[3]);
+  body = _fb_lower_loop (k, body, fb_kx_index (k, g->C), &c4[1]);
+  FbKExpr *hs = fb_kx_mul_c (k, c4[2], g->sh), *ws = fb_kx_mul_c (k, c4[3], g->sw);
+  FbKExpr *base = fb_kx_add (k, fb_kx_mul_c (k, c4[0], g->H * g->W * g->C), c4[1]);
+  FbKExpr *identity = fb_kx_const_f (k, t, is_max ? -INFINITY : 0.0), *r = NULL;
+  for (int64_t a = 0; a < g->KH; a++)
+    for (int64_t b = 0; b < g->KW; b++)
+      {
+        FbKExpr *inside = NULL;
+        FbKExpr *h = clamped (k, fb_kx_add_c (k, hs, a * g->dh - g->pt), g->H, &inside);
+        FbKExpr *w = clamped (k, fb_kx_add_c (k, ws, b * g->dw - g->pl), g->W, &inside);
+        FbKExpr *xi = fb_kx_add (k, base, fb_kx_add (k, fb_kx_mul_c (k, h, g->W * g->C),
+                                                     fb_kx_mul_c (k, w, g->C)));
+        FbKExpr *v = fb_kx_select (k, inside, fb_kx_load (k, xa, xi), identity);
+        r = r ? fb_kx_binary (k, is_max ? FB_KB_MAX : FB_KB_ADD, r, v) : v;
+      }
+  if (!is_max)
+    r = fb_kx_binary (k, FB_KB_DIV, r, avg_divisor (k, node, g, hs, ws));
+  FbKExpr *yc[4];
+  _fb_lower_conv_coords (g, c4, yc);
+  return _fb_lower_store (c, body, node->outputs[0], yc, r, error);
+}
+
 gboolean
 _fb_lower_pool (FbLowerCtx *c, const FbNode *node, GError **error)
 {
@@ -337,7 +402,15 @@ _fb_lower_pool (FbLowerCtx *c, const FbNode *node, GError **error)
     return FALSE;
   gboolean is_max = node->op == FB_OP_MAX_POOL;
   gboolean padded = g.pt || g.pl || g.pb || g.pr;
+  gboolean with_indices = is_max && node->n_outputs > 1 && node->outputs[1] != NULL;
   FbDType t = node->inputs[0]->dtype;
+  /* Channels-last, a small window reads the input in place, each cell that falls in the
+   * padding masked to the pool's identity: whether a cell is inside depends on the pixel, not
+   * the channel, so the channel loop stays vectorized, and the copy of the whole map into a
+   * padded buffer (a full read and write of it, a phase and a barrier of its own: ResNet's
+   * 112x112x64 stem pool, an inception module's 3x3 average pools) is gone. */
+  if (padded && g.nhwc && !with_indices && g.KH * g.KW <= 64)
+    return pool_in_place (c, node, &g, error);
   guint xa = padded ? _fb_lower_pad_input (c, node->inputs[0], &g, is_max ? -INFINITY : 0.0, error)
                     : _fb_lower_arg (c, node->inputs[0], FB_KARG_INPUT);
   FbKExpr *c4[4], *lc[2];
@@ -362,7 +435,6 @@ _fb_lower_pool (FbLowerCtx *c, const FbNode *node, GError **error)
   FbKExpr *hs = fb_kx_mul_c (k, c4[2], g.sh), *ws = fb_kx_mul_c (k, c4[3], g.sw);
   FbKExpr *r = NULL;
   FbKBinary op = is_max ? FB_KB_MAX : FB_KB_ADD;
-  gboolean with_indices = is_max && node->n_outputs > 1 && node->outputs[1] != NULL;
   if (with_indices)
     {
       /* Indices: the flat NCHW position (storage_order 1: with h and w swapped) of the first
@@ -418,24 +490,7 @@ _fb_lower_pool (FbLowerCtx *c, const FbNode *node, GError **error)
       r = fb_kx_acc (k, acc);
     }
   if (!is_max)
-    {
-      FbKExpr *div;
-      if (fb_node_attr_int (node, "count_include_pad", 0))
-        div = fb_kx_const_f (k, t, (double) (g.KH * g.KW));
-      else
-        {
-          /* Window cells inside the unpadded input: clipped window extents. */
-          FbKExpr *h0 = fb_kx_add_c (k, hs, -g.pt), *w0 = fb_kx_add_c (k, ws, -g.pl);
-          FbKExpr *hc = fb_kx_binary (k, FB_KB_SUB,
-                                      fb_kx_binary (k, FB_KB_MIN, fb_kx_add_c (k, h0, g.KH), fb_kx_index (k, g.H)),
-                                      fb_kx_binary (k, FB_KB_MAX, h0, fb_kx_index (k, 0)));
-          FbKExpr *wc = fb_kx_binary (k, FB_KB_SUB,
-                                      fb_kx_binary (k, FB_KB_MIN, fb_kx_add_c (k, w0, g.KW), fb_kx_index (k, g.W)),
-                                      fb_kx_binary (k, FB_KB_MAX, w0, fb_kx_index (k, 0)));
-          div = fb_kx_cast (k, fb_kx_binary (k, FB_KB_MUL, hc, wc), t);
-        }
-      r = fb_kx_binary (k, FB_KB_DIV, r, div);
-    }
+    r = fb_kx_binary (k, FB_KB_DIV, r, avg_divisor (k, node, &g, hs, ws));
   FbKExpr *yc[4];
   _fb_lower_conv_coords (&g, c4, yc);
   return _fb_lower_store (c, body, node->outputs[0], yc, r, error);

@@ -123,9 +123,11 @@ supports_member (const FbNode *node, char **reason)
   switch (node->op)
     {
     case FB_OP_CONV_TRANSPOSE:
-      if (!fb_dtype_is_float (node->inputs[0]->dtype) || _fb_lower_is_nhwc (node) ||
-          node->inputs[0]->shape.rank < 3 || node->inputs[0]->shape.rank > 5)
-        return no (reason, "ConvTranspose runs on float NCHW inputs of 1 to 3 spatial dims");
+      if (!fb_dtype_is_float (node->inputs[0]->dtype) ||
+          node->inputs[0]->shape.rank < 3 || node->inputs[0]->shape.rank > 5 ||
+          (_fb_lower_is_nhwc (node) && node->inputs[0]->shape.rank != 4))
+        return no (reason, "ConvTranspose runs on float NCHW inputs of 1 to 3 spatial dims, "
+                   "or NHWC ones of 2");
       return TRUE;
     case FB_OP_GRU: case FB_OP_LSTM: case FB_OP_RNN:
       if (!fb_dtype_is_float (node->inputs[0]->dtype))

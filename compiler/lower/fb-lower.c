@@ -405,7 +405,9 @@ emit_member (FbLowerCtx *c, const FbNode *m, GError **error)
     return _fb_lower_matmul_loops (c, m, error);
   if (m->op == FB_OP_EINSUM)
     return _fb_lower_einsum (c, m, error);
-  if (m->op == FB_OP_CONV_TRANSPOSE || (m->op == FB_OP_CONV && m->inputs[0]->shape.rank == 5))
+  if (m->op == FB_OP_CONV_TRANSPOSE)
+    return _fb_lower_conv_transpose (c, m, error);
+  if (m->op == FB_OP_CONV && m->inputs[0]->shape.rank == 5)
     return _fb_lower_conv_direct (c, m, error);
   if (fb_op_has_flag (m->op, FB_OPF_CONTRACTION))
     return _fb_lower_contraction (c, m, error);

@@ -4,7 +4,11 @@
  * affine map y = s * x + (B - s * mean), which scales the producer's weights per output channel
  * and shifts its bias. The producer must have no other reader (its unnormalized output would
  * be lost) and constant weights. New weights are new constants: a weight tensor may be shared
- * with another node or stage and is never written.
+ * with another node or stage and is never written. A BatchNormalization with nothing to fold
+ * into (a pre-activation network's, after a Concat) becomes that affine map as a Mul and an Add
+ * of per-channel constants, which the elementwise fusion joins with the activation after it
+ * and the layout pass can run channels-last (a kernel of its own, with a transpose on each
+ * side, on every layer of DenseNet-121 otherwise).
  *
  * Requires: constants folded (the statistics and weights must be constants).
  * Preserves: the producer's id (it now stands for the BatchNormalization as well), the id and
@@ -257,12 +261,42 @@ fold_one (FbGraph *g, FbNode *bn, FbNode *prod, const Affine *a, GError **error)
   return 1;
 }
 
+/* bn as x * s + t, s and t of shape [C, 1, ...] so that they broadcast along axis 1; returns
+ * the Add, which now produces bn's output, or NULL on error. */
+static FbNode *
+decompose (FbGraph *g, FbNode *bn, const Affine *a, GError **error)
+{
+  FbValue *x = bn->inputs[0];
+  int rank = x->shape.rank;
+  int64_t dims[FB_MAX_RANK];
+  dims[0] = a->channels;
+  for (int i = 1; i < rank - 1; i++)
+    dims[i] = 1;
+  g_autoptr(FbTensor) st = fb_tensor_new (x->dtype, rank - 1, dims, NULL);
+  g_autoptr(FbTensor) tt = fb_tensor_new (x->dtype, rank - 1, dims, NULL);
+  if (st == NULL || tt == NULL)
+    return NULL;
+  for (int64_t i = 0; i < a->channels; i++)
+    {
+      fb_tensor_set_f64 (st, i, a->s[i]);
+      fb_tensor_set_f64 (tt, i, a->t[i]);
+    }
+  FbValue *mul_in[2] = { x, _fb_constant_new (g, bn->name, st) };
+  FbValue *mid = _fb_value_new (g, bn->name, x->dtype, &x->shape);
+  FbNode *mul = _fb_node_new (g, FB_OP_MUL, bn->name, mul_in, 2, 1, bn);
+  fb_node_set_output (mul, 0, mid);
+  FbValue *add_in[2] = { mid, _fb_constant_new (g, bn->name, tt) };
+  FbNode *add = _fb_node_new (g, FB_OP_ADD, bn->name, add_in, 2, 1, bn);
+  _fb_node_steal_outputs (bn, add);
+  return _fb_node_infer (g, mul, error) && _fb_node_infer (g, add, error) ? add : NULL;
+}
+
 gboolean
 _fb_pass_fold_batchnorm (FbPassContext *ctx, FbGraph *graph, GError **error)
 {
   g_autoptr(GHashTable) uses = fb_graph_build_uses (graph);
   g_autoptr(GHashTable) hist = g_hash_table_new (g_str_hash, g_str_equal);
-  guint n_folded = 0;
+  guint n_folded = 0, n_decomposed = 0;
 
   for (guint i = 0; i < graph->nodes->len; i++)
     {
@@ -273,31 +307,44 @@ _fb_pass_fold_batchnorm (FbPassContext *ctx, FbGraph *graph, GError **error)
       Affine a = { 0 };
       int folded;
 
-      if (bn->op != FB_OP_BATCH_NORMALIZATION || prod == NULL || x->is_output ||
-          users == NULL || users->len != 1 || bn->outputs[0] == NULL ||
+      if (bn->op != FB_OP_BATCH_NORMALIZATION || bn->outputs[0] == NULL || !bn_affine (bn, &a))
+        continue;
+      if (prod == NULL || x->is_output || users == NULL || users->len != 1 ||
           (prod->op != FB_OP_CONV && prod->op != FB_OP_CONV_TRANSPOSE &&
            prod->op != FB_OP_GEMM && prod->op != FB_OP_MATMUL) ||
           x->producer_output != 0)
-        continue;
-      if (!bn_affine (bn, &a))
-        continue;
-      folded = fold_one (graph, bn, prod, &a, error);
+        folded = 0;
+      else
+        folded = fold_one (graph, bn, prod, &a, error);
+      if (folded == 0)
+        {
+          FbNode *add = decompose (graph, bn, &a, error);
+          g_free (a.s);
+          g_free (a.t);
+          if (add == NULL)
+            return FALSE;
+          _fb_pass_record_fate (ctx, bn->id, FB_CHANGE_FUSED, add->id);
+          n_decomposed++;
+          continue;
+        }
       g_free (a.s);
       g_free (a.t);
       if (folded < 0)
         return FALSE;
-      if (folded == 0)
-        continue;
       _fb_pass_record_fate (ctx, bn->id, FB_CHANGE_FUSED, prod->id);
       g_hash_table_insert (hist, (gpointer) prod->op_type,
                            GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (hist, prod->op_type)) + 1));
       n_folded++;
     }
-  if (n_folded)
+  if (n_decomposed)
+    _fb_pass_note (ctx, "%u BatchNormalization with no producer to fold into became a Mul and an "
+                   "Add", n_decomposed);
+  if (n_folded || n_decomposed)
     {
       if (!fb_graph_toposort (graph, error))
         return FALSE;
       fb_graph_remove_dead (graph);
+      if (n_folded)
       {
         g_autoptr(GString) into = g_string_new (NULL);
         GHashTableIter it;

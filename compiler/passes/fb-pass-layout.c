@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* layout: with --layout nhwc, runs 2-D convolutions and pools channels-last.
  *
- * Conv (with constant weights), MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool on
+ * Conv and ConvTranspose (with constant weights), MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool on
  * 4-D tensors, and fused epilogues built around such a Conv, are marked fb_layout=nhwc and
  * read and write NHWC tensors. Elementwise nodes (and fused elementwise groups) whose activations all arrive in
  * NHWC follow along, with their constant operands permuted, so a chain of convolutions passes
- * channels-last tensors straight from one to the next. Transposes are inserted only where an
+ * channels-last tensors straight from one to the next. So do the layout-agnostic movers that
+ * sit between convolutions: Concat (its axis renumbered: inception branches and dense blocks
+ * join along the channels, now innermost) and Resize / Upsample (their per-axis scales, sizes
+ * and region permuted: a feature pyramid's upsampling), which would otherwise cost two full
+ * transposes of a large map each. Transposes are inserted only where an
  * NCHW value enters or leaves that region, flagged FB_NODE_INSERTED and carrying the
  * provenance of the node they serve; where the model itself already transposes between the
  * two layouts, the pair cancels instead. Weights keep ONNX's layout.
@@ -25,6 +29,7 @@ typedef enum {
   ROLE_KEEP,      /* weights, scalars: untouched */
   ROLE_ACT,       /* an activation that must arrive in NHWC */
   ROLE_CONST,     /* a broadcast constant to permute */
+  ROLE_AXES,      /* a constant with one entry per axis (Resize's scales, sizes; its roi, two) */
 } Role;
 
 typedef struct {
@@ -33,6 +38,7 @@ typedef struct {
   GHashTable    *nhwc_of;       /* NCHW value -> its NHWC twin */
   GHashTable    *converted;     /* nodes now running NHWC */
   GHashTable    *const_memo;    /* constant value -> permuted constant value */
+  GHashTable    *axes_memo;     /* per-axis constant value -> renumbered one */
   GPtrArray     *outputs;       /* NCHW values whose producer was converted */
   guint          n_inserted, n_cancelled;
 } Layout;
@@ -78,6 +84,7 @@ is_spatial (const FbNode *n)
   switch (n->op)
     {
     case FB_OP_CONV:
+    case FB_OP_CONV_TRANSPOSE:
       {
         /* Channels-last kernels repack the weights once, when compiling: they must be known. */
         const FbValue *w = fb_node_input (n, 1);
@@ -98,6 +105,70 @@ static gboolean
 is_elementwise (const FbNode *n)
 {
   return fb_op_has_flag (n->op, FB_OPF_ELEMENTWISE) && n->n_outputs == 1 && n->op != FB_OP_DROPOUT;
+}
+
+/* Concat, Resize and Upsample, which run on any layout once their axes are renumbered. */
+static gboolean
+is_axis_mover (const FbNode *n)
+{
+  switch (n->op)
+    {
+    case FB_OP_CONCAT:
+      return n->n_outputs == 1;
+    case FB_OP_RESIZE:
+      /* An axes attribute (opset 18) would need renumbering as well; left channels-first. */
+      return n->n_outputs == 1 && fb_node_attr (n, "axes") == NULL;
+    case FB_OP_UPSAMPLE:
+      return n->n_outputs == 1 && n->n_inputs == 2;   /* scales as an input (opset 9) */
+    default:
+      return FALSE;
+    }
+}
+
+/* Roles of a mover's inputs: activations, or per-axis constants of 4 (8 for a roi). */
+static gboolean
+mover_roles (const FbNode *n, Role *roles)
+{
+  for (guint k = 0; k < n->n_inputs; k++)
+    {
+      const FbValue *v = n->inputs[k];
+      if (v == NULL)
+        continue;
+      if (n->op == FB_OP_CONCAT || k == 0)
+        {
+          if (!is_rank4_act (v))
+            return FALSE;
+          roles[k] = ROLE_ACT;
+          continue;
+        }
+      if (v->constant == NULL || v->constant->rank != 1)
+        return FALSE;
+      if (v->constant->numel == 0)
+        continue;              /* an empty roi or scales: nothing to renumber */
+      if (v->constant->numel != 4 && v->constant->numel != 8)
+        return FALSE;
+      roles[k] = ROLE_AXES;
+    }
+  return TRUE;
+}
+
+/* The per-axis constant c renumbered for NHWC (each half of a roi on its own). */
+static FbValue *
+permuted_axes (Layout *l, FbValue *c)
+{
+  FbValue *done = g_hash_table_lookup (l->axes_memo, c);
+  const FbTensor *t = c->constant;
+  g_autoptr(FbTensor) out = NULL;
+
+  if (done)
+    return done;
+  out = fb_tensor_new (t->dtype, 1, t->dims, NULL);
+  for (int64_t half = 0; half < t->numel / 4; half++)
+    for (int i = 0; i < 4; i++)
+      fb_tensor_set_f64 (out, half * 4 + i, fb_tensor_get_f64 (t, half * 4 + TO_NHWC[i]));
+  done = _fb_constant_new (l->graph, c->name, out);
+  g_hash_table_insert (l->axes_memo, c, done);
+  return done;
 }
 
 static Role
@@ -241,7 +312,9 @@ convert (Layout *l, FbNode *n, const Role *roles)
       FbValue *bv = body ? g_ptr_array_index (body->inputs, k) : NULL;
       if (v == NULL || roles[k] == ROLE_KEEP)
         continue;
-      n->inputs[k] = roles[k] == ROLE_ACT ? to_nhwc (l, v, n) : permuted_const (l, v);
+      n->inputs[k] = roles[k] == ROLE_ACT    ? to_nhwc (l, v, n)
+                     : roles[k] == ROLE_AXES ? permuted_axes (l, v)
+                                             : permuted_const (l, v);
       if (bv != NULL)
         {
           bv->shape = n->inputs[k]->shape;
@@ -262,6 +335,18 @@ convert (Layout *l, FbNode *n, const Role *roles)
       }
   else if (is_spatial (n))
     _fb_node_set_string (l->graph, n, FB_ATTR_LAYOUT, "nhwc");
+  else if (n->op == FB_OP_CONCAT)
+    {
+      /* NHWC position i holds NCHW axis TO_NHWC[i]. */
+      int64_t axis = fb_node_attr_int (n, "axis", 0);
+      axis = axis < 0 ? axis + 4 : axis;
+      for (int i = 0; i < 4; i++)
+        if (TO_NHWC[i] == axis)
+          {
+            _fb_node_set_int (l->graph, n, "axis", i);
+            break;
+          }
+    }
 
   for (guint k = 0; k < n->n_outputs; k++)
     {
@@ -312,6 +397,11 @@ plan_node (Layout *l, FbNode *n, Role *roles)
       if (!ok)
         return FALSE;
     }
+  else if (is_axis_mover (n))
+    {
+      if (!mover_roles (n, roles))
+        return FALSE;
+    }
   else
     return FALSE;
 
@@ -351,10 +441,11 @@ _fb_pass_layout (FbPassContext *ctx, FbGraph *graph, GError **error)
   g_autoptr(GHashTable) nhwc_of = g_hash_table_new (NULL, NULL);
   g_autoptr(GHashTable) converted = g_hash_table_new (NULL, NULL);
   g_autoptr(GHashTable) const_memo = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) axes_memo = g_hash_table_new (NULL, NULL);
   g_autoptr(GPtrArray) outputs = g_ptr_array_new ();
   g_autoptr(GPtrArray) order = NULL;
   g_autoptr(GHashTable) uses = NULL;
-  Layout l = { ctx, graph, nhwc_of, converted, const_memo, outputs, 0, 0 };
+  Layout l = { ctx, graph, nhwc_of, converted, const_memo, axes_memo, outputs, 0, 0 };
 
   if (ctx->options->layout != FB_LAYOUT_NHWC)
     return TRUE;

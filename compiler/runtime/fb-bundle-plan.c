@@ -55,6 +55,9 @@ static JsonObject *
 conv_to_json (const FbKConv *cv)
 {
   JsonObject *o = json_object_new ();
+  /* Written only for deconvolutions, so that plans from before them read the same. */
+  if (cv->desc.transposed)
+    json_object_set_string_member (o, "primitive", "deconvolution");
   int64_t geometry[N_GEOMETRY];
   geometry_out (&cv->desc, geometry);
   json_object_set_array_member (o, "geometry", int_array (N_GEOMETRY, geometry));
@@ -344,6 +347,16 @@ read_conv (const FbPlan *plan, const FbKernel *k, JsonObject *o, FbKConv *cv)
       return FALSE;
   geometry_in (&cv->desc, g);
   FbDnnlConvDesc *d = &cv->desc;
+  if (json_object_has_member (o, "primitive"))
+    {
+      if (!is_string (o, "primitive"))
+        return FALSE;
+      const char *prim = json_object_get_string_member (o, "primitive");
+      if (strcmp (prim, "deconvolution") == 0)
+        d->transposed = 1;
+      else if (strcmp (prim, "convolution") != 0)
+        return FALSE;
+    }
   guint add_args = 0;
   for (guint i = 0; i < json_array_get_length (pa); i++)
     {
@@ -364,7 +377,8 @@ read_conv (const FbPlan *plan, const FbKernel *k, JsonObject *o, FbKConv *cv)
   int64_t out = d->n * d->oh * d->ow * d->co;
   if (add_args != (a[3] >= 0) || (d->has_bias != 0) != (a[2] >= 0) ||
       !conv_arg (plan, k, a[0], d->n * d->h * d->w * d->c, FALSE, &cv->x) ||
-      !conv_arg (plan, k, a[1], d->co * (d->c / d->groups) * d->kh * d->kw, FALSE, &cv->w) ||
+      !conv_arg (plan, k, a[1], (d->transposed ? d->c * (d->co / d->groups) : d->co * (d->c / d->groups)) *
+                                  d->kh * d->kw, FALSE, &cv->w) ||
       !conv_arg (plan, k, a[2], d->co, TRUE, &cv->bias) ||
       !conv_arg (plan, k, a[3], out, TRUE, &cv->add) ||
       !conv_arg (plan, k, a[4], out, FALSE, &cv->y))

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* oneDNN convolutions (see fb-dnnl-conv.h). Plain C on purpose: exported libraries compile
+/* oneDNN convolutions and deconvolutions (see fb-dnnl-conv.h). Plain C on purpose: exported libraries compile
  * this file as it is. The primitive is made once per convolution; each run only points its
  * memory objects at the run's buffers. */
 #include "fb-dnnl-conv.h"
@@ -11,6 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Deconvolutions whose kernel tiles the output (kernel = stride, no pads or dilation, one
+ * group: a detector's 2x2 stride-2 upsampling) are products, not convolutions: output row
+ * ih * kh_stride + r, for every kernel row r, is input row ih times the weights of r, with
+ * (kw, co) as its columns. oneDNN 2.6 runs such a deconvolution as a backward-data convolution
+ * that steps through the kernel cells, at 16 GFLOP/s on a 64 -> 64 channel 160x160 one (two
+ * AVX2 cores); as one matmul primitive per kernel row, writing the rows of the output it owns
+ * through a strided destination, at 134. */
+#define FB_DNNL_MAX_ROWS 8
+
 struct _FbDnnlConv {
   dnnl_primitive_t prim;
   dnnl_stream_t    stream;
@@ -18,6 +27,13 @@ struct _FbDnnlConv {
   void            *packed;          /* the reordered weights */
   int              has_bias;
   int              add_index;       /* position of the Add among the post-ops, or -1 */
+  /* Set when the deconvolution runs as matmuls, one per kernel row (see above). */
+  int              n_rows;
+  dnnl_memory_t    row_weights[FB_DNNL_MAX_ROWS];
+  int64_t          row_offset;      /* floats between the output rows of two kernel rows */
+  int64_t          cols;            /* kw * co: the product's columns */
+  int64_t          row_co;          /* co */
+  float           *bias_cols;       /* the bias repeated for every kw */
 };
 
 static dnnl_engine_t engine;
@@ -85,6 +101,25 @@ post_ops (const FbDnnlConvDesc *d, const dnnl_memory_desc_t *dst_md, dnnl_primit
   return s;
 }
 
+/* The weights of d in the given layout: tag any, or the plain one they arrive in (OIHW for a
+ * convolution; ONNX's [C, Co/G, kh, kw] for a deconvolution, which oneDNN, whose weights
+ * dimensions are always output channels first, calls IOHW). */
+static dnnl_status_t
+weights_md (const FbDnnlConvDesc *d, dnnl_format_tag_t tag, dnnl_memory_desc_t *md)
+{
+  if (d->groups > 1)
+    {
+      dnnl_dims_t w_dims = { d->groups, d->co / d->groups, d->c / d->groups, d->kh, d->kw };
+      if (tag == dnnl_format_tag_undef)
+        tag = d->transposed ? dnnl_giohw : dnnl_goihw;
+      return dnnl_memory_desc_init_by_tag (md, 5, w_dims, dnnl_f32, tag);
+    }
+  dnnl_dims_t w_dims = { d->co, d->c, d->kh, d->kw };
+  if (tag == dnnl_format_tag_undef)
+    tag = d->transposed ? dnnl_iohw : dnnl_oihw;
+  return dnnl_memory_desc_init_by_tag (md, 4, w_dims, dnnl_f32, tag);
+}
+
 /* The primitive descriptor for d, with the weights' layout left to oneDNN. */
 static dnnl_status_t
 describe (const FbDnnlConvDesc *d, dnnl_memory_desc_t *src_md, dnnl_memory_desc_t *dst_md,
@@ -98,26 +133,25 @@ describe (const FbDnnlConvDesc *d, dnnl_memory_desc_t *src_md, dnnl_memory_desc_
     s = dnnl_memory_desc_init_by_tag (dst_md, 4, dst_dims, dnnl_f32, dnnl_nhwc);
   if (s == dnnl_success)
     s = dnnl_memory_desc_init_by_tag (bias_md, 1, bias_dims, dnnl_f32, dnnl_x);
-  if (s == dnnl_success && d->groups > 1)
-    {
-      dnnl_dims_t w_dims = { d->groups, d->co / d->groups, d->c / d->groups, d->kh, d->kw };
-      s = dnnl_memory_desc_init_by_tag (&w_md, 5, w_dims, dnnl_f32, dnnl_format_tag_any);
-    }
-  else if (s == dnnl_success)
-    {
-      dnnl_dims_t w_dims = { d->co, d->c, d->kh, d->kw };
-      s = dnnl_memory_desc_init_by_tag (&w_md, 4, w_dims, dnnl_f32, dnnl_format_tag_any);
-    }
+  if (s == dnnl_success)
+    s = weights_md (d, dnnl_format_tag_any, &w_md);
   if (s != dnnl_success)
     return s;
   /* oneDNN counts dilation from 0 (dense). */
   dnnl_dims_t strides = { d->sh, d->sw }, dilates = { d->dh - 1, d->dw - 1 };
   dnnl_dims_t pad_l = { d->pt, d->pl }, pad_r = { d->pb, d->pr };
   dnnl_convolution_desc_t cd;
-  s = dnnl_dilated_convolution_forward_desc_init (&cd, dnnl_forward_inference,
-                                                  dnnl_convolution_direct, src_md, &w_md,
-                                                  d->has_bias ? bias_md : NULL, dst_md,
-                                                  strides, dilates, pad_l, pad_r);
+  dnnl_deconvolution_desc_t dd;
+  if (d->transposed)
+    s = dnnl_dilated_deconvolution_forward_desc_init (&dd, dnnl_forward_inference,
+                                                      dnnl_deconvolution_direct, src_md, &w_md,
+                                                      d->has_bias ? bias_md : NULL, dst_md,
+                                                      strides, dilates, pad_l, pad_r);
+  else
+    s = dnnl_dilated_convolution_forward_desc_init (&cd, dnnl_forward_inference,
+                                                    dnnl_convolution_direct, src_md, &w_md,
+                                                    d->has_bias ? bias_md : NULL, dst_md,
+                                                    strides, dilates, pad_l, pad_r);
   dnnl_primitive_attr_t attr;
   if (s == dnnl_success)
     s = dnnl_primitive_attr_create (&attr);
@@ -125,49 +159,37 @@ describe (const FbDnnlConvDesc *d, dnnl_memory_desc_t *src_md, dnnl_memory_desc_
     return s;
   s = post_ops (d, dst_md, attr);
   if (s == dnnl_success)
-    s = dnnl_primitive_desc_create (pd, &cd, attr, engine, NULL);
+    s = dnnl_primitive_desc_create (pd, d->transposed ? (const_dnnl_op_desc_t) &dd
+                                                      : (const_dnnl_op_desc_t) &cd,
+                                    attr, engine, NULL);
   dnnl_primitive_attr_destroy (attr);
   return s;
 }
 
-/* Copies the OIHW (GOIHW) weights into the layout the primitive chose. */
+/* Copies plain memory of layout from into the layout want. */
 static dnnl_status_t
-reorder_weights (const FbDnnlConvDesc *d, const dnnl_memory_desc_t *want, const float *weights,
-                 dnnl_stream_t stream, void *packed)
+reorder (const dnnl_memory_desc_t *from_md, const void *from_data, const dnnl_memory_desc_t *want,
+         void *to_data, dnnl_stream_t stream)
 {
-  dnnl_memory_desc_t plain;
-  dnnl_status_t s;
-  if (d->groups > 1)
-    {
-      dnnl_dims_t w_dims = { d->groups, d->co / d->groups, d->c / d->groups, d->kh, d->kw };
-      s = dnnl_memory_desc_init_by_tag (&plain, 5, w_dims, dnnl_f32, dnnl_goihw);
-    }
-  else
-    {
-      dnnl_dims_t w_dims = { d->co, d->c, d->kh, d->kw };
-      s = dnnl_memory_desc_init_by_tag (&plain, 4, w_dims, dnnl_f32, dnnl_oihw);
-    }
-  if (s != dnnl_success)
-    return s;
   dnnl_memory_t from = NULL, to = NULL;
   dnnl_primitive_desc_t rpd = NULL;
-  dnnl_primitive_t reorder = NULL;
-  s = dnnl_memory_create (&from, &plain, engine, (void *) weights);
+  dnnl_primitive_t prim = NULL;
+  dnnl_status_t s = dnnl_memory_create (&from, from_md, engine, (void *) from_data);
   if (s == dnnl_success)
-    s = dnnl_memory_create (&to, want, engine, packed);
+    s = dnnl_memory_create (&to, want, engine, to_data);
   if (s == dnnl_success)
-    s = dnnl_reorder_primitive_desc_create (&rpd, &plain, engine, want, engine, NULL);
+    s = dnnl_reorder_primitive_desc_create (&rpd, from_md, engine, want, engine, NULL);
   if (s == dnnl_success)
-    s = dnnl_primitive_create (&reorder, rpd);
+    s = dnnl_primitive_create (&prim, rpd);
   if (s == dnnl_success)
     {
       dnnl_exec_arg_t args[2] = { { DNNL_ARG_FROM, from }, { DNNL_ARG_TO, to } };
-      s = dnnl_primitive_execute (reorder, stream, 2, args);
+      s = dnnl_primitive_execute (prim, stream, 2, args);
     }
   if (s == dnnl_success)
     s = dnnl_stream_wait (stream);
-  if (reorder)
-    dnnl_primitive_destroy (reorder);
+  if (prim)
+    dnnl_primitive_destroy (prim);
   if (rpd)
     dnnl_primitive_desc_destroy (rpd);
   if (to)
@@ -175,6 +197,147 @@ reorder_weights (const FbDnnlConvDesc *d, const dnnl_memory_desc_t *want, const 
   if (from)
     dnnl_memory_destroy (from);
   return s;
+}
+
+/* Copies the plain weights into the layout the primitive chose. */
+static dnnl_status_t
+reorder_weights (const FbDnnlConvDesc *d, const dnnl_memory_desc_t *want, const float *weights,
+                 dnnl_stream_t stream, void *packed)
+{
+  dnnl_memory_desc_t plain;
+  dnnl_status_t s = weights_md (d, dnnl_format_tag_undef, &plain);
+  return s == dnnl_success ? reorder (&plain, weights, want, packed, stream) : s;
+}
+
+/* Whether d is a deconvolution its kernel rows can run as products (see the top). */
+static int
+rows_fit (const FbDnnlConvDesc *d)
+{
+  int adds = 0;
+  for (int64_t i = 0; i < d->n_post; i++)
+    adds += d->post[i].kind == FB_DNNL_POST_ADD;
+  return d->transposed && d->groups == 1 && d->kh == d->sh && d->kw == d->sw && d->dh == 1 &&
+         d->dw == 1 && d->pt == 0 && d->pl == 0 && d->pb == 0 && d->pr == 0 &&
+         d->oh == d->h * d->sh && d->ow == d->w * d->sw && d->kh <= FB_DNNL_MAX_ROWS && adds == 0;
+}
+
+/* The product of one kernel row: [n * h, w, c] x [c, kw * co] into the output's rows of that
+ * kernel row, [n * h, w, kw * co] with rows sh * ow * co apart. */
+static dnnl_status_t
+describe_rows (const FbDnnlConvDesc *d, dnnl_primitive_desc_t *pd)
+{
+  int64_t cols = d->kw * d->co;
+  dnnl_dims_t src_dims = { d->n * d->h, d->w, d->c }, w_dims = { 1, d->c, cols };
+  dnnl_dims_t bias_dims = { 1, 1, cols }, dst_dims = { d->n * d->h, d->w, cols };
+  dnnl_dims_t dst_strides = { d->sh * d->ow * d->co, cols, 1 };
+  dnnl_memory_desc_t src_md, w_md, bias_md, dst_md;
+  dnnl_status_t s = dnnl_memory_desc_init_by_tag (&src_md, 3, src_dims, dnnl_f32, dnnl_abc);
+  if (s == dnnl_success)
+    s = dnnl_memory_desc_init_by_tag (&w_md, 3, w_dims, dnnl_f32, dnnl_format_tag_any);
+  if (s == dnnl_success)
+    s = dnnl_memory_desc_init_by_tag (&bias_md, 3, bias_dims, dnnl_f32, dnnl_abc);
+  if (s == dnnl_success)
+    s = dnnl_memory_desc_init_by_strides (&dst_md, 3, dst_dims, dnnl_f32, dst_strides);
+  dnnl_matmul_desc_t md;
+  if (s == dnnl_success)
+    s = dnnl_matmul_desc_init (&md, &src_md, &w_md, d->has_bias ? &bias_md : NULL, &dst_md);
+  dnnl_primitive_attr_t attr;
+  if (s == dnnl_success)
+    s = dnnl_primitive_attr_create (&attr);
+  if (s != dnnl_success)
+    return s;
+  s = post_ops (d, &dst_md, attr);
+  if (s == dnnl_success)
+    s = dnnl_primitive_desc_create (pd, &md, attr, engine, NULL);
+  dnnl_primitive_attr_destroy (attr);
+  if (s == dnnl_success)
+    {
+      /* oneDNN's reference matmul would be slower than its deconvolution. */
+      const char *impl = NULL;
+      if (dnnl_primitive_desc_query (*pd, dnnl_query_impl_info_str, 0, &impl) != dnnl_success ||
+          impl == NULL || strncmp (impl, "ref", 3) == 0)
+        {
+          dnnl_primitive_desc_destroy (*pd);
+          *pd = NULL;
+          s = dnnl_unimplemented;
+        }
+    }
+  return s;
+}
+
+/* conv->prim as the kernel rows' product, with each row's weights gathered from ONNX's
+ * [c, co, kh, kw] into [c, kw * co] and reordered once. */
+static dnnl_status_t
+make_rows (FbDnnlConv *conv, const FbDnnlConvDesc *d, dnnl_primitive_desc_t pd,
+           const float *weights)
+{
+  int64_t cols = d->kw * d->co, plain_n = d->c * cols;
+  const dnnl_memory_desc_t *w_md = dnnl_primitive_desc_query_md (pd, dnnl_query_weights_md, 0);
+  size_t w_bytes = (dnnl_memory_desc_get_size (w_md) + 63) / 64 * 64;
+  dnnl_dims_t w_dims = { 1, d->c, cols };
+  dnnl_memory_desc_t plain_md;
+  float *plain = malloc (plain_n * sizeof *plain);
+  conv->packed = aligned_alloc (64, w_bytes * d->kh);
+  conv->bias_cols = malloc (cols * sizeof *conv->bias_cols);
+  dnnl_status_t s = plain && conv->packed && conv->bias_cols ? dnnl_success : dnnl_out_of_memory;
+  if (s == dnnl_success)
+    s = dnnl_memory_desc_init_by_tag (&plain_md, 3, w_dims, dnnl_f32, dnnl_abc);
+  if (s == dnnl_success)
+    s = dnnl_primitive_create (&conv->prim, pd);
+  if (s == dnnl_success)
+    s = dnnl_stream_create (&conv->stream, engine, dnnl_stream_default_flags);
+  for (int64_t r = 0; r < d->kh && s == dnnl_success; r++)
+    {
+      for (int64_t ci = 0; ci < d->c; ci++)
+        for (int64_t kw = 0; kw < d->kw; kw++)
+          for (int64_t co = 0; co < d->co; co++)
+            plain[ci * cols + kw * d->co + co] =
+              weights[((ci * d->co + co) * d->kh + r) * d->kw + kw];
+      void *packed = (char *) conv->packed + w_bytes * r;
+      s = reorder (&plain_md, plain, w_md, packed, conv->stream);
+      if (s == dnnl_success)
+        s = dnnl_memory_create (&conv->row_weights[r], w_md, engine, packed);
+    }
+  free (plain);
+  conv->n_rows = (int) d->kh;
+  conv->row_offset = d->ow * d->co;
+  conv->cols = cols;
+  conv->row_co = d->co;
+  dnnl_dims_t bias_dims = { 1, 1, cols };
+  dnnl_memory_desc_t bias_md;
+  if (s == dnnl_success)
+    s = dnnl_memory_desc_init_by_tag (&bias_md, 3, bias_dims, dnnl_f32, dnnl_abc);
+  const dnnl_memory_desc_t *src_md = dnnl_primitive_desc_query_md (pd, dnnl_query_src_md, 0);
+  const dnnl_memory_desc_t *dst_md = dnnl_primitive_desc_query_md (pd, dnnl_query_dst_md, 0);
+  if (s == dnnl_success)
+    s = dnnl_memory_create (&conv->src, src_md, engine, DNNL_MEMORY_NONE);
+  if (s == dnnl_success)
+    s = dnnl_memory_create (&conv->dst, dst_md, engine, DNNL_MEMORY_NONE);
+  if (s == dnnl_success && conv->has_bias)
+    s = dnnl_memory_create (&conv->bias, &bias_md, engine, conv->bias_cols);
+  return s;
+}
+
+static int
+run_rows (FbDnnlConv *conv, const float *x, const float *bias, float *y)
+{
+  dnnl_exec_arg_t args[4] = { { DNNL_ARG_SRC, conv->src }, { DNNL_ARG_WEIGHTS, NULL },
+                              { DNNL_ARG_DST, conv->dst }, { DNNL_ARG_BIAS, conv->bias } };
+  int n = conv->has_bias ? 4 : 3;
+  /* The bias is the run's buffer, a constant the plan owns; repeating it is cols stores. */
+  for (int64_t i = 0; conv->has_bias && i < conv->cols; i++)
+    conv->bias_cols[i] = bias[i % conv->row_co];
+  dnnl_status_t s = dnnl_memory_set_data_handle (conv->src, (void *) x);
+  for (int r = 0; r < conv->n_rows && s == dnnl_success; r++)
+    {
+      args[1].memory = conv->row_weights[r];
+      s = dnnl_memory_set_data_handle (conv->dst, y + r * conv->row_offset);
+      if (s == dnnl_success)
+        s = dnnl_primitive_execute (conv->prim, conv->stream, n, args);
+    }
+  if (s == dnnl_success)
+    s = dnnl_stream_wait (conv->stream);
+  return s == dnnl_success ? 0 : -1;
 }
 
 /* Whether the product of v fits in 2^40 (no tensor is larger; nothing overflows). */
@@ -199,7 +362,8 @@ fb_dnnl_conv_desc_valid (const FbDnnlConvDesc *d)
       return 0;
   if (d->pt < 0 || d->pl < 0 || d->pb < 0 || d->pr < 0 || d->pt > limit || d->pl > limit ||
       d->pb > limit || d->pr > limit || d->c % d->groups || d->co % d->groups ||
-      d->has_bias < 0 || d->has_bias > 1 || d->n_post < 0 || d->n_post > FB_DNNL_CONV_MAX_POST)
+      d->has_bias < 0 || d->has_bias > 1 || d->transposed < 0 || d->transposed > 1 ||
+      d->n_post < 0 || d->n_post > FB_DNNL_CONV_MAX_POST)
     return 0;
   const int64_t src[] = { d->n, d->c, d->h, d->w }, dst[] = { d->n, d->co, d->oh, d->ow };
   const int64_t wei[] = { d->co, d->c / d->groups, d->kh, d->kw };
@@ -213,6 +377,14 @@ fb_dnnl_conv_desc_valid (const FbDnnlConvDesc *d)
       adds += d->post[i].kind == FB_DNNL_POST_ADD;
     }
   int64_t eh = (d->kh - 1) * d->dh + 1, ew = (d->kw - 1) * d->dw + 1;
+  if (d->transposed)
+    {
+      /* The convolution this one transposes, from its output back to its input: the rows
+       * the output padding adds are the remainder of the division, under the stride. */
+      int64_t ph = d->oh + d->pt + d->pb, pw = d->ow + d->pl + d->pr;
+      return adds <= 1 && ph >= eh && pw >= ew && (ph - eh) / d->sh + 1 == d->h &&
+             (pw - ew) / d->sw + 1 == d->w;
+    }
   int64_t ph = d->h + d->pt + d->pb, pw = d->w + d->pl + d->pr;
   return adds <= 1 && ph >= eh && pw >= ew && (ph - eh) / d->sh + 1 == d->oh &&
          (pw - ew) / d->sw + 1 == d->ow;
@@ -241,8 +413,18 @@ fb_dnnl_conv_new (const FbDnnlConvDesc *d, const float *weights, char *why, size
       conv->add_index = (int) i;
   dnnl_memory_desc_t src_md, dst_md, bias_md;
   dnnl_primitive_desc_t pd = NULL;
+  if (rows_fit (d) && describe_rows (d, &pd) == dnnl_success)
+    {
+      dnnl_status_t s = make_rows (conv, d, pd, weights);
+      dnnl_primitive_desc_destroy (pd);
+      if (!failed (s, "matmul", why, why_len))
+        return conv;
+      fb_dnnl_conv_free (conv);
+      return NULL;
+    }
   dnnl_status_t s = describe (d, &src_md, &dst_md, &bias_md, &pd);
-  if (failed (s, "convolution", why, why_len))
+  const char *what = d->transposed ? "deconvolution" : "convolution";
+  if (failed (s, what, why, why_len))
     goto fail;
   const dnnl_memory_desc_t *w_md = dnnl_primitive_desc_query_md (pd, dnnl_query_weights_md, 0);
   size_t w_bytes = dnnl_memory_desc_get_size (w_md);
@@ -268,7 +450,7 @@ fb_dnnl_conv_new (const FbDnnlConvDesc *d, const float *weights, char *why, size
     s = dnnl_memory_create (&conv->bias, &bias_md, engine, DNNL_MEMORY_NONE);
   if (s == dnnl_success && conv->add_index >= 0)
     s = dnnl_memory_create (&conv->add, &dst_md, engine, DNNL_MEMORY_NONE);
-  if (failed (s, "convolution", why, why_len))
+  if (failed (s, what, why, why_len))
     goto fail;
   dnnl_primitive_desc_destroy (pd);
   return conv;
@@ -288,14 +470,17 @@ fb_dnnl_conv_implementation (const FbDnnlConvDesc *d, char *name, size_t len)
   dnnl_memory_desc_t src_md, dst_md, bias_md;
   dnnl_primitive_desc_t pd = NULL;
   const char *impl = NULL;
-  dnnl_status_t s = describe (d, &src_md, &dst_md, &bias_md, &pd);
+  int rows = rows_fit (d) && describe_rows (d, &pd) == dnnl_success;
+  dnnl_status_t s = rows ? dnnl_success : describe (d, &src_md, &dst_md, &bias_md, &pd);
   if (s == dnnl_success)
     s = dnnl_primitive_desc_query (pd, dnnl_query_impl_info_str, 0, &impl);
-  if (s == dnnl_success)
+  if (s == dnnl_success && rows)
+    snprintf (name, len, "%s matmul, one per kernel row", impl);
+  else if (s == dnnl_success)
     snprintf (name, len, "%s", impl);
   if (pd)
     dnnl_primitive_desc_destroy (pd);
-  return failed (s, "convolution", name, len) ? -1 : 0;
+  return failed (s, d->transposed ? "deconvolution" : "convolution", name, len) ? -1 : 0;
 }
 
 int
@@ -306,6 +491,8 @@ fb_dnnl_conv_run (FbDnnlConv *conv, const float *x, const float *bias, const flo
     { DNNL_ARG_SRC, conv->src }, { DNNL_ARG_WEIGHTS, conv->weights }, { DNNL_ARG_DST, conv->dst },
   };
   int n = 3;
+  if (conv->n_rows)
+    return run_rows (conv, x, bias, y);
   dnnl_status_t s = dnnl_memory_set_data_handle (conv->src, (void *) x);
   if (s == dnnl_success)
     s = dnnl_memory_set_data_handle (conv->dst, y);
@@ -338,6 +525,10 @@ fb_dnnl_conv_free (FbDnnlConv *conv)
   for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
     if (*mems[i])
       dnnl_memory_destroy (*mems[i]);
+  for (int r = 0; r < FB_DNNL_MAX_ROWS; r++)
+    if (conv->row_weights[r])
+      dnnl_memory_destroy (conv->row_weights[r]);
+  free (conv->bias_cols);
   if (conv->stream)
     dnnl_stream_destroy (conv->stream);
   if (conv->prim)

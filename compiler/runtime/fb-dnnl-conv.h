@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Channels-last float convolutions through oneDNN's convolution primitive, with the bias and
- * the elementwise epilogue it can fuse (its "post-ops") applied in registers.
+/* Channels-last float convolutions through oneDNN's convolution primitive, and transposed
+ * convolutions (ConvTranspose) through its deconvolution primitive, with the bias and the
+ * elementwise epilogue it can fuse (its "post-ops") applied in registers.
  *
  * This header and fb-dnnl-conv.c depend on nothing but the C library and oneDNN: besides
  * being part of the CPU runtime, they are compiled into every exported shared library
@@ -31,8 +32,10 @@ typedef struct {
 } FbDnnlPost;
 
 /* A 2-D convolution, NHWC input and output, OIHW weights (one-dimensional ones have h = kh =
- * 1). Every field is eight bytes wide, so the exported library's driver can hold one as an
- * array of 64-bit words. */
+ * 1). Transposed (ConvTranspose), the weights are ONNX's [C, Co/groups, kh, kw] and the pads
+ * are the ones the output is cut by: oh = (h - 1) * sh + (kh - 1) * dh + 1 - pt - pb, plus
+ * any output padding, which must stay under the stride. Every field is eight bytes wide, so
+ * the exported library's driver can hold one as an array of 64-bit words. */
 typedef struct {
   int64_t    n, c, h, w;    /* input */
   int64_t    co, oh, ow;    /* output */
@@ -40,6 +43,7 @@ typedef struct {
   int64_t    kh, kw, sh, sw, dh, dw;
   int64_t    pt, pl, pb, pr;
   int64_t    has_bias;
+  int64_t    transposed;    /* 1: a ConvTranspose, oneDNN's deconvolution */
   int64_t    n_post;        /* at most one FB_DNNL_POST_ADD */
   FbDnnlPost post[FB_DNNL_CONV_MAX_POST];
 } FbDnnlConvDesc;
@@ -48,7 +52,8 @@ typedef struct _FbDnnlConv FbDnnlConv;
 
 /* Whether d is a convolution at all: sizes, strides and dilations at least 1, pads at least 0,
  * channels divisible by the groups, post-ops known, and the output size the one the input,
- * window and pads give. Returns 1 or 0. */
+ * window and pads give (transposed: the input size the one the output, window and pads give
+ * back, so that the output padding is under the stride). Returns 1 or 0. */
 int         fb_dnnl_conv_desc_valid (const FbDnnlConvDesc *d);
 
 /* The primitive for d, with the weights reordered into the layout it wants (the weights are

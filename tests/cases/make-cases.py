@@ -204,6 +204,33 @@ def conv_epilogues():
     return c
 
 
+def deconv_epilogues():
+    """ConvTranspose followed by what the CPU target fuses into oneDNN's deconvolution (a
+    folded BatchNormalization and Relu, Sigmoid, Clip, LeakyRelu, Tanh, a residual Add) and what
+    it leaves to a generated epilogue (HardSwish): detector-style 2x2 stride-2 upsampling (the
+    product path), 4x4 stride 2, output_padding, groups."""
+    c = Case("deconv-epilogues", 17)
+    x = c.input("x", [1, 16, 6, 7])
+    r = c.input("r", [1, 8, 12, 14])
+    lo, hi = c.init(const("lo", np.float32(0))), c.init(const("hi", np.float32(6)))
+    up = c.node("ConvTranspose", [x, c.init(weight("u0", [16, 8, 2, 2])), c.init(weight("ub0", [8]))],
+                kernel_shape=[2, 2], strides=[2, 2])
+    bn = c.node("BatchNormalization", [up, c.init(weight("s0", [8])), c.init(weight("t0", [8])),
+                                       c.init(weight("m0", [8])),
+                                       c.init(const("v0", (np.abs(rng.standard_normal(8)) + 0.5).astype(np.float32)))])
+    c.out(c.node("Relu", [bn]))
+    c.out(c.node("Sigmoid", [c.node("ConvTranspose", [x, c.init(weight("u1", [16, 1, 2, 2])), c.init(weight("ub1", [1]))],
+                                    strides=[2, 2])]))
+    c.out(c.node("Clip", [c.node("ConvTranspose", [x, c.init(weight("u2", [16, 8, 4, 4]))], strides=[2, 2],
+                                 pads=[1, 1, 1, 1]), lo, hi]))
+    c.out(c.node("LeakyRelu", [c.node("ConvTranspose", [x, c.init(weight("u3", [16, 8, 3, 3])), c.init(weight("ub3", [8]))],
+                                      strides=[2, 2], pads=[1, 1, 1, 1], output_padding=[1, 1])], alpha=0.2))
+    c.out(c.node("Tanh", [c.node("ConvTranspose", [x, c.init(weight("u4", [16, 2, 3, 3]))], group=4, pads=[1, 1, 1, 1])]))
+    c.out(c.node("Add", [c.node("ConvTranspose", [x, c.init(weight("u5", [16, 8, 2, 2]))], strides=[2, 2]), r]))
+    c.out(c.node("HardSwish", [c.node("ConvTranspose", [x, c.init(weight("u6", [16, 8, 2, 2]))], strides=[2, 2])]))
+    return c
+
+
 def pool():
     c = Case("pool", 19)
     x = c.input("x", [2, 3, 7, 8])
@@ -401,7 +428,7 @@ def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
     for make in [unary, binary, integers, reduce, conv, pool, norm, matmul, movement, resize,
-                 upsample, control, gru, lstm, conv_epilogues]:
+                 upsample, control, gru, lstm, conv_epilogues, deconv_epilogues]:
         make().save(outdir)
 
 

@@ -1,0 +1,148 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Shared builder of the benchmark model generators in this folder.
+
+The models are laid out the way PyTorch's exporter writes them (opset 17, IR version 8,
+hierarchical node names, BatchNormalization after a bias-free Conv) so that the pass
+pipeline sees what it sees on real exports: the folds and fusions have to do their work.
+Weights are He-normal and BatchNormalization statistics trained-looking, all from one seed,
+so every run writes the same file. Each model is written with one seeded normal(0, 1) input
+in test_data_set_0/input_0.pb beside it (the ONNX backend-test layout bench/cpu-vs-ort reads);
+the expected outputs come from ONNX Runtime when the benchmark runs, never from here.
+"""
+
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OPSET = 17
+IR_VERSION = 8
+
+
+class Builder:
+    """Collects nodes and initializers with exporter-style names."""
+
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+        self.nodes = []
+        self.initializers = []
+        self.count = {}
+
+    def scope(self, base):
+        """A unique node scope: exporters number repeated module names."""
+        n = self.count.get(base, 0)
+        self.count[base] = n + 1
+        return base if n == 0 else f"{base}_{n}"
+
+    def weight(self, name, array, dtype=np.float32):
+        self.initializers.append(numpy_helper.from_array(np.asarray(array).astype(dtype), name))
+        return name
+
+    def node(self, op, scope, inputs, **attrs):
+        name = f"{self.scope(scope)}/{op}"
+        out = f"{name}_output_0"
+        self.nodes.append(helper.make_node(op, inputs, [out], name=name, **attrs))
+        return out
+
+    def conv(self, scope, x, c_in, c_out, k, stride=1, pad=None, group=1, bias=False,
+             kw=None, pad_hw=None, dilation=1):
+        kh, kw = k, (k if kw is None else kw)
+        if pad_hw is None:
+            p = (kh // 2) * dilation if pad is None else pad
+            q = (kw // 2) * dilation if pad is None else pad
+        else:
+            p, q = pad_hw
+        fan_in = (c_in // group) * kh * kw
+        w = self.weight(f"{scope}.weight",
+                        self.rng.normal(0.0, np.sqrt(2.0 / fan_in), size=(c_out, c_in // group, kh, kw)))
+        inputs = [x, w]
+        if bias:
+            inputs.append(self.weight(f"{scope}.bias", self.rng.normal(0.0, 0.05, size=c_out)))
+        return self.node("Conv", scope, inputs, dilations=[dilation, dilation], group=group,
+                         kernel_shape=[kh, kw], pads=[p, q, p, q], strides=[stride, stride])
+
+    def conv_transpose(self, scope, x, c_in, c_out, k, stride, bias=True):
+        fan_in = c_in * k * k // (stride * stride)
+        w = self.weight(f"{scope}.weight",
+                        self.rng.normal(0.0, np.sqrt(2.0 / fan_in), size=(c_in, c_out, k, k)))
+        inputs = [x, w]
+        if bias:
+            inputs.append(self.weight(f"{scope}.bias", self.rng.normal(0.0, 0.05, size=c_out)))
+        return self.node("ConvTranspose", scope, inputs, dilations=[1, 1], group=1,
+                         kernel_shape=[k, k], pads=[0, 0, 0, 0], strides=[stride, stride])
+
+    def batch_norm(self, scope, x, c, gamma=1.0):
+        scale = self.weight(f"{scope}.weight", self.rng.normal(gamma, 0.15 * gamma, size=c))
+        shift = self.weight(f"{scope}.bias", self.rng.normal(0.0, 0.1, size=c))
+        mean = self.weight(f"{scope}.running_mean", self.rng.normal(0.0, 0.3, size=c))
+        var = self.weight(f"{scope}.running_var", self.rng.uniform(0.4, 2.0, size=c))
+        # torch exports its momentum m as 1 - m.
+        return self.node("BatchNormalization", scope, [x, scale, shift, mean, var],
+                         epsilon=1e-5, momentum=0.9)
+
+    def conv_bn_relu(self, scope, x, c_in, c_out, k, stride=1, relu=True, gamma=1.0, **kw):
+        y = self.conv(f"{scope}.conv", x, c_in, c_out, k, stride=stride, **kw)
+        y = self.batch_norm(f"{scope}.bn", y, c_out, gamma)
+        return self.node("Relu", f"{scope}.relu", [y]) if relu else y
+
+    def max_pool(self, scope, x, k, stride, pad=0, ceil=0):
+        return self.node("MaxPool", scope, [x], ceil_mode=ceil, dilations=[1, 1], kernel_shape=[k, k],
+                         pads=[pad] * 4, strides=[stride, stride])
+
+    def avg_pool(self, scope, x, k, stride, pad=0):
+        return self.node("AveragePool", scope, [x], ceil_mode=0, count_include_pad=0,
+                         kernel_shape=[k, k], pads=[pad] * 4, strides=[stride, stride])
+
+    def concat(self, scope, xs):
+        return self.node("Concat", scope, xs, axis=1)
+
+    def resize(self, scope, x, scale):
+        """Nearest upsampling by an integer scale, as torch's F.interpolate exports it."""
+        scales = self.weight(f"{scope}.scales", [1.0, 1.0, float(scale), float(scale)])
+        return self.node("Resize", scope, [x, "", scales], coordinate_transformation_mode="asymmetric",
+                         mode="nearest", nearest_mode="floor")
+
+    def classifier(self, x, c, classes=1000):
+        x = self.node("GlobalAveragePool", "/avgpool", [x])
+        x = self.node("Flatten", "/flatten", [x], axis=1)
+        w = self.weight("fc.weight", self.rng.normal(0.0, np.sqrt(1.0 / c), size=(classes, c)))
+        b = self.weight("fc.bias", self.rng.normal(0.0, 0.05, size=classes))
+        self.nodes.append(helper.make_node("Gemm", [x, w, b], ["logits"], name="/fc/Gemm",
+                                           alpha=1.0, beta=1.0, transB=1))
+        return "logits"
+
+    def model(self, name, input_name, input_shape, output, output_shape, doc):
+        graph = helper.make_graph(
+            self.nodes, name,
+            inputs=[helper.make_tensor_value_info(input_name, TensorProto.FLOAT, input_shape)],
+            outputs=[helper.make_tensor_value_info(output, TensorProto.FLOAT, output_shape)],
+            initializer=self.initializers, doc_string=doc)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+                                  producer_name="fusebench-bench", producer_version="0.1.0",
+                                  doc_string=doc)
+        model.ir_version = IR_VERSION
+        onnx.checker.check_model(model)
+        return model
+
+
+def write(model, default_name, seed):
+    """Writes OUT/model.onnx and OUT/test_data_set_0/input_0.pb; OUT is argv[1] or
+    build/bench/DEFAULT_NAME under the repository."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "..", "build", "bench", default_name)
+    data = os.path.join(out, "test_data_set_0")
+    os.makedirs(data, exist_ok=True)
+    inp = model.graph.input[0]
+    shape = [d.dim_value for d in inp.type.tensor_type.shape.dim]
+    x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    files = {os.path.join(out, "model.onnx"): model.SerializeToString(),
+             os.path.join(data, "input_0.pb"): numpy_helper.from_array(x, inp.name).SerializeToString()}
+    for path, body in files.items():
+        tmp = path + ".tmp"
+        with open(tmp, "wb") as f:
+            f.write(body)
+        os.replace(tmp, path)
+    params = sum(int(np.prod(t.dims)) for t in model.graph.initializer)
+    print(f"{os.path.normpath(out)}: {len(model.graph.node)} nodes, {params} parameters")
