@@ -222,6 +222,12 @@ test_cpu_matches (void)
                                 ti_f32 (4, D (1, 2, 3, 2), V (-3, 0.2, 2.7, -1.4, 1e20, 0.5, 0.31, -0.77,
                                                               -1, 1, 1.9, -2.2))), 0);
         }
+  /* MatMulInteger with a batch broadcast over a matrix. */
+  n = node (&g, 18, FB_OP_MATMUL_INTEGER, 4, 1);
+  tc_node (g, n, TI_IN (ti_tensor (FB_DTYPE_INT8, 3, D (2, 2, 3), V (-128, 127, 3, 4, -5, 6, 7, 8, 9, 10, -11, 12)),
+                        ti_tensor (FB_DTYPE_UINT8, 2, D (3, 2), V (255, 0, 1, 2, 3, 200)),
+                        ti_tensor (FB_DTYPE_INT8, 0, NULL, V (-3)),
+                        ti_tensor (FB_DTYPE_UINT8, 0, NULL, V (7))), 12);
   n = node (&g, 18, FB_OP_QUANTIZE_LINEAR, 3, 1);
   tc_node (g, n, TI_IN (ti_f32 (2, D (2, 3), V (-300, -0.5, 0.5, 1.5, 2.5, NAN)),
                         ti_f32 (1, D (3), V (1, 1, 0.5)),

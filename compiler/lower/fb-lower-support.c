@@ -151,8 +151,9 @@ supports_member (const FbNode *node, char **reason)
     case FB_OP_REVERSE_SEQUENCE: case FB_OP_QUANTIZE_LINEAR: case FB_OP_DEQUANTIZE_LINEAR:
     case FB_OP_DYNAMIC_QUANTIZE_LINEAR:
       return _fb_lower_index_supports (node, reason);
-    case FB_OP_CONV_INTEGER: case FB_OP_QLINEAR_CONV: case FB_OP_MATMUL_INTEGER:
-    case FB_OP_QLINEAR_MATMUL:
+    case FB_OP_MATMUL_INTEGER: case FB_OP_QLINEAR_MATMUL:
+      return _fb_lower_index_supports (node, reason);
+    case FB_OP_CONV_INTEGER: case FB_OP_QLINEAR_CONV:
       return no (reason, "%s is not compiled by the CPU target (the interpreter runs it)",
                  fb_op_name (node->op));
     case FB_OP_GRID_SAMPLE:
