@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Integer and quantized contractions: MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv.
+/* Integer and quantized contractions (MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv)
+ * and Det.
  * Zero points are subtracted first, into int64 (matrices) or double (convolutions, exact for
  * every 8-bit product sum below 2^53), and the float MatMul and Conv kernels do the rest. */
 #include "fb-interp-private.h"
@@ -155,5 +156,62 @@ _fb_interp_conv_integer (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *
       v[i] = CLAMP (nearbyint ((double) ((float) a * scale)) + (double) yz, lo, hi);
     }
   _fb_interp_write_f64 (out[0], v);
+  return TRUE;
+}
+
+/* Det of [..., M, M] by Gaussian elimination with partial pivoting, in double. */
+gboolean
+_fb_interp_det (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbTensor **out,
+                GError **error)
+{
+  FbTensor *x = in[0];
+
+  if (!_fb_interp_need_float (node, x, error))
+    return FALSE;
+  if (x->rank < 2 || x->dims[x->rank - 1] != x->dims[x->rank - 2])
+    return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
+                            "the input must be square matrices [..., M, M]");
+  int64_t M = x->dims[x->rank - 1], batches = _fb_interp_prod (x->dims, 0, x->rank - 2);
+  g_autoptr(FbTensor) y = _fb_interp_new (node, x->dtype, x->rank - 2, x->dims, error);
+  if (y == NULL)
+    return FALSE;
+  g_autofree double *v = _fb_interp_read_f64 (x);
+  g_autofree double *r = g_new (double, MAX (batches, 1));
+  for (int64_t bi = 0; bi < batches; bi++)
+    {
+      double *a = v + bi * M * M, det = 1;
+      for (int64_t col = 0; col < M && det != 0; col++)
+        {
+          int64_t piv = col;
+          for (int64_t i = col + 1; i < M; i++)
+            if (fabs (a[i * M + col]) > fabs (a[piv * M + col]))
+              piv = i;
+          if (a[piv * M + col] == 0)
+            {
+              det = 0;
+              break;
+            }
+          if (piv != col)
+            {
+              for (int64_t j = 0; j < M; j++)
+                {
+                  double t = a[col * M + j];
+                  a[col * M + j] = a[piv * M + j];
+                  a[piv * M + j] = t;
+                }
+              det = -det;
+            }
+          det *= a[col * M + col];
+          for (int64_t i = col + 1; i < M; i++)
+            {
+              double f = a[i * M + col] / a[col * M + col];
+              for (int64_t j = col; j < M; j++)
+                a[i * M + j] -= f * a[col * M + j];
+            }
+        }
+      r[bi] = det;
+    }
+  _fb_interp_write_f64 (y, r);
+  out[0] = g_steal_pointer (&y);
   return TRUE;
 }

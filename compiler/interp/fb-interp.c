@@ -159,6 +159,7 @@ static const OpEntry op_table[] = {
   [FB_OP_NON_ZERO]               = { _fb_interp_non_zero, NULL },
   [FB_OP_ONE_HOT]                = { _fb_interp_one_hot, NULL },
   [FB_OP_QUANTIZE_LINEAR]        = { _fb_interp_quantize, NULL },
+  [FB_OP_DET]                    = { _fb_interp_det, NULL },
   [FB_OP_CONV_INTEGER]           = { _fb_interp_conv_integer, _fb_interp_check_window },
   [FB_OP_MATMUL_INTEGER]         = { _fb_interp_matmul_integer, NULL },
   [FB_OP_QLINEAR_CONV]           = { _fb_interp_conv_integer, _fb_interp_check_window },

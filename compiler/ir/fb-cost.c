@@ -331,6 +331,14 @@ node_flops (const FbNode *node)
                  ? (double) a->shape.dim[a->shape.rank - 1] : 1.0;
         return 2.0 * out * k;
       }
+    case FB_OP_DET:
+      {
+        /* elimination: about 2/3 M^3 per matrix */
+        const FbValue *x = fb_node_input (node, 0);
+        double m = x && x->shape.rank >= 2 && x->shape.dim[x->shape.rank - 1] > 0
+                 ? (double) x->shape.dim[x->shape.rank - 1] : 1.0;
+        return MAX (out, 1.0) * 2.0 / 3.0 * m * m * m;
+      }
     case FB_OP_CONV_INTEGER: case FB_OP_QLINEAR_CONV:
       {
         const FbValue *w = fb_node_input (node, node->op == FB_OP_QLINEAR_CONV ? 3 : 1);

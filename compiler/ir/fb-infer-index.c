@@ -368,3 +368,23 @@ _fb_infer_qlinear (FbGraph *graph, FbNode *node, GError **error)
     }
   return _fb_infer_set_output (node, 0, t, &out, error);
 }
+
+gboolean
+_fb_infer_det (FbGraph *graph, FbNode *node, GError **error)
+{
+  FbValue *x = _fb_infer_require (node, 0, error);
+  FbShape out = fb_shape_unknown ();
+
+  if (x == NULL || !_fb_infer_check_type (node, 0, FB_TYPES_FLOAT, error))
+    return FALSE;
+  if (x->shape.rank >= 0)
+    {
+      int r = x->shape.rank;
+      if (r < 2 || (x->shape.dim[r - 1] >= 0 && x->shape.dim[r - 2] >= 0 &&
+                    x->shape.dim[r - 1] != x->shape.dim[r - 2]))
+        return _fb_infer_fail (error, node, "the input must be square matrices [..., M, M]");
+      out = x->shape;
+      out.rank = r - 2;
+    }
+  return _fb_infer_set_output (node, 0, x->dtype, &out, error);
+}

@@ -142,6 +142,7 @@ infer_unknown (FbGraph *graph, FbNode *node, GError **error)
 #define INFER_NON_ZERO                _fb_infer_data_sized
 #define INFER_ONE_HOT                 _fb_infer_one_hot
 #define INFER_QUANTIZE_LINEAR         _fb_infer_quantize
+#define INFER_DET                     _fb_infer_det
 #define INFER_CONV_INTEGER            _fb_infer_qlinear
 #define INFER_MATMUL_INTEGER          _fb_infer_qlinear
 #define INFER_QLINEAR_CONV            _fb_infer_qlinear

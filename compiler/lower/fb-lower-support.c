@@ -153,7 +153,7 @@ supports_member (const FbNode *node, char **reason)
       return _fb_lower_index_supports (node, reason);
     case FB_OP_MATMUL_INTEGER: case FB_OP_QLINEAR_MATMUL:
       return _fb_lower_index_supports (node, reason);
-    case FB_OP_CONV_INTEGER: case FB_OP_QLINEAR_CONV:
+    case FB_OP_CONV_INTEGER: case FB_OP_QLINEAR_CONV: case FB_OP_DET:
       return no (reason, "%s is not compiled by the CPU target (the interpreter runs it)",
                  fb_op_name (node->op));
     case FB_OP_GRID_SAMPLE:
