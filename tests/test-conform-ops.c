@@ -112,6 +112,14 @@ test_bad_data (void)
   n = node (&g, 18, FB_OP_REVERSE_SEQUENCE, 2, 1);
   ti_run_fails (n, TI_IN (ti_f32 (2, D (2, 2), NULL), ti_i64 (1, D (2), (const int64_t[]) { 3, 1 })),
                 FB_INTERP_ERROR_RUNTIME);
+  /* MatMulInteger's A must hold integers; a zero point per column of A is no zero point. */
+  n = node (&g, 18, FB_OP_MATMUL_INTEGER, 3, 1);
+  ti_run_fails (n, TI_IN (ti_f32 (2, D (2, 2), NULL), ti_tensor (FB_DTYPE_UINT8, 2, D (2, 2), NULL),
+                         ti_tensor (FB_DTYPE_UINT8, 0, NULL, V (1))), FB_INTERP_ERROR_RUNTIME);
+  n = node (&g, 18, FB_OP_MATMUL_INTEGER, 3, 1);
+  ti_run_fails (n, TI_IN (ti_tensor (FB_DTYPE_UINT8, 2, D (2, 3), NULL),
+                         ti_tensor (FB_DTYPE_UINT8, 2, D (3, 2), NULL),
+                         ti_tensor (FB_DTYPE_UINT8, 1, D (3), NULL)), FB_INTERP_ERROR_RUNTIME);
   n = node (&g, 18, FB_OP_NON_MAX_SUPPRESSION, 2, 1);
   ti_run_fails (n, TI_IN (ti_f32 (3, D (1, 2, 3), NULL), ti_f32 (3, D (1, 1, 2), NULL)),
                 FB_INTERP_ERROR_RUNTIME);
@@ -145,6 +153,12 @@ test_known_values (void)
   ti_assert (o[2], FB_DTYPE_INT64, 1, D (5), V (0, 1, 0, 2, 1), 0);
   ti_assert (o[3], FB_DTYPE_INT64, 1, D (3), V (2, 2, 1), 0);
   g_free (o);
+  /* MatMulInteger with a zero point per row of A. */
+  n = node (&g, 18, FB_OP_MATMUL_INTEGER, 3, 1);
+  ti_assert (ti_run1 (n, TI_IN (ti_tensor (FB_DTYPE_UINT8, 2, D (2, 2), V (3, 4, 5, 6)),
+                                ti_tensor (FB_DTYPE_INT8, 2, D (2, 1), V (1, -2)),
+                                ti_tensor (FB_DTYPE_UINT8, 1, D (2), V (1, 5)))),
+             FB_DTYPE_INT32, 2, D (2, 1), V (2 - 6, 0 - 2), 0);
   ti_done ();
 }
 
@@ -208,6 +222,12 @@ test_cpu_matches (void)
                                 ti_f32 (4, D (1, 2, 3, 2), V (-3, 0.2, 2.7, -1.4, 1e20, 0.5, 0.31, -0.77,
                                                               -1, 1, 1.9, -2.2))), 0);
         }
+  /* MatMulInteger with a batch broadcast over a matrix. */
+  n = node (&g, 18, FB_OP_MATMUL_INTEGER, 4, 1);
+  tc_node (g, n, TI_IN (ti_tensor (FB_DTYPE_INT8, 3, D (2, 2, 3), V (-128, 127, 3, 4, -5, 6, 7, 8, 9, 10, -11, 12)),
+                        ti_tensor (FB_DTYPE_UINT8, 2, D (3, 2), V (255, 0, 1, 2, 3, 200)),
+                        ti_tensor (FB_DTYPE_INT8, 0, NULL, V (-3)),
+                        ti_tensor (FB_DTYPE_UINT8, 0, NULL, V (7))), 12);
   n = node (&g, 18, FB_OP_QUANTIZE_LINEAR, 3, 1);
   tc_node (g, n, TI_IN (ti_f32 (2, D (2, 3), V (-300, -0.5, 0.5, 1.5, 2.5, NAN)),
                         ti_f32 (1, D (3), V (1, 1, 0.5)),

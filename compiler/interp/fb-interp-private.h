@@ -213,6 +213,10 @@ gboolean _fb_interp_compress        (FbInterpCtx *, const FbNode *, FbTensor *co
 gboolean _fb_interp_non_zero        (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
 gboolean _fb_interp_unique          (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
 gboolean _fb_interp_nms             (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+/* fb-interp-qlinear.c */
+gboolean _fb_interp_matmul_integer  (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_conv_integer    (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_det             (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
 /* fb-interp-grid.c */
 gboolean _fb_interp_grid_sample     (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
 gboolean _fb_interp_check_grid_sample (const FbNode *node, GError **error);

@@ -323,6 +323,30 @@ node_flops (const FbNode *node)
     case FB_OP_DYNAMIC_QUANTIZE_LINEAR:
       /* min and max, then the quantization */
       return 5.0 * in_numel (node, 0);
+    case FB_OP_MATMUL_INTEGER: case FB_OP_QLINEAR_MATMUL:
+      {
+        /* two flops per product: M x N outputs, each a sum over K */
+        const FbValue *a = fb_node_input (node, 0);
+        double k = a && a->shape.rank >= 1 && a->shape.dim[a->shape.rank - 1] > 0
+                 ? (double) a->shape.dim[a->shape.rank - 1] : 1.0;
+        return 2.0 * out * k;
+      }
+    case FB_OP_DET:
+      {
+        /* elimination: about 2/3 M^3 per matrix */
+        const FbValue *x = fb_node_input (node, 0);
+        double m = x && x->shape.rank >= 2 && x->shape.dim[x->shape.rank - 1] > 0
+                 ? (double) x->shape.dim[x->shape.rank - 1] : 1.0;
+        return MAX (out, 1.0) * 2.0 / 3.0 * m * m * m;
+      }
+    case FB_OP_CONV_INTEGER: case FB_OP_QLINEAR_CONV:
+      {
+        const FbValue *w = fb_node_input (node, node->op == FB_OP_QLINEAR_CONV ? 3 : 1);
+        double per = 1.0;
+        for (int d = 1; w && d < w->shape.rank; d++)
+          per *= w->shape.dim[d] > 0 ? (double) w->shape.dim[d] : 1.0;
+        return 2.0 * out * per;
+      }
     case FB_OP_GRID_SAMPLE:
       /* up to 16 taps (bicubic) of a multiply-add per output element */
       return out * (g_strcmp0 (fb_node_attr_string (node, "mode", "bilinear"), "bicubic") == 0

@@ -314,3 +314,77 @@ _fb_infer_grid_sample (FbGraph *graph, FbNode *node, GError **error)
     }
   return _fb_infer_set_output (node, 0, x->dtype, &out, error);
 }
+
+/* MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv: the result's type (int32, or the
+ * output zero point's), its rank and the extents the operands give directly. */
+gboolean
+_fb_infer_qlinear (FbGraph *graph, FbNode *node, GError **error)
+{
+  gboolean q = node->op == FB_OP_QLINEAR_MATMUL || node->op == FB_OP_QLINEAR_CONV;
+  gboolean conv = node->op == FB_OP_CONV_INTEGER || node->op == FB_OP_QLINEAR_CONV;
+  FbValue *a = _fb_infer_require (node, 0, error), *b = _fb_infer_require (node, q ? 3 : 1, error);
+  FbShape out = fb_shape_unknown ();
+  FbDType t = FB_DTYPE_INT32;
+
+  if (a == NULL || b == NULL || !_fb_infer_check_type (node, 0, FB_TYPES_INTEGER, error) ||
+      !_fb_infer_check_type (node, q ? 3 : 1, FB_TYPES_INTEGER, error))
+    return FALSE;
+  if (q)
+    {
+      FbValue *zy = _fb_infer_require (node, 7, error);
+      if (zy == NULL || _fb_infer_require (node, 6, error) == NULL ||
+          !_fb_infer_check_type (node, 6, FB_TYPES_FLOAT, error))
+        return FALSE;
+      t = zy->dtype;
+    }
+  if (conv && a->shape.rank >= 0)
+    {
+      if (a->shape.rank < 3)
+        return _fb_infer_fail (error, node, "the input must be [N, C, ...], not of rank %d",
+                               a->shape.rank);
+      out = _fb_shape_of_rank (a->shape.rank);
+      out.dim[0] = a->shape.dim[0];
+      out.sym[0] = a->shape.sym[0];
+      if (b->shape.rank >= 1)
+        out.dim[1] = b->shape.dim[0];
+    }
+  else if (!conv && a->shape.rank >= 2 && b->shape.rank >= 2)
+    {
+      FbShape ab = a->shape, bb = b->shape, batch;
+      ab.rank -= 2;
+      bb.rank -= 2;
+      if (!_fb_infer_broadcast (node, &ab, &bb, &batch, error) ||
+          !_fb_infer_check_rank (node, batch.rank + 2, error))
+        return FALSE;
+      int64_t ka = a->shape.dim[a->shape.rank - 1], kb = b->shape.dim[b->shape.rank - 2];
+      if (ka >= 0 && kb >= 0 && ka != kb)
+        return _fb_infer_fail (error, node, "inner extents %" G_GINT64_FORMAT " and %"
+                               G_GINT64_FORMAT " differ", ka, kb);
+      out = batch;
+      out.dim[out.rank] = a->shape.dim[a->shape.rank - 2];
+      out.sym[out.rank++] = a->shape.sym[a->shape.rank - 2];
+      out.dim[out.rank] = b->shape.dim[b->shape.rank - 1];
+      out.sym[out.rank++] = b->shape.sym[b->shape.rank - 1];
+    }
+  return _fb_infer_set_output (node, 0, t, &out, error);
+}
+
+gboolean
+_fb_infer_det (FbGraph *graph, FbNode *node, GError **error)
+{
+  FbValue *x = _fb_infer_require (node, 0, error);
+  FbShape out = fb_shape_unknown ();
+
+  if (x == NULL || !_fb_infer_check_type (node, 0, FB_TYPES_FLOAT, error))
+    return FALSE;
+  if (x->shape.rank >= 0)
+    {
+      int r = x->shape.rank;
+      if (r < 2 || (x->shape.dim[r - 1] >= 0 && x->shape.dim[r - 2] >= 0 &&
+                    x->shape.dim[r - 1] != x->shape.dim[r - 2]))
+        return _fb_infer_fail (error, node, "the input must be square matrices [..., M, M]");
+      out = x->shape;
+      out.rank = r - 2;
+    }
+  return _fb_infer_set_output (node, 0, x->dtype, &out, error);
+}

@@ -262,5 +262,7 @@ gboolean  _fb_infer_data_sized    (FbGraph *graph, FbNode *node, GError **error)
 gboolean  _fb_infer_quantize      (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_window        (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_grid_sample   (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_qlinear       (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_det           (FbGraph *graph, FbNode *node, GError **error);
 
 G_END_DECLS

@@ -142,6 +142,11 @@ infer_unknown (FbGraph *graph, FbNode *node, GError **error)
 #define INFER_NON_ZERO                _fb_infer_data_sized
 #define INFER_ONE_HOT                 _fb_infer_one_hot
 #define INFER_QUANTIZE_LINEAR         _fb_infer_quantize
+#define INFER_DET                     _fb_infer_det
+#define INFER_CONV_INTEGER            _fb_infer_qlinear
+#define INFER_MATMUL_INTEGER          _fb_infer_qlinear
+#define INFER_QLINEAR_CONV            _fb_infer_qlinear
+#define INFER_QLINEAR_MATMUL          _fb_infer_qlinear
 #define INFER_REVERSE_SEQUENCE        _fb_infer_reverse_sequence
 #define INFER_RNN                     _fb_infer_rnn
 #define INFER_SCATTER                 _fb_infer_scatter_elements

@@ -308,6 +308,64 @@ lower_dynamic_quant (FbLowerCtx *c, const FbNode *node, GError **error)
   return _fb_lower_store (c, body, y, co, fb_kx_cast (k, q, FB_DTYPE_UINT8), error);
 }
 
+/* MatMulInteger and QLinearMatMul (scalar zero points and scales): an int64 sum per output
+ * element, then int32, or the rescale and saturation of QLinearMatMul. */
+static gboolean
+lower_matmul_integer (FbLowerCtx *c, const FbNode *node, GError **error)
+{
+  FbKernel *k = c->k;
+  gboolean q = node->op == FB_OP_QLINEAR_MATMUL;
+  const FbValue *a = node->inputs[0], *b = node->inputs[q ? 3 : 1], *y = node->outputs[0];
+  const FbValue *za = q ? node->inputs[2] : fb_node_input (node, 2);
+  const FbValue *zb = q ? node->inputs[5] : fb_node_input (node, 3);
+  int ar, br, yr;
+  int64_t ad[FB_MAX_RANK], bd[FB_MAX_RANK], yd[FB_MAX_RANK];
+  FbKExpr *co[FB_MAX_RANK], *ac[FB_MAX_RANK], *bc[FB_MAX_RANK], *kk;
+  if (!static_dims (node, a, &ar, ad, error) || !static_dims (node, b, &br, bd, error) ||
+      !static_dims (node, y, &yr, yd, error))
+    return FALSE;
+  if (ar < 2 || br < 2 || yr < 2 || ad[ar - 1] != bd[br - 2])
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "needs matrices of rank 2 or more");
+  int64_t K = ad[ar - 1];
+  GPtrArray *body = _fb_lower_nest (c, yr, yd, co, (double) _fb_lower_numel (y) * K * 2);
+  guint acc = fb_kernel_new_acc (k, FB_DTYPE_INT64);
+  g_ptr_array_add (body, fb_ks_assign (k, acc, fb_kx_index (k, 0)));
+  GPtrArray *l = _fb_lower_loop (k, body, fb_kx_index (k, K), &kk);
+  memcpy (ac, co, sizeof ac);
+  memcpy (bc, co, sizeof bc);
+  ac[yr - 1] = kk;
+  bc[yr - 2] = kk;
+  FbKExpr *av = _fb_lower_value_at (c, a, yr, ac, error);
+  FbKExpr *bv = av ? _fb_lower_value_at (c, b, yr, bc, error) : NULL;
+  if (bv == NULL)
+    return FALSE;
+  FbKExpr *zav = za ? fb_kx_cast (k, fb_kx_load (k, _fb_lower_arg (c, za, FB_KARG_INPUT), fb_kx_index (k, 0)), FB_DTYPE_INT64)
+                    : fb_kx_index (k, 0);
+  FbKExpr *zbv = zb ? fb_kx_cast (k, fb_kx_load (k, _fb_lower_arg (c, zb, FB_KARG_INPUT), fb_kx_index (k, 0)), FB_DTYPE_INT64)
+                    : fb_kx_index (k, 0);
+  FbKExpr *p = bin (k, FB_KB_MUL, bin (k, FB_KB_SUB, fb_kx_cast (k, av, FB_DTYPE_INT64), zav),
+                    bin (k, FB_KB_SUB, fb_kx_cast (k, bv, FB_DTYPE_INT64), zbv));
+  g_ptr_array_add (l, fb_ks_assign (k, acc, bin (k, FB_KB_ADD, fb_kx_acc (k, acc), p)));
+  FbKExpr *r = fb_kx_acc (k, acc);
+  if (q)
+    {
+      const FbDType f = FB_DTYPE_FLOAT32;
+      double lo, hi;
+      if (!quant_range (y->dtype, &lo, &hi))
+        return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "cannot quantize to %s",
+                               fb_dtype_name (y->dtype));
+      FbKExpr *s[3];
+      const guint si[3] = { 1, 4, 6 };
+      for (int i = 0; i < 3; i++)
+        s[i] = fb_kx_cast (k, fb_kx_load (k, _fb_lower_arg (c, node->inputs[si[i]], FB_KARG_INPUT),
+                                          fb_kx_index (k, 0)), f);
+      FbKExpr *m = bin (k, FB_KB_DIV, bin (k, FB_KB_MUL, s[0], s[1]), s[2]);
+      FbKExpr *zy = fb_kx_load (k, _fb_lower_arg (c, node->inputs[7], FB_KARG_INPUT), fb_kx_index (k, 0));
+      r = saturate (k, f, bin (k, FB_KB_MUL, fb_kx_cast (k, r, f), m), zy, lo, hi);
+    }
+  return _fb_lower_store (c, body, y, co, fb_kx_cast (k, r, y->dtype), error);
+}
+
 gboolean
 _fb_lower_index_node (FbLowerCtx *c, const FbNode *node, GError **error)
 {
@@ -325,6 +383,8 @@ _fb_lower_index_node (FbLowerCtx *c, const FbNode *node, GError **error)
       return lower_linear_quant (c, node, error);
     case FB_OP_DYNAMIC_QUANTIZE_LINEAR:
       return lower_dynamic_quant (c, node, error);
+    case FB_OP_MATMUL_INTEGER: case FB_OP_QLINEAR_MATMUL:
+      return lower_matmul_integer (c, node, error);
     default:
       return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "no lowering for this operator");
     }
@@ -351,6 +411,25 @@ _fb_lower_index_supports (const FbNode *node, char **reason)
           return FALSE;
         }
       return TRUE;
+    case FB_OP_MATMUL_INTEGER: case FB_OP_QLINEAR_MATMUL:
+      {
+        gboolean q = node->op == FB_OP_QLINEAR_MATMUL;
+        for (guint i = 2; i < node->n_inputs; i++)
+          if (node->inputs[i] && !(q && i == 3) && _fb_lower_numel (node->inputs[i]) != 1)
+            {
+              if (reason)
+                *reason = g_strdup_printf ("%s compiles with one zero point and scale per "
+                                           "operand only", fb_op_name (node->op));
+              return FALSE;
+            }
+        if (node->inputs[0]->shape.rank < 2 || node->inputs[q ? 3 : 1]->shape.rank < 2)
+          {
+            if (reason)
+              *reason = g_strdup ("both operands must be matrices (rank 2 or more)");
+            return FALSE;
+          }
+        return TRUE;
+      }
     case FB_OP_DYNAMIC_QUANTIZE_LINEAR:
       if (node->inputs[0]->dtype != FB_DTYPE_FLOAT32)
         {

@@ -212,6 +212,11 @@ supports_member (const FbNode *node, char **reason)
     case FB_OP_REVERSE_SEQUENCE: case FB_OP_QUANTIZE_LINEAR: case FB_OP_DEQUANTIZE_LINEAR:
     case FB_OP_DYNAMIC_QUANTIZE_LINEAR:
       return _fb_lower_index_supports (node, reason);
+    case FB_OP_MATMUL_INTEGER: case FB_OP_QLINEAR_MATMUL:
+      return _fb_lower_index_supports (node, reason);
+    case FB_OP_CONV_INTEGER: case FB_OP_QLINEAR_CONV: case FB_OP_DET:
+      return no (reason, "%s is not compiled by the CPU target (the interpreter runs it)",
+                 fb_op_name (node->op));
     case FB_OP_GRID_SAMPLE:
       if (!fb_dtype_is_float (node->inputs[0]->dtype) || node->inputs[0]->shape.rank != 4)
         return no (reason, "GridSample runs on float inputs of rank 4 (2-D sampling)");

@@ -439,7 +439,7 @@ emit_member (FbLowerCtx *c, const FbNode *m, GError **error)
       return _fb_lower_math_node (c, m, error);
     case FB_OP_GATHER_ND: case FB_OP_SCATTER: case FB_OP_SCATTER_ELEMENTS: case FB_OP_ONE_HOT:
     case FB_OP_REVERSE_SEQUENCE: case FB_OP_QUANTIZE_LINEAR: case FB_OP_DEQUANTIZE_LINEAR:
-    case FB_OP_DYNAMIC_QUANTIZE_LINEAR:
+    case FB_OP_DYNAMIC_QUANTIZE_LINEAR: case FB_OP_MATMUL_INTEGER: case FB_OP_QLINEAR_MATMUL:
       return _fb_lower_index_node (c, m, error);
     case FB_OP_GRID_SAMPLE:
       return _fb_lower_grid_sample (c, m, error);
