@@ -65,7 +65,7 @@ pure_generated (const FbKernel *k)
 }
 
 typedef struct {
-  guint kernels, generated, library, refused, assembled, cooperative;
+  guint kernels, generated, library, refused, assembled, cooperative, before, after;
   GHashTable *seen;             /* PTX texts already assembled */
   gboolean    ptxas;
 } Tally;
@@ -113,16 +113,27 @@ check_plan (const FbPlan *plan, const char *what, Tally *t)
       for (guint p = 0; p < m->phases->len; p++)
         {
           const FbPtxPhase *ph = &g_array_index (m->phases, FbPtxPhase, p);
-          if (ph->entry == NULL)
-            continue;
-          g_autofree char *entry = g_strdup_printf (".entry %s(", ph->entry);
-          if (strstr (m->ptx, entry) == NULL)
-            g_error ("%s: kernel %s: no %s in its PTX", what, k->name, entry);
-          g_assert_cmpuint (ph->block_threads, >=, 32);
-          g_assert_cmpuint (ph->block_threads, <=, 1024);
-          g_assert_cmpuint (ph->iters_per_block, >=, 1);
-          g_assert_cmpuint (ph->blocks_per_iter, >=, 1);
-          t->cooperative += ph->cooperative;
+          g_assert_true (ph->library == (ph->entry == NULL));
+          const FbPtxLaunch launches[3] = {
+            { ph->entry, ph->block_threads, ph->iters_per_block, ph->blocks_per_iter, ph->cooperative },
+            ph->before, ph->after,
+          };
+          for (guint j = 0; j < 3; j++)
+            {
+              const FbPtxLaunch *l = &launches[j];
+              if (l->entry == NULL)
+                continue;
+              g_autofree char *entry = g_strdup_printf (".entry %s(", l->entry);
+              if (strstr (m->ptx, entry) == NULL)
+                g_error ("%s: kernel %s: no %s in its PTX", what, k->name, entry);
+              g_assert_cmpuint (l->block_threads, >=, 32);
+              g_assert_cmpuint (l->block_threads, <=, 1024);
+              g_assert_cmpuint (l->iters_per_block, >=, 1);
+              g_assert_cmpuint (l->blocks_per_iter, >=, 1);
+              t->cooperative += l->cooperative;
+              t->before += j == 1;
+              t->after += j == 2;
+            }
         }
       if (m->ptx == NULL)
         continue;
@@ -168,10 +179,14 @@ test_models (void)
         check_plan (plan, g_ptr_array_index (models, i), &t);
       }
   g_test_message ("%u kernels: %u generated, %u around library calls, %u refused; "
-                  "%u cooperative phases; %u distinct modules assembled by ptxas",
-                  t.kernels, t.generated, t.library, t.refused, t.cooperative, t.assembled);
+                  "%u cooperative entries; %u entries before and %u after library calls; "
+                  "%u distinct modules assembled by ptxas", t.kernels, t.generated, t.library,
+                  t.refused, t.cooperative, t.before, t.after, t.assembled);
   g_assert_cmpuint (t.generated, >, t.kernels / 2);
   g_assert_cmpuint (t.cooperative, >, 0);
+  g_assert_cmpuint (t.before, >, 0);
+  g_assert_cmpuint (t.after, >, 0);
+  g_assert_cmpuint (t.refused, ==, 0);
   g_hash_table_unref (t.seen);
   if (ptxas == NULL)
     g_test_skip ("ptxas (CUDA toolkit) not found: PTX made but not assembled");
@@ -269,6 +284,29 @@ test_library_phases (void)
           }
     }
   g_assert_cmpuint (library, >, 0);
+
+  /* In NCHW a convolution is im2col then sgemm: the im2col loops are an entry run before the
+   * library's call. (Epilogues after a call: the models test, GPT-2's MatMul + Add.) */
+  g_autofree char *conv = g_test_build_filename (G_TEST_DIST, "cases", "conv", "model.onnx", NULL);
+  g_autoptr(FbPlan) nchw = plan_for_model (conv, FB_LAYOUT_NCHW);
+  guint before = 0;
+  for (guint i = 0; i < nchw->kernels->len; i++)
+    {
+      const FbKernel *k = g_ptr_array_index (nchw->kernels, i);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FbPtxModule) m = fb_codegen_ptx (k, nchw, &error);
+      g_assert_no_error (error);
+      for (guint p = 0; p < m->phases->len; p++)
+        {
+          const FbPtxPhase *ph = &g_array_index (m->phases, FbPtxPhase, p);
+          if (!ph->library || ph->before.entry == NULL)
+            continue;
+          g_assert_true (g_str_has_suffix (ph->before.entry, "_before"));
+          g_assert_nonnull (strstr (m->ptx, ph->before.entry));
+          before++;
+        }
+    }
+  g_assert_cmpuint (before, >, 0);
   ti_done ();
 }
 

@@ -137,6 +137,13 @@ _fb_ptx_accs_assigned (const FbKStmt *s, gboolean *assigned)
 }
 
 void
+_fb_ptx_accs_read (const FbKStmt *s, gboolean *read)
+{
+  Reads r = { .accs_read = read };
+  stmt_reads (s, &r);
+}
+
+void
 _fb_ptx_args_loaded (const FbKStmt *s, gboolean *loaded)
 {
   Reads r = { .args_loaded = loaded };

@@ -64,6 +64,7 @@ gboolean _fb_ptx_has_store     (const FbKStmt *s);
 void     _fb_ptx_args_loaded   (const FbKStmt *s, gboolean *loaded);
 void     _fb_ptx_args_stored   (const FbKStmt *s, gboolean *stored);
 void     _fb_ptx_accs_assigned (const FbKStmt *s, gboolean *assigned);
+void     _fb_ptx_accs_read     (const FbKStmt *s, gboolean *read);
 
 /* The NVPTX target machine for sm_90 (a new one per call: not shared between threads). */
 LLVMTargetMachineRef _fb_ptx_target_machine (GError **error);

@@ -588,7 +588,12 @@ fb_ptx_module_free (FbPtxModule *module)
   if (module->phases)
     {
       for (guint i = 0; i < module->phases->len; i++)
-        g_free (g_array_index (module->phases, FbPtxPhase, i).entry);
+        {
+          FbPtxPhase *ph = &g_array_index (module->phases, FbPtxPhase, i);
+          g_free (ph->entry);
+          g_free (ph->before.entry);
+          g_free (ph->after.entry);
+        }
       g_array_unref (module->phases);
     }
   g_free (module);
@@ -651,6 +656,119 @@ first_callee (const GPtrArray *body)
   return NULL;
 }
 
+/* Emits phase as one entry and says how to launch it. */
+static gboolean
+generate (Gpu *g, const FbKernel *k, guint p, const FbKPhase *ph, const gboolean *distinct,
+          FbPtxLaunch *l, GError **error)
+{
+  FbPtxMap map;
+  g_autofree char *why = NULL;
+  if (!_fb_ptx_map_phase (k, ph, &map, &why))
+    {
+      g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_UNSUPPORTED,
+                   "kernel %s: phase %u: %s", k->name, p, why);
+      return FALSE;
+    }
+  g->map = &map;
+  emit_phase (g, ph, distinct);
+  l->entry = g_strdup (ph->fn);
+  l->block_threads = map.block_threads;
+  l->cooperative = map.cooperative;
+  if (map.cooperative)
+    {
+      l->iters_per_block = 1;
+      l->blocks_per_iter = (guint) MIN (map.inner, G_MAXUINT);
+    }
+  else
+    {
+      int64_t per_block = (int64_t) map.block_threads * map.vec;
+      l->iters_per_block = (guint) MAX (per_block / map.inner, 1);
+      l->blocks_per_iter = (guint) MIN ((map.inner + per_block - 1) / per_block, G_MAXUINT);
+    }
+  _fb_ptx_map_clear (&map);
+  g->map = NULL;
+  return TRUE;
+}
+
+/* The statements [from, to) of the parallel loop par as a phase of their own, named fn. */
+static gboolean
+generate_part (Gpu *g, const FbKernel *k, guint p, const FbKPhase *ph, const FbKStmt *par,
+               guint from, guint to, const char *suffix, const gboolean *distinct,
+               FbPtxLaunch *l, GError **error)
+{
+  if (from == to)
+    return TRUE;
+  g_autoptr(GPtrArray) part = g_ptr_array_new ();
+  for (guint i = from; i < to; i++)
+    g_ptr_array_add (part, g_ptr_array_index (par->loop.body, i));
+  FbKStmt loop = *par;
+  loop.loop.body = part;
+  g_autoptr(GPtrArray) body = g_ptr_array_new ();
+  g_ptr_array_add (body, &loop);
+  g_autofree char *fn = g_strconcat (ph->fn, suffix, NULL);
+  FbKPhase sub = *ph;
+  sub.fn = fn;
+  sub.body = body;
+  return generate (g, k, p, &sub, distinct, l, error);
+}
+
+/* A phase with library calls: the generated statements before and after them, where the calls
+ * sit at the top of the parallel loop's body (so that all iterations' statements before can
+ * run ahead of all calls, and those after behind them). */
+static gboolean
+refuse (const FbKernel *k, guint p, const char *callee, GError **error)
+{
+  g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_UNSUPPORTED,
+               "kernel %s: phase %u interleaves generated loops with calls of %s; the CUDA "
+               "target has no GPU form for this lowering yet", k->name, p, callee);
+  return FALSE;
+}
+
+static gboolean
+library_parts (Gpu *g, const FbKernel *k, guint p, const FbKPhase *ph, const gboolean *distinct,
+               FbPtxPhase *info, guint *n_generated, GError **error)
+{
+  const FbKStmt *par = ph->body->len == 1 ? g_ptr_array_index (ph->body, 0) : NULL;
+  const char *callee = first_callee (ph->body);
+  if (!phase_has (ph, _fb_ptx_has_store))
+    return TRUE;                  /* calls only (batched over loops): all the library's */
+  if (par == NULL || par->kind != FB_KS_LOOP || !par->loop.parallel)
+    return refuse (k, p, callee, error);
+  const GPtrArray *body = par->loop.body;
+  guint c0 = body->len, c1 = body->len;
+  for (guint i = 0; i < body->len; i++)
+    {
+      const FbKStmt *s = g_ptr_array_index (body, i);
+      if (s->kind == FB_KS_CALL)
+        {
+          if (c0 == body->len)
+            c0 = i;
+          else if (c1 != i)
+            return refuse (k, p, callee, error);   /* generated statements between calls */
+          c1 = i + 1;
+        }
+      else if (_fb_ptx_has_call (s))
+        return refuse (k, p, callee, error);     /* a call inside a loop (tiles) */
+    }
+  /* Accumulators do not survive from one launch to the next. */
+  guint na = k->accs->len;
+  g_autofree gboolean *set = g_new0 (gboolean, na + 1);
+  g_autofree gboolean *read = g_new0 (gboolean, na + 1);
+  for (guint i = 0; i < c0; i++)
+    _fb_ptx_accs_assigned (g_ptr_array_index (body, i), set);
+  for (guint i = c1; i < body->len; i++)
+    _fb_ptx_accs_read (g_ptr_array_index (body, i), read);
+  for (guint a = 0; a < na; a++)
+    if (set[a] && read[a])
+      return refuse (k, p, callee, error);
+  if (!generate_part (g, k, p, ph, par, 0, c0, "_before", distinct, &info->before, error) ||
+      !generate_part (g, k, p, ph, par, c1, body->len, "_after", distinct, &info->after, error))
+    return FALSE;
+  *n_generated += (info->before.entry != NULL) + (info->after.entry != NULL);
+  return TRUE;
+
+}
+
 /* Fills module->phases and the LLVM module; FALSE with error naming the kernel. */
 static gboolean
 build (LLVMModuleRef mod, const FbKernel *k, const FbPlan *plan, FbPtxModule *out,
@@ -675,47 +793,23 @@ build (LLVMModuleRef mod, const FbKernel *k, const FbPlan *plan, FbPtxModule *ou
     {
       const FbKPhase *ph = g_ptr_array_index (k->phases, p);
       FbPtxPhase info = { 0 };
-      if (ph->conv == NULL && phase_has (ph, _fb_ptx_has_call))
+      if (ph->conv)
+        info.library = TRUE;
+      else if (phase_has (ph, _fb_ptx_has_call))
         {
-          if (phase_has (ph, _fb_ptx_has_store))
-            {
-              g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_UNSUPPORTED,
-                           "kernel %s: phase %u mixes generated loops with calls of %s; the "
-                           "CUDA target has no GPU form for this lowering yet", k->name, p,
-                           first_callee (ph->body));
-              ok = FALSE;
-            }
+          info.library = TRUE;
+          ok = library_parts (&g, k, p, ph, distinct, &info, n_generated, error);
         }
-      else if (ph->conv == NULL)
+      else
         {
-          FbPtxMap map;
-          g_autofree char *why = NULL;
-          if (!_fb_ptx_map_phase (k, ph, &map, &why))
-            {
-              g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_UNSUPPORTED,
-                           "kernel %s: phase %u: %s", k->name, p, why);
-              ok = FALSE;
-              break;
-            }
-          g.map = &map;
-          emit_phase (&g, ph, distinct);
-          info.entry = g_strdup (ph->fn);
-          info.block_threads = map.block_threads;
-          if (map.cooperative)
-            {
-              info.iters_per_block = 1;
-              info.blocks_per_iter = (guint) MIN (map.inner, G_MAXUINT);
-            }
-          else
-            {
-              int64_t per_block = (int64_t) map.block_threads * map.vec;
-              info.iters_per_block = (guint) MAX (per_block / map.inner, 1);
-              info.blocks_per_iter = (guint) MIN ((map.inner + per_block - 1) / per_block, G_MAXUINT);
-            }
-          info.cooperative = map.cooperative;
-          _fb_ptx_map_clear (&map);
-          g.map = NULL;
-          (*n_generated)++;
+          FbPtxLaunch l = { 0 };
+          ok = generate (&g, k, p, ph, distinct, &l, error);
+          info.entry = l.entry;
+          info.block_threads = l.block_threads;
+          info.iters_per_block = l.iters_per_block;
+          info.blocks_per_iter = l.blocks_per_iter;
+          info.cooperative = l.cooperative;
+          *n_generated += ok;
         }
       g_array_append_val (out->phases, info);
     }

@@ -24,6 +24,15 @@
 
 G_BEGIN_DECLS
 
+/* How to launch one generated entry. */
+typedef struct {
+  char      *entry;              /* the .entry name in the module; NULL: nothing to launch */
+  guint      block_threads;
+  guint      iters_per_block;
+  guint      blocks_per_iter;
+  gboolean   cooperative;
+} FbPtxLaunch;
+
 typedef struct {
   char      *entry;              /* the .entry name in the module; NULL for a library phase */
   guint      block_threads;      /* threads per block */
@@ -33,6 +42,14 @@ typedef struct {
                                     iters_per_block > 1): multiplies the grid */
   gboolean   cooperative;        /* a block works on one item together (warp shuffles, shared
                                     memory, barriers) */
+  /* A phase that calls a library (a convolution phase, or FB_KS_CALL statements in its
+   * parallel loop, e.g. dnnl_sgemm) has no entry: the runtime makes its calls for every
+   * iteration of [begin, end). Generated statements of the same iterations around the calls
+   * are entries of their own: before (im2col, padding) is launched over [begin, end) ahead
+   * of the calls, after (an epilogue: bias, activation, residual) behind them. */
+  gboolean    library;
+  FbPtxLaunch before;
+  FbPtxLaunch after;
 } FbPtxPhase;
 
 typedef struct {
