@@ -77,6 +77,11 @@ char        *fb_ptx_find_tool      (const char *name);
  * returned in *cubin when asked for. */
 gboolean     fb_ptx_assemble       (const char *ptx, GBytes **cubin, char **info, GError **error);
 
+/* The kernel as an x86-64 object (as fb_codegen_kernel_object) computing with the GPU's math
+ * (log, sin, cos, pow, double exp and erf as inline arithmetic instead of libm), so that a
+ * machine without a GPU can check the arithmetic of the PTX. */
+GBytes      *fb_codegen_kernel_object_gpu_math (const FbKernel *kernel, GError **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbPtxModule, fb_ptx_module_free)
 
 G_END_DECLS
