@@ -499,9 +499,10 @@ const_extent (const FbKStmt *s)
   return fb_kx_is_const (s->loop.extent, &v) ? (int64_t) v : -1;
 }
 
-/* Follows the perfect nest under s[n-1] while its loops are independent. */
+/* Follows the perfect nest under s[n-1] while its loops are independent (or, in a reduction
+ * loop, whose combining order does not matter, just loops). */
 static guint
-collapse (const FbKernel *k, const FbKStmt **nest, guint n, int64_t *product)
+collapse (const FbKernel *k, const FbKStmt **nest, guint n, int64_t *product, gboolean reduction)
 {
   for (;;)
     {
@@ -509,7 +510,7 @@ collapse (const FbKernel *k, const FbKStmt **nest, guint n, int64_t *product)
       if (n == FB_PTX_MAX_NEST || body->len != 1)
         return n;
       const FbKStmt *s = g_ptr_array_index (body, 0);
-      if (s->kind != FB_KS_LOOP || const_extent (s) < 1 || !independent (k, s))
+      if (s->kind != FB_KS_LOOP || const_extent (s) < 1 || (!reduction && !independent (k, s)))
         return n;
       *product *= const_extent (s);
       nest[n++] = s;
@@ -517,12 +518,12 @@ collapse (const FbKernel *k, const FbKStmt **nest, guint n, int64_t *product)
 }
 
 void
-_fb_ptx_split (const FbKernel *k, const FbKStmt *loop, FbPtxSplit *split)
+_fb_ptx_split (const FbKernel *k, const FbKStmt *loop, gboolean reduction, FbPtxSplit *split)
 {
   memset (split, 0, sizeof *split);
   split->nest[0] = loop;
   split->extent = const_extent (loop);
-  split->n_nest = collapse (k, split->nest, 1, &split->extent);
+  split->n_nest = collapse (k, split->nest, 1, &split->extent, reduction);
   split->body = split->nest[split->n_nest - 1]->loop.body;
 }
 
@@ -561,7 +562,7 @@ classify_rows (const FbKernel *k, const GPtrArray *body, FbPtxMap *map)
       else if (is_reduce_loop (k, s, reduced))
         {
           FbPtxSplit sp;
-          _fb_ptx_split (k, s, &sp);
+          _fb_ptx_split (k, s, TRUE, &sp);
           rows[i] = FB_PTX_ROW_REDUCE;
           longest = MAX (longest, sp.extent);
         }
@@ -607,7 +608,7 @@ _fb_ptx_map_phase (const FbKernel *k, const FbKPhase *phase, FbPtxMap *map, char
     }
   map->nest[0] = p;
   map->inner = 1;
-  map->n_nest = collapse (k, map->nest, 1, &map->inner);
+  map->n_nest = collapse (k, map->nest, 1, &map->inner, FALSE);
   map->body = map->nest[map->n_nest - 1]->loop.body;
   int64_t items = MAX (phase->extent, 1) * map->inner;
 

@@ -54,8 +54,9 @@ typedef struct {
 gboolean _fb_ptx_map_phase     (const FbKernel *k, const FbKPhase *phase, FbPtxMap *map,
                                 char **why);
 void     _fb_ptx_map_clear     (FbPtxMap *map);
-/* The split form of a REDUCE or STORES row statement. */
-void     _fb_ptx_split         (const FbKernel *k, const FbKStmt *loop, FbPtxSplit *split);
+/* The split form of a REDUCE (reduction TRUE) or STORES row statement. */
+void     _fb_ptx_split         (const FbKernel *k, const FbKStmt *loop, gboolean reduction,
+                                FbPtxSplit *split);
 /* For a reduction assignment acc = op (acc, x): the op; FALSE when it is not one. */
 gboolean _fb_ptx_reduction_op  (const FbKernel *k, const FbKStmt *assign, FbPtxRed *op);
 /* Whether s (a statement) contains a FB_KS_CALL / a store / reads arg anywhere. */

@@ -357,7 +357,10 @@ static void
 emit_split (Gpu *g, const FbPtxSplit *sp)
 {
   guint T = g->map->block_threads;
-  guint vec = sp->extent % 4 == 0 && sp->extent >= 4 * (int64_t) T ? 4 : 1;
+  double inner = 0;
+  fb_kx_is_const (sp->nest[sp->n_nest - 1]->loop.extent, &inner);
+  /* A group of four must not cross the end of the innermost loop. */
+  guint vec = (int64_t) inner % 4 == 0 && sp->extent >= 4 * (int64_t) T ? 4 : 1;
   Loop l;
   LLVMValueRef start = LLVMBuildMul (g->e.b, g->tid, c64 (g, vec), "");
   LLVMValueRef u = loop_begin (g, &l, start, c64 (g, sp->extent), c64 (g, (int64_t) T * vec));
@@ -376,7 +379,7 @@ emit_reduce_row (Gpu *g, const FbKStmt *s)
   _fb_ptx_accs_assigned (s, set);
   /* Each reduced accumulator: its op, from any one of its assignments. */
   FbPtxSplit sp;
-  _fb_ptx_split (k, s, &sp);
+  _fb_ptx_split (k, s, TRUE, &sp);
   GPtrArray *todo = g_ptr_array_new ();
   g_ptr_array_add (todo, (gpointer) s);
   while (todo->len)
@@ -451,7 +454,7 @@ emit_cooperative_row (Gpu *g)
         case FB_PTX_ROW_STORES:
           {
             FbPtxSplit sp;
-            _fb_ptx_split (k, s, &sp);
+            _fb_ptx_split (k, s, FALSE, &sp);
             emit_split (g, &sp);
             break;
           }
