@@ -364,7 +364,7 @@ emit_split (Gpu *g, const FbPtxSplit *sp)
   Loop l;
   LLVMValueRef start = LLVMBuildMul (g->e.b, g->tid, c64 (g, vec), "");
   LLVMValueRef u = loop_begin (g, &l, start, c64 (g, sp->extent), c64 (g, (int64_t) T * vec));
-  emit_items (g, sp->nest, sp->n_nest, 0, u, TRUE, vec, sp->body, NULL, NULL);
+  emit_items (g, sp->nest, sp->n_nest, 0, u, sp->extent < G_MAXINT32, vec, sp->body, NULL, NULL);
   loop_end (g, &l);
 }
 
