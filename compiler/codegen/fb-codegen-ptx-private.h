@@ -9,6 +9,7 @@
 G_BEGIN_DECLS
 
 #define FB_PTX_MAX_NEST 8
+#define PTX_TRIPLE      "nvptx64-nvidia-cuda"
 
 typedef enum {
   FB_PTX_ROW_UNIFORM,           /* every thread of the block runs it (the same values) */
@@ -66,6 +67,19 @@ void     _fb_ptx_args_loaded   (const FbKStmt *s, gboolean *loaded);
 void     _fb_ptx_args_stored   (const FbKStmt *s, gboolean *stored);
 void     _fb_ptx_accs_assigned (const FbKStmt *s, gboolean *assigned);
 void     _fb_ptx_accs_read     (const FbKStmt *s, gboolean *read);
+
+/* The state of emitting one phase for the GPU. */
+typedef struct {
+  FbEmit          e;
+  const FbPtxMap *map;
+  LLVMTypeRef     i64, i32;
+  LLVMValueRef    tid;          /* threadIdx.x, i64 */
+  guint           n_shared;     /* shared arrays made so far in the module */
+} FbPtxGpu;
+
+/* The entry (ptx_kernel) and body of phase, as g->map says; distinct: per argument, whether
+ * no other argument shares its bytes (noalias). */
+void     _fb_ptx_emit_phase    (FbPtxGpu *g, const FbKPhase *phase, const gboolean *distinct);
 
 /* The NVPTX target machine for sm_90 (a new one per call: not shared between threads). */
 LLVMTargetMachineRef _fb_ptx_target_machine (GError **error);

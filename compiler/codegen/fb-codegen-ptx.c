@@ -9,9 +9,7 @@
  * it is correct for any grid; FbPtxPhase says the grid that gives each thread one share. */
 #include "fb-codegen-ptx-private.h"
 
-#include <llvm-c/Analysis.h>
 #include <llvm-c/DebugInfo.h>
-#include <llvm-c/Transforms/PassBuilder.h>
 #include <math.h>
 #include <string.h>
 
@@ -24,8 +22,6 @@ init_nvptx (gpointer data)
   LLVMInitializeNVPTXAsmPrinter ();
   return NULL;
 }
-
-#define PTX_TRIPLE "nvptx64-nvidia-cuda"
 
 LLVMTargetMachineRef
 _fb_ptx_target_machine (GError **error)
@@ -47,16 +43,9 @@ _fb_ptx_target_machine (GError **error)
 
 /* ---- the frame ----------------------------------------------------------------------------- */
 
-typedef struct {
-  FbEmit          e;
-  const FbPtxMap *map;
-  LLVMTypeRef     i64, i32;
-  LLVMValueRef    tid;          /* threadIdx.x, i64 */
-  guint           n_shared;     /* shared arrays made so far in the module */
-} Gpu;
 
 static LLVMValueRef
-sreg (Gpu *g, const char *name)
+sreg (FbPtxGpu *g, const char *name)
 {
   unsigned id = LLVMLookupIntrinsicID (name, strlen (name));
   LLVMValueRef f = LLVMGetIntrinsicDeclaration (g->e.mod, id, NULL, 0);
@@ -65,7 +54,7 @@ sreg (Gpu *g, const char *name)
 }
 
 static void
-barrier (Gpu *g)
+barrier (FbPtxGpu *g)
 {
   const char *name = "llvm.nvvm.barrier0";
   unsigned id = LLVMLookupIntrinsicID (name, strlen (name));
@@ -74,7 +63,7 @@ barrier (Gpu *g)
 }
 
 static LLVMValueRef
-c64 (Gpu *g, int64_t v)
+c64 (FbPtxGpu *g, int64_t v)
 {
   return LLVMConstInt (g->i64, (unsigned long long) v, 1);
 }
@@ -87,7 +76,7 @@ typedef struct {
 } Loop;
 
 static LLVMValueRef
-loop_begin (Gpu *g, Loop *l, LLVMValueRef start, LLVMValueRef stop, LLVMValueRef step)
+loop_begin (FbPtxGpu *g, Loop *l, LLVMValueRef start, LLVMValueRef stop, LLVMValueRef step)
 {
   l->pre = LLVMGetInsertBlock (g->e.b);
   l->head = LLVMAppendBasicBlockInContext (g->e.ctx, g->e.fn, "grid");
@@ -107,7 +96,7 @@ loop_begin (Gpu *g, Loop *l, LLVMValueRef start, LLVMValueRef stop, LLVMValueRef
 }
 
 static void
-loop_end (Gpu *g, Loop *l)
+loop_end (FbPtxGpu *g, Loop *l)
 {
   LLVMValueRef next = LLVMBuildNSWAdd (g->e.b, l->i, l->step, "");
   LLVMBasicBlockRef latch = LLVMGetInsertBlock (g->e.b);
@@ -118,7 +107,7 @@ loop_end (Gpu *g, Loop *l)
 
 /* llvm.loop.unroll.disable on the loop of latch. */
 static void
-keep_rolled (Gpu *g, LLVMValueRef latch)
+keep_rolled (FbPtxGpu *g, LLVMValueRef latch)
 {
   LLVMContextRef ctx = g->e.ctx;
   LLVMMetadataRef self = LLVMTemporaryMDNode (ctx, NULL, 0);
@@ -133,7 +122,7 @@ keep_rolled (Gpu *g, LLVMValueRef latch)
 /* Sets the variables of nest[first..n) from the linear index u (row-major, the last fastest);
  * nest[first - 1]'s variable (when first > 0) gets what is left. */
 static void
-bind_nest (Gpu *g, const FbKStmt *const *nest, guint n, guint first, LLVMValueRef u,
+bind_nest (FbPtxGpu *g, const FbKStmt *const *nest, guint n, guint first, LLVMValueRef u,
            gboolean narrow)
 {
   LLVMBuilderRef b = g->e.b;
@@ -154,7 +143,7 @@ bind_nest (Gpu *g, const FbKStmt *const *nest, guint n, guint first, LLVMValueRe
 }
 
 static void
-emit_one (Gpu *g, const FbKStmt *s)
+emit_one (FbPtxGpu *g, const FbKStmt *s)
 {
   GPtrArray one = { .pdata = (gpointer *) &s, .len = 1 };
   _fb_codegen_stmts (&g->e, &one);
@@ -170,7 +159,7 @@ is_float_type (LLVMTypeRef t)
 }
 
 static LLVMValueRef
-combine (Gpu *g, FbPtxRed op, FbDType dt, LLVMValueRef a, LLVMValueRef b)
+combine (FbPtxGpu *g, FbPtxRed op, FbDType dt, LLVMValueRef a, LLVMValueRef b)
 {
   LLVMTypeRef t = LLVMTypeOf (a);
   LLVMValueRef args[2] = { a, b }, r;
@@ -210,7 +199,7 @@ identity (FbPtxRed op, LLVMTypeRef t)
 }
 
 static LLVMValueRef
-shfl32 (Gpu *g, LLVMValueRef v, int lane_mask, gboolean fl)
+shfl32 (FbPtxGpu *g, LLVMValueRef v, int lane_mask, gboolean fl)
 {
   const char *name = fl ? "llvm.nvvm.shfl.sync.bfly.f32" : "llvm.nvvm.shfl.sync.bfly.i32";
   unsigned id = LLVMLookupIntrinsicID (name, strlen (name));
@@ -222,7 +211,7 @@ shfl32 (Gpu *g, LLVMValueRef v, int lane_mask, gboolean fl)
 
 /* The value of lane (lane ^ lane_mask), for 32- and 64-bit values. */
 static LLVMValueRef
-shfl (Gpu *g, LLVMValueRef v, int lane_mask)
+shfl (FbPtxGpu *g, LLVMValueRef v, int lane_mask)
 {
   LLVMTypeRef t = LLVMTypeOf (v);
   LLVMTypeKind k = LLVMGetTypeKind (t);
@@ -241,7 +230,7 @@ shfl (Gpu *g, LLVMValueRef v, int lane_mask)
 }
 
 static LLVMValueRef
-warp_reduce (Gpu *g, FbPtxRed op, FbDType dt, LLVMValueRef v)
+warp_reduce (FbPtxGpu *g, FbPtxRed op, FbDType dt, LLVMValueRef v)
 {
   for (int m = 16; m >= 1; m /= 2)
     v = combine (g, op, dt, v, shfl (g, v, m));
@@ -251,7 +240,7 @@ warp_reduce (Gpu *g, FbPtxRed op, FbDType dt, LLVMValueRef v)
 /* The reduction of v over the block, in every thread: each warp reduces by shuffles, lane 0
  * leaves the warp's value in shared memory, and every warp then reduces those. */
 static LLVMValueRef
-block_reduce (Gpu *g, FbPtxRed op, FbDType dt, LLVMValueRef v)
+block_reduce (FbPtxGpu *g, FbPtxRed op, FbDType dt, LLVMValueRef v)
 {
   LLVMBuilderRef b = g->e.b;
   LLVMTypeRef t = LLVMTypeOf (v);
@@ -295,7 +284,7 @@ block_reduce (Gpu *g, FbPtxRed op, FbDType dt, LLVMValueRef v)
  * end; the innermost variable is masked to say so to LLVM, whose load-store vectorizer then
  * knows that contiguous accesses are 16-byte aligned and makes them one vector access. */
 static void
-emit_items (Gpu *g, const FbKStmt *const *nest, guint n, guint first_bound, LLVMValueRef u,
+emit_items (FbPtxGpu *g, const FbKStmt *const *nest, guint n, guint first_bound, LLVMValueRef u,
             gboolean narrow, guint vec, const GPtrArray *body, LLVMValueRef lo, LLVMValueRef hi)
 {
   LLVMBuilderRef b = g->e.b;
@@ -354,7 +343,7 @@ emit_items (Gpu *g, const FbKStmt *const *nest, guint n, guint first_bound, LLVM
 /* A split loop: thread t runs its items t, t + T, ... (four consecutive ones at a time where
  * the extent allows, so that contiguous loads are 16 bytes wide). */
 static void
-emit_split (Gpu *g, const FbPtxSplit *sp)
+emit_split (FbPtxGpu *g, const FbPtxSplit *sp)
 {
   guint T = g->map->block_threads;
   double inner = 0;
@@ -369,7 +358,7 @@ emit_split (Gpu *g, const FbPtxSplit *sp)
 }
 
 static void
-emit_reduce_row (Gpu *g, const FbKStmt *s)
+emit_reduce_row (FbPtxGpu *g, const FbKStmt *s)
 {
   const FbKernel *k = g->e.k;
   guint na = k->accs->len;
@@ -412,7 +401,7 @@ emit_reduce_row (Gpu *g, const FbKStmt *s)
 }
 
 static void
-emit_cooperative_row (Gpu *g)
+emit_cooperative_row (FbPtxGpu *g)
 {
   const FbKernel *k = g->e.k;
   const GPtrArray *body = g->map->body;
@@ -466,7 +455,7 @@ emit_cooperative_row (Gpu *g)
 }
 
 static void
-emit_body (Gpu *g, const FbKPhase *phase)
+emit_body (FbPtxGpu *g, const FbKPhase *phase)
 {
   const FbPtxMap *map = g->map;
   LLVMBuilderRef b = g->e.b;
@@ -497,7 +486,7 @@ emit_body (Gpu *g, const FbKPhase *phase)
 }
 
 static void
-annotate (Gpu *g, LLVMValueRef fn, const char *key, guint value)
+annotate (FbPtxGpu *g, LLVMValueRef fn, const char *key, guint value)
 {
   LLVMMetadataRef md[3] = {
     LLVMValueAsMetadata (fn),
@@ -509,8 +498,8 @@ annotate (Gpu *g, LLVMValueRef fn, const char *key, guint value)
 }
 
 /* The entry and body of one phase; the pointer attributes per argument come from the plan. */
-static void
-emit_phase (Gpu *g, const FbKPhase *phase, const gboolean *distinct)
+void
+_fb_ptx_emit_phase (FbPtxGpu *g, const FbKPhase *phase, const gboolean *distinct)
 {
   LLVMContextRef ctx = g->e.ctx;
   const FbKernel *k = g->e.k;
@@ -578,323 +567,3 @@ emit_phase (Gpu *g, const FbKPhase *phase, const gboolean *distinct)
   LLVMBuildRetVoid (g->e.b);
 }
 
-/* ---- modules ------------------------------------------------------------------------------- */
-
-void
-fb_ptx_module_free (FbPtxModule *module)
-{
-  if (module == NULL)
-    return;
-  g_free (module->ptx);
-  g_free (module->llvm_ir);
-  g_free (module->llvm_ir_opt);
-  if (module->phases)
-    {
-      for (guint i = 0; i < module->phases->len; i++)
-        {
-          FbPtxPhase *ph = &g_array_index (module->phases, FbPtxPhase, i);
-          g_free (ph->entry);
-          g_free (ph->before.entry);
-          g_free (ph->after.entry);
-        }
-      g_array_unref (module->phases);
-    }
-  g_free (module);
-}
-
-static char *
-take_message (char *msg)
-{
-  char *s = g_strdup (msg ? msg : "");
-  if (msg)
-    LLVMDisposeMessage (msg);
-  return s;
-}
-
-/* Arguments whose bytes no other argument of the kernel shares (through views). */
-static gboolean *
-distinct_args (const FbKernel *k, const FbPlan *plan)
-{
-  guint na = k->args->len;
-  gboolean *d = g_new0 (gboolean, na + 1);
-  for (guint i = 0; i < na; i++)
-    {
-      d[i] = TRUE;
-      if (plan == NULL)
-        continue;
-      guint bi = g_array_index (k->args, FbKArg, i).buffer;
-      for (guint j = 0; j < na; j++)
-        if (j != i && bi < plan->buffers->len &&
-            g_array_index (k->args, FbKArg, j).buffer < plan->buffers->len &&
-            fb_plan_root (plan, bi) == fb_plan_root (plan, g_array_index (k->args, FbKArg, j).buffer))
-          d[i] = FALSE;
-    }
-  return d;
-}
-
-static gboolean
-phase_has (const FbKPhase *ph, gboolean (*pred) (const FbKStmt *))
-{
-  for (guint i = 0; i < ph->body->len; i++)
-    if (pred (g_ptr_array_index (ph->body, i)))
-      return TRUE;
-  return FALSE;
-}
-
-static const char *
-first_callee (const GPtrArray *body)
-{
-  for (guint i = 0; i < body->len; i++)
-    {
-      const FbKStmt *s = g_ptr_array_index (body, i);
-      if (s->kind == FB_KS_CALL)
-        return s->call.callee;
-      if (s->kind == FB_KS_LOOP)
-        {
-          const char *c = first_callee (s->loop.body);
-          if (c)
-            return c;
-        }
-    }
-  return NULL;
-}
-
-/* Emits phase as one entry and says how to launch it. */
-static gboolean
-generate (Gpu *g, const FbKernel *k, guint p, const FbKPhase *ph, const gboolean *distinct,
-          FbPtxLaunch *l, GError **error)
-{
-  FbPtxMap map;
-  g_autofree char *why = NULL;
-  if (!_fb_ptx_map_phase (k, ph, &map, &why))
-    {
-      g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_UNSUPPORTED,
-                   "kernel %s: phase %u: %s", k->name, p, why);
-      return FALSE;
-    }
-  g->map = &map;
-  emit_phase (g, ph, distinct);
-  l->entry = g_strdup (ph->fn);
-  l->block_threads = map.block_threads;
-  l->cooperative = map.cooperative;
-  if (map.cooperative)
-    {
-      l->iters_per_block = 1;
-      l->blocks_per_iter = (guint) MIN (map.inner, G_MAXUINT);
-    }
-  else
-    {
-      int64_t per_block = (int64_t) map.block_threads * map.vec;
-      l->iters_per_block = (guint) MAX (per_block / map.inner, 1);
-      l->blocks_per_iter = (guint) MIN ((map.inner + per_block - 1) / per_block, G_MAXUINT);
-    }
-  _fb_ptx_map_clear (&map);
-  g->map = NULL;
-  return TRUE;
-}
-
-/* The statements [from, to) of the parallel loop par as a phase of their own, named fn. */
-static gboolean
-generate_part (Gpu *g, const FbKernel *k, guint p, const FbKPhase *ph, const FbKStmt *par,
-               guint from, guint to, const char *suffix, const gboolean *distinct,
-               FbPtxLaunch *l, GError **error)
-{
-  if (from == to)
-    return TRUE;
-  g_autoptr(GPtrArray) part = g_ptr_array_new ();
-  for (guint i = from; i < to; i++)
-    g_ptr_array_add (part, g_ptr_array_index (par->loop.body, i));
-  FbKStmt loop = *par;
-  loop.loop.body = part;
-  g_autoptr(GPtrArray) body = g_ptr_array_new ();
-  g_ptr_array_add (body, &loop);
-  g_autofree char *fn = g_strconcat (ph->fn, suffix, NULL);
-  FbKPhase sub = *ph;
-  sub.fn = fn;
-  sub.body = body;
-  return generate (g, k, p, &sub, distinct, l, error);
-}
-
-/* A phase with library calls: the generated statements before and after them, where the calls
- * sit at the top of the parallel loop's body (so that all iterations' statements before can
- * run ahead of all calls, and those after behind them). */
-static gboolean
-refuse (const FbKernel *k, guint p, const char *callee, GError **error)
-{
-  g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_UNSUPPORTED,
-               "kernel %s: phase %u interleaves generated loops with calls of %s; the CUDA "
-               "target has no GPU form for this lowering yet", k->name, p, callee);
-  return FALSE;
-}
-
-static gboolean
-library_parts (Gpu *g, const FbKernel *k, guint p, const FbKPhase *ph, const gboolean *distinct,
-               FbPtxPhase *info, guint *n_generated, GError **error)
-{
-  const FbKStmt *par = ph->body->len == 1 ? g_ptr_array_index (ph->body, 0) : NULL;
-  const char *callee = first_callee (ph->body);
-  if (!phase_has (ph, _fb_ptx_has_store))
-    return TRUE;                  /* calls only (batched over loops): all the library's */
-  if (par == NULL || par->kind != FB_KS_LOOP || !par->loop.parallel)
-    return refuse (k, p, callee, error);
-  const GPtrArray *body = par->loop.body;
-  guint c0 = body->len, c1 = body->len;
-  for (guint i = 0; i < body->len; i++)
-    {
-      const FbKStmt *s = g_ptr_array_index (body, i);
-      if (s->kind == FB_KS_CALL)
-        {
-          if (c0 == body->len)
-            c0 = i;
-          else if (c1 != i)
-            return refuse (k, p, callee, error);   /* generated statements between calls */
-          c1 = i + 1;
-        }
-      else if (_fb_ptx_has_call (s))
-        return refuse (k, p, callee, error);     /* a call inside a loop (tiles) */
-    }
-  /* Accumulators do not survive from one launch to the next. */
-  guint na = k->accs->len;
-  g_autofree gboolean *set = g_new0 (gboolean, na + 1);
-  g_autofree gboolean *read = g_new0 (gboolean, na + 1);
-  for (guint i = 0; i < c0; i++)
-    _fb_ptx_accs_assigned (g_ptr_array_index (body, i), set);
-  for (guint i = c1; i < body->len; i++)
-    _fb_ptx_accs_read (g_ptr_array_index (body, i), read);
-  for (guint a = 0; a < na; a++)
-    if (set[a] && read[a])
-      return refuse (k, p, callee, error);
-  if (!generate_part (g, k, p, ph, par, 0, c0, "_before", distinct, &info->before, error) ||
-      !generate_part (g, k, p, ph, par, c1, body->len, "_after", distinct, &info->after, error))
-    return FALSE;
-  *n_generated += (info->before.entry != NULL) + (info->after.entry != NULL);
-  return TRUE;
-
-}
-
-/* Fills module->phases and the LLVM module; FALSE with error naming the kernel. */
-static gboolean
-build (LLVMModuleRef mod, const FbKernel *k, const FbPlan *plan, FbPtxModule *out,
-       guint *n_generated, GError **error)
-{
-  LLVMContextRef ctx = LLVMGetModuleContext (mod);
-  Gpu g = { .e = { .ctx = ctx, .mod = mod, .k = k, .gpu = TRUE } };
-  g.i64 = LLVMInt64TypeInContext (ctx);
-  g.i32 = LLVMInt32TypeInContext (ctx);
-  g_autofree gboolean *distinct = distinct_args (k, plan);
-  g_autofree gboolean *invariant = g_new0 (gboolean, k->args->len + 1);
-  for (guint i = 0; i < k->args->len; i++)
-    invariant[i] = distinct[i] && g_array_index (k->args, FbKArg, i).role == FB_KARG_INPUT;
-  g.e.invariant = invariant;
-  g.e.b = LLVMCreateBuilderInContext (ctx);
-  g.e.args = g_new0 (LLVMValueRef, k->args->len + 1);
-  g.e.accs = g_new0 (LLVMValueRef, k->accs->len + 1);
-  g.e.vars = g_new0 (LLVMValueRef, k->n_vars + 1);
-  gboolean ok = TRUE;
-  *n_generated = 0;
-  for (guint p = 0; p < k->phases->len && ok; p++)
-    {
-      const FbKPhase *ph = g_ptr_array_index (k->phases, p);
-      FbPtxPhase info = { 0 };
-      if (ph->conv)
-        info.library = TRUE;
-      else if (phase_has (ph, _fb_ptx_has_call))
-        {
-          info.library = TRUE;
-          ok = library_parts (&g, k, p, ph, distinct, &info, n_generated, error);
-        }
-      else
-        {
-          FbPtxLaunch l = { 0 };
-          ok = generate (&g, k, p, ph, distinct, &l, error);
-          info.entry = l.entry;
-          info.block_threads = l.block_threads;
-          info.iters_per_block = l.iters_per_block;
-          info.blocks_per_iter = l.blocks_per_iter;
-          info.cooperative = l.cooperative;
-          *n_generated += ok;
-        }
-      g_array_append_val (out->phases, info);
-    }
-  LLVMDisposeBuilder (g.e.b);
-  g_free (g.e.args);
-  g_free (g.e.accs);
-  g_free (g.e.vars);
-  return ok;
-}
-
-static gboolean
-optimize (LLVMModuleRef mod, LLVMTargetMachineRef tm, const FbKernel *k, GError **error)
-{
-  char *msg = NULL;
-  if (LLVMVerifyModule (mod, LLVMReturnStatusAction, &msg))
-    {
-      g_autofree char *m = take_message (msg);
-      g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_LLVM,
-                   "kernel %s: generated NVPTX LLVM IR does not verify: %s", k->name, m);
-      return FALSE;
-    }
-  LLVMDisposeMessage (msg);
-  LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions ();
-  LLVMErrorRef err = LLVMRunPasses (mod, "default<O3>", tm, opts);
-  LLVMDisposePassBuilderOptions (opts);
-  if (err)
-    {
-      g_autofree char *m = take_message (LLVMGetErrorMessage (err));
-      g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_LLVM,
-                   "kernel %s: LLVM passes failed: %s", k->name, m);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-FbPtxModule *
-fb_codegen_ptx (const FbKernel *kernel, const FbPlan *plan, GError **error)
-{
-  g_return_val_if_fail (kernel != NULL, NULL);
-  g_autoptr(FbPtxModule) out = g_new0 (FbPtxModule, 1);
-  out->phases = g_array_new (FALSE, TRUE, sizeof (FbPtxPhase));
-  if (kernel->phases->len == 0)
-    return g_steal_pointer (&out);
-  LLVMTargetMachineRef tm = _fb_ptx_target_machine (error);
-  if (tm == NULL)
-    return NULL;
-  LLVMContextRef ctx = LLVMContextCreate ();
-  const char *mod_name = ((FbKPhase *) g_ptr_array_index (kernel->phases, 0))->fn;
-  LLVMModuleRef mod = LLVMModuleCreateWithNameInContext (mod_name, ctx);
-  LLVMSetTarget (mod, PTX_TRIPLE);
-  LLVMTargetDataRef td = LLVMCreateTargetDataLayout (tm);
-  char *layout = LLVMCopyStringRepOfTargetData (td);
-  LLVMSetDataLayout (mod, layout);
-  LLVMDisposeMessage (layout);
-  LLVMDisposeTargetData (td);
-  guint n_generated = 0;
-  gboolean ok = build (mod, kernel, plan, out, &n_generated, error);
-  if (ok && n_generated > 0)
-    {
-      out->llvm_ir = take_message (LLVMPrintModuleToString (mod));
-      ok = optimize (mod, tm, kernel, error);
-      if (ok)
-        {
-          out->llvm_ir_opt = take_message (LLVMPrintModuleToString (mod));
-          LLVMMemoryBufferRef buf = NULL;
-          char *msg = NULL;
-          if (LLVMTargetMachineEmitToMemoryBuffer (tm, mod, LLVMAssemblyFile, &msg, &buf))
-            {
-              g_autofree char *m = take_message (msg);
-              g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_LLVM,
-                           "kernel %s: LLVM could not emit PTX: %s", kernel->name, m);
-              ok = FALSE;
-            }
-          else
-            {
-              out->ptx = g_strndup (LLVMGetBufferStart (buf), LLVMGetBufferSize (buf));
-              LLVMDisposeMemoryBuffer (buf);
-            }
-        }
-    }
-  LLVMDisposeModule (mod);
-  LLVMContextDispose (ctx);
-  LLVMDisposeTargetMachine (tm);
-  return ok ? g_steal_pointer (&out) : NULL;
-}

@@ -3,13 +3,14 @@
  * NVPTX back end for sm_90.
  *
  * Each generated phase of a kernel becomes one `.entry` with the parameters
- * (.u64 args, .s64 begin, .s64 end): args is a device array of the kernel's buffer pointers
- * (kernel argument order), and [begin, end) the iterations of the phase's parallel loop, as on
- * the CPU. A block runs iters_per_block consecutive iterations with block_threads threads (one
- * iteration per thread for plain loops; a warp or a whole block per iteration for reductions),
- * so the grid is ceil((end - begin) / iters_per_block) blocks. Library phases (oneDNN
- * convolutions, sgemm calls) have no entry: the CUDA runtime runs them through cuDNN and
- * cuBLASLt.
+ * (.u64 args, .s64 begin, .s64 end; PTX spells all three .u64): args is a device array of the
+ * kernel's buffer pointers (kernel argument order), and [begin, end) the iterations of the
+ * phase's parallel loop, as on the CPU. A block runs iters_per_block consecutive iterations
+ * with block_threads threads (plain loops: one item, or four consecutive ones, a thread; the
+ * loops nested in the parallel one join the grid where their iterations are independent;
+ * reductions: a whole block per row), so the grid is ceil((end - begin) / iters_per_block)
+ * blocks, times blocks_per_iter. Library phases (oneDNN convolutions, sgemm calls) have no
+ * entry: the CUDA runtime runs them through cuDNN and cuBLASLt.
  *
  * Launch an entry with exactly block_threads threads per block (cooperative entries size their
  * shared memory and shuffles by it; it is also the entry's .maxntid) and 16-byte aligned
