@@ -619,7 +619,9 @@ _fb_ptx_map_phase (const FbKernel *k, const FbKPhase *phase, FbPtxMap *map, char
     {
       map->cooperative = TRUE;
       map->vec = 1;
-      map->block_threads = CLAMP (pow2_at_least ((map->reduce_extent + 1) / 2), 128, 1024);
+      /* About eight elements a thread: enough for 16-byte loads (four a thread at a time) and
+       * for each thread's own sum to hide the latency before the shuffles. */
+      map->block_threads = CLAMP (pow2_at_least ((map->reduce_extent + 7) / 8), 128, 1024);
       return TRUE;
     }
   _fb_ptx_map_clear (map);

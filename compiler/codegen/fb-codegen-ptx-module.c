@@ -204,11 +204,11 @@ library_parts (FbPtxGpu *g, const FbKernel *k, guint p, const FbKPhase *ph, cons
 
 /* Fills module->phases and the LLVM module; FALSE with error naming the kernel. */
 static gboolean
-build (LLVMModuleRef mod, const FbKernel *k, const FbPlan *plan, FbPtxModule *out,
-       guint *n_generated, GError **error)
+build (LLVMModuleRef mod, const FbKernel *k, const FbPlan *plan, gboolean emulate,
+       FbPtxModule *out, guint *n_generated, GError **error)
 {
   LLVMContextRef ctx = LLVMGetModuleContext (mod);
-  FbPtxGpu g = { .e = { .ctx = ctx, .mod = mod, .k = k, .gpu = TRUE } };
+  FbPtxGpu g = { .e = { .ctx = ctx, .mod = mod, .k = k, .gpu = TRUE }, .emulate = emulate };
   g.i64 = LLVMInt64TypeInContext (ctx);
   g.i32 = LLVMInt32TypeInContext (ctx);
   g_autofree gboolean *distinct = distinct_args (k, plan);
@@ -278,28 +278,31 @@ optimize (LLVMModuleRef mod, LLVMTargetMachineRef tm, const FbKernel *k, GError 
   return TRUE;
 }
 
-FbPtxModule *
-fb_codegen_ptx (const FbKernel *kernel, const FbPlan *plan, GError **error)
+/* The module of kernel for the GPU, or (emulate) for the host with *object set. */
+static FbPtxModule *
+make (const FbKernel *kernel, const FbPlan *plan, gboolean emulate, GBytes **object,
+      GError **error)
 {
-  g_return_val_if_fail (kernel != NULL, NULL);
   g_autoptr(FbPtxModule) out = g_new0 (FbPtxModule, 1);
   out->phases = g_array_new (FALSE, TRUE, sizeof (FbPtxPhase));
   if (kernel->phases->len == 0)
     return g_steal_pointer (&out);
-  LLVMTargetMachineRef tm = _fb_ptx_target_machine (error);
+  LLVMTargetMachineRef tm = emulate ? _fb_codegen_target_machine (error) : _fb_ptx_target_machine (error);
   if (tm == NULL)
     return NULL;
   LLVMContextRef ctx = LLVMContextCreate ();
   const char *mod_name = ((FbKPhase *) g_ptr_array_index (kernel->phases, 0))->fn;
   LLVMModuleRef mod = LLVMModuleCreateWithNameInContext (mod_name, ctx);
-  LLVMSetTarget (mod, PTX_TRIPLE);
+  char *triple = LLVMGetTargetMachineTriple (tm);
+  LLVMSetTarget (mod, triple);
+  LLVMDisposeMessage (triple);
   LLVMTargetDataRef td = LLVMCreateTargetDataLayout (tm);
   char *layout = LLVMCopyStringRepOfTargetData (td);
   LLVMSetDataLayout (mod, layout);
   LLVMDisposeMessage (layout);
   LLVMDisposeTargetData (td);
   guint n_generated = 0;
-  gboolean ok = build (mod, kernel, plan, out, &n_generated, error);
+  gboolean ok = build (mod, kernel, plan, emulate, out, &n_generated, error);
   if (ok && n_generated > 0)
     {
       out->llvm_ir = take_message (LLVMPrintModuleToString (mod));
@@ -309,12 +312,19 @@ fb_codegen_ptx (const FbKernel *kernel, const FbPlan *plan, GError **error)
           out->llvm_ir_opt = take_message (LLVMPrintModuleToString (mod));
           LLVMMemoryBufferRef buf = NULL;
           char *msg = NULL;
-          if (LLVMTargetMachineEmitToMemoryBuffer (tm, mod, LLVMAssemblyFile, &msg, &buf))
+          if (LLVMTargetMachineEmitToMemoryBuffer (tm, mod, emulate ? LLVMObjectFile : LLVMAssemblyFile,
+                                                   &msg, &buf))
             {
               g_autofree char *m = take_message (msg);
               g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_LLVM,
-                           "kernel %s: LLVM could not emit PTX: %s", kernel->name, m);
+                           "kernel %s: LLVM could not emit %s: %s", kernel->name,
+                           emulate ? "the emulation" : "PTX", m);
               ok = FALSE;
+            }
+          else if (emulate)
+            {
+              *object = g_bytes_new (LLVMGetBufferStart (buf), LLVMGetBufferSize (buf));
+              LLVMDisposeMemoryBuffer (buf);
             }
           else
             {
@@ -327,4 +337,20 @@ fb_codegen_ptx (const FbKernel *kernel, const FbPlan *plan, GError **error)
   LLVMContextDispose (ctx);
   LLVMDisposeTargetMachine (tm);
   return ok ? g_steal_pointer (&out) : NULL;
+}
+
+FbPtxModule *
+fb_codegen_ptx (const FbKernel *kernel, const FbPlan *plan, GError **error)
+{
+  g_return_val_if_fail (kernel != NULL, NULL);
+  return make (kernel, plan, FALSE, NULL, error);
+}
+
+FbPtxModule *
+fb_codegen_ptx_emulation (const FbKernel *kernel, const FbPlan *plan, GBytes **object,
+                          GError **error)
+{
+  g_return_val_if_fail (kernel != NULL && object != NULL, NULL);
+  *object = NULL;
+  return make (kernel, plan, TRUE, object, error);
 }

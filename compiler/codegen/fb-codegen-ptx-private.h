@@ -75,6 +75,8 @@ typedef struct {
   LLVMTypeRef     i64, i32;
   LLVMValueRef    tid;          /* threadIdx.x, i64 */
   guint           n_shared;     /* shared arrays made so far in the module */
+  gboolean        emulate;      /* for the host: FbPtxEmuThread instead of the GPU's registers */
+  LLVMValueRef    emu;          /* the body's FbPtxEmuThread* */
 } FbPtxGpu;
 
 /* The entry (ptx_kernel) and body of phase, as g->map says; distinct: per argument, whether

@@ -44,9 +44,23 @@ _fb_ptx_target_machine (GError **error)
 /* ---- the frame ----------------------------------------------------------------------------- */
 
 
+/* A field of the emulated thread (fb-ptx.h, FbPtxEmuThread) at byte offset off. */
+static LLVMValueRef
+emu_field (FbPtxGpu *g, int off, LLVMTypeRef t)
+{
+  LLVMValueRef idx = LLVMConstInt (LLVMInt64TypeInContext (g->e.ctx), off, 0);
+  LLVMValueRef at = LLVMBuildInBoundsGEP2 (g->e.b, LLVMInt8TypeInContext (g->e.ctx), g->emu, &idx, 1, "");
+  return LLVMBuildLoad2 (g->e.b, t, at, "");
+}
+
 static LLVMValueRef
 sreg (FbPtxGpu *g, const char *name)
 {
+  if (g->emulate)
+    {
+      int off = strstr (name, "nctaid") ? 8 : strstr (name, "ctaid") ? 4 : strstr (name, "ntid") ? 12 : 0;
+      return LLVMBuildZExt (g->e.b, emu_field (g, off, g->i32), g->i64, "");
+    }
   unsigned id = LLVMLookupIntrinsicID (name, strlen (name));
   LLVMValueRef f = LLVMGetIntrinsicDeclaration (g->e.mod, id, NULL, 0);
   LLVMValueRef v = LLVMBuildCall2 (g->e.b, LLVMIntrinsicGetType (g->e.ctx, id, NULL, 0), f, NULL, 0, "");
@@ -56,6 +70,13 @@ sreg (FbPtxGpu *g, const char *name)
 static void
 barrier (FbPtxGpu *g)
 {
+  if (g->emulate)
+    {
+      LLVMTypeRef ptr = LLVMPointerTypeInContext (g->e.ctx, 0);
+      LLVMTypeRef ft = LLVMFunctionType (LLVMVoidTypeInContext (g->e.ctx), &ptr, 1, FALSE);
+      LLVMBuildCall2 (g->e.b, ft, emu_field (g, 16, ptr), &g->emu, 1, "");
+      return;
+    }
   const char *name = "llvm.nvvm.barrier0";
   unsigned id = LLVMLookupIntrinsicID (name, strlen (name));
   LLVMValueRef f = LLVMGetIntrinsicDeclaration (g->e.mod, id, NULL, 0);
@@ -201,6 +222,14 @@ identity (FbPtxRed op, LLVMTypeRef t)
 static LLVMValueRef
 shfl32 (FbPtxGpu *g, LLVMValueRef v, int lane_mask, gboolean fl)
 {
+  if (g->emulate)
+    {
+      LLVMTypeRef ptr = LLVMPointerTypeInContext (g->e.ctx, 0), t = LLVMTypeOf (v);
+      LLVMTypeRef params[3] = { ptr, t, g->i32 };
+      LLVMTypeRef ft = LLVMFunctionType (t, params, 3, FALSE);
+      LLVMValueRef args[3] = { g->emu, v, LLVMConstInt (g->i32, lane_mask, 0) };
+      return LLVMBuildCall2 (g->e.b, ft, emu_field (g, fl ? 24 : 32, ptr), args, 3, "");
+    }
   const char *name = fl ? "llvm.nvvm.shfl.sync.bfly.f32" : "llvm.nvvm.shfl.sync.bfly.i32";
   unsigned id = LLVMLookupIntrinsicID (name, strlen (name));
   LLVMValueRef f = LLVMGetIntrinsicDeclaration (g->e.mod, id, NULL, 0);
@@ -250,7 +279,7 @@ block_reduce (FbPtxGpu *g, FbPtxRed op, FbDType dt, LLVMValueRef v)
     return v;
   g_autofree char *name = g_strdup_printf ("%s.red%u", LLVMGetValueName (g->e.fn), g->n_shared++);
   LLVMTypeRef at = LLVMArrayType2 (t, 32);
-  LLVMValueRef sh = LLVMAddGlobalInAddressSpace (g->e.mod, at, name, 3);
+  LLVMValueRef sh = LLVMAddGlobalInAddressSpace (g->e.mod, at, name, g->emulate ? 0 : 3);
   LLVMSetInitializer (sh, LLVMGetUndef (at));
   LLVMSetLinkage (sh, LLVMInternalLinkage);
   LLVMSetAlignment (sh, 8);
@@ -503,15 +532,17 @@ _fb_ptx_emit_phase (FbPtxGpu *g, const FbKPhase *phase, const gboolean *distinct
 {
   LLVMContextRef ctx = g->e.ctx;
   const FbKernel *k = g->e.k;
-  LLVMTypeRef gptr = LLVMPointerTypeInContext (ctx, 1);
-  guint na = k->args->len;
-  g_autofree LLVMTypeRef *ptypes = g_new0 (LLVMTypeRef, na + 2);
+  LLVMTypeRef gptr = LLVMPointerTypeInContext (ctx, g->emulate ? 0 : 1);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext (ctx, 0);
+  guint na = k->args->len, extra = g->emulate ? 3 : 2;
+  g_autofree LLVMTypeRef *ptypes = g_new0 (LLVMTypeRef, na + 3);
   for (guint i = 0; i < na; i++)
     ptypes[i] = gptr;
   ptypes[na] = g->i64;
   ptypes[na + 1] = g->i64;
+  ptypes[na + 2] = ptr;
   g_autofree char *body_name = g_strdup_printf ("%s.body", phase->fn);
-  LLVMTypeRef bt = LLVMFunctionType (LLVMVoidTypeInContext (ctx), ptypes, na + 2, FALSE);
+  LLVMTypeRef bt = LLVMFunctionType (LLVMVoidTypeInContext (ctx), ptypes, na + extra, FALSE);
   LLVMValueRef body = LLVMAddFunction (g->e.mod, body_name, bt);
   LLVMSetLinkage (body, LLVMInternalLinkage);
   _fb_codegen_add_attr (ctx, body, LLVMAttributeFunctionIndex, "alwaysinline");
@@ -533,23 +564,25 @@ _fb_ptx_emit_phase (FbPtxGpu *g, const FbKPhase *phase, const gboolean *distinct
     g->e.args[i] = LLVMGetParam (body, i);
   g->e.begin = LLVMGetParam (body, na);
   g->e.end = LLVMGetParam (body, na + 1);
+  g->emu = g->emulate ? LLVMGetParam (body, na + 2) : NULL;
   for (guint i = 0; i < k->accs->len; i++)
     g->e.accs[i] = LLVMBuildAlloca (g->e.b, _fb_codegen_reg_type (ctx, g_array_index (k->accs, FbDType, i)), "acc");
   g->tid = sreg (g, "llvm.nvvm.read.ptx.sreg.tid.x");
   emit_body (g, phase);
   LLVMBuildRetVoid (g->e.b);
 
-  LLVMTypeRef et_params[3] = { gptr, g->i64, g->i64 };
-  LLVMTypeRef et = LLVMFunctionType (LLVMVoidTypeInContext (ctx), et_params, 3, FALSE);
+  LLVMTypeRef et_params[4] = { gptr, g->i64, g->i64, ptr };
+  LLVMTypeRef et = LLVMFunctionType (LLVMVoidTypeInContext (ctx), et_params, extra + 1, FALSE);
   LLVMValueRef fn = LLVMAddFunction (g->e.mod, phase->fn, et);
-  LLVMSetFunctionCallConv (fn, 71 /* ptx_kernel */);
+  if (!g->emulate)
+    LLVMSetFunctionCallConv (fn, 71 /* ptx_kernel */);
   _fb_codegen_add_attr (ctx, fn, LLVMAttributeFunctionIndex, "nounwind");
   _fb_codegen_add_attr (ctx, fn, 1, "noalias");
   _fb_codegen_add_attr (ctx, fn, 1, "readonly");
   annotate (g, fn, "kernel", 1);
   annotate (g, fn, "maxntidx", g->map->block_threads);
   LLVMPositionBuilderAtEnd (g->e.b, LLVMAppendBasicBlockInContext (ctx, fn, "entry"));
-  g_autofree LLVMValueRef *cargs = g_new0 (LLVMValueRef, na + 2);
+  g_autofree LLVMValueRef *cargs = g_new0 (LLVMValueRef, na + 3);
   for (guint i = 0; i < na; i++)
     {
       LLVMValueRef idx = c64 (g, i);
@@ -563,7 +596,9 @@ _fb_ptx_emit_phase (FbPtxGpu *g, const FbKPhase *phase, const gboolean *distinct
     }
   cargs[na] = LLVMGetParam (fn, 1);
   cargs[na + 1] = LLVMGetParam (fn, 2);
-  LLVMBuildCall2 (g->e.b, bt, body, cargs, na + 2, "");
+  if (g->emulate)
+    cargs[na + 2] = LLVMGetParam (fn, 3);
+  LLVMBuildCall2 (g->e.b, bt, body, cargs, na + extra, "");
   LLVMBuildRetVoid (g->e.b);
 }
 

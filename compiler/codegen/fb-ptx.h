@@ -83,6 +83,25 @@ gboolean     fb_ptx_assemble       (const char *ptx, GBytes **cubin, char **info
  * machine without a GPU can check the arithmetic of the PTX. */
 GBytes      *fb_codegen_kernel_object_gpu_math (const FbKernel *kernel, GError **error);
 
+/* A thread of the host's emulation of a GPU launch: what the GPU's special registers, barrier
+ * and warp shuffles would give it (the emulator fills it; the byte offsets are fixed). */
+typedef struct _FbPtxEmuThread FbPtxEmuThread;
+struct _FbPtxEmuThread {
+  gint32   tid, ctaid, nctaid, ntid;                               /* at 0, 4, 8, 12 */
+  void   (*barrier)  (FbPtxEmuThread *self);                       /* at 16 */
+  float  (*shfl_f32) (FbPtxEmuThread *self, float v, gint32 lane_xor);   /* at 24 */
+  gint32 (*shfl_i32) (FbPtxEmuThread *self, gint32 v, gint32 lane_xor);  /* at 32 */
+};
+/* The signature of an emulated entry. */
+typedef void (*FbPtxEmuFn) (void **args, int64_t begin, int64_t end, FbPtxEmuThread *thread);
+
+/* The same kernel, grid mapping and entries as fb_codegen_ptx, compiled for the host
+ * (*object, an x86-64 object for the JIT) with the GPU's registers, barriers and shuffles read
+ * through FbPtxEmuThread: a machine without a GPU runs the launch geometry, the block
+ * reductions and the vectorized paths thread by thread. The module's ptx is NULL. */
+FbPtxModule *fb_codegen_ptx_emulation (const FbKernel *kernel, const FbPlan *plan,
+                                       GBytes **object, GError **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbPtxModule, fb_ptx_module_free)
 
 G_END_DECLS
