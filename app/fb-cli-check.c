@@ -7,7 +7,7 @@
  *   PASS|FAIL CASE_DIR  worst abs err X rel err Y (output NAME)
  * then a summary; the exit status is 1 when a case fails. */
 #include "fb-cli-load.h"
-#include "fb-cli-cpu.h"
+#include "fb-cli-target.h"
 #include "fb-compare.h"
 #include "fb-interp.h"
 #include "fb-tensor-io.h"
@@ -66,15 +66,16 @@ data_sets (const char *case_dir, GError **error)
 
 /* Runs one data set and folds its comparison into v. */
 static void
-check_data_set (const FbGraph *graph, FbCpuModule *cpu, const char *set_dir, Verdict *v)
+check_data_set (const FbGraph *graph, const FbBackend *backend, FbCompiled *compiled,
+                const char *set_dir, Verdict *v)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) inputs = fb_cli_read_input_dir (graph, set_dir, &error);
   g_autoptr(GPtrArray) outputs = NULL;
 
   if (inputs != NULL)
-    outputs = cpu ? fb_cpu_module_run (cpu, inputs, NULL, &error)
-                  : fb_interp_run (graph, inputs, NULL, &error);
+    outputs = backend ? backend->run (compiled, inputs, NULL, &error)
+                      : fb_interp_run (graph, inputs, NULL, &error);
   if (outputs == NULL)
     {
       verdict_fail (v, g_strdup (error->message));
@@ -117,9 +118,10 @@ check_data_set (const FbGraph *graph, FbCpuModule *cpu, const char *set_dir, Ver
 
 /* Returns TRUE when the case passes; prints its line either way. */
 static gboolean
-check_case (const char *case_dir, const FbCliPipelineArgs *pipeline_args, const char *target)
+check_case (const char *case_dir, const FbCliPipelineArgs *pipeline_args, const FbBackend *backend,
+            const FbBackendOptions *options)
 {
-  g_autoptr(FbCpuModule) cpu = NULL;
+  FbCompiled *compiled = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *model = g_build_filename (case_dir, "model.onnx", NULL);
   g_autoptr(GPtrArray) sets = data_sets (case_dir, &error);
@@ -132,14 +134,16 @@ check_case (const char *case_dir, const FbCliPipelineArgs *pipeline_args, const 
       printf ("FAIL %s  %s\n", case_dir, error->message);
       return FALSE;
     }
-  if (g_strcmp0 (target, "cpu") == 0 &&
-      (cpu = fb_cpu_compile (fb_pipeline_final (pipeline), 0, &error)) == NULL)
+  if (backend != NULL &&
+      (compiled = backend->compile (backend, fb_pipeline_final (pipeline), options, &error)) == NULL)
     {
       printf ("FAIL %s  %s\n", case_dir, error->message);
       return FALSE;
     }
   for (guint i = 0; i < sets->len; i++)
-    check_data_set (fb_pipeline_final (pipeline), cpu, g_ptr_array_index (sets, i), &v);
+    check_data_set (fb_pipeline_final (pipeline), backend, compiled, g_ptr_array_index (sets, i), &v);
+  if (compiled != NULL)
+    backend->free (compiled);
   ok = v.failure == NULL;
   printf ("%s %s  worst abs err %.3g rel err %.3g (output %s)", ok ? "PASS" : "FAIL", case_dir,
           v.worst_abs, v.worst_rel, v.worst_output ? v.worst_output : "none");
@@ -155,9 +159,15 @@ int
 fb_cli_check (int argc, char **argv)
 {
   char *target = NULL;
+  FbBackendOptions backend_options = { 0 };
+  const FbBackend *backend = NULL;
   FbCliPipelineArgs pipeline = { 0 };
   const GOptionEntry entries[] = {
     { "target", 0, 0, G_OPTION_ARG_STRING, &target, "Where to run: interp, cpu or cuda", "TARGET" },
+    { "strict-float32", 0, 0, G_OPTION_ARG_NONE, &backend_options.strict_float32,
+      "cuda: contractions in full float32 (default: TF32, as PyTorch does)", NULL },
+    { "eager", 0, 0, G_OPTION_ARG_NONE, &backend_options.eager,
+      "cuda: launch kernel by kernel instead of replaying the captured CUDA graph", NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context =
@@ -177,15 +187,21 @@ fb_cli_check (int argc, char **argv)
       status = FB_EXIT_INPUT;
     }
   /* Options are checked once, before any case, so a typo is a usage error, not N failures. */
-  else if (!fb_cli_check_target (target, &error) ||
+  else if (!fb_cli_target_resolve (target, NULL, &backend, &error) ||
            (options = fb_cli_pipeline_options (&pipeline, &error)) == NULL)
     status = fb_cli_fail (error);
+  else if (backend != NULL && backend->compile == NULL)
+    {
+      fprintf (stderr, "fusebench check: this build runs only bundles; it cannot compile cases "
+               "for the %s target\n", backend->name);
+      status = FB_EXIT_INPUT;
+    }
   else
     {
-      pipeline.for_cpu = g_strcmp0 (target, "cpu") == 0;
+      pipeline.for_cpu = backend != NULL && backend->channels_last;
       for (int i = 1; i < argc; i++)
         {
-          if (check_case (argv[i], &pipeline, target))
+          if (check_case (argv[i], &pipeline, backend, &backend_options))
             passed++;
           else
             failed++;

@@ -6,7 +6,7 @@
  * describes the outputs. --json prints one object with the run times (median_ms, min_ms,
  * max_ms, mean_ms) and the outputs' types and shapes. */
 #include "fb-cli-load.h"
-#include "fb-cli-cpu.h"
+#include "fb-cli-target.h"
 #include "fb-interp.h"
 #include "fb-tensor-io.h"
 #include "fb-timing.h"
@@ -19,6 +19,8 @@
 
 typedef struct {
   char     *target;
+  gboolean  strict_float32;
+  gboolean  eager;
   char     *input_dir;
   char    **inputs;
   char     *output_dir;
@@ -172,30 +174,51 @@ print_text (const char *target, const FbGraph *graph, GPtrArray *outputs, const 
           times->median, times->min, times->max, times->count, times->count == 1 ? "" : "s");
 }
 
+static int run_compiled (const char *model, const FbBackend *backend, FbCompiled *compiled,
+                         const FbGraph *graph, const RunArgs *args);
+
 static int
 run_model (const char *model, const FbCliPipelineArgs *pipeline_args, const RunArgs *args)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(FbPipeline) pipeline = NULL;
-  g_autoptr(GPtrArray) inputs = NULL;
-  g_autoptr(GPtrArray) outputs = NULL;
-  g_autofree double *ms = NULL;
-  FbTimingStats times;
   const FbGraph *graph;
 
-  g_autoptr(FbCpuModule) cpu = NULL;
-  const char *target = fb_cli_cpu_wanted (args->target, model) ? "cpu" : "interp";
+  const FbBackend *backend = NULL;
+  FbCompiled *compiled = NULL;
+  FbBackendOptions options = { .strict_float32 = args->strict_float32, .eager = args->eager };
+  int status;
 
-  if (g_str_equal (target, "cpu"))
+  if (!fb_cli_target_resolve (args->target, model, &backend, &error))
+    return fb_cli_fail (error);
+  if (backend != NULL)
     {
-      if ((cpu = fb_cli_cpu_prepare (model, pipeline_args, &pipeline, &error)) == NULL)
+      if ((compiled = fb_cli_target_prepare (backend, model, pipeline_args, &options, &pipeline,
+                                             &error)) == NULL)
         return fb_cli_fail (error);
-      graph = fb_cpu_module_plan (cpu)->graph;
+      graph = backend->plan (compiled)->graph;
     }
   else if ((pipeline = fb_cli_load_model (model, pipeline_args, &error)) == NULL)
     return fb_cli_fail (error);
   else
     graph = fb_pipeline_final (pipeline);
+  status = run_compiled (model, backend, compiled, graph, args);
+  if (compiled != NULL)
+    backend->free (compiled);
+  return status;
+}
+
+static int
+run_compiled (const char *model, const FbBackend *backend, FbCompiled *compiled,
+              const FbGraph *graph, const RunArgs *args)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) inputs = NULL;
+  g_autoptr(GPtrArray) outputs = NULL;
+  g_autofree double *ms = NULL;
+  FbTimingStats times;
+  const char *target = backend != NULL ? backend->name : "interp";
+
   if (!check_output_specs (graph, args->outputs, &error))
     return fb_cli_fail (error);
   if (args->input_dir != NULL)
@@ -210,16 +233,20 @@ run_model (const char *model, const FbCliPipelineArgs *pipeline_args, const RunA
     return fb_cli_fail (error);
 
   ms = g_new (double, args->iterations);
-  for (int i = 0; i < args->iterations; i++)
-    {
-      double t0 = fb_timing_now_ms ();
-      g_clear_pointer (&outputs, g_ptr_array_unref);
-      outputs = cpu ? fb_cpu_module_run (cpu, inputs, NULL, &error)
-                    : fb_interp_run (graph, inputs, NULL, &error);
-      if (outputs == NULL)
-        return fb_cli_fail (error);
-      ms[i] = fb_timing_now_ms () - t0;
-    }
+  if (backend != NULL)
+    outputs = backend->run_timed (compiled, inputs, (guint) args->iterations, ms, &error);
+  else
+    for (int i = 0; i < args->iterations; i++)
+      {
+        double t0 = fb_timing_now_ms ();
+        g_clear_pointer (&outputs, g_ptr_array_unref);
+        outputs = fb_interp_run (graph, inputs, NULL, &error);
+        if (outputs == NULL)
+          break;
+        ms[i] = fb_timing_now_ms () - t0;
+      }
+  if (outputs == NULL)
+    return fb_cli_fail (error);
   times = fb_timing_summarize (ms, (guint) args->iterations);
   if (!write_outputs (graph, outputs, args, &error))
     return fb_cli_fail (error);
@@ -237,6 +264,10 @@ fb_cli_run (int argc, char **argv)
   FbCliPipelineArgs pipeline = { 0 };
   const GOptionEntry entries[] = {
     { "target", 0, 0, G_OPTION_ARG_STRING, &args.target, "Where to run: interp, cpu or cuda", "TARGET" },
+    { "strict-float32", 0, 0, G_OPTION_ARG_NONE, &args.strict_float32,
+      "cuda: contractions in full float32 (default: TF32, as PyTorch does)", NULL },
+    { "eager", 0, 0, G_OPTION_ARG_NONE, &args.eager,
+      "cuda: launch kernel by kernel instead of replaying the captured CUDA graph", NULL },
     { "input-dir", 0, 0, G_OPTION_ARG_FILENAME, &args.input_dir,
       "Read input_K.pb (or .npy) for the K-th model input", "DIR" },
     { "input", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args.inputs,
@@ -276,8 +307,14 @@ fb_cli_run (int argc, char **argv)
     }
   else
     {
-      pipeline.for_cpu = fb_cli_cpu_wanted (args.target, argv[1]);
-      status = run_model (argv[1], &pipeline, &args);
+      const FbBackend *backend = NULL;
+      if (!fb_cli_target_resolve (args.target, argv[1], &backend, &error))
+        status = fb_cli_fail (error);
+      else
+        {
+          pipeline.for_cpu = backend != NULL && backend->channels_last;
+          status = run_model (argv[1], &pipeline, &args);
+        }
     }
 
   g_free (args.target);

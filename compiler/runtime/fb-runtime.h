@@ -26,6 +26,9 @@ GPtrArray   *fb_cpu_module_run       (FbCpuModule *module, GPtrArray *inputs,
 const double *fb_cpu_module_kernel_ms (FbCpuModule *module);
 void         fb_cpu_module_set_timing (FbCpuModule *module, gboolean timing);
 
+/* The CPU target (fb-cpu-backend.c). */
+const FbBackend *fb_backend_cpu (void);
+
 /* Lowering, code generation and loading in one step, as the CPU backend's compile does. */
 FbCpuModule *fb_cpu_compile          (const FbGraph *graph, guint n_threads, GError **error);
 
