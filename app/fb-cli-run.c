@@ -102,7 +102,7 @@ dims_json (const FbTensor *t)
 
 static void
 print_json (const char *model, const char *target, const FbGraph *graph, GPtrArray *outputs,
-            const FbTimingStats *times)
+            const FbTimingStats *times, const char *note)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(JsonGenerator) gen = json_generator_new ();
@@ -125,6 +125,11 @@ print_json (const char *model, const char *target, const FbGraph *graph, GPtrArr
   json_builder_add_double_value (b, times->mean);
   json_builder_set_member_name (b, "p95_ms");
   json_builder_add_double_value (b, times->p95);
+  if (note != NULL)
+    {
+      json_builder_set_member_name (b, "note");
+      json_builder_add_string_value (b, note);
+    }
   json_builder_set_member_name (b, "outputs");
   json_builder_begin_array (b);
   for (guint i = 0; i < outputs->len; i++)
@@ -149,7 +154,8 @@ print_json (const char *model, const char *target, const FbGraph *graph, GPtrArr
 }
 
 static void
-print_text (const char *target, const FbGraph *graph, GPtrArray *outputs, const FbTimingStats *times)
+print_text (const char *target, const FbGraph *graph, GPtrArray *outputs, const FbTimingStats *times,
+            const char *note)
 {
   for (guint i = 0; i < outputs->len; i++)
     {
@@ -172,6 +178,8 @@ print_text (const char *target, const FbGraph *graph, GPtrArray *outputs, const 
     }
   printf ("%s: median %.3f ms, min %.3f ms, max %.3f ms over %u run%s\n", target,
           times->median, times->min, times->max, times->count, times->count == 1 ? "" : "s");
+  if (note != NULL)
+    printf ("%s: %s\n", target, note);
 }
 
 static int run_compiled (const char *model, const FbBackend *backend, FbCompiled *compiled,
@@ -250,10 +258,11 @@ run_compiled (const char *model, const FbBackend *backend, FbCompiled *compiled,
   times = fb_timing_summarize (ms, (guint) args->iterations);
   if (!write_outputs (graph, outputs, args, &error))
     return fb_cli_fail (error);
+  g_autofree char *note = backend && backend->describe_run ? backend->describe_run (compiled) : NULL;
   if (args->json)
-    print_json (model, target, graph, outputs, &times);
+    print_json (model, target, graph, outputs, &times, note);
   else
-    print_text (target, graph, outputs, &times);
+    print_text (target, graph, outputs, &times, note);
   return FB_EXIT_OK;
 }
 

@@ -551,11 +551,17 @@ _fb_lower_conv (FbLowerCtx *c, const FbNode *node, GError **error)
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
                            "channels-last convolution needs constant weights");
   gboolean taken = FALSE;
-  if (_fb_lower_dnnl_conv_fits (node, &g) && !_fb_lower_dnnl_conv (c, node, &g, &taken, error))
+  gboolean gpu = _fb_lower_for_gpu (c);
+  /* On a GPU every float convolution goes to cuDNN, whatever its weights. */
+  if ((gpu || _fb_lower_dnnl_conv_fits (node, &g)) &&
+      !_fb_lower_dnnl_conv (c, node, &g, &taken, error))
     return FALSE;
   if (taken)
     return TRUE;
   if (g.G > 1 && g.G == g.C && g.G == g.Co)
     return lower_depthwise (c, node, &g, error);
+  if (gpu)
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
+                           "a convolution cuDNN cannot take (padding larger on one side) has no GPU lowering");
   return lower_gemm_conv (c, node, &g, error);
 }

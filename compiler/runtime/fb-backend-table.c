@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The targets of the full build. */
+#include "fb-cuda.h"
 #include "fb-runtime.h"
 
 static const FbBackend *(*const targets[]) (void) = {
   fb_backend_cpu,
+  fb_backend_cuda,
 };
 
 const FbBackend *
@@ -19,5 +21,5 @@ fb_backend_lookup (const char *name)
 const char *
 fb_backend_names (void)
 {
-  return "cpu";
+  return "cpu, cuda";
 }

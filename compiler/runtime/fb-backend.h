@@ -84,6 +84,8 @@ struct _FbBackend {
    * on the cpu, device events around a replay on cuda); returns the last run's outputs. */
   GPtrArray  *(*run_timed)     (FbCompiled *compiled, GPtrArray *inputs, guint n, double *ms,
                                 GError **error);
+  /* What the last run did, in a line (NULL: nothing to say; caller frees). May be NULL. */
+  char       *(*describe_run)  (FbCompiled *compiled);
   void        (*free)          (FbCompiled *compiled);
 };
 
