@@ -11,8 +11,8 @@
 
 #include <string.h>
 
-static LLVMTypeRef
-reg_type (LLVMContextRef ctx, FbDType t)
+LLVMTypeRef
+_fb_codegen_reg_type (LLVMContextRef ctx, FbDType t)
 {
   switch (t)
     {
@@ -25,6 +25,8 @@ reg_type (LLVMContextRef ctx, FbDType t)
     default: return LLVMInt64TypeInContext (ctx);
     }
 }
+
+#define reg_type _fb_codegen_reg_type
 
 static LLVMTypeRef
 mem_type (LLVMContextRef ctx, FbDType t)
@@ -104,7 +106,9 @@ convert (FbEmit *e, LLVMValueRef v, FbDType from, FbDType to)
   return LLVMBuildIntCast2 (e->b, v, tt, !is_unsigned (from), "");
 }
 
-static LLVMValueRef expr (FbEmit *e, const FbKExpr *x);
+#define expr _fb_codegen_expr
+#define add_attr _fb_codegen_add_attr
+#define stmts _fb_codegen_stmts
 
 static LLVMValueRef
 element_ptr (FbEmit *e, guint arg, const FbKExpr *index)
@@ -132,13 +136,13 @@ unary (FbEmit *e, const FbKExpr *x)
           return _fb_codegen_intrinsic (e, "llvm.abs", t, args, 2);
         }
     case FB_KU_EXP: return _fb_codegen_exp (e, a);
-    case FB_KU_LOG: return _fb_codegen_intrinsic (e, "llvm.log", t, &a, 1);
+    case FB_KU_LOG: return e->gpu ? _fb_codegen_gpu_log (e, a) : _fb_codegen_intrinsic (e, "llvm.log", t, &a, 1);
     case FB_KU_SQRT: return _fb_codegen_intrinsic (e, "llvm.sqrt", t, &a, 1);
     case FB_KU_TANH: return _fb_codegen_tanh (e, a);
     case FB_KU_ERF: return _fb_codegen_erf (e, a);
     case FB_KU_SIGMOID: return _fb_codegen_sigmoid (e, a);
-    case FB_KU_SIN: return _fb_codegen_intrinsic (e, "llvm.sin", t, &a, 1);
-    case FB_KU_COS: return _fb_codegen_intrinsic (e, "llvm.cos", t, &a, 1);
+    case FB_KU_SIN: return e->gpu ? _fb_codegen_gpu_sincos (e, a, FALSE) : _fb_codegen_intrinsic (e, "llvm.sin", t, &a, 1);
+    case FB_KU_COS: return e->gpu ? _fb_codegen_gpu_sincos (e, a, TRUE) : _fb_codegen_intrinsic (e, "llvm.cos", t, &a, 1);
     case FB_KU_FLOOR: return f ? _fb_codegen_intrinsic (e, "llvm.floor", t, &a, 1) : a;
     case FB_KU_CEIL: return f ? _fb_codegen_intrinsic (e, "llvm.ceil", t, &a, 1) : a;
     case FB_KU_ROUND: return f ? _fb_codegen_intrinsic (e, "llvm.roundeven", t, &a, 1) : a;
@@ -180,6 +184,8 @@ binary (FbEmit *e, const FbKExpr *x)
       return u ? LLVMBuildURem (e->b, a, b, "") : LLVMBuildSRem (e->b, a, b, "");
     case FB_KB_FMOD: return LLVMBuildFRem (e->b, a, b, "");
     case FB_KB_POW:
+      if (e->gpu)
+        return _fb_codegen_gpu_pow (e, a, b);
       return _fb_codegen_intrinsic (e, "llvm.pow", lt, args, 2);
     case FB_KB_MIN:
       if (f)
@@ -203,8 +209,8 @@ binary (FbEmit *e, const FbKExpr *x)
     }
 }
 
-static LLVMValueRef
-expr (FbEmit *e, const FbKExpr *x)
+LLVMValueRef
+_fb_codegen_expr (FbEmit *e, const FbKExpr *x)
 {
   switch (x->kind)
     {
@@ -221,6 +227,8 @@ expr (FbEmit *e, const FbKExpr *x)
       {
         LLVMValueRef v = LLVMBuildLoad2 (e->b, mem_type (e->ctx, x->dtype),
                                          element_ptr (e, x->arg, x->a), "");
+        if (e->invariant && e->invariant[x->arg])
+          _fb_codegen_mark_invariant (e, v);
         if (x->dtype == FB_DTYPE_BOOL)
           v = LLVMBuildICmp (e->b, LLVMIntNE, v, LLVMConstNull (LLVMInt8TypeInContext (e->ctx)), "");
         if (x->dtype == FB_DTYPE_FLOAT16)
@@ -242,8 +250,6 @@ expr (FbEmit *e, const FbKExpr *x)
       g_assert_not_reached ();
     }
 }
-
-static void stmts (FbEmit *e, const GPtrArray *body);
 
 static void
 loop (FbEmit *e, const FbKStmt *s)
@@ -306,8 +312,8 @@ is_minmax_reduction (const FbKStmt *s)
          (v->b->kind == FB_KX_ACC && v->b->acc == s->assign.acc);
 }
 
-static void
-stmts (FbEmit *e, const GPtrArray *body)
+void
+_fb_codegen_stmts (FbEmit *e, const GPtrArray *body)
 {
   for (guint i = 0; i < body->len; i++)
     {
@@ -346,8 +352,8 @@ stmts (FbEmit *e, const GPtrArray *body)
     }
 }
 
-static void
-add_attr (LLVMContextRef ctx, LLVMValueRef fn, unsigned index, const char *name)
+void
+_fb_codegen_add_attr (LLVMContextRef ctx, LLVMValueRef fn, unsigned index, const char *name)
 {
   unsigned kind = LLVMGetEnumAttributeKindForName (name, strlen (name));
   LLVMAddAttributeAtIndex (fn, index, LLVMCreateEnumAttribute (ctx, kind, 0));

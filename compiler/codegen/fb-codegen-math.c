@@ -44,7 +44,7 @@ _fb_codegen_exp (FbEmit *e, LLVMValueRef x)
 {
   LLVMTypeRef t = LLVMTypeOf (x);
   if (is_double (x))
-    return _fb_codegen_intrinsic (e, "llvm.exp", t, &x, 1);
+    return e->gpu ? _fb_codegen_gpu_exp_f64 (e, x) : _fb_codegen_intrinsic (e, "llvm.exp", t, &x, 1);
   LLVMTypeRef i32 = LLVMInt32TypeInContext (e->ctx);
   /* Clamp into the range where 2^n is a normal float; compares keep NaN flowing through. */
   LLVMValueRef lo = fc (e, t, -87.33654475), hi = fc (e, t, 88.3762626647949);
@@ -98,6 +98,8 @@ LLVMValueRef
 _fb_codegen_erf (FbEmit *e, LLVMValueRef x)
 {
   LLVMTypeRef t = LLVMTypeOf (x);
+  if (is_double (x) && e->gpu)
+    return _fb_codegen_gpu_erf_f64 (e, x);
   if (is_double (x))
     {
       LLVMTypeRef ft = LLVMFunctionType (t, &t, 1, FALSE);

@@ -20,12 +20,30 @@ typedef struct {
   LLVMValueRef   *accs;         /* one alloca per accumulator */
   LLVMValueRef   *vars;         /* the current value of each loop variable */
   LLVMValueRef    begin, end;   /* the range of the parallel loop */
+  gboolean        gpu;          /* NVPTX: no libm calls, math inline (fb-codegen-ptx-math.c) */
+  const gboolean *invariant;    /* per argument: nothing writes it while the kernel runs, so its
+                                   loads may go through the read-only cache (NULL: none) */
 } FbEmit;
 
 /* Builds the module of one kernel: a function per phase. */
 LLVMModuleRef _fb_codegen_emit_kernel (LLVMContextRef ctx, const FbKernel *kernel,
                                        const char *triple, const char *data_layout,
                                        GError **error);
+
+/* The pieces of emission the NVPTX kernels share with the CPU's (fb-codegen-emit.c). */
+LLVMTypeRef   _fb_codegen_reg_type    (LLVMContextRef ctx, FbDType t);
+LLVMValueRef  _fb_codegen_expr        (FbEmit *e, const FbKExpr *x);
+void          _fb_codegen_stmts       (FbEmit *e, const GPtrArray *body);
+void          _fb_codegen_add_attr    (LLVMContextRef ctx, LLVMValueRef fn, unsigned index,
+                                       const char *name);
+
+/* Math for the GPU, where there is no libm (fb-codegen-ptx-math.c): x float or double. */
+LLVMValueRef  _fb_codegen_gpu_log     (FbEmit *e, LLVMValueRef x);
+LLVMValueRef  _fb_codegen_gpu_exp_f64 (FbEmit *e, LLVMValueRef x);
+LLVMValueRef  _fb_codegen_gpu_erf_f64 (FbEmit *e, LLVMValueRef x);
+LLVMValueRef  _fb_codegen_gpu_sincos  (FbEmit *e, LLVMValueRef x, gboolean cosine);
+LLVMValueRef  _fb_codegen_gpu_pow     (FbEmit *e, LLVMValueRef x, LLVMValueRef y);
+void          _fb_codegen_mark_invariant (FbEmit *e, LLVMValueRef load);
 
 /* Math that vectorizes: polynomial exp and the functions built on it. x is float or double
  * (a scalar; the loop vectorizer widens it). */

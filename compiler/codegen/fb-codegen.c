@@ -173,6 +173,7 @@ fb_kernel_stages_free (FbKernelStages *stages)
   g_free (stages->llvm_ir);
   g_free (stages->llvm_ir_opt);
   g_free (stages->assembly);
+  g_free (stages->sass);
   g_free (stages);
 }
 

@@ -19,6 +19,8 @@ GQuark fb_codegen_error_quark (void);
 typedef enum {
   FB_CODEGEN_ERROR_LLVM,        /* LLVM refused the module or could not emit it */
   FB_CODEGEN_ERROR_TARGET,      /* no LLVM target for this machine */
+  FB_CODEGEN_ERROR_UNSUPPORTED, /* a kernel this target has no code for (the message names it) */
+  FB_CODEGEN_ERROR_TOOL,        /* an external tool (ptxas) is missing or refused the code */
 } FbCodegenError;
 
 /* "x86_64-pc-linux-gnu znver4 +avx,+avx2,...": the triple, CPU and features code is generated
@@ -30,7 +32,9 @@ typedef struct {
   char *kernel_ir;              /* fb_kernel_to_string */
   char *llvm_ir;                /* as generated */
   char *llvm_ir_opt;            /* after default<O3> */
-  char *assembly;               /* x86-64, AT&T syntax */
+  char *assembly;               /* x86-64, AT&T syntax; PTX for the CUDA target */
+  char *sass;                   /* CUDA target: the SASS of the PTX where the toolkit's tools
+                                   are on this machine; NULL otherwise */
 } FbKernelStages;
 
 FbKernelStages *fb_codegen_kernel_stages (const FbKernel *kernel, const FbPlan *plan,

@@ -9,10 +9,18 @@
  * iteration per thread for plain loops; a warp or a whole block per iteration for reductions),
  * so the grid is ceil((end - begin) / iters_per_block) blocks. Library phases (oneDNN
  * convolutions, sgemm calls) have no entry: the CUDA runtime runs them through cuDNN and
- * cuBLASLt. */
+ * cuBLASLt.
+ *
+ * Launch an entry with exactly block_threads threads per block (cooperative entries size their
+ * shared memory and shuffles by it; it is also the entry's .maxntid) and 16-byte aligned
+ * buffers (the accesses are vectorized on that promise). Every entry loops over the grid, so
+ * any grid size computes the right result; ceil((end - begin) / iters_per_block) *
+ * blocks_per_iter blocks is the size that gives each thread one share of the work (an
+ * iteration of the parallel loop can hold more work than a block: a row per block for a
+ * reduction, or an elementwise loop nest whose outer loop is short). */
 #pragma once
 
-#include "fb-kernel.h"
+#include "fb-codegen.h"
 
 G_BEGIN_DECLS
 
@@ -21,6 +29,10 @@ typedef struct {
   guint      block_threads;      /* threads per block */
   guint      iters_per_block;    /* iterations of the parallel loop one block runs */
   guint      shared_bytes;       /* dynamic shared memory per block */
+  guint      blocks_per_iter;    /* blocks that one iteration's work fills (1 when
+                                    iters_per_block > 1): multiplies the grid */
+  gboolean   cooperative;        /* a block works on one item together (warp shuffles, shared
+                                    memory, barriers) */
 } FbPtxPhase;
 
 typedef struct {
@@ -33,6 +45,20 @@ typedef struct {
 /* The PTX of one kernel of plan; FB_CODEGEN_ERROR naming the kernel when it cannot be made. */
 FbPtxModule *fb_codegen_ptx        (const FbKernel *kernel, const FbPlan *plan, GError **error);
 void         fb_ptx_module_free    (FbPtxModule *module);
+
+/* The lowering stages of one kernel for the CUDA target: kernel IR, LLVM IR before and after
+ * optimization, PTX as assembly, and SASS (stages->sass) when ptxas and cuobjdump or nvdisasm
+ * are on this machine (NULL otherwise). Library phases are noted, not compiled. */
+FbKernelStages *fb_codegen_ptx_stages (const FbKernel *kernel, const FbPlan *plan,
+                                       GError **error);
+
+/* ptxas of the CUDA toolkit: on PATH, under $CUDA_PATH or $CUDA_HOME, or in the toolkit's usual
+ * install location; NULL when absent. The same for "cuobjdump" and "nvdisasm". Caller frees. */
+char        *fb_ptx_find_tool      (const char *name);
+/* Assembles ptx with `ptxas -arch=sm_90` (with -v when info is given: the register and spill
+ * report lands there); FALSE with ptxas's messages when it refuses the text. The cubin is
+ * returned in *cubin when asked for. */
+gboolean     fb_ptx_assemble       (const char *ptx, GBytes **cubin, char **info, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbPtxModule, fb_ptx_module_free)
 

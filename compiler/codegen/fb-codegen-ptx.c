@@ -1,0 +1,803 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Kernel IR to PTX: the statements and expressions are emitted by the CPU's emitter
+ * (fb-codegen-emit.c, with the GPU's math), inside a frame that maps the phase onto the grid
+ * (fb-codegen-ptx-map.c says how).
+ *
+ * Each phase is `ptx_kernel void NAME (ptr addrspace(1) args, i64 begin, i64 end)`: it loads
+ * the buffer pointers (global address space, 16-byte aligned, noalias where the buffers are
+ * distinct) and calls an always-inlined body. The body loops over the grid ("grid-stride"), so
+ * it is correct for any grid; FbPtxPhase says the grid that gives each thread one share. */
+#include "fb-codegen-ptx-private.h"
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/DebugInfo.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <math.h>
+#include <string.h>
+
+static gpointer
+init_nvptx (gpointer data)
+{
+  LLVMInitializeNVPTXTargetInfo ();
+  LLVMInitializeNVPTXTarget ();
+  LLVMInitializeNVPTXTargetMC ();
+  LLVMInitializeNVPTXAsmPrinter ();
+  return NULL;
+}
+
+#define PTX_TRIPLE "nvptx64-nvidia-cuda"
+
+LLVMTargetMachineRef
+_fb_ptx_target_machine (GError **error)
+{
+  static GOnce once = G_ONCE_INIT;
+  g_once (&once, init_nvptx, NULL);
+  LLVMTargetRef target;
+  char *msg = NULL;
+  if (LLVMGetTargetFromTriple (PTX_TRIPLE, &target, &msg))
+    {
+      g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_TARGET,
+                   "no LLVM target for %s: %s", PTX_TRIPLE, msg ? msg : "");
+      LLVMDisposeMessage (msg);
+      return NULL;
+    }
+  return LLVMCreateTargetMachine (target, PTX_TRIPLE, "sm_90", "", LLVMCodeGenLevelAggressive,
+                                  LLVMRelocDefault, LLVMCodeModelDefault);
+}
+
+/* ---- the frame ----------------------------------------------------------------------------- */
+
+typedef struct {
+  FbEmit          e;
+  const FbPtxMap *map;
+  LLVMTypeRef     i64, i32;
+  LLVMValueRef    tid;          /* threadIdx.x, i64 */
+  guint           n_shared;     /* shared arrays made so far in the module */
+} Gpu;
+
+static LLVMValueRef
+sreg (Gpu *g, const char *name)
+{
+  unsigned id = LLVMLookupIntrinsicID (name, strlen (name));
+  LLVMValueRef f = LLVMGetIntrinsicDeclaration (g->e.mod, id, NULL, 0);
+  LLVMValueRef v = LLVMBuildCall2 (g->e.b, LLVMIntrinsicGetType (g->e.ctx, id, NULL, 0), f, NULL, 0, "");
+  return LLVMBuildZExt (g->e.b, v, g->i64, "");
+}
+
+static void
+barrier (Gpu *g)
+{
+  const char *name = "llvm.nvvm.barrier0";
+  unsigned id = LLVMLookupIntrinsicID (name, strlen (name));
+  LLVMValueRef f = LLVMGetIntrinsicDeclaration (g->e.mod, id, NULL, 0);
+  LLVMBuildCall2 (g->e.b, LLVMIntrinsicGetType (g->e.ctx, id, NULL, 0), f, NULL, 0, "");
+}
+
+static LLVMValueRef
+c64 (Gpu *g, int64_t v)
+{
+  return LLVMConstInt (g->i64, (unsigned long long) v, 1);
+}
+
+/* for (i = start; i < stop; i += step): returns i; the builder is in the body. */
+typedef struct {
+  LLVMBasicBlockRef pre, head, exit;
+  LLVMValueRef      i, step;
+  LLVMValueRef      latch;      /* the back edge's branch, once ended */
+} Loop;
+
+static LLVMValueRef
+loop_begin (Gpu *g, Loop *l, LLVMValueRef start, LLVMValueRef stop, LLVMValueRef step)
+{
+  l->pre = LLVMGetInsertBlock (g->e.b);
+  l->head = LLVMAppendBasicBlockInContext (g->e.ctx, g->e.fn, "grid");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext (g->e.ctx, g->e.fn, "item");
+  l->exit = LLVMAppendBasicBlockInContext (g->e.ctx, g->e.fn, "grid_done");
+  l->step = step;
+  LLVMBuildBr (g->e.b, l->head);
+  LLVMPositionBuilderAtEnd (g->e.b, l->head);
+  l->i = LLVMBuildPhi (g->e.b, g->i64, "u");
+  LLVMValueRef in = LLVMBuildICmp (g->e.b, LLVMIntSLT, l->i, stop, "");
+  LLVMBuildCondBr (g->e.b, in, body, l->exit);
+  LLVMPositionBuilderAtEnd (g->e.b, body);
+  LLVMValueRef v[1] = { start };
+  LLVMBasicBlockRef b[1] = { l->pre };
+  LLVMAddIncoming (l->i, v, b, 1);
+  return l->i;
+}
+
+static void
+loop_end (Gpu *g, Loop *l)
+{
+  LLVMValueRef next = LLVMBuildNSWAdd (g->e.b, l->i, l->step, "");
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock (g->e.b);
+  l->latch = LLVMBuildBr (g->e.b, l->head);
+  LLVMAddIncoming (l->i, &next, &latch, 1);
+  LLVMPositionBuilderAtEnd (g->e.b, l->exit);
+}
+
+/* llvm.loop.unroll.disable on the loop of latch. */
+static void
+keep_rolled (Gpu *g, LLVMValueRef latch)
+{
+  LLVMContextRef ctx = g->e.ctx;
+  LLVMMetadataRef self = LLVMTemporaryMDNode (ctx, NULL, 0);
+  LLVMMetadataRef name = LLVMMDStringInContext2 (ctx, "llvm.loop.unroll.disable", 24);
+  LLVMMetadataRef ops[2] = { self, LLVMMDNodeInContext2 (ctx, &name, 1) };
+  LLVMMetadataRef loop = LLVMMDNodeInContext2 (ctx, ops, 2);
+  LLVMMetadataReplaceAllUsesWith (self, loop);
+  LLVMSetMetadata (latch, LLVMGetMDKindIDInContext (ctx, "llvm.loop", 9),
+                   LLVMMetadataAsValue (ctx, loop));
+}
+
+/* Sets the variables of nest[first..n) from the linear index u (row-major, the last fastest);
+ * nest[first - 1]'s variable (when first > 0) gets what is left. */
+static void
+bind_nest (Gpu *g, const FbKStmt *const *nest, guint n, guint first, LLVMValueRef u,
+           gboolean narrow)
+{
+  LLVMBuilderRef b = g->e.b;
+  /* Below 2^31 the divisions are 32-bit ones, several times cheaper on the GPU. */
+  LLVMTypeRef t = narrow ? g->i32 : g->i64;
+  LLVMValueRef x = narrow ? LLVMBuildTrunc (b, u, g->i32, "") : u;
+  for (guint j = n; j-- > first;)
+    {
+      double ext;
+      fb_kx_is_const (nest[j]->loop.extent, &ext);
+      LLVMValueRef e = LLVMConstInt (t, (unsigned long long) ext, 0);
+      LLVMValueRef v = j == first && first == 0 ? x : LLVMBuildURem (b, x, e, "");
+      g->e.vars[nest[j]->loop.var] = narrow ? LLVMBuildZExt (b, v, g->i64, "") : v;
+      x = LLVMBuildUDiv (b, x, e, "");
+    }
+  if (first > 0)
+    g->e.vars[nest[first - 1]->loop.var] = narrow ? LLVMBuildZExt (b, x, g->i64, "") : x;
+}
+
+static void
+emit_one (Gpu *g, const FbKStmt *s)
+{
+  GPtrArray one = { .pdata = (gpointer *) &s, .len = 1 };
+  _fb_codegen_stmts (&g->e, &one);
+}
+
+/* ---- block reductions ---------------------------------------------------------------------- */
+
+static gboolean
+is_float_type (LLVMTypeRef t)
+{
+  LLVMTypeKind k = LLVMGetTypeKind (t);
+  return k == LLVMFloatTypeKind || k == LLVMDoubleTypeKind;
+}
+
+static LLVMValueRef
+combine (Gpu *g, FbPtxRed op, FbDType dt, LLVMValueRef a, LLVMValueRef b)
+{
+  LLVMTypeRef t = LLVMTypeOf (a);
+  LLVMValueRef args[2] = { a, b }, r;
+  gboolean f = is_float_type (t);
+  switch (op)
+    {
+    case FB_PTX_RED_ADD: r = f ? LLVMBuildFAdd (g->e.b, a, b, "") : LLVMBuildAdd (g->e.b, a, b, ""); break;
+    case FB_PTX_RED_MUL: r = f ? LLVMBuildFMul (g->e.b, a, b, "") : LLVMBuildMul (g->e.b, a, b, ""); break;
+    case FB_PTX_RED_MAX:
+      return _fb_codegen_intrinsic (&g->e, f ? "llvm.maxnum" : "llvm.smax", t, args, 2);
+    case FB_PTX_RED_MIN:
+      return _fb_codegen_intrinsic (&g->e, f ? "llvm.minnum" : "llvm.smin", t, args, 2);
+    default:
+      g_assert_not_reached ();
+    }
+  (void) dt;
+  if (f)
+    LLVMSetFastMathFlags (r, LLVMFastMathAllowReassoc | LLVMFastMathAllowContract |
+                             LLVMFastMathNoSignedZeros);
+  return r;
+}
+
+static LLVMValueRef
+identity (FbPtxRed op, LLVMTypeRef t)
+{
+  gboolean f = is_float_type (t);
+  unsigned bits = f ? 0 : LLVMGetIntTypeWidth (t);
+  switch (op)
+    {
+    case FB_PTX_RED_ADD: return f ? LLVMConstReal (t, 0.0) : LLVMConstInt (t, 0, 0);
+    case FB_PTX_RED_MUL: return f ? LLVMConstReal (t, 1.0) : LLVMConstInt (t, 1, 0);
+    case FB_PTX_RED_MAX:
+      return f ? LLVMConstReal (t, -INFINITY) : LLVMConstInt (t, 1ull << (bits - 1), 0);
+    default:
+      return f ? LLVMConstReal (t, INFINITY) : LLVMConstInt (t, (1ull << (bits - 1)) - 1, 0);
+    }
+}
+
+static LLVMValueRef
+shfl32 (Gpu *g, LLVMValueRef v, int lane_mask, gboolean fl)
+{
+  const char *name = fl ? "llvm.nvvm.shfl.sync.bfly.f32" : "llvm.nvvm.shfl.sync.bfly.i32";
+  unsigned id = LLVMLookupIntrinsicID (name, strlen (name));
+  LLVMValueRef f = LLVMGetIntrinsicDeclaration (g->e.mod, id, NULL, 0);
+  LLVMValueRef args[4] = { LLVMConstInt (g->i32, 0xffffffffu, 0), v,
+                           LLVMConstInt (g->i32, lane_mask, 0), LLVMConstInt (g->i32, 31, 0) };
+  return LLVMBuildCall2 (g->e.b, LLVMIntrinsicGetType (g->e.ctx, id, NULL, 0), f, args, 4, "");
+}
+
+/* The value of lane (lane ^ lane_mask), for 32- and 64-bit values. */
+static LLVMValueRef
+shfl (Gpu *g, LLVMValueRef v, int lane_mask)
+{
+  LLVMTypeRef t = LLVMTypeOf (v);
+  LLVMTypeKind k = LLVMGetTypeKind (t);
+  if (k == LLVMFloatTypeKind)
+    return shfl32 (g, v, lane_mask, TRUE);
+  if (k == LLVMIntegerTypeKind && LLVMGetIntTypeWidth (t) == 32)
+    return shfl32 (g, v, lane_mask, FALSE);
+  LLVMBuilderRef b = g->e.b;
+  LLVMValueRef bits = k == LLVMDoubleTypeKind ? LLVMBuildBitCast (b, v, g->i64, "") : v;
+  LLVMValueRef lo = shfl32 (g, LLVMBuildTrunc (b, bits, g->i32, ""), lane_mask, FALSE);
+  LLVMValueRef hi = shfl32 (g, LLVMBuildTrunc (b, LLVMBuildLShr (b, bits, c64 (g, 32), ""), g->i32, ""),
+                            lane_mask, FALSE);
+  LLVMValueRef w = LLVMBuildOr (b, LLVMBuildZExt (b, lo, g->i64, ""),
+                                LLVMBuildShl (b, LLVMBuildZExt (b, hi, g->i64, ""), c64 (g, 32), ""), "");
+  return k == LLVMDoubleTypeKind ? LLVMBuildBitCast (b, w, t, "") : w;
+}
+
+static LLVMValueRef
+warp_reduce (Gpu *g, FbPtxRed op, FbDType dt, LLVMValueRef v)
+{
+  for (int m = 16; m >= 1; m /= 2)
+    v = combine (g, op, dt, v, shfl (g, v, m));
+  return v;
+}
+
+/* The reduction of v over the block, in every thread: each warp reduces by shuffles, lane 0
+ * leaves the warp's value in shared memory, and every warp then reduces those. */
+static LLVMValueRef
+block_reduce (Gpu *g, FbPtxRed op, FbDType dt, LLVMValueRef v)
+{
+  LLVMBuilderRef b = g->e.b;
+  LLVMTypeRef t = LLVMTypeOf (v);
+  guint warps = g->map->block_threads / 32;
+  v = warp_reduce (g, op, dt, v);
+  if (warps <= 1)
+    return v;
+  g_autofree char *name = g_strdup_printf ("%s.red%u", LLVMGetValueName (g->e.fn), g->n_shared++);
+  LLVMTypeRef at = LLVMArrayType2 (t, 32);
+  LLVMValueRef sh = LLVMAddGlobalInAddressSpace (g->e.mod, at, name, 3);
+  LLVMSetInitializer (sh, LLVMGetUndef (at));
+  LLVMSetLinkage (sh, LLVMInternalLinkage);
+  LLVMSetAlignment (sh, 8);
+  LLVMValueRef lane = LLVMBuildAnd (b, g->tid, c64 (g, 31), "");
+  LLVMValueRef warp = LLVMBuildLShr (b, g->tid, c64 (g, 5), "");
+  LLVMBasicBlockRef put = LLVMAppendBasicBlockInContext (g->e.ctx, g->e.fn, "red_put");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext (g->e.ctx, g->e.fn, "red_join");
+  LLVMBuildCondBr (b, LLVMBuildICmp (b, LLVMIntEQ, lane, c64 (g, 0), ""), put, join);
+  LLVMPositionBuilderAtEnd (b, put);
+  LLVMValueRef idx[2] = { c64 (g, 0), warp };
+  LLVMBuildStore (b, v, LLVMBuildInBoundsGEP2 (b, at, sh, idx, 2, ""));
+  LLVMBuildBr (b, join);
+  LLVMPositionBuilderAtEnd (b, join);
+  barrier (g);
+  /* Every lane reads a slot (within the array), the ones past the warps count as identity. */
+  LLVMValueRef idx2[2] = { c64 (g, 0), lane };
+  LLVMValueRef w = LLVMBuildLoad2 (b, t, LLVMBuildInBoundsGEP2 (b, at, sh, idx2, 2, ""), "");
+  w = LLVMBuildSelect (b, LLVMBuildICmp (b, LLVMIntULT, lane, c64 (g, warps), ""), w,
+                       identity (op, t), "");
+  w = warp_reduce (g, op, dt, w);
+  barrier (g);                  /* the slots are free again for the next reduction */
+  return w;
+}
+
+/* ---- phases -------------------------------------------------------------------------------- */
+
+/* A split loop: thread t runs its items t, t + T, ... (four consecutive ones at a time where
+ * the extent allows, so that contiguous loads are 16 bytes wide). */
+/* Runs body for the vec items from u on: the variables of nest[0..n) set from u, the
+ * innermost stepping. u is a multiple of vec and a group never crosses the innermost loop's
+ * end; the innermost variable is masked to say so to LLVM, whose load-store vectorizer then
+ * knows that contiguous accesses are 16-byte aligned and makes them one vector access. */
+static void
+emit_items (Gpu *g, const FbKStmt *const *nest, guint n, guint first_bound, LLVMValueRef u,
+            gboolean narrow, guint vec, const GPtrArray *body, LLVMValueRef lo, LLVMValueRef hi)
+{
+  LLVMBuilderRef b = g->e.b;
+  bind_nest (g, nest, n, first_bound, u, narrow);
+  guint iv = nest[n - 1]->loop.var;
+  if (vec == 1)
+    {
+      _fb_codegen_stmts (&g->e, body);
+      return;
+    }
+  LLVMValueRef base = LLVMBuildAnd (b, g->e.vars[iv], c64 (g, -(int64_t) vec), "");
+  LLVMBasicBlockRef whole = NULL, edge = NULL, join = NULL;
+  if (lo)
+    {
+      /* The first and last groups of a range that does not start or end on a multiple of
+       * vec: item by item, each checked. */
+      whole = LLVMAppendBasicBlockInContext (g->e.ctx, g->e.fn, "vec");
+      edge = LLVMAppendBasicBlockInContext (g->e.ctx, g->e.fn, "vec_edge");
+      join = LLVMAppendBasicBlockInContext (g->e.ctx, g->e.fn, "vec_done");
+      LLVMValueRef full = LLVMBuildAnd (b, LLVMBuildICmp (b, LLVMIntSGE, u, lo, ""),
+                                        LLVMBuildICmp (b, LLVMIntSLE, LLVMBuildAdd (b, u, c64 (g, vec), ""), hi, ""), "");
+      LLVMBuildCondBr (b, full, whole, edge);
+      /* A loop, kept rolled: unrolled, its copies would look like the vector path's and be
+       * merged with it, which splits the vector path's accesses. */
+      LLVMPositionBuilderAtEnd (b, edge);
+      LLVMValueRef args[2] = { u, lo };
+      LLVMValueRef from = _fb_codegen_intrinsic (&g->e, "llvm.smax", g->i64, args, 2);
+      LLVMValueRef args2[2] = { LLVMBuildAdd (b, u, c64 (g, vec), ""), hi };
+      LLVMValueRef to = _fb_codegen_intrinsic (&g->e, "llvm.smin", g->i64, args2, 2);
+      Loop el;
+      LLVMValueRef x = loop_begin (g, &el, from, to, c64 (g, 1));
+      g->e.vars[iv] = LLVMBuildAdd (b, base, LLVMBuildSub (b, x, u, ""), "");
+      _fb_codegen_stmts (&g->e, body);
+      loop_end (g, &el);
+      keep_rolled (g, el.latch);
+      LLVMBuildBr (b, join);
+      LLVMPositionBuilderAtEnd (b, whole);
+    }
+  for (guint j = 0; j < vec; j++)
+    {
+      g->e.vars[iv] = base;
+      if (j)
+        {
+          g->e.vars[iv] = LLVMBuildNSWAdd (b, base, c64 (g, j), "");
+          LLVMSetNUW (g->e.vars[iv], TRUE);
+        }
+      _fb_codegen_stmts (&g->e, body);
+    }
+  if (lo)
+    {
+      LLVMBuildBr (b, join);
+      LLVMPositionBuilderAtEnd (b, join);
+    }
+}
+
+/* A split loop: thread t runs its items t, t + T, ... (four consecutive ones at a time where
+ * the extent allows, so that contiguous loads are 16 bytes wide). */
+static void
+emit_split (Gpu *g, const FbPtxSplit *sp)
+{
+  guint T = g->map->block_threads;
+  guint vec = sp->extent % 4 == 0 && sp->extent >= 4 * (int64_t) T ? 4 : 1;
+  Loop l;
+  LLVMValueRef start = LLVMBuildMul (g->e.b, g->tid, c64 (g, vec), "");
+  LLVMValueRef u = loop_begin (g, &l, start, c64 (g, sp->extent), c64 (g, (int64_t) T * vec));
+  emit_items (g, sp->nest, sp->n_nest, 0, u, TRUE, vec, sp->body, NULL, NULL);
+  loop_end (g, &l);
+}
+
+static void
+emit_reduce_row (Gpu *g, const FbKStmt *s)
+{
+  const FbKernel *k = g->e.k;
+  guint na = k->accs->len;
+  g_autofree gboolean *set = g_new0 (gboolean, na + 1);
+  g_autofree FbPtxRed *ops = g_new0 (FbPtxRed, na + 1);
+  g_autofree LLVMValueRef *pre = g_new0 (LLVMValueRef, na + 1);
+  _fb_ptx_accs_assigned (s, set);
+  /* Each reduced accumulator: its op, from any one of its assignments. */
+  FbPtxSplit sp;
+  _fb_ptx_split (k, s, &sp);
+  GPtrArray *todo = g_ptr_array_new ();
+  g_ptr_array_add (todo, (gpointer) s);
+  while (todo->len)
+    {
+      const FbKStmt *x = g_ptr_array_steal_index (todo, todo->len - 1);
+      if (x->kind == FB_KS_LOOP)
+        for (guint i = 0; i < x->loop.body->len; i++)
+          g_ptr_array_add (todo, g_ptr_array_index (x->loop.body, i));
+      else if (x->kind == FB_KS_ASSIGN)
+        _fb_ptx_reduction_op (k, x, &ops[x->assign.acc]);
+    }
+  g_ptr_array_unref (todo);
+  for (guint a = 0; a < na; a++)
+    if (set[a])
+      {
+        LLVMTypeRef t = _fb_codegen_reg_type (g->e.ctx, g_array_index (k->accs, FbDType, a));
+        pre[a] = LLVMBuildLoad2 (g->e.b, t, g->e.accs[a], "");
+        LLVMBuildStore (g->e.b, identity (ops[a], t), g->e.accs[a]);
+      }
+  emit_split (g, &sp);
+  for (guint a = 0; a < na; a++)
+    if (set[a])
+      {
+        FbDType dt = g_array_index (k->accs, FbDType, a);
+        LLVMTypeRef t = _fb_codegen_reg_type (g->e.ctx, dt);
+        LLVMValueRef part = LLVMBuildLoad2 (g->e.b, t, g->e.accs[a], "");
+        LLVMValueRef all = block_reduce (g, ops[a], dt, part);
+        LLVMBuildStore (g->e.b, combine (g, ops[a], dt, pre[a], all), g->e.accs[a]);
+      }
+}
+
+static void
+emit_cooperative_row (Gpu *g)
+{
+  const FbKernel *k = g->e.k;
+  const GPtrArray *body = g->map->body;
+  guint nargs = k->args->len;
+  g_autofree gboolean *pending = g_new0 (gboolean, nargs + 1);   /* stored since a barrier */
+  g_autofree gboolean *loads = g_new0 (gboolean, nargs + 1);
+  for (guint i = 0; i < body->len; i++)
+    {
+      const FbKStmt *s = g_ptr_array_index (body, i);
+      /* What other threads of the block stored must be visible before it is read. */
+      memset (loads, 0, (nargs + 1) * sizeof (gboolean));
+      _fb_ptx_args_loaded (s, loads);
+      for (guint a = 0; a < nargs; a++)
+        if (loads[a] && pending[a])
+          {
+            barrier (g);
+            memset (pending, 0, (nargs + 1) * sizeof (gboolean));
+            break;
+          }
+      switch (g->map->rows[i])
+        {
+        case FB_PTX_ROW_UNIFORM:
+          emit_one (g, s);
+          break;
+        case FB_PTX_ROW_THREAD0:
+          {
+            LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext (g->e.ctx, g->e.fn, "thread0");
+            LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext (g->e.ctx, g->e.fn, "thread0_done");
+            LLVMBuildCondBr (g->e.b, LLVMBuildICmp (g->e.b, LLVMIntEQ, g->tid, c64 (g, 0), ""), one, join);
+            LLVMPositionBuilderAtEnd (g->e.b, one);
+            emit_one (g, s);
+            LLVMBuildBr (g->e.b, join);
+            LLVMPositionBuilderAtEnd (g->e.b, join);
+            break;
+          }
+        case FB_PTX_ROW_REDUCE:
+          emit_reduce_row (g, s);
+          break;
+        case FB_PTX_ROW_STORES:
+          {
+            FbPtxSplit sp;
+            _fb_ptx_split (k, s, &sp);
+            emit_split (g, &sp);
+            break;
+          }
+        }
+      _fb_ptx_args_stored (s, pending);
+    }
+  /* The next row this block runs may read what this one's threads wrote nowhere (rows are
+   * independent), but it reuses the shared slots: block_reduce ends on a barrier already. */
+}
+
+static void
+emit_body (Gpu *g, const FbKPhase *phase)
+{
+  const FbPtxMap *map = g->map;
+  LLVMBuilderRef b = g->e.b;
+  gboolean narrow = MAX (phase->extent, 1) * map->inner < G_MAXINT32;
+  LLVMValueRef first = LLVMBuildMul (b, g->e.begin, c64 (g, map->inner), "");
+  LLVMValueRef last = LLVMBuildMul (b, g->e.end, c64 (g, map->inner), "");
+  LLVMValueRef block = sreg (g, "llvm.nvvm.read.ptx.sreg.ctaid.x");
+  LLVMValueRef blocks = sreg (g, "llvm.nvvm.read.ptx.sreg.nctaid.x");
+  Loop l;
+  if (map->cooperative)
+    {
+      LLVMValueRef u = loop_begin (g, &l, LLVMBuildAdd (b, first, block, ""), last, blocks);
+      bind_nest (g, map->nest, map->n_nest, 1, u, narrow);
+      emit_cooperative_row (g);
+      loop_end (g, &l);
+      return;
+    }
+  LLVMValueRef ntid = sreg (g, "llvm.nvvm.read.ptx.sreg.ntid.x");
+  LLVMValueRef thread = LLVMBuildAdd (b, LLVMBuildMul (b, block, ntid, ""), g->tid, "");
+  /* Groups of vec items start on multiples of vec, so that their accesses align. */
+  LLVMValueRef group0 = LLVMBuildAnd (b, first, c64 (g, -(int64_t) map->vec), "");
+  LLVMValueRef start = LLVMBuildAdd (b, group0, LLVMBuildMul (b, thread, c64 (g, map->vec), ""), "");
+  LLVMValueRef step = LLVMBuildMul (b, LLVMBuildMul (b, blocks, ntid, ""), c64 (g, map->vec), "");
+  LLVMValueRef u = loop_begin (g, &l, start, last, step);
+  emit_items (g, map->nest, map->n_nest, 1, u, narrow, map->vec, map->body,
+              map->vec > 1 ? first : NULL, last);
+  loop_end (g, &l);
+}
+
+static void
+annotate (Gpu *g, LLVMValueRef fn, const char *key, guint value)
+{
+  LLVMMetadataRef md[3] = {
+    LLVMValueAsMetadata (fn),
+    LLVMMDStringInContext2 (g->e.ctx, key, strlen (key)),
+    LLVMValueAsMetadata (LLVMConstInt (g->i32, value, 0)),
+  };
+  LLVMAddNamedMetadataOperand (g->e.mod, "nvvm.annotations",
+                               LLVMMetadataAsValue (g->e.ctx, LLVMMDNodeInContext2 (g->e.ctx, md, 3)));
+}
+
+/* The entry and body of one phase; the pointer attributes per argument come from the plan. */
+static void
+emit_phase (Gpu *g, const FbKPhase *phase, const gboolean *distinct)
+{
+  LLVMContextRef ctx = g->e.ctx;
+  const FbKernel *k = g->e.k;
+  LLVMTypeRef gptr = LLVMPointerTypeInContext (ctx, 1);
+  guint na = k->args->len;
+  g_autofree LLVMTypeRef *ptypes = g_new0 (LLVMTypeRef, na + 2);
+  for (guint i = 0; i < na; i++)
+    ptypes[i] = gptr;
+  ptypes[na] = g->i64;
+  ptypes[na + 1] = g->i64;
+  g_autofree char *body_name = g_strdup_printf ("%s.body", phase->fn);
+  LLVMTypeRef bt = LLVMFunctionType (LLVMVoidTypeInContext (ctx), ptypes, na + 2, FALSE);
+  LLVMValueRef body = LLVMAddFunction (g->e.mod, body_name, bt);
+  LLVMSetLinkage (body, LLVMInternalLinkage);
+  _fb_codegen_add_attr (ctx, body, LLVMAttributeFunctionIndex, "alwaysinline");
+  _fb_codegen_add_attr (ctx, body, LLVMAttributeFunctionIndex, "nounwind");
+  unsigned align_kind = LLVMGetEnumAttributeKindForName ("align", 5);
+  for (guint i = 0; i < na; i++)
+    {
+      if (distinct[i])
+        _fb_codegen_add_attr (ctx, body, i + 1, "noalias");
+      _fb_codegen_add_attr (ctx, body, i + 1, "nocapture");
+      LLVMAddAttributeAtIndex (body, i + 1, LLVMCreateEnumAttribute (ctx, align_kind, 16));
+      if (g_array_index (k->args, FbKArg, i).role == FB_KARG_INPUT && distinct[i])
+        _fb_codegen_add_attr (ctx, body, i + 1, "readonly");
+    }
+  g->e.fn = body;
+  g->n_shared = 0;
+  LLVMPositionBuilderAtEnd (g->e.b, LLVMAppendBasicBlockInContext (ctx, body, "entry"));
+  for (guint i = 0; i < na; i++)
+    g->e.args[i] = LLVMGetParam (body, i);
+  g->e.begin = LLVMGetParam (body, na);
+  g->e.end = LLVMGetParam (body, na + 1);
+  for (guint i = 0; i < k->accs->len; i++)
+    g->e.accs[i] = LLVMBuildAlloca (g->e.b, _fb_codegen_reg_type (ctx, g_array_index (k->accs, FbDType, i)), "acc");
+  g->tid = sreg (g, "llvm.nvvm.read.ptx.sreg.tid.x");
+  emit_body (g, phase);
+  LLVMBuildRetVoid (g->e.b);
+
+  LLVMTypeRef et_params[3] = { gptr, g->i64, g->i64 };
+  LLVMTypeRef et = LLVMFunctionType (LLVMVoidTypeInContext (ctx), et_params, 3, FALSE);
+  LLVMValueRef fn = LLVMAddFunction (g->e.mod, phase->fn, et);
+  LLVMSetFunctionCallConv (fn, 71 /* ptx_kernel */);
+  _fb_codegen_add_attr (ctx, fn, LLVMAttributeFunctionIndex, "nounwind");
+  _fb_codegen_add_attr (ctx, fn, 1, "noalias");
+  _fb_codegen_add_attr (ctx, fn, 1, "readonly");
+  annotate (g, fn, "kernel", 1);
+  annotate (g, fn, "maxntidx", g->map->block_threads);
+  LLVMPositionBuilderAtEnd (g->e.b, LLVMAppendBasicBlockInContext (ctx, fn, "entry"));
+  g_autofree LLVMValueRef *cargs = g_new0 (LLVMValueRef, na + 2);
+  for (guint i = 0; i < na; i++)
+    {
+      LLVMValueRef idx = c64 (g, i);
+      LLVMValueRef slot = LLVMBuildInBoundsGEP2 (g->e.b, gptr, LLVMGetParam (fn, 0), &idx, 1, "");
+      cargs[i] = LLVMBuildLoad2 (g->e.b, gptr, slot, "");
+      _fb_codegen_mark_invariant (&g->e, cargs[i]);
+      /* The body's align attribute does not survive inlining; this does. */
+      LLVMMetadataRef a16 = LLVMValueAsMetadata (c64 (g, 16));
+      LLVMSetMetadata (cargs[i], LLVMGetMDKindIDInContext (ctx, "align", 5),
+                       LLVMMetadataAsValue (ctx, LLVMMDNodeInContext2 (ctx, &a16, 1)));
+    }
+  cargs[na] = LLVMGetParam (fn, 1);
+  cargs[na + 1] = LLVMGetParam (fn, 2);
+  LLVMBuildCall2 (g->e.b, bt, body, cargs, na + 2, "");
+  LLVMBuildRetVoid (g->e.b);
+}
+
+/* ---- modules ------------------------------------------------------------------------------- */
+
+void
+fb_ptx_module_free (FbPtxModule *module)
+{
+  if (module == NULL)
+    return;
+  g_free (module->ptx);
+  g_free (module->llvm_ir);
+  g_free (module->llvm_ir_opt);
+  if (module->phases)
+    {
+      for (guint i = 0; i < module->phases->len; i++)
+        g_free (g_array_index (module->phases, FbPtxPhase, i).entry);
+      g_array_unref (module->phases);
+    }
+  g_free (module);
+}
+
+static char *
+take_message (char *msg)
+{
+  char *s = g_strdup (msg ? msg : "");
+  if (msg)
+    LLVMDisposeMessage (msg);
+  return s;
+}
+
+/* Arguments whose bytes no other argument of the kernel shares (through views). */
+static gboolean *
+distinct_args (const FbKernel *k, const FbPlan *plan)
+{
+  guint na = k->args->len;
+  gboolean *d = g_new0 (gboolean, na + 1);
+  for (guint i = 0; i < na; i++)
+    {
+      d[i] = TRUE;
+      if (plan == NULL)
+        continue;
+      guint bi = g_array_index (k->args, FbKArg, i).buffer;
+      for (guint j = 0; j < na; j++)
+        if (j != i && bi < plan->buffers->len &&
+            g_array_index (k->args, FbKArg, j).buffer < plan->buffers->len &&
+            fb_plan_root (plan, bi) == fb_plan_root (plan, g_array_index (k->args, FbKArg, j).buffer))
+          d[i] = FALSE;
+    }
+  return d;
+}
+
+static gboolean
+phase_has (const FbKPhase *ph, gboolean (*pred) (const FbKStmt *))
+{
+  for (guint i = 0; i < ph->body->len; i++)
+    if (pred (g_ptr_array_index (ph->body, i)))
+      return TRUE;
+  return FALSE;
+}
+
+static const char *
+first_callee (const GPtrArray *body)
+{
+  for (guint i = 0; i < body->len; i++)
+    {
+      const FbKStmt *s = g_ptr_array_index (body, i);
+      if (s->kind == FB_KS_CALL)
+        return s->call.callee;
+      if (s->kind == FB_KS_LOOP)
+        {
+          const char *c = first_callee (s->loop.body);
+          if (c)
+            return c;
+        }
+    }
+  return NULL;
+}
+
+/* Fills module->phases and the LLVM module; FALSE with error naming the kernel. */
+static gboolean
+build (LLVMModuleRef mod, const FbKernel *k, const FbPlan *plan, FbPtxModule *out,
+       guint *n_generated, GError **error)
+{
+  LLVMContextRef ctx = LLVMGetModuleContext (mod);
+  Gpu g = { .e = { .ctx = ctx, .mod = mod, .k = k, .gpu = TRUE } };
+  g.i64 = LLVMInt64TypeInContext (ctx);
+  g.i32 = LLVMInt32TypeInContext (ctx);
+  g_autofree gboolean *distinct = distinct_args (k, plan);
+  g_autofree gboolean *invariant = g_new0 (gboolean, k->args->len + 1);
+  for (guint i = 0; i < k->args->len; i++)
+    invariant[i] = distinct[i] && g_array_index (k->args, FbKArg, i).role == FB_KARG_INPUT;
+  g.e.invariant = invariant;
+  g.e.b = LLVMCreateBuilderInContext (ctx);
+  g.e.args = g_new0 (LLVMValueRef, k->args->len + 1);
+  g.e.accs = g_new0 (LLVMValueRef, k->accs->len + 1);
+  g.e.vars = g_new0 (LLVMValueRef, k->n_vars + 1);
+  gboolean ok = TRUE;
+  *n_generated = 0;
+  for (guint p = 0; p < k->phases->len && ok; p++)
+    {
+      const FbKPhase *ph = g_ptr_array_index (k->phases, p);
+      FbPtxPhase info = { 0 };
+      if (ph->conv == NULL && phase_has (ph, _fb_ptx_has_call))
+        {
+          if (phase_has (ph, _fb_ptx_has_store))
+            {
+              g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_UNSUPPORTED,
+                           "kernel %s: phase %u mixes generated loops with calls of %s; the "
+                           "CUDA target has no GPU form for this lowering yet", k->name, p,
+                           first_callee (ph->body));
+              ok = FALSE;
+            }
+        }
+      else if (ph->conv == NULL)
+        {
+          FbPtxMap map;
+          g_autofree char *why = NULL;
+          if (!_fb_ptx_map_phase (k, ph, &map, &why))
+            {
+              g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_UNSUPPORTED,
+                           "kernel %s: phase %u: %s", k->name, p, why);
+              ok = FALSE;
+              break;
+            }
+          g.map = &map;
+          emit_phase (&g, ph, distinct);
+          info.entry = g_strdup (ph->fn);
+          info.block_threads = map.block_threads;
+          if (map.cooperative)
+            {
+              info.iters_per_block = 1;
+              info.blocks_per_iter = (guint) MIN (map.inner, G_MAXUINT);
+            }
+          else
+            {
+              int64_t per_block = (int64_t) map.block_threads * map.vec;
+              info.iters_per_block = (guint) MAX (per_block / map.inner, 1);
+              info.blocks_per_iter = (guint) MIN ((map.inner + per_block - 1) / per_block, G_MAXUINT);
+            }
+          info.cooperative = map.cooperative;
+          _fb_ptx_map_clear (&map);
+          g.map = NULL;
+          (*n_generated)++;
+        }
+      g_array_append_val (out->phases, info);
+    }
+  LLVMDisposeBuilder (g.e.b);
+  g_free (g.e.args);
+  g_free (g.e.accs);
+  g_free (g.e.vars);
+  return ok;
+}
+
+static gboolean
+optimize (LLVMModuleRef mod, LLVMTargetMachineRef tm, const FbKernel *k, GError **error)
+{
+  char *msg = NULL;
+  if (LLVMVerifyModule (mod, LLVMReturnStatusAction, &msg))
+    {
+      g_autofree char *m = take_message (msg);
+      g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_LLVM,
+                   "kernel %s: generated NVPTX LLVM IR does not verify: %s", k->name, m);
+      return FALSE;
+    }
+  LLVMDisposeMessage (msg);
+  LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions ();
+  LLVMErrorRef err = LLVMRunPasses (mod, "default<O3>", tm, opts);
+  LLVMDisposePassBuilderOptions (opts);
+  if (err)
+    {
+      g_autofree char *m = take_message (LLVMGetErrorMessage (err));
+      g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_LLVM,
+                   "kernel %s: LLVM passes failed: %s", k->name, m);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+FbPtxModule *
+fb_codegen_ptx (const FbKernel *kernel, const FbPlan *plan, GError **error)
+{
+  g_return_val_if_fail (kernel != NULL, NULL);
+  g_autoptr(FbPtxModule) out = g_new0 (FbPtxModule, 1);
+  out->phases = g_array_new (FALSE, TRUE, sizeof (FbPtxPhase));
+  if (kernel->phases->len == 0)
+    return g_steal_pointer (&out);
+  LLVMTargetMachineRef tm = _fb_ptx_target_machine (error);
+  if (tm == NULL)
+    return NULL;
+  LLVMContextRef ctx = LLVMContextCreate ();
+  const char *mod_name = ((FbKPhase *) g_ptr_array_index (kernel->phases, 0))->fn;
+  LLVMModuleRef mod = LLVMModuleCreateWithNameInContext (mod_name, ctx);
+  LLVMSetTarget (mod, PTX_TRIPLE);
+  LLVMTargetDataRef td = LLVMCreateTargetDataLayout (tm);
+  char *layout = LLVMCopyStringRepOfTargetData (td);
+  LLVMSetDataLayout (mod, layout);
+  LLVMDisposeMessage (layout);
+  LLVMDisposeTargetData (td);
+  guint n_generated = 0;
+  gboolean ok = build (mod, kernel, plan, out, &n_generated, error);
+  if (ok && n_generated > 0)
+    {
+      out->llvm_ir = take_message (LLVMPrintModuleToString (mod));
+      ok = optimize (mod, tm, kernel, error);
+      if (ok)
+        {
+          out->llvm_ir_opt = take_message (LLVMPrintModuleToString (mod));
+          LLVMMemoryBufferRef buf = NULL;
+          char *msg = NULL;
+          if (LLVMTargetMachineEmitToMemoryBuffer (tm, mod, LLVMAssemblyFile, &msg, &buf))
+            {
+              g_autofree char *m = take_message (msg);
+              g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_LLVM,
+                           "kernel %s: LLVM could not emit PTX: %s", kernel->name, m);
+              ok = FALSE;
+            }
+          else
+            {
+              out->ptx = g_strndup (LLVMGetBufferStart (buf), LLVMGetBufferSize (buf));
+              LLVMDisposeMemoryBuffer (buf);
+            }
+        }
+    }
+  LLVMDisposeModule (mod);
+  LLVMContextDispose (ctx);
+  LLVMDisposeTargetMachine (tm);
+  return ok ? g_steal_pointer (&out) : NULL;
+}
