@@ -228,7 +228,7 @@ print_conv (GString *s, const FbKConv *cv)
       print_gemm (s, cv);
       return;
     }
-  if (cv->nchw)
+  if (cv->cudnn && cv->nchw)
     {
       g_string_append_printf (s, "    a%u[%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
                               "x%" G_GINT64_FORMAT " nchw] = conv (a%u[%" G_GINT64_FORMAT "x%"
@@ -301,7 +301,7 @@ print_kernel (GString *s, const FbKernel *k, const FbPlan *plan, gboolean canoni
         {
           g_string_append_printf (s, "  phase %u: %s\n", p,
                                   ph->conv->lib == FB_KLIB_GEMM ? "cuBLASLt matrix product"
-                                  : ph->conv->nchw ? "cuDNN convolution"
+                                  : ph->conv->cudnn ? "cuDNN convolution"
                                   : "oneDNN convolution (threaded by oneDNN)");
           print_conv (s, ph->conv);
           continue;

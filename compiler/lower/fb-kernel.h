@@ -141,7 +141,8 @@ typedef struct {
   FbDnnlConvDesc desc;
   guint          x, w, bias, add, y;
   FbKLibKind     lib;         /* FB_KLIB_CONV unless set */
-  gboolean       nchw;        /* FB_KLIB_CONV on a GPU target: x, y, add channels-first */
+  gboolean       cudnn;       /* FB_KLIB_CONV for cuDNN (a GPU target), not oneDNN */
+  gboolean       nchw;        /* cuDNN: x, y, add channels-first (else channels-last) */
   FbKGemm        gemm;        /* FB_KLIB_GEMM: x is A, w is B; desc unused */
 } FbKConv;
 

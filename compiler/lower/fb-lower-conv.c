@@ -562,6 +562,6 @@ _fb_lower_conv (FbLowerCtx *c, const FbNode *node, GError **error)
     return lower_depthwise (c, node, &g, error);
   if (gpu)
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
-                           "a convolution cuDNN cannot take (padding larger on one side) has no GPU lowering");
+                           "a convolution cuDNN cannot take has no GPU lowering");
   return lower_gemm_conv (c, node, &g, error);
 }

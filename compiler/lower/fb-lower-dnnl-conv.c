@@ -162,7 +162,7 @@ cudnn_geometry (const FbConvGeom *g)
 {
   int64_t oh = (g->H + 2 * g->pt - g->dh * (g->KH - 1) - 1) / g->sh + 1;
   int64_t ow = (g->W + 2 * g->pl - g->dw * (g->KW - 1) - 1) / g->sw + 1;
-  return oh == g->OH && ow == g->OW && !g->nhwc;
+  return oh == g->OH && ow == g->OW;
 }
 
 gboolean
@@ -182,10 +182,11 @@ _fb_lower_dnnl_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, gbo
     .bias = FB_KCONV_NO_ARG, .add = FB_KCONV_NO_ARG,
   };
   /* oneDNN derives the output size from the pads; it must be the one the graph says. */
-  cv.nchw = !g->nhwc;
+  cv.cudnn = gpu;
+  cv.nchw = gpu && !g->nhwc;
   /* Pads cuDNN cannot take (more on one side) are a generated copy of the input into a padded
    * buffer first, then a convolution without padding. */
-  gboolean prepad = gpu && !g->nhwc && !cudnn_geometry (g) &&
+  gboolean prepad = gpu && !cudnn_geometry (g) &&
                     (g->H + g->pt + g->pb - g->dh * (g->KH - 1) - 1) / g->sh + 1 == g->OH &&
                     (g->W + g->pl + g->pr - g->dw * (g->KW - 1) - 1) / g->sw + 1 == g->OW;
   if (prepad)

@@ -160,6 +160,8 @@ _fb_bundle_plan_to_json (const FbPlan *plan, const int64_t *weight_offsets)
           else if (ph->conv)
             {
               JsonObject *co = conv_to_json (ph->conv);
+              if (ph->conv->cudnn)
+                json_object_set_string_member (co, "library", "cudnn");
               if (ph->conv->nchw)
                 json_object_set_string_member (co, "layout", "nchw");
               json_object_set_object_member (po, "convolution", co);
@@ -507,8 +509,10 @@ read_kernel (FbPlan *plan, JsonObject *o, const char *path, GError **error)
           JsonObject *co = object_member (p, "convolution");
           if (co == NULL || !read_conv (plan, k, co, &cv))
             return bad (error, path, "a convolution phase does not fit its buffers");
-          cv.nchw = g_strcmp0 (json_object_get_string_member_with_default (co, "layout", ""),
-                               "nchw") == 0;
+          cv.cudnn = g_strcmp0 (json_object_get_string_member_with_default (co, "library", ""),
+                                "cudnn") == 0;
+          cv.nchw = cv.cudnn && g_strcmp0 (json_object_get_string_member_with_default (co, "layout", ""),
+                                           "nchw") == 0;
           ph->conv = g_memdup2 (&cv, sizeof cv);
         }
       else if (json_object_has_member (p, "matmul"))

@@ -10,11 +10,6 @@
 
 #include <json-glib/json-glib.h>
 
-/* PTX generation comes with the code generator's own work on it; a build without it links and
- * says so when asked for PTX, instead of failing to link. */
-#pragma weak fb_codegen_ptx
-#pragma weak fb_ptx_module_free
-
 static gboolean
 has_recurrent (const FbNode *node)
 {
@@ -66,17 +61,6 @@ needs_code (const FbKernel *kernel)
   return FALSE;
 }
 
-static gboolean
-ptx_available (GError **error)
-{
-  if (fb_codegen_ptx != NULL)
-    return TRUE;
-  g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_UNSUPPORTED,
-               "this build has no PTX code generation: the cuda target runs only models whose "
-               "every kernel is a cuDNN or cuBLASLt call");
-  return FALSE;
-}
-
 /* One FbCudaKernelCode per kernel: the PTX of its generated phases and their launch shapes;
  * library phases have no entry. */
 static GPtrArray *
@@ -92,12 +76,6 @@ generate_code (const FbPlan *plan, GError **error)
       g_ptr_array_add (code, kc);
       if (!needs_code (kernel))
         continue;
-      if (!ptx_available (error))
-        {
-          g_prefix_error (error, "kernel %s (node '%s'): ", kernel->name,
-                          kernel->node ? kernel->node->name : "?");
-          return NULL;
-        }
       FbPtxModule *ptx = fb_codegen_ptx (kernel, plan, error);
       if (ptx == NULL)
         return NULL;
@@ -110,6 +88,7 @@ generate_code (const FbPlan *plan, GError **error)
           cp->block_threads = pp->block_threads;
           cp->iters_per_block = pp->iters_per_block;
           cp->shared_bytes = pp->shared_bytes;
+          cp->blocks_per_iter = MAX (pp->blocks_per_iter, 1);
         }
       fb_ptx_module_free (ptx);
     }
@@ -120,28 +99,7 @@ static FbKernelStages *
 cuda_kernel_stages (const FbBackend *backend, const FbKernel *kernel, const FbPlan *plan,
                     GError **error)
 {
-  g_autoptr(FbKernelStages) st = g_new0 (FbKernelStages, 1);
-  st->kernel_ir = fb_kernel_to_string (kernel, plan);
-  if (!needs_code (kernel))
-    {
-      const char *note = kernel->kind == FB_KERNEL_HOST ? "; a host step: the reference interpreter runs it\n"
-                         : kernel->kind == FB_KERNEL_VIEW ? "; a view: no code\n"
-                         : "; library phases only (cuDNN, cuBLASLt): no generated code\n";
-      st->llvm_ir = g_strdup (note);
-      st->llvm_ir_opt = g_strdup (note);
-      st->assembly = g_strdup (note);
-      return g_steal_pointer (&st);
-    }
-  if (!ptx_available (error))
-    return NULL;
-  FbPtxModule *ptx = fb_codegen_ptx (kernel, plan, error);
-  if (ptx == NULL)
-    return NULL;
-  st->llvm_ir = g_strdup (ptx->llvm_ir ? ptx->llvm_ir : "");
-  st->llvm_ir_opt = g_strdup (ptx->llvm_ir_opt ? ptx->llvm_ir_opt : "");
-  st->assembly = g_strdup (ptx->ptx ? ptx->ptx : "");
-  fb_ptx_module_free (ptx);
-  return g_steal_pointer (&st);
+  return fb_codegen_ptx_stages (kernel, plan, error);
 }
 
 /* A machine without a driver or a device is told so before any compiling. */
@@ -195,6 +153,8 @@ launch_json (const FbPlan *plan, GPtrArray *code)
           json_builder_add_int_value (b, cp->iters_per_block);
           json_builder_set_member_name (b, "shared_bytes");
           json_builder_add_int_value (b, cp->shared_bytes);
+          json_builder_set_member_name (b, "blocks_per_iter");
+          json_builder_add_int_value (b, cp->blocks_per_iter);
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
@@ -307,14 +267,17 @@ read_launch (const char *path, const FbPlan *plan, GPtrArray *objects, GPtrArray
           gint64 bt = json_object_get_int_member_with_default (e, "block_threads", 0);
           gint64 ipb = json_object_get_int_member_with_default (e, "iters_per_block", 0);
           gint64 sh = json_object_get_int_member_with_default (e, "shared_bytes", 0);
+          gint64 bpi = json_object_get_int_member_with_default (e, "blocks_per_iter", 1);
           if (entry && json_node_get_value_type (entry) == G_TYPE_STRING)
             {
-              if (kc->ptx == NULL || bt < 1 || bt > 1024 || ipb < 1 || sh < 0 || sh > 228 * 1024)
+              if (kc->ptx == NULL || bt < 1 || bt > 1024 || ipb < 1 || ipb > G_MAXUINT32 ||
+                  sh < 0 || sh > 228 * 1024 || bpi < 1 || bpi > G_MAXUINT32)
                 return bad_launch (error, path);
               cp->entry = g_strdup (json_node_get_string (entry));
               cp->block_threads = bt;
               cp->iters_per_block = ipb;
               cp->shared_bytes = sh;
+              cp->blocks_per_iter = bpi;
             }
         }
     }

@@ -10,7 +10,7 @@ G_BEGIN_DECLS
 typedef struct {
   CUfunction      fn;           /* NULL for a library phase */
   FbCudaLibPhase *lib;
-  guint           block_threads, iters_per_block, shared_bytes;
+  guint           block_threads, iters_per_block, shared_bytes, blocks_per_iter;
 } ExecPhase;
 
 typedef struct {

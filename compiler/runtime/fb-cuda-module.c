@@ -103,6 +103,7 @@ load_module (FbCudaModule *m, ExecKernel *e, const FbCudaKernelCode *code, GErro
       ep->block_threads = MAX (cp->block_threads, 1);
       ep->iters_per_block = MAX (cp->iters_per_block, 1);
       ep->shared_bytes = cp->shared_bytes;
+      ep->blocks_per_iter = MAX (cp->blocks_per_iter, 1);
       if (cp->shared_bytes > 48 * 1024 &&
           !_fb_cuda_check (m->cu, m->cu->FuncSetAttribute (ep->fn,
                                                            FB_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -268,15 +269,11 @@ launch_kernel (FbCudaModule *m, ExecKernel *e, GError **error)
       if (ph->extent <= 0)
         continue;
       int64_t begin = 0, end = ph->extent;
+      /* The entries loop over the grid: a grid capped at what one launch holds is still right. */
       int64_t blocks = (ph->extent + ep->iters_per_block - 1) / ep->iters_per_block;
+      blocks = blocks > G_MAXINT32 / (int64_t) ep->blocks_per_iter ? G_MAXINT32
+                                                                   : blocks * ep->blocks_per_iter;
       void *params[] = { &e->args, &begin, &end };
-      if (blocks > G_MAXINT32)
-        {
-          g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_FAILED,
-                       "kernel %s: %" G_GINT64_FORMAT " blocks are more than a grid holds",
-                       e->kernel->name, blocks);
-          return FALSE;
-        }
       if (!_fb_cuda_check (m->cu, m->cu->LaunchKernel (ep->fn, (unsigned) blocks, 1, 1,
                                                        ep->block_threads, 1, 1, ep->shared_bytes,
                                                        m->libs.stream, params, NULL),

@@ -18,6 +18,7 @@ typedef struct {
   guint   block_threads;
   guint   iters_per_block;
   guint   shared_bytes;
+  guint   blocks_per_iter;     /* multiplies the grid */
 } FbCudaPhase;
 
 /* Per kernel of plan: its PTX text (NULL when it has no generated phase) and one FbCudaPhase
