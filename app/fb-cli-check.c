@@ -3,7 +3,8 @@
  *
  * Each CASE_DIR holds model.onnx and test_data_set_* folders with input_K.pb and output_K.pb
  * (the ONNX backend-test layout). Every data set is run and every output compared with
- * rtol 1e-3, atol 1e-4 (NaN where NaN is expected, same types and shapes). One line per case:
+ * rtol 1e-3, atol 1e-4 unless --rtol/--atol say otherwise (NaN where NaN is expected, same types
+ * and shapes). One line per case:
  *   PASS|FAIL CASE_DIR  worst abs err X rel err Y (output NAME)
  * then a summary; the exit status is 1 when a case fails. */
 #include "fb-cli-load.h"
@@ -65,6 +66,8 @@ data_sets (const char *case_dir, GError **error)
 }
 
 /* Runs one data set and folds its comparison into v. */
+static double check_rtol = FB_COMPARE_RTOL, check_atol = FB_COMPARE_ATOL;
+
 static void
 check_data_set (const FbGraph *graph, const FbBackend *backend, FbCompiled *compiled,
                 const char *set_dir, Verdict *v)
@@ -101,8 +104,7 @@ check_data_set (const FbGraph *graph, const FbBackend *backend, FbCompiled *comp
           verdict_fail (v, g_strdup (error->message));
           return;
         }
-      fb_tensor_compare (expected, g_ptr_array_index (outputs, i), FB_COMPARE_RTOL,
-                         FB_COMPARE_ATOL, &cmp);
+      fb_tensor_compare (expected, g_ptr_array_index (outputs, i), check_rtol, check_atol, &cmp);
       if (v->worst_output == NULL || cmp.worst_abs > v->worst_abs)
         {
           g_free (v->worst_output);
@@ -164,6 +166,8 @@ fb_cli_check (int argc, char **argv)
   FbCliPipelineArgs pipeline = { 0 };
   const GOptionEntry entries[] = {
     { "target", 0, 0, G_OPTION_ARG_STRING, &target, "Where to run: interp, cpu or cuda", "TARGET" },
+    { "rtol", 0, 0, G_OPTION_ARG_DOUBLE, &check_rtol, "Relative tolerance (default 1e-3)", "X" },
+    { "atol", 0, 0, G_OPTION_ARG_DOUBLE, &check_atol, "Absolute tolerance (default 1e-4)", "X" },
     { "strict-float32", 0, 0, G_OPTION_ARG_NONE, &backend_options.strict_float32,
       "cuda: contractions in full float32 (default: TF32, as PyTorch does)", NULL },
     { "eager", 0, 0, G_OPTION_ARG_NONE, &backend_options.eager,

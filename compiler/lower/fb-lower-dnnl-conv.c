@@ -111,16 +111,28 @@ match_chain (FbLowerCtx *c, const FbValue *y, const FbValue *end, FbKConv *cv,
 
 /* The chain the primitive could not take, over its output: load, apply, store. */
 static gboolean
-epilogue_phase (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, guint ya, GError **error)
+epilogue_phase (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, guint ya, guint bias,
+                GError **error)
 {
   FbKernel *k = c->k;
   FbKExpr *c4[4], *lc[2];
-  int64_t outer[2] = { g->N, g->OH };
+  /* The innermost loop walks the output's contiguous dimension: channels for NHWC, the row of
+   * a plane for NCHW (what keeps a GPU's loads coalesced). */
+  int64_t outer[2] = { g->N, g->nhwc ? g->OH : g->Co };
   GPtrArray *body = _fb_lower_nest (c, 2, outer, lc, (double) g->N * g->Co * g->OH * g->OW);
   c4[0] = lc[0];
-  c4[2] = lc[1];
-  body = _fb_lower_loop (k, body, fb_kx_index (k, g->OW), &c4[3]);
-  body = _fb_lower_loop (k, body, fb_kx_index (k, g->Co), &c4[1]);
+  if (g->nhwc)
+    {
+      c4[2] = lc[1];
+      body = _fb_lower_loop (k, body, fb_kx_index (k, g->OW), &c4[3]);
+      body = _fb_lower_loop (k, body, fb_kx_index (k, g->Co), &c4[1]);
+    }
+  else
+    {
+      c4[1] = lc[1];
+      body = _fb_lower_loop (k, body, fb_kx_index (k, g->OH), &c4[2]);
+      body = _fb_lower_loop (k, body, fb_kx_index (k, g->OW), &c4[3]);
+    }
   FbKExpr *yi = g->nhwc
     ? fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_add (k, fb_kx_mul_c (k, c4[0], g->OH * g->OW),
                                                             fb_kx_mul_c (k, c4[2], g->OW)),
@@ -130,7 +142,10 @@ epilogue_phase (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, guint ya
                  fb_kx_add (k, fb_kx_mul_c (k, c4[2], g->OW), c4[3]));
   FbKExpr *yc[4];
   _fb_lower_conv_coords (g, c4, yc);
-  return _fb_lower_store (c, body, node->outputs[0], yc, fb_kx_load (k, ya, yi), error);
+  FbKExpr *x = fb_kx_load (k, ya, yi);
+  if (bias != FB_KCONV_NO_ARG)
+    x = fb_kx_binary (k, FB_KB_ADD, x, fb_kx_load (k, bias, c4[1]));
+  return _fb_lower_store (c, body, node->outputs[0], yc, x, error);
 }
 
 /* Whether oneDNN has one of its optimized kernels for d on this machine: its reference
@@ -214,6 +229,24 @@ _fb_lower_dnnl_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, gbo
           return TRUE;
         }
     }
+  /* cuDNN runs its fused call without an activation with one slow algorithm only: with no
+   * Relu to fuse, the convolution is cuDNN's alone (its best algorithm) and the bias, the
+   * residual and the rest of the chain one generated pass over its output. */
+  guint epilogue_bias = FB_KCONV_NO_ARG;
+  gboolean library_relu = FALSE;
+  for (int64_t i = 0; i < cv.desc.n_post; i++)
+    library_relu |= cv.desc.post[i].kind == FB_DNNL_POST_RELU;
+  if (gpu && !library_relu && (cv.desc.has_bias || cv.desc.n_post > 0 || end != NULL))
+    {
+      if (bias)
+        epilogue_bias = _fb_lower_arg (c, bias, FB_KARG_INPUT);
+      cv.desc.has_bias = 0;
+      cv.desc.n_post = 0;
+      memset (cv.desc.post, 0, sizeof cv.desc.post);
+      add = NULL;
+      bias = NULL;
+      fused = FALSE;
+    }
   *taken = TRUE;
   if (prepad)
     {
@@ -232,5 +265,5 @@ _fb_lower_dnnl_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, gbo
   double flops = 2.0 * g->N * g->Co * g->OH * g->OW * (g->C / g->G) * g->KH * g->KW;
   fb_kernel_add_conv_phase (k, &cv, flops);
   k->kind = FB_KERNEL_LIBRARY;
-  return fused || epilogue_phase (c, node, g, cv.y, error);
+  return fused || epilogue_phase (c, node, g, cv.y, epilogue_bias, error);
 }

@@ -4,6 +4,7 @@
 #include "fb-cuda-module-private.h"
 #include "fb-cpu-private.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static gboolean
@@ -182,6 +183,8 @@ download_outputs (FbCudaModule *m, GError **error)
   return g_steal_pointer (&outputs);
 }
 
+static void report_kernel_times (FbCudaModule *m, guint top);
+
 GPtrArray *
 fb_cuda_module_run_timed (FbCudaModule *m, GPtrArray *inputs, guint n, double *ms, GError **error)
 {
@@ -210,7 +213,72 @@ fb_cuda_module_run_timed (FbCudaModule *m, GPtrArray *inputs, guint n, double *m
       if (ms)
         ms[i] = elapsed;
     }
+  const char *top = g_getenv ("FUSEBENCH_CUDA_KERNEL_TIMES");
+  if (top != NULL && atoi (top) > 0)
+    report_kernel_times (m, (guint) atoi (top));
   return download_outputs (m, error);
+}
+
+typedef struct {
+  guint  k;
+  double ms;
+} KernelTime;
+
+static int
+by_time (gconstpointer a, gconstpointer b)
+{
+  const KernelTime *x = a, *y = b;
+  return x->ms < y->ms ? 1 : x->ms > y->ms ? -1 : 0;
+}
+
+/* FUSEBENCH_CUDA_KERNEL_TIMES=N: one more run, kernel by kernel between events, and the N
+ * slowest kernels on stderr (the profiler's job in full; this is the executor's own look). */
+static void
+report_kernel_times (FbCudaModule *m, guint top)
+{
+  FbPlan *plan = m->plan;
+  g_autoptr(GArray) times = g_array_new (FALSE, TRUE, sizeof (KernelTime));
+  CUevent *ev = g_new0 (CUevent, plan->kernels->len + 1);
+  gboolean ok = TRUE;
+  for (guint k = 0; k <= plan->kernels->len && ok; k++)
+    ok = m->cu->EventCreate (&ev[k], FB_CU_EVENT_DEFAULT) == 0;
+  for (guint k = 0; k < plan->kernels->len && ok; k++)
+    {
+      ok = m->cu->EventRecord (ev[k], m->libs.stream) == 0;
+      if (m->exec[k].kernel->kind == FB_KERNEL_HOST)
+        ok = ok && run_host (m, m->exec[k].kernel, NULL);
+      else
+        ok = ok && _fb_cuda_launch_range (m, k, k + 1, NULL);
+    }
+  ok = ok && m->cu->EventRecord (ev[plan->kernels->len], m->libs.stream) == 0 &&
+       m->cu->EventSynchronize (ev[plan->kernels->len]) == 0;
+  double total = 0;
+  for (guint k = 0; k < plan->kernels->len && ok; k++)
+    {
+      float ms = 0;
+      m->cu->EventElapsedTime (&ms, ev[k], ev[k + 1]);
+      KernelTime t = { k, ms };
+      g_array_append_val (times, t);
+      total += ms;
+    }
+  for (guint k = 0; k <= plan->kernels->len; k++)
+    if (ev[k])
+      m->cu->EventDestroy (ev[k]);
+  g_free (ev);
+  if (!ok)
+    {
+      g_printerr ("cuda: kernel times could not be taken\n");
+      return;
+    }
+  g_array_sort (times, by_time);
+  g_printerr ("cuda: %u kernels, %.3f ms launched one by one; the slowest:\n", plan->kernels->len,
+              total);
+  for (guint i = 0; i < MIN (top, times->len); i++)
+    {
+      const KernelTime *t = &g_array_index (times, KernelTime, i);
+      const FbKernel *kernel = g_ptr_array_index (plan->kernels, t->k);
+      g_printerr ("  %8.4f ms  %-44s %s\n", t->ms, kernel->name, kernel->label ? kernel->label : "");
+    }
 }
 
 GPtrArray *
