@@ -12,7 +12,8 @@
 #           fusebench --target cuda against PyTorch's float32 output, and times fusebench
 #           (graph replay and kernel by kernel) and PyTorch eager
 #   compile PyTorch's torch.compile and reduce-overhead modes on the exported models
-# Logs go to $OUT when it is set.
+# FB_MODELS limits the torch step to some of the models; FB_TOP sets how many of the slowest
+# kernels fusebench names. Logs go to $OUT when it is set.
 set -u
 carry=${1:?usage: run-device.sh CARRY_DIR [STEPS]}
 steps=${2:-cases models torch}
@@ -47,8 +48,9 @@ for step in $steps; do
     done
     ;;
   torch)
-    timeout 300 python3 "$here/torch_models.py" /tmp/tm export 2>&1 | grep -v Warning | tail -8
-    for name in resnet50 mobilenet_v2 bert; do
+    models=${FB_MODELS:-resnet50 mobilenet_v2 bert}
+    timeout 300 python3 "$here/torch_models.py" /tmp/tm export $models 2>&1 | grep -v Warning | tail -8
+    for name in $models; do
       c=/tmp/tm/$name
       [ -f "$c/model.onnx" ] || continue
       echo "== $name"
@@ -62,7 +64,7 @@ for step in $steps; do
       timeout 240 "$fb" run "$c/model.onnx" --target cuda --eager --input-dir "$c/test_data_set_0" \
         --iterations 100 --json 2>&1 | grep -E '"median_ms"|fusebench:' | sed 's/^/eager launches: /'
     done
-    timeout 200 python3 "$here/torch_models.py" /tmp/tm eager 2>&1 | grep "^torch"
+    timeout 200 python3 "$here/torch_models.py" /tmp/tm eager $models 2>&1 | grep "^torch"
     ;;
   compile)
     timeout 540 python3 "$here/torch_models.py" /tmp/tm time 2>&1 | grep "^torch"
