@@ -18,12 +18,14 @@ set -u
 carry=${1:?usage: run-device.sh CARRY_DIR [STEPS]}
 steps=${2:-cases models torch}
 here=$(cd "$(dirname "$0")" && pwd)
-out=${OUT:-/tmp/fb-out}
-mkdir -p "$out" /tmp/fb
-tar -xJf "$carry/fusebench-headless.tar.xz" -C /tmp/fb || exit 1
+work=$(mktemp -d)
+out=${OUT:-$work/out}
+tm=$work/models
+mkdir -p "$out" "$work/fb" "$tm"
+tar -xJf "$carry/fusebench-headless.tar.xz" -C "$work/fb" || exit 1
 # A newer binary carried beside the packed libraries replaces the packed one.
-[ -f "$carry/fusebench.bin" ] && cp "$carry/fusebench.bin" /tmp/fb/fusebench/lib/fusebench.bin
-fb=/tmp/fb/fusebench/bin/fusebench
+[ -f "$carry/fusebench.bin" ] && cp "$carry/fusebench.bin" "$work/fb/fusebench/lib/fusebench.bin"
+fb=$work/fb/fusebench/bin/fusebench
 export FUSEBENCH_KERNEL_CACHE=off PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,utilization.gpu --format=csv
 top=$(pwd)
@@ -49,9 +51,9 @@ for step in $steps; do
     ;;
   torch)
     models=${FB_MODELS:-resnet50 mobilenet_v2 bert}
-    timeout 300 python3 "$here/torch_models.py" /tmp/tm export $models 2>&1 | grep -v Warning | tail -8
+    timeout 300 python3 "$here/torch_models.py" "$tm" export $models 2>&1 | grep -v Warning | tail -8
     for name in $models; do
-      c=/tmp/tm/$name
+      c=$tm/$name
       [ -f "$c/model.onnx" ] || continue
       echo "== $name"
       for mode in "" "--strict-float32"; do
@@ -64,10 +66,10 @@ for step in $steps; do
       timeout 240 "$fb" run "$c/model.onnx" --target cuda --eager --input-dir "$c/test_data_set_0" \
         --iterations 100 --json 2>&1 | grep -E '"median_ms"|fusebench:' | sed 's/^/eager launches: /'
     done
-    timeout 200 python3 "$here/torch_models.py" /tmp/tm eager $models 2>&1 | grep "^torch"
+    timeout 200 python3 "$here/torch_models.py" "$tm" eager $models 2>&1 | grep "^torch"
     ;;
   compile)
-    timeout 540 python3 "$here/torch_models.py" /tmp/tm time 2>&1 | grep "^torch"
+    timeout 540 python3 "$here/torch_models.py" "$tm" time 2>&1 | grep "^torch"
     ;;
   esac
 done
