@@ -420,20 +420,13 @@ LLVMModuleRef
 _fb_codegen_emit_kernel (LLVMContextRef ctx, const FbKernel *kernel, const char *triple,
                          const char *data_layout, GError **error)
 {
-  return _fb_codegen_emit_kernel_math (ctx, kernel, triple, data_layout, FALSE, error);
-}
-
-LLVMModuleRef
-_fb_codegen_emit_kernel_math (LLVMContextRef ctx, const FbKernel *kernel, const char *triple,
-                              const char *data_layout, gboolean gpu_math, GError **error)
-{
   /* Named after the content, like its functions: cached objects carry no node's name. */
   const char *mod_name = kernel->phases->len ? ((FbKPhase *) g_ptr_array_index (kernel->phases, 0))->fn
                                              : kernel->name;
   LLVMModuleRef mod = LLVMModuleCreateWithNameInContext (mod_name, ctx);
   LLVMSetTarget (mod, triple);
   LLVMSetDataLayout (mod, data_layout);
-  FbEmit e = { .ctx = ctx, .mod = mod, .k = kernel, .gpu = gpu_math };
+  FbEmit e = { .ctx = ctx, .mod = mod, .k = kernel };
   e.b = LLVMCreateBuilderInContext (ctx);
   e.args = g_new0 (LLVMValueRef, kernel->args->len + 1);
   e.accs = g_new0 (LLVMValueRef, kernel->accs->len + 1);

@@ -30,12 +30,6 @@ LLVMModuleRef _fb_codegen_emit_kernel (LLVMContextRef ctx, const FbKernel *kerne
                                        const char *triple, const char *data_layout,
                                        GError **error);
 
-/* The same with the GPU's math (fb-codegen-ptx-math.c) when gpu_math: lets the host check the
- * arithmetic the PTX does. */
-LLVMModuleRef _fb_codegen_emit_kernel_math (LLVMContextRef ctx, const FbKernel *kernel,
-                                            const char *triple, const char *data_layout,
-                                            gboolean gpu_math, GError **error);
-
 /* The pieces of emission the NVPTX kernels share with the CPU's (fb-codegen-emit.c). */
 LLVMTypeRef   _fb_codegen_reg_type    (LLVMContextRef ctx, FbDType t);
 LLVMValueRef  _fb_codegen_expr        (FbEmit *e, const FbKExpr *x);

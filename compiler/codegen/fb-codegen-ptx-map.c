@@ -137,13 +137,6 @@ _fb_ptx_accs_assigned (const FbKStmt *s, gboolean *assigned)
 }
 
 void
-_fb_ptx_accs_read (const FbKStmt *s, gboolean *read)
-{
-  Reads r = { .accs_read = read };
-  stmt_reads (s, &r);
-}
-
-void
 _fb_ptx_args_loaded (const FbKStmt *s, gboolean *loaded)
 {
   Reads r = { .args_loaded = loaded };
@@ -499,10 +492,9 @@ const_extent (const FbKStmt *s)
   return fb_kx_is_const (s->loop.extent, &v) ? (int64_t) v : -1;
 }
 
-/* Follows the perfect nest under s[n-1] while its loops are independent (or, in a reduction
- * loop, whose combining order does not matter, just loops). */
+/* Follows the perfect nest under s[n-1] while its loops are independent. */
 static guint
-collapse (const FbKernel *k, const FbKStmt **nest, guint n, int64_t *product, gboolean reduction)
+collapse (const FbKernel *k, const FbKStmt **nest, guint n, int64_t *product)
 {
   for (;;)
     {
@@ -510,7 +502,7 @@ collapse (const FbKernel *k, const FbKStmt **nest, guint n, int64_t *product, gb
       if (n == FB_PTX_MAX_NEST || body->len != 1)
         return n;
       const FbKStmt *s = g_ptr_array_index (body, 0);
-      if (s->kind != FB_KS_LOOP || const_extent (s) < 1 || (!reduction && !independent (k, s)))
+      if (s->kind != FB_KS_LOOP || const_extent (s) < 1 || !independent (k, s))
         return n;
       *product *= const_extent (s);
       nest[n++] = s;
@@ -518,12 +510,12 @@ collapse (const FbKernel *k, const FbKStmt **nest, guint n, int64_t *product, gb
 }
 
 void
-_fb_ptx_split (const FbKernel *k, const FbKStmt *loop, gboolean reduction, FbPtxSplit *split)
+_fb_ptx_split (const FbKernel *k, const FbKStmt *loop, FbPtxSplit *split)
 {
   memset (split, 0, sizeof *split);
   split->nest[0] = loop;
   split->extent = const_extent (loop);
-  split->n_nest = collapse (k, split->nest, 1, &split->extent, reduction);
+  split->n_nest = collapse (k, split->nest, 1, &split->extent);
   split->body = split->nest[split->n_nest - 1]->loop.body;
 }
 
@@ -562,7 +554,7 @@ classify_rows (const FbKernel *k, const GPtrArray *body, FbPtxMap *map)
       else if (is_reduce_loop (k, s, reduced))
         {
           FbPtxSplit sp;
-          _fb_ptx_split (k, s, TRUE, &sp);
+          _fb_ptx_split (k, s, &sp);
           rows[i] = FB_PTX_ROW_REDUCE;
           longest = MAX (longest, sp.extent);
         }
@@ -608,7 +600,7 @@ _fb_ptx_map_phase (const FbKernel *k, const FbKPhase *phase, FbPtxMap *map, char
     }
   map->nest[0] = p;
   map->inner = 1;
-  map->n_nest = collapse (k, map->nest, 1, &map->inner, FALSE);
+  map->n_nest = collapse (k, map->nest, 1, &map->inner);
   map->body = map->nest[map->n_nest - 1]->loop.body;
   int64_t items = MAX (phase->extent, 1) * map->inner;
 
@@ -619,9 +611,7 @@ _fb_ptx_map_phase (const FbKernel *k, const FbKPhase *phase, FbPtxMap *map, char
     {
       map->cooperative = TRUE;
       map->vec = 1;
-      /* About eight elements a thread: enough for 16-byte loads (four a thread at a time) and
-       * for each thread's own sum to hide the latency before the shuffles. */
-      map->block_threads = CLAMP (pow2_at_least ((map->reduce_extent + 7) / 8), 128, 1024);
+      map->block_threads = CLAMP (pow2_at_least ((map->reduce_extent + 1) / 2), 128, 1024);
       return TRUE;
     }
   _fb_ptx_map_clear (map);

@@ -9,7 +9,6 @@
 G_BEGIN_DECLS
 
 #define FB_PTX_MAX_NEST 8
-#define PTX_TRIPLE      "nvptx64-nvidia-cuda"
 
 typedef enum {
   FB_PTX_ROW_UNIFORM,           /* every thread of the block runs it (the same values) */
@@ -55,9 +54,8 @@ typedef struct {
 gboolean _fb_ptx_map_phase     (const FbKernel *k, const FbKPhase *phase, FbPtxMap *map,
                                 char **why);
 void     _fb_ptx_map_clear     (FbPtxMap *map);
-/* The split form of a REDUCE (reduction TRUE) or STORES row statement. */
-void     _fb_ptx_split         (const FbKernel *k, const FbKStmt *loop, gboolean reduction,
-                                FbPtxSplit *split);
+/* The split form of a REDUCE or STORES row statement. */
+void     _fb_ptx_split         (const FbKernel *k, const FbKStmt *loop, FbPtxSplit *split);
 /* For a reduction assignment acc = op (acc, x): the op; FALSE when it is not one. */
 gboolean _fb_ptx_reduction_op  (const FbKernel *k, const FbKStmt *assign, FbPtxRed *op);
 /* Whether s (a statement) contains a FB_KS_CALL / a store / reads arg anywhere. */
@@ -66,22 +64,6 @@ gboolean _fb_ptx_has_store     (const FbKStmt *s);
 void     _fb_ptx_args_loaded   (const FbKStmt *s, gboolean *loaded);
 void     _fb_ptx_args_stored   (const FbKStmt *s, gboolean *stored);
 void     _fb_ptx_accs_assigned (const FbKStmt *s, gboolean *assigned);
-void     _fb_ptx_accs_read     (const FbKStmt *s, gboolean *read);
-
-/* The state of emitting one phase for the GPU. */
-typedef struct {
-  FbEmit          e;
-  const FbPtxMap *map;
-  LLVMTypeRef     i64, i32;
-  LLVMValueRef    tid;          /* threadIdx.x, i64 */
-  guint           n_shared;     /* shared arrays made so far in the module */
-  gboolean        emulate;      /* for the host: FbPtxEmuThread instead of the GPU's registers */
-  LLVMValueRef    emu;          /* the body's FbPtxEmuThread* */
-} FbPtxGpu;
-
-/* The entry (ptx_kernel) and body of phase, as g->map says; distinct: per argument, whether
- * no other argument shares its bytes (noalias). */
-void     _fb_ptx_emit_phase    (FbPtxGpu *g, const FbKPhase *phase, const gboolean *distinct);
 
 /* The NVPTX target machine for sm_90 (a new one per call: not shared between threads). */
 LLVMTargetMachineRef _fb_ptx_target_machine (GError **error);

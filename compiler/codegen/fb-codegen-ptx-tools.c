@@ -147,13 +147,10 @@ fb_codegen_ptx_stages (const FbKernel *kernel, const FbPlan *plan, GError **erro
     {
       const FbPtxPhase *ph = &g_array_index (m->phases, FbPtxPhase, p);
       const FbKPhase *kp = g_ptr_array_index (kernel->phases, p);
-      if (ph->library)
-        g_string_append_printf (note, "phase %u calls a library (%s), run by the CUDA runtime%s%s%s%s\n",
-                                p, kp->conv ? "a convolution, cuDNN" : "matrix products, cuBLASLt",
-                                ph->before.entry ? "; before the calls: .entry " : "",
-                                ph->before.entry ? ph->before.entry : "",
-                                ph->after.entry ? "; after them: .entry " : "",
-                                ph->after.entry ? ph->after.entry : "");
+      if (ph->entry == NULL)
+        g_string_append_printf (note, "phase %u is a library call (%s), run by the CUDA "
+                                "runtime: no generated code\n", p,
+                                kp->conv ? "a convolution, cuDNN" : "a matrix product, cuBLASLt");
       else
         g_string_append_printf (note, "phase %u: .entry %s, %u threads a block, %s\n", p, ph->entry,
                                 ph->block_threads,

@@ -9,7 +9,9 @@
  * it is correct for any grid; FbPtxPhase says the grid that gives each thread one share. */
 #include "fb-codegen-ptx-private.h"
 
+#include <llvm-c/Analysis.h>
 #include <llvm-c/DebugInfo.h>
+#include <llvm-c/Transforms/PassBuilder.h>
 #include <math.h>
 #include <string.h>
 
@@ -22,6 +24,8 @@ init_nvptx (gpointer data)
   LLVMInitializeNVPTXAsmPrinter ();
   return NULL;
 }
+
+#define PTX_TRIPLE "nvptx64-nvidia-cuda"
 
 LLVMTargetMachineRef
 _fb_ptx_target_machine (GError **error)
@@ -43,24 +47,17 @@ _fb_ptx_target_machine (GError **error)
 
 /* ---- the frame ----------------------------------------------------------------------------- */
 
-
-/* A field of the emulated thread (fb-ptx.h, FbPtxEmuThread) at byte offset off. */
-static LLVMValueRef
-emu_field (FbPtxGpu *g, int off, LLVMTypeRef t)
-{
-  LLVMValueRef idx = LLVMConstInt (LLVMInt64TypeInContext (g->e.ctx), off, 0);
-  LLVMValueRef at = LLVMBuildInBoundsGEP2 (g->e.b, LLVMInt8TypeInContext (g->e.ctx), g->emu, &idx, 1, "");
-  return LLVMBuildLoad2 (g->e.b, t, at, "");
-}
+typedef struct {
+  FbEmit          e;
+  const FbPtxMap *map;
+  LLVMTypeRef     i64, i32;
+  LLVMValueRef    tid;          /* threadIdx.x, i64 */
+  guint           n_shared;     /* shared arrays made so far in the module */
+} Gpu;
 
 static LLVMValueRef
-sreg (FbPtxGpu *g, const char *name)
+sreg (Gpu *g, const char *name)
 {
-  if (g->emulate)
-    {
-      int off = strstr (name, "nctaid") ? 8 : strstr (name, "ctaid") ? 4 : strstr (name, "ntid") ? 12 : 0;
-      return LLVMBuildZExt (g->e.b, emu_field (g, off, g->i32), g->i64, "");
-    }
   unsigned id = LLVMLookupIntrinsicID (name, strlen (name));
   LLVMValueRef f = LLVMGetIntrinsicDeclaration (g->e.mod, id, NULL, 0);
   LLVMValueRef v = LLVMBuildCall2 (g->e.b, LLVMIntrinsicGetType (g->e.ctx, id, NULL, 0), f, NULL, 0, "");
@@ -68,15 +65,8 @@ sreg (FbPtxGpu *g, const char *name)
 }
 
 static void
-barrier (FbPtxGpu *g)
+barrier (Gpu *g)
 {
-  if (g->emulate)
-    {
-      LLVMTypeRef ptr = LLVMPointerTypeInContext (g->e.ctx, 0);
-      LLVMTypeRef ft = LLVMFunctionType (LLVMVoidTypeInContext (g->e.ctx), &ptr, 1, FALSE);
-      LLVMBuildCall2 (g->e.b, ft, emu_field (g, 16, ptr), &g->emu, 1, "");
-      return;
-    }
   const char *name = "llvm.nvvm.barrier0";
   unsigned id = LLVMLookupIntrinsicID (name, strlen (name));
   LLVMValueRef f = LLVMGetIntrinsicDeclaration (g->e.mod, id, NULL, 0);
@@ -84,7 +74,7 @@ barrier (FbPtxGpu *g)
 }
 
 static LLVMValueRef
-c64 (FbPtxGpu *g, int64_t v)
+c64 (Gpu *g, int64_t v)
 {
   return LLVMConstInt (g->i64, (unsigned long long) v, 1);
 }
@@ -97,7 +87,7 @@ typedef struct {
 } Loop;
 
 static LLVMValueRef
-loop_begin (FbPtxGpu *g, Loop *l, LLVMValueRef start, LLVMValueRef stop, LLVMValueRef step)
+loop_begin (Gpu *g, Loop *l, LLVMValueRef start, LLVMValueRef stop, LLVMValueRef step)
 {
   l->pre = LLVMGetInsertBlock (g->e.b);
   l->head = LLVMAppendBasicBlockInContext (g->e.ctx, g->e.fn, "grid");
@@ -117,7 +107,7 @@ loop_begin (FbPtxGpu *g, Loop *l, LLVMValueRef start, LLVMValueRef stop, LLVMVal
 }
 
 static void
-loop_end (FbPtxGpu *g, Loop *l)
+loop_end (Gpu *g, Loop *l)
 {
   LLVMValueRef next = LLVMBuildNSWAdd (g->e.b, l->i, l->step, "");
   LLVMBasicBlockRef latch = LLVMGetInsertBlock (g->e.b);
@@ -128,7 +118,7 @@ loop_end (FbPtxGpu *g, Loop *l)
 
 /* llvm.loop.unroll.disable on the loop of latch. */
 static void
-keep_rolled (FbPtxGpu *g, LLVMValueRef latch)
+keep_rolled (Gpu *g, LLVMValueRef latch)
 {
   LLVMContextRef ctx = g->e.ctx;
   LLVMMetadataRef self = LLVMTemporaryMDNode (ctx, NULL, 0);
@@ -143,7 +133,7 @@ keep_rolled (FbPtxGpu *g, LLVMValueRef latch)
 /* Sets the variables of nest[first..n) from the linear index u (row-major, the last fastest);
  * nest[first - 1]'s variable (when first > 0) gets what is left. */
 static void
-bind_nest (FbPtxGpu *g, const FbKStmt *const *nest, guint n, guint first, LLVMValueRef u,
+bind_nest (Gpu *g, const FbKStmt *const *nest, guint n, guint first, LLVMValueRef u,
            gboolean narrow)
 {
   LLVMBuilderRef b = g->e.b;
@@ -164,7 +154,7 @@ bind_nest (FbPtxGpu *g, const FbKStmt *const *nest, guint n, guint first, LLVMVa
 }
 
 static void
-emit_one (FbPtxGpu *g, const FbKStmt *s)
+emit_one (Gpu *g, const FbKStmt *s)
 {
   GPtrArray one = { .pdata = (gpointer *) &s, .len = 1 };
   _fb_codegen_stmts (&g->e, &one);
@@ -180,7 +170,7 @@ is_float_type (LLVMTypeRef t)
 }
 
 static LLVMValueRef
-combine (FbPtxGpu *g, FbPtxRed op, FbDType dt, LLVMValueRef a, LLVMValueRef b)
+combine (Gpu *g, FbPtxRed op, FbDType dt, LLVMValueRef a, LLVMValueRef b)
 {
   LLVMTypeRef t = LLVMTypeOf (a);
   LLVMValueRef args[2] = { a, b }, r;
@@ -220,16 +210,8 @@ identity (FbPtxRed op, LLVMTypeRef t)
 }
 
 static LLVMValueRef
-shfl32 (FbPtxGpu *g, LLVMValueRef v, int lane_mask, gboolean fl)
+shfl32 (Gpu *g, LLVMValueRef v, int lane_mask, gboolean fl)
 {
-  if (g->emulate)
-    {
-      LLVMTypeRef ptr = LLVMPointerTypeInContext (g->e.ctx, 0), t = LLVMTypeOf (v);
-      LLVMTypeRef params[3] = { ptr, t, g->i32 };
-      LLVMTypeRef ft = LLVMFunctionType (t, params, 3, FALSE);
-      LLVMValueRef args[3] = { g->emu, v, LLVMConstInt (g->i32, lane_mask, 0) };
-      return LLVMBuildCall2 (g->e.b, ft, emu_field (g, fl ? 24 : 32, ptr), args, 3, "");
-    }
   const char *name = fl ? "llvm.nvvm.shfl.sync.bfly.f32" : "llvm.nvvm.shfl.sync.bfly.i32";
   unsigned id = LLVMLookupIntrinsicID (name, strlen (name));
   LLVMValueRef f = LLVMGetIntrinsicDeclaration (g->e.mod, id, NULL, 0);
@@ -240,7 +222,7 @@ shfl32 (FbPtxGpu *g, LLVMValueRef v, int lane_mask, gboolean fl)
 
 /* The value of lane (lane ^ lane_mask), for 32- and 64-bit values. */
 static LLVMValueRef
-shfl (FbPtxGpu *g, LLVMValueRef v, int lane_mask)
+shfl (Gpu *g, LLVMValueRef v, int lane_mask)
 {
   LLVMTypeRef t = LLVMTypeOf (v);
   LLVMTypeKind k = LLVMGetTypeKind (t);
@@ -259,7 +241,7 @@ shfl (FbPtxGpu *g, LLVMValueRef v, int lane_mask)
 }
 
 static LLVMValueRef
-warp_reduce (FbPtxGpu *g, FbPtxRed op, FbDType dt, LLVMValueRef v)
+warp_reduce (Gpu *g, FbPtxRed op, FbDType dt, LLVMValueRef v)
 {
   for (int m = 16; m >= 1; m /= 2)
     v = combine (g, op, dt, v, shfl (g, v, m));
@@ -269,7 +251,7 @@ warp_reduce (FbPtxGpu *g, FbPtxRed op, FbDType dt, LLVMValueRef v)
 /* The reduction of v over the block, in every thread: each warp reduces by shuffles, lane 0
  * leaves the warp's value in shared memory, and every warp then reduces those. */
 static LLVMValueRef
-block_reduce (FbPtxGpu *g, FbPtxRed op, FbDType dt, LLVMValueRef v)
+block_reduce (Gpu *g, FbPtxRed op, FbDType dt, LLVMValueRef v)
 {
   LLVMBuilderRef b = g->e.b;
   LLVMTypeRef t = LLVMTypeOf (v);
@@ -279,7 +261,7 @@ block_reduce (FbPtxGpu *g, FbPtxRed op, FbDType dt, LLVMValueRef v)
     return v;
   g_autofree char *name = g_strdup_printf ("%s.red%u", LLVMGetValueName (g->e.fn), g->n_shared++);
   LLVMTypeRef at = LLVMArrayType2 (t, 32);
-  LLVMValueRef sh = LLVMAddGlobalInAddressSpace (g->e.mod, at, name, g->emulate ? 0 : 3);
+  LLVMValueRef sh = LLVMAddGlobalInAddressSpace (g->e.mod, at, name, 3);
   LLVMSetInitializer (sh, LLVMGetUndef (at));
   LLVMSetLinkage (sh, LLVMInternalLinkage);
   LLVMSetAlignment (sh, 8);
@@ -313,7 +295,7 @@ block_reduce (FbPtxGpu *g, FbPtxRed op, FbDType dt, LLVMValueRef v)
  * end; the innermost variable is masked to say so to LLVM, whose load-store vectorizer then
  * knows that contiguous accesses are 16-byte aligned and makes them one vector access. */
 static void
-emit_items (FbPtxGpu *g, const FbKStmt *const *nest, guint n, guint first_bound, LLVMValueRef u,
+emit_items (Gpu *g, const FbKStmt *const *nest, guint n, guint first_bound, LLVMValueRef u,
             gboolean narrow, guint vec, const GPtrArray *body, LLVMValueRef lo, LLVMValueRef hi)
 {
   LLVMBuilderRef b = g->e.b;
@@ -372,22 +354,19 @@ emit_items (FbPtxGpu *g, const FbKStmt *const *nest, guint n, guint first_bound,
 /* A split loop: thread t runs its items t, t + T, ... (four consecutive ones at a time where
  * the extent allows, so that contiguous loads are 16 bytes wide). */
 static void
-emit_split (FbPtxGpu *g, const FbPtxSplit *sp)
+emit_split (Gpu *g, const FbPtxSplit *sp)
 {
   guint T = g->map->block_threads;
-  double inner = 0;
-  fb_kx_is_const (sp->nest[sp->n_nest - 1]->loop.extent, &inner);
-  /* A group of four must not cross the end of the innermost loop. */
-  guint vec = (int64_t) inner % 4 == 0 && sp->extent >= 4 * (int64_t) T ? 4 : 1;
+  guint vec = sp->extent % 4 == 0 && sp->extent >= 4 * (int64_t) T ? 4 : 1;
   Loop l;
   LLVMValueRef start = LLVMBuildMul (g->e.b, g->tid, c64 (g, vec), "");
   LLVMValueRef u = loop_begin (g, &l, start, c64 (g, sp->extent), c64 (g, (int64_t) T * vec));
-  emit_items (g, sp->nest, sp->n_nest, 0, u, sp->extent < G_MAXINT32, vec, sp->body, NULL, NULL);
+  emit_items (g, sp->nest, sp->n_nest, 0, u, TRUE, vec, sp->body, NULL, NULL);
   loop_end (g, &l);
 }
 
 static void
-emit_reduce_row (FbPtxGpu *g, const FbKStmt *s)
+emit_reduce_row (Gpu *g, const FbKStmt *s)
 {
   const FbKernel *k = g->e.k;
   guint na = k->accs->len;
@@ -397,7 +376,7 @@ emit_reduce_row (FbPtxGpu *g, const FbKStmt *s)
   _fb_ptx_accs_assigned (s, set);
   /* Each reduced accumulator: its op, from any one of its assignments. */
   FbPtxSplit sp;
-  _fb_ptx_split (k, s, TRUE, &sp);
+  _fb_ptx_split (k, s, &sp);
   GPtrArray *todo = g_ptr_array_new ();
   g_ptr_array_add (todo, (gpointer) s);
   while (todo->len)
@@ -430,7 +409,7 @@ emit_reduce_row (FbPtxGpu *g, const FbKStmt *s)
 }
 
 static void
-emit_cooperative_row (FbPtxGpu *g)
+emit_cooperative_row (Gpu *g)
 {
   const FbKernel *k = g->e.k;
   const GPtrArray *body = g->map->body;
@@ -472,7 +451,7 @@ emit_cooperative_row (FbPtxGpu *g)
         case FB_PTX_ROW_STORES:
           {
             FbPtxSplit sp;
-            _fb_ptx_split (k, s, FALSE, &sp);
+            _fb_ptx_split (k, s, &sp);
             emit_split (g, &sp);
             break;
           }
@@ -484,7 +463,7 @@ emit_cooperative_row (FbPtxGpu *g)
 }
 
 static void
-emit_body (FbPtxGpu *g, const FbKPhase *phase)
+emit_body (Gpu *g, const FbKPhase *phase)
 {
   const FbPtxMap *map = g->map;
   LLVMBuilderRef b = g->e.b;
@@ -515,7 +494,7 @@ emit_body (FbPtxGpu *g, const FbKPhase *phase)
 }
 
 static void
-annotate (FbPtxGpu *g, LLVMValueRef fn, const char *key, guint value)
+annotate (Gpu *g, LLVMValueRef fn, const char *key, guint value)
 {
   LLVMMetadataRef md[3] = {
     LLVMValueAsMetadata (fn),
@@ -527,22 +506,20 @@ annotate (FbPtxGpu *g, LLVMValueRef fn, const char *key, guint value)
 }
 
 /* The entry and body of one phase; the pointer attributes per argument come from the plan. */
-void
-_fb_ptx_emit_phase (FbPtxGpu *g, const FbKPhase *phase, const gboolean *distinct)
+static void
+emit_phase (Gpu *g, const FbKPhase *phase, const gboolean *distinct)
 {
   LLVMContextRef ctx = g->e.ctx;
   const FbKernel *k = g->e.k;
-  LLVMTypeRef gptr = LLVMPointerTypeInContext (ctx, g->emulate ? 0 : 1);
-  LLVMTypeRef ptr = LLVMPointerTypeInContext (ctx, 0);
-  guint na = k->args->len, extra = g->emulate ? 3 : 2;
-  g_autofree LLVMTypeRef *ptypes = g_new0 (LLVMTypeRef, na + 3);
+  LLVMTypeRef gptr = LLVMPointerTypeInContext (ctx, 1);
+  guint na = k->args->len;
+  g_autofree LLVMTypeRef *ptypes = g_new0 (LLVMTypeRef, na + 2);
   for (guint i = 0; i < na; i++)
     ptypes[i] = gptr;
   ptypes[na] = g->i64;
   ptypes[na + 1] = g->i64;
-  ptypes[na + 2] = ptr;
   g_autofree char *body_name = g_strdup_printf ("%s.body", phase->fn);
-  LLVMTypeRef bt = LLVMFunctionType (LLVMVoidTypeInContext (ctx), ptypes, na + extra, FALSE);
+  LLVMTypeRef bt = LLVMFunctionType (LLVMVoidTypeInContext (ctx), ptypes, na + 2, FALSE);
   LLVMValueRef body = LLVMAddFunction (g->e.mod, body_name, bt);
   LLVMSetLinkage (body, LLVMInternalLinkage);
   _fb_codegen_add_attr (ctx, body, LLVMAttributeFunctionIndex, "alwaysinline");
@@ -564,25 +541,23 @@ _fb_ptx_emit_phase (FbPtxGpu *g, const FbKPhase *phase, const gboolean *distinct
     g->e.args[i] = LLVMGetParam (body, i);
   g->e.begin = LLVMGetParam (body, na);
   g->e.end = LLVMGetParam (body, na + 1);
-  g->emu = g->emulate ? LLVMGetParam (body, na + 2) : NULL;
   for (guint i = 0; i < k->accs->len; i++)
     g->e.accs[i] = LLVMBuildAlloca (g->e.b, _fb_codegen_reg_type (ctx, g_array_index (k->accs, FbDType, i)), "acc");
   g->tid = sreg (g, "llvm.nvvm.read.ptx.sreg.tid.x");
   emit_body (g, phase);
   LLVMBuildRetVoid (g->e.b);
 
-  LLVMTypeRef et_params[4] = { gptr, g->i64, g->i64, ptr };
-  LLVMTypeRef et = LLVMFunctionType (LLVMVoidTypeInContext (ctx), et_params, extra + 1, FALSE);
+  LLVMTypeRef et_params[3] = { gptr, g->i64, g->i64 };
+  LLVMTypeRef et = LLVMFunctionType (LLVMVoidTypeInContext (ctx), et_params, 3, FALSE);
   LLVMValueRef fn = LLVMAddFunction (g->e.mod, phase->fn, et);
-  if (!g->emulate)
-    LLVMSetFunctionCallConv (fn, 71 /* ptx_kernel */);
+  LLVMSetFunctionCallConv (fn, 71 /* ptx_kernel */);
   _fb_codegen_add_attr (ctx, fn, LLVMAttributeFunctionIndex, "nounwind");
   _fb_codegen_add_attr (ctx, fn, 1, "noalias");
   _fb_codegen_add_attr (ctx, fn, 1, "readonly");
   annotate (g, fn, "kernel", 1);
   annotate (g, fn, "maxntidx", g->map->block_threads);
   LLVMPositionBuilderAtEnd (g->e.b, LLVMAppendBasicBlockInContext (ctx, fn, "entry"));
-  g_autofree LLVMValueRef *cargs = g_new0 (LLVMValueRef, na + 3);
+  g_autofree LLVMValueRef *cargs = g_new0 (LLVMValueRef, na + 2);
   for (guint i = 0; i < na; i++)
     {
       LLVMValueRef idx = c64 (g, i);
@@ -596,9 +571,233 @@ _fb_ptx_emit_phase (FbPtxGpu *g, const FbKPhase *phase, const gboolean *distinct
     }
   cargs[na] = LLVMGetParam (fn, 1);
   cargs[na + 1] = LLVMGetParam (fn, 2);
-  if (g->emulate)
-    cargs[na + 2] = LLVMGetParam (fn, 3);
-  LLVMBuildCall2 (g->e.b, bt, body, cargs, na + extra, "");
+  LLVMBuildCall2 (g->e.b, bt, body, cargs, na + 2, "");
   LLVMBuildRetVoid (g->e.b);
 }
 
+/* ---- modules ------------------------------------------------------------------------------- */
+
+void
+fb_ptx_module_free (FbPtxModule *module)
+{
+  if (module == NULL)
+    return;
+  g_free (module->ptx);
+  g_free (module->llvm_ir);
+  g_free (module->llvm_ir_opt);
+  if (module->phases)
+    {
+      for (guint i = 0; i < module->phases->len; i++)
+        g_free (g_array_index (module->phases, FbPtxPhase, i).entry);
+      g_array_unref (module->phases);
+    }
+  g_free (module);
+}
+
+static char *
+take_message (char *msg)
+{
+  char *s = g_strdup (msg ? msg : "");
+  if (msg)
+    LLVMDisposeMessage (msg);
+  return s;
+}
+
+/* Arguments whose bytes no other argument of the kernel shares (through views). */
+static gboolean *
+distinct_args (const FbKernel *k, const FbPlan *plan)
+{
+  guint na = k->args->len;
+  gboolean *d = g_new0 (gboolean, na + 1);
+  for (guint i = 0; i < na; i++)
+    {
+      d[i] = TRUE;
+      if (plan == NULL)
+        continue;
+      guint bi = g_array_index (k->args, FbKArg, i).buffer;
+      for (guint j = 0; j < na; j++)
+        if (j != i && bi < plan->buffers->len &&
+            g_array_index (k->args, FbKArg, j).buffer < plan->buffers->len &&
+            fb_plan_root (plan, bi) == fb_plan_root (plan, g_array_index (k->args, FbKArg, j).buffer))
+          d[i] = FALSE;
+    }
+  return d;
+}
+
+static gboolean
+phase_has (const FbKPhase *ph, gboolean (*pred) (const FbKStmt *))
+{
+  for (guint i = 0; i < ph->body->len; i++)
+    if (pred (g_ptr_array_index (ph->body, i)))
+      return TRUE;
+  return FALSE;
+}
+
+static const char *
+first_callee (const GPtrArray *body)
+{
+  for (guint i = 0; i < body->len; i++)
+    {
+      const FbKStmt *s = g_ptr_array_index (body, i);
+      if (s->kind == FB_KS_CALL)
+        return s->call.callee;
+      if (s->kind == FB_KS_LOOP)
+        {
+          const char *c = first_callee (s->loop.body);
+          if (c)
+            return c;
+        }
+    }
+  return NULL;
+}
+
+/* Fills module->phases and the LLVM module; FALSE with error naming the kernel. */
+static gboolean
+build (LLVMModuleRef mod, const FbKernel *k, const FbPlan *plan, FbPtxModule *out,
+       guint *n_generated, GError **error)
+{
+  LLVMContextRef ctx = LLVMGetModuleContext (mod);
+  Gpu g = { .e = { .ctx = ctx, .mod = mod, .k = k, .gpu = TRUE } };
+  g.i64 = LLVMInt64TypeInContext (ctx);
+  g.i32 = LLVMInt32TypeInContext (ctx);
+  g_autofree gboolean *distinct = distinct_args (k, plan);
+  g_autofree gboolean *invariant = g_new0 (gboolean, k->args->len + 1);
+  for (guint i = 0; i < k->args->len; i++)
+    invariant[i] = distinct[i] && g_array_index (k->args, FbKArg, i).role == FB_KARG_INPUT;
+  g.e.invariant = invariant;
+  g.e.b = LLVMCreateBuilderInContext (ctx);
+  g.e.args = g_new0 (LLVMValueRef, k->args->len + 1);
+  g.e.accs = g_new0 (LLVMValueRef, k->accs->len + 1);
+  g.e.vars = g_new0 (LLVMValueRef, k->n_vars + 1);
+  gboolean ok = TRUE;
+  *n_generated = 0;
+  for (guint p = 0; p < k->phases->len && ok; p++)
+    {
+      const FbKPhase *ph = g_ptr_array_index (k->phases, p);
+      FbPtxPhase info = { 0 };
+      if (ph->conv == NULL && phase_has (ph, _fb_ptx_has_call))
+        {
+          if (phase_has (ph, _fb_ptx_has_store))
+            {
+              g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_UNSUPPORTED,
+                           "kernel %s: phase %u mixes generated loops with calls of %s; the "
+                           "CUDA target has no GPU form for this lowering yet", k->name, p,
+                           first_callee (ph->body));
+              ok = FALSE;
+            }
+        }
+      else if (ph->conv == NULL)
+        {
+          FbPtxMap map;
+          g_autofree char *why = NULL;
+          if (!_fb_ptx_map_phase (k, ph, &map, &why))
+            {
+              g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_UNSUPPORTED,
+                           "kernel %s: phase %u: %s", k->name, p, why);
+              ok = FALSE;
+              break;
+            }
+          g.map = &map;
+          emit_phase (&g, ph, distinct);
+          info.entry = g_strdup (ph->fn);
+          info.block_threads = map.block_threads;
+          if (map.cooperative)
+            {
+              info.iters_per_block = 1;
+              info.blocks_per_iter = (guint) MIN (map.inner, G_MAXUINT);
+            }
+          else
+            {
+              int64_t per_block = (int64_t) map.block_threads * map.vec;
+              info.iters_per_block = (guint) MAX (per_block / map.inner, 1);
+              info.blocks_per_iter = (guint) MIN ((map.inner + per_block - 1) / per_block, G_MAXUINT);
+            }
+          info.cooperative = map.cooperative;
+          _fb_ptx_map_clear (&map);
+          g.map = NULL;
+          (*n_generated)++;
+        }
+      g_array_append_val (out->phases, info);
+    }
+  LLVMDisposeBuilder (g.e.b);
+  g_free (g.e.args);
+  g_free (g.e.accs);
+  g_free (g.e.vars);
+  return ok;
+}
+
+static gboolean
+optimize (LLVMModuleRef mod, LLVMTargetMachineRef tm, const FbKernel *k, GError **error)
+{
+  char *msg = NULL;
+  if (LLVMVerifyModule (mod, LLVMReturnStatusAction, &msg))
+    {
+      g_autofree char *m = take_message (msg);
+      g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_LLVM,
+                   "kernel %s: generated NVPTX LLVM IR does not verify: %s", k->name, m);
+      return FALSE;
+    }
+  LLVMDisposeMessage (msg);
+  LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions ();
+  LLVMErrorRef err = LLVMRunPasses (mod, "default<O3>", tm, opts);
+  LLVMDisposePassBuilderOptions (opts);
+  if (err)
+    {
+      g_autofree char *m = take_message (LLVMGetErrorMessage (err));
+      g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_LLVM,
+                   "kernel %s: LLVM passes failed: %s", k->name, m);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+FbPtxModule *
+fb_codegen_ptx (const FbKernel *kernel, const FbPlan *plan, GError **error)
+{
+  g_return_val_if_fail (kernel != NULL, NULL);
+  g_autoptr(FbPtxModule) out = g_new0 (FbPtxModule, 1);
+  out->phases = g_array_new (FALSE, TRUE, sizeof (FbPtxPhase));
+  if (kernel->phases->len == 0)
+    return g_steal_pointer (&out);
+  LLVMTargetMachineRef tm = _fb_ptx_target_machine (error);
+  if (tm == NULL)
+    return NULL;
+  LLVMContextRef ctx = LLVMContextCreate ();
+  const char *mod_name = ((FbKPhase *) g_ptr_array_index (kernel->phases, 0))->fn;
+  LLVMModuleRef mod = LLVMModuleCreateWithNameInContext (mod_name, ctx);
+  LLVMSetTarget (mod, PTX_TRIPLE);
+  LLVMTargetDataRef td = LLVMCreateTargetDataLayout (tm);
+  char *layout = LLVMCopyStringRepOfTargetData (td);
+  LLVMSetDataLayout (mod, layout);
+  LLVMDisposeMessage (layout);
+  LLVMDisposeTargetData (td);
+  guint n_generated = 0;
+  gboolean ok = build (mod, kernel, plan, out, &n_generated, error);
+  if (ok && n_generated > 0)
+    {
+      out->llvm_ir = take_message (LLVMPrintModuleToString (mod));
+      ok = optimize (mod, tm, kernel, error);
+      if (ok)
+        {
+          out->llvm_ir_opt = take_message (LLVMPrintModuleToString (mod));
+          LLVMMemoryBufferRef buf = NULL;
+          char *msg = NULL;
+          if (LLVMTargetMachineEmitToMemoryBuffer (tm, mod, LLVMAssemblyFile, &msg, &buf))
+            {
+              g_autofree char *m = take_message (msg);
+              g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_LLVM,
+                           "kernel %s: LLVM could not emit PTX: %s", kernel->name, m);
+              ok = FALSE;
+            }
+          else
+            {
+              out->ptx = g_strndup (LLVMGetBufferStart (buf), LLVMGetBufferSize (buf));
+              LLVMDisposeMemoryBuffer (buf);
+            }
+        }
+    }
+  LLVMDisposeModule (mod);
+  LLVMContextDispose (ctx);
+  LLVMDisposeTargetMachine (tm);
+  return ok ? g_steal_pointer (&out) : NULL;
+}

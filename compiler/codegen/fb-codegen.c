@@ -2,7 +2,6 @@
 /* The host target machine, the O3 pipeline, object and assembly emission, the lowering stages
  * of a kernel, and compiling a whole plan on several threads through the cache. */
 #include "fb-codegen-private.h"
-#include "fb-ptx.h"
 
 #include "fb-config.h"
 
@@ -161,29 +160,6 @@ fb_codegen_kernel_object (const FbKernel *kernel, GError **error)
   if (tm == NULL)
     return NULL;
   GBytes *obj = compile_with (tm, kernel, error);
-  LLVMDisposeTargetMachine (tm);
-  return obj;
-}
-
-GBytes *
-fb_codegen_kernel_object_gpu_math (const FbKernel *kernel, GError **error)
-{
-  g_return_val_if_fail (kernel != NULL, NULL);
-  LLVMTargetMachineRef tm = _fb_codegen_target_machine (error);
-  if (tm == NULL)
-    return NULL;
-  LLVMContextRef ctx = LLVMContextCreate ();
-  LLVMTargetDataRef td = LLVMCreateTargetDataLayout (tm);
-  char *layout = LLVMCopyStringRepOfTargetData (td);
-  LLVMModuleRef mod = _fb_codegen_emit_kernel_math (ctx, kernel, host_triple, layout, TRUE, error);
-  LLVMDisposeMessage (layout);
-  LLVMDisposeTargetData (td);
-  GBytes *obj = NULL;
-  if (mod && optimize (mod, tm, error))
-    obj = emit (mod, tm, LLVMObjectFile, error);
-  if (mod)
-    LLVMDisposeModule (mod);
-  LLVMContextDispose (ctx);
   LLVMDisposeTargetMachine (tm);
   return obj;
 }

@@ -3,14 +3,13 @@
  * NVPTX back end for sm_90.
  *
  * Each generated phase of a kernel becomes one `.entry` with the parameters
- * (.u64 args, .s64 begin, .s64 end; PTX spells all three .u64): args is a device array of the
- * kernel's buffer pointers (kernel argument order), and [begin, end) the iterations of the
- * phase's parallel loop, as on the CPU. A block runs iters_per_block consecutive iterations
- * with block_threads threads (plain loops: one item, or four consecutive ones, a thread; the
- * loops nested in the parallel one join the grid where their iterations are independent;
- * reductions: a whole block per row), so the grid is ceil((end - begin) / iters_per_block)
- * blocks, times blocks_per_iter. Library phases (oneDNN convolutions, sgemm calls) have no
- * entry: the CUDA runtime runs them through cuDNN and cuBLASLt.
+ * (.u64 args, .s64 begin, .s64 end): args is a device array of the kernel's buffer pointers
+ * (kernel argument order), and [begin, end) the iterations of the phase's parallel loop, as on
+ * the CPU. A block runs iters_per_block consecutive iterations with block_threads threads (one
+ * iteration per thread for plain loops; a warp or a whole block per iteration for reductions),
+ * so the grid is ceil((end - begin) / iters_per_block) blocks. Library phases (oneDNN
+ * convolutions, sgemm calls) have no entry: the CUDA runtime runs them through cuDNN and
+ * cuBLASLt.
  *
  * Launch an entry with exactly block_threads threads per block (cooperative entries size their
  * shared memory and shuffles by it; it is also the entry's .maxntid) and 16-byte aligned
@@ -25,15 +24,6 @@
 
 G_BEGIN_DECLS
 
-/* How to launch one generated entry. */
-typedef struct {
-  char      *entry;              /* the .entry name in the module; NULL: nothing to launch */
-  guint      block_threads;
-  guint      iters_per_block;
-  guint      blocks_per_iter;
-  gboolean   cooperative;
-} FbPtxLaunch;
-
 typedef struct {
   char      *entry;              /* the .entry name in the module; NULL for a library phase */
   guint      block_threads;      /* threads per block */
@@ -43,14 +33,6 @@ typedef struct {
                                     iters_per_block > 1): multiplies the grid */
   gboolean   cooperative;        /* a block works on one item together (warp shuffles, shared
                                     memory, barriers) */
-  /* A phase that calls a library (a convolution phase, or FB_KS_CALL statements in its
-   * parallel loop, e.g. dnnl_sgemm) has no entry: the runtime makes its calls for every
-   * iteration of [begin, end). Generated statements of the same iterations around the calls
-   * are entries of their own: before (im2col, padding) is launched over [begin, end) ahead
-   * of the calls, after (an epilogue: bias, activation, residual) behind them. */
-  gboolean    library;
-  FbPtxLaunch before;
-  FbPtxLaunch after;
 } FbPtxPhase;
 
 typedef struct {
@@ -77,30 +59,6 @@ char        *fb_ptx_find_tool      (const char *name);
  * report lands there); FALSE with ptxas's messages when it refuses the text. The cubin is
  * returned in *cubin when asked for. */
 gboolean     fb_ptx_assemble       (const char *ptx, GBytes **cubin, char **info, GError **error);
-
-/* The kernel as an x86-64 object (as fb_codegen_kernel_object) computing with the GPU's math
- * (log, sin, cos, pow, double exp and erf as inline arithmetic instead of libm), so that a
- * machine without a GPU can check the arithmetic of the PTX. */
-GBytes      *fb_codegen_kernel_object_gpu_math (const FbKernel *kernel, GError **error);
-
-/* A thread of the host's emulation of a GPU launch: what the GPU's special registers, barrier
- * and warp shuffles would give it (the emulator fills it; the byte offsets are fixed). */
-typedef struct _FbPtxEmuThread FbPtxEmuThread;
-struct _FbPtxEmuThread {
-  gint32   tid, ctaid, nctaid, ntid;                               /* at 0, 4, 8, 12 */
-  void   (*barrier)  (FbPtxEmuThread *self);                       /* at 16 */
-  float  (*shfl_f32) (FbPtxEmuThread *self, float v, gint32 lane_xor);   /* at 24 */
-  gint32 (*shfl_i32) (FbPtxEmuThread *self, gint32 v, gint32 lane_xor);  /* at 32 */
-};
-/* The signature of an emulated entry. */
-typedef void (*FbPtxEmuFn) (void **args, int64_t begin, int64_t end, FbPtxEmuThread *thread);
-
-/* The same kernel, grid mapping and entries as fb_codegen_ptx, compiled for the host
- * (*object, an x86-64 object for the JIT) with the GPU's registers, barriers and shuffles read
- * through FbPtxEmuThread: a machine without a GPU runs the launch geometry, the block
- * reductions and the vectorized paths thread by thread. The module's ptx is NULL. */
-FbPtxModule *fb_codegen_ptx_emulation (const FbKernel *kernel, const FbPlan *plan,
-                                       GBytes **object, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbPtxModule, fb_ptx_module_free)
 
