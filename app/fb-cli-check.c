@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* fusebench check CASE_DIR... [--target interp] [PIPELINE]
+/* fusebench check CASE_DIR... [--target interp|cpu|cuda] [--strict-float32] [PIPELINE]
  *
  * Each CASE_DIR holds model.onnx and test_data_set_* folders with input_K.pb and output_K.pb
  * (the ONNX backend-test layout). Every data set is run and every output compared with
@@ -9,18 +9,20 @@
  * specializes the model to the shapes of its inputs (one compile per distinct shape). */
 #include "fb-cli-load.h"
 #include "fb-case-check.h"
+#include "fb-backend.h"
 
 #include <stdio.h>
 #include <string.h>
 
 /* Returns TRUE when the case passes; prints its line either way. */
 static gboolean
-check_case (const char *case_dir, const FbPipelineOptions *options, gboolean for_cpu)
+check_case (const char *case_dir, const FbPipelineOptions *options, const FbBackend *backend,
+            const FbBackendOptions *backend_options)
 {
   FbCaseVerdict v;
   gboolean ok;
 
-  fb_case_check (case_dir, options, for_cpu, &v);
+  fb_case_check (case_dir, options, backend, backend_options, &v);
   ok = v.ok;
   if (v.worst_output == NULL && !ok)
     printf ("FAIL %s  %s\n", case_dir, v.failure);
@@ -41,10 +43,16 @@ fb_cli_check (int argc, char **argv)
 {
   char *target = NULL;
   FbCliPipelineArgs pipeline = { 0 };
+  FbBackendOptions backend_options = { 0 };
   const GOptionEntry entries[] = {
     { "target", 0, 0, G_OPTION_ARG_STRING, &target, "Where to run: interp, cpu or cuda", "TARGET" },
+    { "strict-float32", 0, 0, G_OPTION_ARG_NONE, &backend_options.strict_float32,
+      "cuda: contractions in full float32 instead of TF32", NULL },
+    { "eager", 0, 0, G_OPTION_ARG_NONE, &backend_options.eager,
+      "cuda: launch kernel by kernel instead of replaying the CUDA graph", NULL },
     { NULL }
   };
+  const FbBackend *backend = NULL;
   g_autoptr(GOptionContext) context =
     g_option_context_new ("CASE_DIR… — run ONNX backend-style cases and compare their outputs");
   g_autoptr(GError) error = NULL;
@@ -56,8 +64,10 @@ fb_cli_check (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_add_group (context, fb_cli_pipeline_group (&pipeline));
   parsed = g_option_context_parse (context, &argc, &argv, &error);
-  /* The cpu target compiles channels-last unless --layout says otherwise. */
-  pipeline.for_cpu = g_strcmp0 (target, "cpu") == 0;
+  /* A target whose convolutions run channels-last compiles so unless --layout says otherwise. */
+  if (target != NULL && !g_str_equal (target, "interp"))
+    backend = fb_backend_lookup (target);
+  pipeline.for_cpu = backend != NULL && backend->channels_last;
   if (!parsed)
     status = fb_cli_fail (error);
   else if (argc < 2)
@@ -73,7 +83,7 @@ fb_cli_check (int argc, char **argv)
     {
       for (int i = 1; i < argc; i++)
         {
-          if (check_case (argv[i], options, pipeline.for_cpu))
+          if (check_case (argv[i], options, backend, &backend_options))
             passed++;
           else
             failed++;

@@ -8,9 +8,8 @@
  * stages of every kernel, the same four the workbench's code view shows: NN-FUNCTION.kir
  * (kernel IR), .ll (LLVM IR as generated), .opt.ll (after optimization) and .s (x86-64). */
 #include "fb-cli-load.h"
+#include "fb-backend.h"
 #include "fb-bundle.h"
-#include "fb-codegen.h"
-#include "fb-lower.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -40,12 +39,10 @@ pipeline_text (const FbCliPipelineArgs *p)
   return g_strchug (g_string_free (s, FALSE));
 }
 
-/* The stages are generated again, apart from the bundle's objects: the cached objects hold no
- * text, and a dump is for reading, not for speed. */
 static gboolean
-dump_kernels (const FbPlan *plan, const char *dir, GError **error)
+dump_kernels (const FbBackend *backend, const FbPlan *plan, const char *dir, GError **error)
 {
-  static const char * const suffixes[] = { "kir", "ll", "opt.ll", "s" };
+  const char * const suffixes[] = { "kir", "ll", "opt.ll", backend->assembly_suffix };
   int width = 2;
 
   for (guint n = plan->kernels->len; n >= 100; n /= 10)
@@ -60,7 +57,7 @@ dump_kernels (const FbPlan *plan, const char *dir, GError **error)
   for (guint i = 0; i < plan->kernels->len; i++)
     {
       const FbKernel *kernel = g_ptr_array_index (plan->kernels, i);
-      g_autoptr(FbKernelStages) st = fb_codegen_kernel_stages (kernel, plan, error);
+      g_autoptr(FbKernelStages) st = backend->kernel_stages (backend, kernel, plan, error);
       if (st == NULL)
         {
           g_prefix_error (error, "%s (node %s): ", kernel->name,
@@ -81,38 +78,38 @@ dump_kernels (const FbPlan *plan, const char *dir, GError **error)
 }
 
 static int
-compile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const CompileArgs *args)
+compile_model (const FbBackend *backend, const char *model, const FbCliPipelineArgs *pipeline_args,
+               const CompileArgs *args)
 {
   g_autoptr(GError) error = NULL;
-  guint threads = args->threads > 0 ? (guint) args->threads : g_get_num_processors ();
+  FbBackendOptions options = { .n_threads = args->threads > 0 ? (guint) args->threads : 0 };
+  FbCompileStats stats = { 0 };
   gint64 t0 = g_get_monotonic_time ();
   g_autoptr(FbPipeline) pipeline = fb_cli_load_model (model, pipeline_args, &error);
   if (pipeline == NULL)
     return fb_cli_fail (error);
   const FbGraph *graph = fb_pipeline_final (pipeline);
   gint64 t1 = g_get_monotonic_time ();
-  FbBundleCompileStats stats = { 0 };
-  g_autoptr(GPtrArray) objects = NULL;
-  g_autoptr(FbPlan) plan = fb_bundle_compile (graph, threads, &objects, &stats, &error);
-  if (plan == NULL)
-    return fb_cli_fail (error);
-  gint64 t3 = g_get_monotonic_time ();
   g_autofree char *ptext = pipeline_text (pipeline_args);
-  FbBundleOptions options = { .source = model, .pipeline = ptext,
-                              .shared_library = args->shared };
-  if (!fb_bundle_write (args->output, plan, objects, graph, &options, &error))
+  FbBundleOptions bundle_options = { .source = model, .pipeline = ptext,
+                                     .shared_library = args->shared };
+  if (!backend->compile_bundle (backend, graph, args->output, &bundle_options, &options, &stats,
+                                &error))
     return fb_cli_fail (error);
-  gint64 t4 = g_get_monotonic_time ();
-  if (args->dump_dir != NULL && !dump_kernels (plan, args->dump_dir, &error))
-    return fb_cli_fail (error);
-  guint with_code = 0;
-  for (guint i = 0; i < objects->len; i++)
-    with_code += g_ptr_array_index (objects, i) != NULL;
+  gint64 t2 = g_get_monotonic_time ();
+  if (args->dump_dir != NULL)
+    {
+      /* The stages are generated again, from a plan lowered again: the bundle's code holds no
+       * text, and a dump is for reading, not for speed. */
+      g_autoptr(FbPlan) plan = backend->lower (backend, graph, &error);
+      if (plan == NULL || !dump_kernels (backend, plan, args->dump_dir, &error))
+        return fb_cli_fail (error);
+    }
   if (args->stats)
     fprintf (stderr, "import+passes %.1f ms, lower %.1f ms, codegen %.1f ms (%u kernels with "
              "code, %u from the cache), bundle %.1f ms, total %.1f ms\n",
-             (t1 - t0) / 1e3, stats.lower_ms, stats.codegen_ms, with_code, stats.n_cached,
-             (t4 - t3) / 1e3, (t4 - t0) / 1e3);
+             (t1 - t0) / 1e3, stats.lower_ms, stats.codegen_ms, stats.n_with_code, stats.n_cached,
+             stats.bundle_ms, (t2 - t0) / 1e3);
   return FB_EXIT_OK;
 }
 
@@ -120,10 +117,11 @@ int
 fb_cli_compile (int argc, char **argv)
 {
   CompileArgs args = { 0 };
+  const FbBackend *backend = NULL;
   FbCliPipelineArgs pipeline = { 0 };
   char *input_dir = NULL;
   const GOptionEntry entries[] = {
-    { "target", 0, 0, G_OPTION_ARG_STRING, &args.target, "What to compile for: cpu", "TARGET" },
+    { "target", 0, 0, G_OPTION_ARG_STRING, &args.target, "What to compile for: cpu or cuda", "TARGET" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args.output, "The bundle folder to write", "BUNDLE" },
     { "shared-library", 0, 0, G_OPTION_ARG_NONE, &args.shared,
       "Also link lib/libfbmodel.so and lib/fb-model.h (fb_model_run) into the bundle", NULL },
@@ -149,19 +147,20 @@ fb_cli_compile (int argc, char **argv)
       fprintf (stderr, "fusebench compile: expected MODEL and -o BUNDLE (see --help)\n");
       status = FB_EXIT_INPUT;
     }
-  else if (args.target == NULL || !g_str_equal (args.target, "cpu"))
+  else if (args.target == NULL || (backend = fb_backend_lookup (args.target)) == NULL ||
+           backend->compile_bundle == NULL)
     {
       fprintf (stderr, "fusebench compile: --target %s: %s\n", args.target ? args.target : "(none)",
-               args.target && g_str_equal (args.target, "cuda")
-                 ? "the cuda target is not available in this build"
-                 : "expected --target cpu");
+               args.target && (g_str_equal (args.target, "cuda") || g_str_equal (args.target, "cpu"))
+                 ? "this build cannot compile for that target"
+                 : "expected --target cpu or cuda");
       status = FB_EXIT_INPUT;
     }
   else
     {
-      pipeline.for_cpu = TRUE;
+      pipeline.for_cpu = backend->channels_last;
       pipeline.input_dir = input_dir;
-      status = compile_model (argv[1], &pipeline, &args);
+      status = compile_model (backend, argv[1], &pipeline, &args);
     }
 
   g_free (args.target);

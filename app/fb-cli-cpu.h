@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The cpu target for `run` and `check`: a model compiled through the pipeline, or a bundle
- * loaded without compiling. */
+/* The cpu target's own module, for commands that need more of it than the backend interface
+ * gives (per-kernel timing); fb-cli-target.h serves every target. */
 #pragma once
 
 #include "fb-cli-load.h"

@@ -2,6 +2,7 @@
 #include "fb-cli-load.h"
 #include "fb-case-check.h"
 #include "fb-specialize.h"
+#include "fb-backend.h"
 #include "fb-interp.h"
 #include "fb-onnx-import.h"
 #include "fb-tensor-io.h"
@@ -12,11 +13,12 @@
 gboolean
 fb_cli_check_target (const char *target, GError **error)
 {
-  if (target == NULL || g_str_equal (target, "interp") || g_str_equal (target, "cpu"))
+  if (target == NULL || g_str_equal (target, "interp") || fb_backend_lookup (target) != NULL)
     return TRUE;
-  if (g_str_equal (target, "cuda"))
+  if (g_str_equal (target, "cuda") || g_str_equal (target, "cpu"))
     g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                 "target 'cuda' is not available in this build yet (use --target cpu or interp)");
+                 "target '%s' is not available in this build (it has interp, %s)", target,
+                 fb_backend_names ());
   else
     g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                  "--target '%s': expected interp, cpu or cuda", target);

@@ -9,8 +9,8 @@
 
 G_BEGIN_DECLS
 
-/* NULL or "interp" is fine; "cpu" and "cuda" say that this build lacks them; anything else is
- * unknown. Errors are G_OPTION_ERRORs (exit status 2). */
+/* NULL, "interp" and the targets of this build (fb_backend_lookup) are fine; "cpu" or "cuda"
+ * missing from the build says so; anything else is unknown. Errors are G_OPTION_ERRORs (exit status 2). */
 gboolean     fb_cli_check_target   (const char *target, GError **error);
 /* Imports path and runs the pipeline with the PIPELINE options; the graph to run is
  * fb_pipeline_final() of the result. */

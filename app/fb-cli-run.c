@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* fusebench run MODEL [--target interp] [PIPELINE] [--input-dir DIR | --input NAME=FILE ...]
+/* fusebench run MODEL|BUNDLE [--target interp|cpu|cuda] [--strict-float32] [--eager] [PIPELINE] [--input-dir DIR | --input NAME=FILE ...]
  *                     [--output-dir DIR] [--output NAME=FILE ...] [--iterations N] [--json]
  *
  * Runs the pipeline's final graph on the given inputs, as often as asked, and writes or
  * describes the outputs. --json prints one object with the run times (median_ms, min_ms,
  * max_ms, mean_ms) and the outputs' types and shapes. */
 #include "fb-cli-load.h"
-#include "fb-cli-cpu.h"
+#include "fb-cli-target.h"
 #include "fb-bundle.h"
 #include "fb-specialize.h"
 #include "fb-interp.h"
@@ -27,6 +27,8 @@ typedef struct {
   char    **outputs;
   int       iterations;
   gboolean  json;
+  gboolean  strict_float32;
+  gboolean  eager;
 } RunArgs;
 
 static int
@@ -174,45 +176,67 @@ print_text (const char *target, const FbGraph *graph, GPtrArray *outputs, const 
           times->median, times->min, times->max, times->count, times->count == 1 ? "" : "s");
 }
 
+static int run_prepared (const char *model, const char *target, const FbBackend *backend,
+                         FbCompiled *compiled, FbSpecializer *spec, const FbGraph *graph,
+                         const RunArgs *args);
+
 static int
 run_model (const char *model, const FbCliPipelineArgs *pipeline_args, const RunArgs *args)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(FbPipeline) pipeline = NULL;
-  g_autoptr(GPtrArray) inputs = NULL;
-  g_autoptr(GPtrArray) outputs = NULL;
-  g_autofree double *ms = NULL;
-  FbTimingStats times;
   const FbGraph *graph;
-
-  g_autoptr(FbCpuModule) bundle = NULL;
   g_autoptr(FbSpecializer) spec = NULL;
   g_autoptr(FbPipelineOptions) options = NULL;
-  FbCpuModule *cpu = NULL;
-  const char *target = fb_cli_cpu_wanted (args->target, model) ? "cpu" : "interp";
+  const FbBackend *backend = NULL;
+  FbCompiled *bundle = NULL;      /* owned, freed at the end */
+  FbCompiled *compiled = NULL;    /* what runs: the bundle, or the specializer's (borrowed) */
+  FbBackendOptions backend_options = { .strict_float32 = args->strict_float32,
+                                       .eager = args->eager };
+  int status;
 
+  if (!fb_cli_target_resolve (args->target, model, &backend, &error))
+    return fb_cli_fail (error);
+  const char *target = backend != NULL ? backend->name : "interp";
   /* A bundle was compiled before, for its shapes; a model is specialized to the shapes of its
    * inputs (as if pinned with --input-shape), so dynamic dimensions need no pinning. */
-  if (fb_bundle_is_bundle (model) || g_file_test (model, G_FILE_TEST_IS_DIR))
+  if (backend != NULL && fb_bundle_is_bundle (model))
     {
-      if (g_str_equal (target, "cpu"))
-        {
-          if ((bundle = fb_cli_cpu_prepare (model, pipeline_args, &pipeline, &error)) == NULL)
-            return fb_cli_fail (error);
-          cpu = bundle;
-          graph = fb_cpu_module_plan (cpu)->graph;
-        }
-      else if ((pipeline = fb_cli_load_model (model, pipeline_args, &error)) == NULL)
+      if ((bundle = fb_cli_target_prepare (backend, model, pipeline_args, &backend_options,
+                                           &pipeline, &error)) == NULL)
         return fb_cli_fail (error);
-      else
-        graph = fb_pipeline_final (pipeline);
+      compiled = bundle;
+      graph = backend->plan (compiled)->graph;
+    }
+  else if (fb_bundle_is_bundle (model) || g_file_test (model, G_FILE_TEST_IS_DIR))
+    {
+      if ((pipeline = fb_cli_load_model (model, pipeline_args, &error)) == NULL)
+        return fb_cli_fail (error);
+      graph = fb_pipeline_final (pipeline);
     }
   else if ((options = fb_cli_pipeline_options (pipeline_args, &error)) == NULL ||
-           (spec = fb_specializer_new (model, options, g_str_equal (target, "cpu"),
+           (spec = fb_specializer_new (model, options, backend, &backend_options,
                                        &error)) == NULL)
     return fb_cli_fail (error);
   else
     graph = fb_specializer_graph (spec);
+  status = run_prepared (model, target, backend, compiled, spec, graph, args);
+  if (bundle != NULL)
+    backend->free (bundle);
+  return status;
+}
+
+static int
+run_prepared (const char *model, const char *target, const FbBackend *backend,
+              FbCompiled *compiled, FbSpecializer *spec, const FbGraph *graph,
+              const RunArgs *args)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) inputs = NULL;
+  g_autoptr(GPtrArray) outputs = NULL;
+  g_autofree double *ms = NULL;
+  FbTimingStats times;
+
   if (!check_output_specs (graph, args->outputs, &error))
     return fb_cli_fail (error);
   if (args->input_dir != NULL)
@@ -228,21 +252,33 @@ run_model (const char *model, const FbCliPipelineArgs *pipeline_args, const RunA
   if (spec != NULL)
     {
       FbPipeline *specialized;
-      if (!fb_specializer_prepare (spec, inputs, &specialized, &cpu, &error))
+      if (!fb_specializer_prepare (spec, inputs, &specialized, &compiled, &error))
         return fb_cli_fail (error);
-      graph = cpu ? fb_cpu_module_plan (cpu)->graph : fb_pipeline_final (specialized);
+      graph = compiled ? backend->plan (compiled)->graph : fb_pipeline_final (specialized);
     }
 
+  /* Each target times its runs its own way: the host clock on the cpu, device events around a
+   * replay on cuda. */
   ms = g_new (double, args->iterations);
-  for (int i = 0; i < args->iterations; i++)
+  if (compiled != NULL)
+    outputs = backend->run_timed (compiled, inputs, (guint) args->iterations, ms, &error);
+  else
+    for (int i = 0; i < args->iterations; i++)
+      {
+        double t0 = fb_timing_now_ms ();
+        g_clear_pointer (&outputs, g_ptr_array_unref);
+        outputs = fb_interp_run (graph, inputs, NULL, &error);
+        if (outputs == NULL)
+          break;
+        ms[i] = fb_timing_now_ms () - t0;
+      }
+  if (outputs == NULL)
+    return fb_cli_fail (error);
+  if (compiled != NULL && backend->describe_run != NULL && !args->json)
     {
-      double t0 = fb_timing_now_ms ();
-      g_clear_pointer (&outputs, g_ptr_array_unref);
-      outputs = cpu ? fb_cpu_module_run (cpu, inputs, NULL, &error)
-                    : fb_interp_run (graph, inputs, NULL, &error);
-      if (outputs == NULL)
-        return fb_cli_fail (error);
-      ms[i] = fb_timing_now_ms () - t0;
+      g_autofree char *what = backend->describe_run (compiled);
+      if (what != NULL)
+        fprintf (stderr, "%s\n", what);
     }
   times = fb_timing_summarize (ms, (guint) args->iterations);
   if (!write_outputs (graph, outputs, args, &error))
@@ -271,6 +307,10 @@ fb_cli_run (int argc, char **argv)
       "Write one output to a .pb or .npy file (repeatable)", "NAME=FILE" },
     { "iterations", 0, 0, G_OPTION_ARG_INT, &args.iterations, "Run this many times (timing)", "N" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &args.json, "Print one JSON object", NULL },
+    { "strict-float32", 0, 0, G_OPTION_ARG_NONE, &args.strict_float32,
+      "cuda: contractions in full float32 instead of TF32", NULL },
+    { "eager", 0, 0, G_OPTION_ARG_NONE, &args.eager,
+      "cuda: launch kernel by kernel instead of replaying the CUDA graph", NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("MODEL — run a model on given inputs");
@@ -300,7 +340,10 @@ fb_cli_run (int argc, char **argv)
     }
   else
     {
-      pipeline.for_cpu = fb_cli_cpu_wanted (args.target, argv[1]);
+      const FbBackend *backend = NULL;
+      /* A target whose convolutions run channels-last compiles so unless --layout says not. */
+      if (fb_cli_target_resolve (args.target, argv[1], &backend, NULL))
+        pipeline.for_cpu = backend != NULL && backend->channels_last;
       status = run_model (argv[1], &pipeline, &args);
     }
 

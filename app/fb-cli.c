@@ -55,7 +55,8 @@ fb_cli_exit_status_for (const GError *error)
   if (error->domain == FB_LOWER_ERROR)
     return FB_EXIT_INPUT;
   if (error->domain == FB_RUNTIME_ERROR)
-    return error->code == FB_RUNTIME_ERROR_FAILED ? FB_EXIT_WORK : FB_EXIT_INPUT;
+    return error->code == FB_RUNTIME_ERROR_FAILED || error->code == FB_RUNTIME_ERROR_DEVICE
+           ? FB_EXIT_WORK : FB_EXIT_INPUT;
   if (error->domain == FB_IMPORT_ERROR || error->domain == FB_GRAPH_ERROR ||
       error->domain == G_OPTION_ERROR || error->domain == G_FILE_ERROR)
     return FB_EXIT_INPUT;

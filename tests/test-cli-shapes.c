@@ -5,6 +5,7 @@
  * the input shape signature. */
 #include "fb-test-cli.h"
 #include "fb-case-check.h"
+#include "fb-runtime.h"
 #include "fb-specialize.h"
 
 #include <glib/gstdio.h>
@@ -88,7 +89,7 @@ test_cache_by_signature (void)
   g_autofree char *model = case_path ("model.onnx");
   g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
   g_autoptr(GError) error = NULL;
-  g_autoptr(FbSpecializer) spec = fb_specializer_new (model, options, TRUE, &error);
+  g_autoptr(FbSpecializer) spec = fb_specializer_new (model, options, fb_backend_cpu (), NULL, &error);
   const char *sets[] = { "test_data_set_0", "test_data_set_1", "test_data_set_0" };
   const guint compiled[] = { 1, 2, 2 };
   FbCaseVerdict v;
@@ -101,7 +102,7 @@ test_cache_by_signature (void)
                                                          &error);
       g_autofree char *sig = NULL;
       FbPipeline *pipeline = NULL;
-      FbCpuModule *module = NULL;
+      FbCompiled *module = NULL;
 
       g_assert_no_error (error);
       sig = fb_input_signature (fb_specializer_graph (spec), inputs);
@@ -113,7 +114,7 @@ test_cache_by_signature (void)
     }
   {
     g_autofree char *dir = case_path (NULL);
-    fb_case_check (dir, options, FALSE, &v);
+    fb_case_check (dir, options, NULL, NULL, &v);
     g_assert_true (v.ok);
     g_assert_cmpuint (v.n_compiled, ==, 2);
     fb_case_verdict_clear (&v);

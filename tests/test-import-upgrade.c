@@ -3,6 +3,7 @@
  * numpy's outputs): the importer brings them to the current form, they compute the expected
  * outputs on both targets, and stage 0 still says what the file wrote. */
 #include "fb-case-check.h"
+#include "fb-runtime.h"
 #include "fb-onnx-import.h"
 #include "fb-printer.h"
 
@@ -20,7 +21,7 @@ check_case (const char *name, gboolean for_cpu)
   FbCaseVerdict v;
 
   options->layout = for_cpu ? FB_LAYOUT_NHWC : FB_LAYOUT_NCHW;
-  fb_case_check (dir, options, for_cpu, &v);
+  fb_case_check (dir, options, for_cpu ? fb_backend_cpu () : NULL, NULL, &v);
   if (!v.ok)
     g_error ("%s on %s: %s", name, for_cpu ? "cpu" : "interp", v.failure);
   g_test_message ("%s: worst abs err %.3g", name, v.worst_abs);

@@ -10,6 +10,7 @@
  * case is written to node-suite-TARGET.txt in the build folder (scripts/node-suite-report reads
  * it). FB_NODE_SUITE_FILTER=TEXT runs only the cases whose name contains TEXT. */
 #include "fb-case-check.h"
+#include "fb-runtime.h"
 
 #include <string.h>
 
@@ -129,7 +130,7 @@ test_target (gconstpointer data)
       if (filter != NULL && strstr (c, filter) == NULL)
         continue;
       g_hash_table_add (seen, (gpointer) c);
-      fb_case_check (case_dir, options, target->for_cpu, &v);
+      fb_case_check (case_dir, options, target->for_cpu ? fb_backend_cpu () : NULL, NULL, &v);
       reason = g_hash_table_lookup (known, c);
       if (v.ok)
         n_passed++;

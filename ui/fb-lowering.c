@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fb-lowering.h"
-#include "fb-lower.h"
-#include "fb-runtime.h"
+#include "fb-backend.h"
 
 struct _FbLowering {
   gatomicrefcount  ref_count;
   FbStage         *stage;        /* the final stage; its graph outlives the plan */
+  const FbBackend *backend;      /* the target it is lowered for */
   GMutex           lock;         /* held while lowering, and around stages */
   gboolean         lowered;      /* tried, whatever the outcome */
   FbPlan          *plan;         /* set once, then read without the lock through ready */
@@ -29,6 +29,8 @@ fb_lowering_new (FbStage *final)
   lowering = g_new0 (FbLowering, 1);
   g_atomic_ref_count_init (&lowering->ref_count);
   lowering->stage = fb_stage_ref (final);
+  /* The workbench shows the cpu target's kernels (a choice of target is the window's to add). */
+  lowering->backend = fb_backend_lookup ("cpu");
   g_mutex_init (&lowering->lock);
   return lowering;
 }
@@ -100,15 +102,13 @@ lower (FbLowering *lowering)
 
   g_assert (!lowering->lowered);
   lowering->lowered = TRUE;
-  if (fb_backend_check_graph (fb_backend_cpu (), graph, &error))
-    plan = fb_lower_graph (graph, fb_codegen_host_target (), &error);
+  /* The same plan the compiler would run: checked, lowered, buffers placed in the arena. */
+  plan = lowering->backend->lower (lowering->backend, graph, &error);
   if (plan == NULL)
     {
       lowering->error = error;
       return;
     }
-  /* The same plan the compiler would run: buffers placed in the arena. */
-  fb_plan_layout_memory (plan);
   lowering->plan = plan;
   lowering->stages = g_ptr_array_new_full (plan->kernels->len, stages_free0);
   g_ptr_array_set_size (lowering->stages, plan->kernels->len);
@@ -168,7 +168,7 @@ kernels_thread (GTask        *task,
           if (g_task_return_error_if_cancelled (task))
             return;
           /* Without the lock: LLVM takes its time, and other kernels need not wait for it. */
-          stages = fb_codegen_kernel_stages (kernel, plan, &error);
+          stages = lowering->backend->kernel_stages (lowering->backend, kernel, plan, &error);
           if (stages == NULL)
             {
               g_prefix_error (&error, "%s (node %s): ", kernel->name,

@@ -198,14 +198,50 @@ post_name (int64_t kind)
 
 /* One line of geometry, one of fused epilogue: everything the primitive is made from. */
 static void
+print_gemm (GString *s, const FbKConv *cv)
+{
+  const FbKGemm *g = &cv->gemm;
+  g_string_append_printf (s, "    a%u[%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "] = %.9g * a%u%s[%"
+                          G_GINT64_FORMAT "x%" G_GINT64_FORMAT "] * a%u%s[%" G_GINT64_FORMAT "x%"
+                          G_GINT64_FORMAT "]", cv->y, g->m, g->n, g->alpha, cv->x, g->ta ? "^T" : "",
+                          g->m, g->k, cv->w, g->tb ? "^T" : "", g->k, g->n);
+  if (cv->bias != FB_KCONV_NO_ARG)
+    g_string_append_printf (s, " + a%u (along rows)", cv->bias);
+  if (g->relu)
+    g_string_append (s, ", relu");
+  if (g->off_a || g->off_b || g->off_c)
+    g_string_append_printf (s, ", from elements %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %"
+                            G_GINT64_FORMAT, g->off_a, g->off_b, g->off_c);
+  if (g->batch > 1)
+    g_string_append_printf (s, ", %" G_GINT64_FORMAT " batches (strides %" G_GINT64_FORMAT ", %"
+                            G_GINT64_FORMAT ", %" G_GINT64_FORMAT ")", g->batch, g->stride_a,
+                            g->stride_b, g->stride_c);
+  g_string_append_c (s, '\n');
+}
+
+static void
 print_conv (GString *s, const FbKConv *cv)
 {
   const FbDnnlConvDesc *d = &cv->desc;
+  if (cv->lib == FB_KLIB_GEMM)
+    {
+      print_gemm (s, cv);
+      return;
+    }
+  if (cv->cudnn && cv->nchw)
+    {
+      g_string_append_printf (s, "    a%u[%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+                              "x%" G_GINT64_FORMAT " nchw] = conv (a%u[%" G_GINT64_FORMAT "x%"
+                              G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " nchw], a%u",
+                              cv->y, d->n, d->co, d->oh, d->ow, cv->x, d->n, d->c, d->h, d->w, cv->w);
+      goto geometry;
+    }
   g_string_append_printf (s, "    a%u[%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
                           "x%" G_GINT64_FORMAT " nhwc] = %s (a%u[%" G_GINT64_FORMAT "x%"
                           G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " nhwc], a%u",
                           cv->y, d->n, d->oh, d->ow, d->co, d->transposed ? "deconv" : "conv",
                           cv->x, d->n, d->h, d->w, d->c, cv->w);
+geometry:
   if (cv->bias != FB_KCONV_NO_ARG)
     g_string_append_printf (s, " + a%u", cv->bias);
   g_string_append_printf (s, ") kernel %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " stride %"
@@ -264,7 +300,10 @@ print_kernel (GString *s, const FbKernel *k, const FbPlan *plan, gboolean canoni
       const FbKPhase *ph = g_ptr_array_index (k->phases, p);
       if (ph->conv)
         {
-          g_string_append_printf (s, "  phase %u: oneDNN convolution (threaded by oneDNN)\n", p);
+          g_string_append_printf (s, "  phase %u: %s\n", p,
+                                  ph->conv->lib == FB_KLIB_GEMM ? "cuBLASLt matrix product"
+                                  : ph->conv->cudnn ? "cuDNN convolution"
+                                  : "oneDNN convolution (threaded by oneDNN)");
           print_conv (s, ph->conv);
           continue;
         }

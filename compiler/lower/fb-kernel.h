@@ -117,9 +117,34 @@ typedef struct {
  * over the cores itself. Arguments are kernel argument indices; bias and add are
  * FB_KCONV_NO_ARG when absent. */
 #define FB_KCONV_NO_ARG G_MAXUINT
+
+/* What a library phase computes. The cpu target makes only convolutions (oneDNN); a GPU
+ * target's lowering makes both, run by cuDNN and cuBLASLt. */
+typedef enum {
+  FB_KLIB_CONV,               /* desc: a convolution */
+  FB_KLIB_GEMM,               /* gemm: a (batched) matrix product */
+} FbKLibKind;
+
+/* y[b] = alpha op(x[b]) op(w[b]) (+ bias broadcast along rows), row-major, b < batch, operand
+ * b at b * stride elements past the first. bias (when present) has n elements. */
+typedef struct {
+  int64_t   ta, tb;           /* op: 1 transposes */
+  int64_t   m, n, k;
+  int64_t   lda, ldb, ldc;    /* row strides, in elements */
+  int64_t   batch;
+  int64_t   stride_a, stride_b, stride_c;
+  int64_t   off_a, off_b, off_c;  /* elements past the start of x, w, y of batch 0 */
+  double    alpha;
+  int64_t   relu;             /* 1: max (y, 0) after the bias */
+} FbKGemm;
+
 typedef struct {
   FbDnnlConvDesc desc;
   guint          x, w, bias, add, y;
+  FbKLibKind     lib;         /* FB_KLIB_CONV unless set */
+  gboolean       cudnn;       /* FB_KLIB_CONV for cuDNN (a GPU target), not oneDNN */
+  gboolean       nchw;        /* cuDNN: x, y, add channels-first (else channels-last) */
+  FbKGemm        gemm;        /* FB_KLIB_GEMM: x is A, w is B; desc unused */
 } FbKConv;
 
 typedef struct {
@@ -128,7 +153,8 @@ typedef struct {
   double     work;            /* rough cost of the whole phase in element operations, so that
                                  the runtime keeps tiny phases on one thread */
   GPtrArray *body;            /* FbKStmt*; the first is the parallel loop */
-  FbKConv   *conv;            /* set for a oneDNN convolution: no body, no generated code */
+  FbKConv   *conv;            /* set for a library phase (a oneDNN or cuDNN convolution, a
+                                 cuBLASLt product): no body, no generated code */
 } FbKPhase;
 
 typedef enum {

@@ -76,6 +76,155 @@ gemv_rows (FbLowerCtx *c, GPtrArray *body, FbKExpr *n, int64_t K, guint a, FbKEx
   g_ptr_array_add (cols, fb_ks_store (k, out, fb_kx_add (k, c_off, j), fb_kx_acc (k, acc)));
 }
 
+typedef struct {
+  gboolean ta, tb, a_vec, b_vec;
+  int64_t  M, N, K;
+  int      nb, ry;
+  int64_t  bdims[FB_MAX_RANK], a_bs[FB_MAX_RANK], b_bs[FB_MAX_RANK], dy[FB_MAX_RANK];
+} FbGemmShape;
+
+/* One batch stride for a run of batch dimensions, or FALSE when they do not flatten. */
+static gboolean
+flat_stride (const int64_t *extent, const int64_t *stride, int n, int64_t *flat)
+{
+  *flat = n > 0 ? stride[n - 1] : 0;
+  for (int d = n - 2; d >= 0; d--)
+    if (stride[d] != stride[d + 1] * extent[d + 1])
+      return FALSE;
+  return TRUE;
+}
+
+/* The GPU's product: one cuBLASLt call over every batch (a library phase), Gemm's alpha and a
+ * bias along the rows inside it, anything else (beta, a bias of another shape, the sunk
+ * elementwise chain) one generated phase over the output after it. */
+static gboolean
+lower_matmul_gpu (FbLowerCtx *c, const FbNode *node, const FbGemmShape *gs, GError **error)
+{
+  FbKernel *k = c->k;
+  const FbValue *va = node->inputs[0], *vb = node->inputs[1], *vy = node->outputs[0];
+  if (va->dtype != FB_DTYPE_FLOAT32 || vb->dtype != FB_DTYPE_FLOAT32 || vy->dtype != FB_DTYPE_FLOAT32)
+    return _fb_lower_matmul_loops (c, node, error);
+  /* Batch dimensions of extent 1 take no part. */
+  int64_t ext[FB_MAX_RANK], sa[FB_MAX_RANK], sb[FB_MAX_RANK], sc[FB_MAX_RANK];
+  int n = 0;
+  int64_t cstride = gs->M * gs->N;
+  for (int d = gs->nb - 1; d >= 0; d--)
+    {
+      if (gs->bdims[d] > 1)
+        {
+          ext[n] = gs->bdims[d];
+          sa[n] = gs->a_bs[d];
+          sb[n] = gs->b_bs[d];
+          sc[n++] = cstride;
+        }
+      cstride *= gs->bdims[d];
+    }
+  /* Innermost first above; outermost first below. */
+  for (int i = 0; i < n / 2; i++)
+    {
+      int j = n - 1 - i;
+      int64_t t;
+      t = ext[i]; ext[i] = ext[j]; ext[j] = t;
+      t = sa[i]; sa[i] = sa[j]; sa[j] = t;
+      t = sb[i]; sb[i] = sb[j]; sb[j] = t;
+      t = sc[i]; sc[i] = sc[j]; sc[j] = t;
+    }
+  /* The longest run of inner batch dimensions that is one strided batch for all three
+   * operands; the outer ones (a broadcast between A and B) become one product each. */
+  int split = n;
+  int64_t fa = 0, fb = 0, fc = 0, batch = 1, products = 1;
+  for (int s0 = 0; s0 <= n; s0++)
+    if (flat_stride (ext + s0, sa + s0, n - s0, &fa) && flat_stride (ext + s0, sb + s0, n - s0, &fb) &&
+        flat_stride (ext + s0, sc + s0, n - s0, &fc))
+      {
+        split = s0;
+        break;
+      }
+  for (int d = 0; d < n; d++)
+    {
+      if (d < split)
+        products *= ext[d];
+      else
+        batch *= ext[d];
+    }
+  if (products > 256)
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
+                           "%" G_GINT64_FORMAT " separate products: too many for the GPU lowering",
+                           products);
+  FbKConv cv = { .lib = FB_KLIB_GEMM, .bias = FB_KCONV_NO_ARG, .add = FB_KCONV_NO_ARG };
+  FbKGemm *g = &cv.gemm;
+  g->ta = gs->ta;
+  g->tb = gs->tb;
+  g->m = gs->M;
+  g->n = gs->N;
+  g->k = gs->K;
+  g->lda = gs->ta ? gs->M : gs->K;
+  g->ldb = gs->tb ? gs->K : gs->N;
+  g->ldc = gs->N;
+  g->batch = batch;
+  g->stride_a = fa;
+  g->stride_b = fb;
+  g->stride_c = fc;
+  /* Rows of every batch against one B: one taller product. */
+  if (products == 1 && batch > 1 && fb == 0 && !gs->ta && fa == gs->M * gs->K && fc == gs->M * gs->N)
+    {
+      g->m *= batch;
+      g->batch = 1;
+      g->stride_a = g->stride_c = 0;
+    }
+  gboolean is_gemm = node->op == FB_OP_GEMM;
+  double alpha = is_gemm ? fb_node_attr_float (node, "alpha", 1.0f) : 1.0;
+  double beta = is_gemm ? fb_node_attr_float (node, "beta", 1.0f) : 1.0;
+  const FbValue *bias = is_gemm ? fb_node_input (node, 2) : NULL;
+  if (bias && beta == 0.0)
+    bias = NULL;
+  g->alpha = alpha;
+  cv.x = _fb_lower_arg (c, va, FB_KARG_INPUT);
+  cv.w = _fb_lower_arg (c, vb, FB_KARG_INPUT);
+  cv.y = _fb_lower_out_arg (c, vy);
+  gboolean library_bias = bias && beta == 1.0 && bias->dtype == FB_DTYPE_FLOAT32 &&
+                          _fb_lower_numel (bias) == gs->N &&
+                          bias->shape.rank >= 1 && bias->shape.dim[bias->shape.rank - 1] == gs->N;
+  if (library_bias)
+    cv.bias = _fb_lower_arg (c, bias, FB_KARG_INPUT);
+  for (int64_t p = 0; p < products; p++)
+    {
+      int64_t rest = p;
+      g->off_a = g->off_b = g->off_c = 0;
+      for (int d = split - 1; d >= 0; d--)
+        {
+          int64_t i = rest % ext[d];
+          rest /= ext[d];
+          g->off_a += i * sa[d];
+          g->off_b += i * sb[d];
+          g->off_c += i * sc[d];
+        }
+      fb_kernel_add_conv_phase (k, &cv, 2.0 * gs->M * gs->N * gs->K * batch);
+    }
+  k->kind = FB_KERNEL_LIBRARY;
+  if ((bias == NULL || library_bias) && !g_hash_table_contains (c->sunk, vy))
+    return TRUE;
+
+  /* The rest, elementwise over the product where it lies. */
+  FbKExpr *coords[FB_MAX_RANK];
+  int64_t one = 1;
+  const int64_t *dims = gs->ry > 0 ? gs->dy : &one;
+  int rank = MAX (gs->ry, 1);
+  GPtrArray *body = _fb_lower_nest (c, rank, dims, coords, (double) _fb_lower_numel (vy));
+  FbKExpr *x = fb_kx_load (k, cv.y, _fb_lower_index (k, rank, dims, coords));
+  if (bias && !library_bias)
+    {
+      FbKExpr *bv = _fb_lower_value_at (c, bias, gs->ry, coords, error);
+      if (bv == NULL)
+        return FALSE;
+      bv = fb_kx_cast (k, bv, FB_DTYPE_FLOAT32);
+      if (beta != 1.0)
+        bv = fb_kx_binary (k, FB_KB_MUL, fb_kx_const_f (k, FB_DTYPE_FLOAT32, beta), bv);
+      x = fb_kx_binary (k, FB_KB_ADD, x, bv);
+    }
+  return _fb_lower_store (c, body, vy, coords, x, error);
+}
+
 static gboolean
 lower_matmul (FbLowerCtx *c, const FbNode *node, GError **error)
 {
@@ -123,6 +272,16 @@ lower_matmul (FbLowerCtx *c, const FbNode *node, GError **error)
   int64_t batches = 1;
   for (int d = 0; d < nb; d++)
     batches *= bdims[d];
+  if (_fb_lower_for_gpu (c))
+    {
+      FbGemmShape gs = { .ta = ta, .tb = tb, .a_vec = a_vec, .b_vec = b_vec, .M = M, .N = N,
+                         .K = K, .nb = nb, .ry = ry };
+      memcpy (gs.bdims, bdims, sizeof bdims);
+      memcpy (gs.a_bs, a_bs, sizeof a_bs);
+      memcpy (gs.b_bs, b_bs, sizeof b_bs);
+      memcpy (gs.dy, dy, sizeof dy);
+      return lower_matmul_gpu (c, node, &gs, error);
+    }
   /* Tiles of rows; a product of few rows (a classifier's GEMV) is split by columns instead. */
   gboolean by_cols = M < 16 && N >= 64;
   int64_t tm = by_cols ? M : _fb_lower_tile_rows (M, 2.0 * N * K, batches);

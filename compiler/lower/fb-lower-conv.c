@@ -241,6 +241,34 @@ _fb_lower_pad_input (FbLowerCtx *c, const FbValue *x, const FbConvGeom *g, doubl
   int64_t Hp = g->H + g->pt + g->pb, Wp = g->W + g->pl + g->pr;
   guint xp = padded_scratch (c, x, g);
   guint xa = _fb_lower_arg (c, x, FB_KARG_INPUT);
+  if (_fb_lower_for_gpu (c))
+    {
+      /* A GPU wants every element its own thread: one select per padded element (the source
+       * index clamped so that the load stays inside x), instead of a plane per iteration. */
+      int64_t pd[4] = { g->N, g->nhwc ? Hp : g->C, g->nhwc ? Wp : Hp, g->nhwc ? g->C : Wp };
+      FbKExpr *pc[4];
+      GPtrArray *body = _fb_lower_nest (c, 4, pd, pc, (double) g->N * g->C * Hp * Wp);
+      FbKExpr *ph = g->nhwc ? pc[1] : pc[2], *pw = g->nhwc ? pc[2] : pc[3];
+      FbKExpr *ch = g->nhwc ? pc[3] : pc[1];
+      FbKExpr *h = fb_kx_add_c (k, ph, -g->pt), *w = fb_kx_add_c (k, pw, -g->pl);
+      FbKExpr *inside = fb_kx_binary (k, FB_KB_AND,
+                                      fb_kx_binary (k, FB_KB_AND,
+                                                    fb_kx_binary (k, FB_KB_GE, h, fb_kx_index (k, 0)),
+                                                    fb_kx_binary (k, FB_KB_LT, h, fb_kx_index (k, g->H))),
+                                      fb_kx_binary (k, FB_KB_AND,
+                                                    fb_kx_binary (k, FB_KB_GE, w, fb_kx_index (k, 0)),
+                                                    fb_kx_binary (k, FB_KB_LT, w, fb_kx_index (k, g->W))));
+      FbKExpr *hc = fb_kx_binary (k, FB_KB_MIN, fb_kx_binary (k, FB_KB_MAX, h, fb_kx_index (k, 0)),
+                                  fb_kx_index (k, g->H - 1));
+      FbKExpr *wc = fb_kx_binary (k, FB_KB_MIN, fb_kx_binary (k, FB_KB_MAX, w, fb_kx_index (k, 0)),
+                                  fb_kx_index (k, g->W - 1));
+      int64_t xd[4] = { g->N, g->nhwc ? g->H : g->C, g->nhwc ? g->W : g->H, g->nhwc ? g->C : g->W };
+      FbKExpr *xc[4] = { pc[0], g->nhwc ? hc : ch, g->nhwc ? wc : hc, g->nhwc ? ch : wc };
+      FbKExpr *v = fb_kx_select (k, inside, fb_kx_load (k, xa, _fb_lower_index (k, 4, xd, xc)),
+                                 fb_kx_const_f (k, x->dtype, fill_value));
+      g_ptr_array_add (body, fb_ks_store (k, xp, _fb_lower_index (k, 4, pd, pc), v));
+      return xp;
+    }
   FbKExpr *lc[2];
   /* One plane (NCHW: per n, c) or one image (NHWC: per n) per parallel iteration. */
   int64_t outer[2] = { g->N, g->nhwc ? 1 : g->C };
@@ -551,11 +579,17 @@ _fb_lower_conv (FbLowerCtx *c, const FbNode *node, GError **error)
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
                            "channels-last convolution needs constant weights");
   gboolean taken = FALSE;
-  if (_fb_lower_dnnl_conv_fits (node, &g) && !_fb_lower_dnnl_conv (c, node, &g, &taken, error))
+  gboolean gpu = _fb_lower_for_gpu (c);
+  /* On a GPU every float convolution goes to cuDNN, whatever its weights. */
+  if ((gpu || _fb_lower_dnnl_conv_fits (node, &g)) &&
+      !_fb_lower_dnnl_conv (c, node, &g, &taken, error))
     return FALSE;
   if (taken)
     return TRUE;
   if (g.G > 1 && g.G == g.C && g.G == g.Co)
     return lower_depthwise (c, node, &g, error);
+  if (gpu)
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
+                           "a convolution cuDNN cannot take has no GPU lowering");
   return lower_gemm_conv (c, node, &g, error);
 }

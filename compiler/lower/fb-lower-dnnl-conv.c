@@ -112,23 +112,41 @@ match_chain (FbLowerCtx *c, const FbValue *y, const FbValue *end, FbKConv *cv,
 
 /* The chain the primitive could not take, over its output: load, apply, store. */
 static gboolean
-epilogue_phase (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, guint ya, GError **error)
+epilogue_phase (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, guint ya, guint bias,
+                GError **error)
 {
   FbKernel *k = c->k;
   FbKExpr *c4[4], *lc[2];
-  int64_t outer[2] = { g->N, g->OH };
+  /* The innermost loop walks the output's contiguous dimension: channels for NHWC, the row of
+   * a plane for NCHW (what keeps a GPU's loads coalesced). */
+  int64_t outer[2] = { g->N, g->nhwc ? g->OH : g->Co };
   GPtrArray *body = _fb_lower_nest (c, 2, outer, lc, (double) g->N * g->Co * g->OH * g->OW);
   c4[0] = lc[0];
-  c4[2] = lc[1];
-  body = _fb_lower_loop (k, body, fb_kx_index (k, g->OW), &c4[3]);
-  body = _fb_lower_loop (k, body, fb_kx_index (k, g->Co), &c4[1]);
-  FbKExpr *yi = fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_add (k, fb_kx_mul_c (k, c4[0], g->OH * g->OW),
-                                                                        fb_kx_mul_c (k, c4[2], g->OW)),
-                                                             c4[3]), g->Co),
-                           c4[1]);
+  if (g->nhwc)
+    {
+      c4[2] = lc[1];
+      body = _fb_lower_loop (k, body, fb_kx_index (k, g->OW), &c4[3]);
+      body = _fb_lower_loop (k, body, fb_kx_index (k, g->Co), &c4[1]);
+    }
+  else
+    {
+      c4[1] = lc[1];
+      body = _fb_lower_loop (k, body, fb_kx_index (k, g->OH), &c4[2]);
+      body = _fb_lower_loop (k, body, fb_kx_index (k, g->OW), &c4[3]);
+    }
+  FbKExpr *yi = g->nhwc
+    ? fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_add (k, fb_kx_mul_c (k, c4[0], g->OH * g->OW),
+                                                            fb_kx_mul_c (k, c4[2], g->OW)),
+                                               c4[3]), g->Co),
+                 c4[1])
+    : fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, c4[0], g->Co), c4[1]), g->OH * g->OW),
+                 fb_kx_add (k, fb_kx_mul_c (k, c4[2], g->OW), c4[3]));
   FbKExpr *yc[4];
   _fb_lower_conv_coords (g, c4, yc);
-  return _fb_lower_store (c, body, node->outputs[0], yc, fb_kx_load (k, ya, yi), error);
+  FbKExpr *x = fb_kx_load (k, ya, yi);
+  if (bias != FB_KCONV_NO_ARG)
+    x = fb_kx_binary (k, FB_KB_ADD, x, fb_kx_load (k, bias, c4[1]));
+  return _fb_lower_store (c, body, node->outputs[0], yc, x, error);
 }
 
 /* Whether oneDNN has one of its optimized kernels for d on this machine: its reference
@@ -141,10 +159,33 @@ fast_enough (const FbDnnlConvDesc *d)
   return fb_dnnl_conv_implementation (d, impl, sizeof impl) == 0 && !g_str_has_prefix (impl, "ref");
 }
 
+/* cuDNN's fused convolution computes act (conv (x) + z + bias) with act Relu or none: the
+ * chain must be an Add of a tensor, then a Relu, either one or both, in that order. */
+static gboolean
+cudnn_fuses (const FbDnnlConvDesc *d)
+{
+  int64_t i = 0;
+  if (i < d->n_post && d->post[i].kind == FB_DNNL_POST_ADD)
+    i++;
+  if (i < d->n_post && d->post[i].kind == FB_DNNL_POST_RELU && d->post[i].alpha == 0)
+    i++;
+  return i == d->n_post;
+}
+
+/* cuDNN pads both sides alike: the output must be the one the top and left pads give. */
+static gboolean
+cudnn_geometry (const FbConvGeom *g)
+{
+  int64_t oh = (g->H + 2 * g->pt - g->dh * (g->KH - 1) - 1) / g->sh + 1;
+  int64_t ow = (g->W + 2 * g->pl - g->dw * (g->KW - 1) - 1) / g->sw + 1;
+  return oh == g->OH && ow == g->OW;
+}
+
 gboolean
 _fb_lower_dnnl_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, gboolean *taken,
                      GError **error)
 {
+  gboolean gpu = _fb_lower_for_gpu (c);
   FbKernel *k = c->k;
   const FbValue *y = node->outputs[0], *bias = fb_node_input (node, 2);
   FbKConv cv = {
@@ -157,26 +198,65 @@ _fb_lower_dnnl_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, gbo
     .bias = FB_KCONV_NO_ARG, .add = FB_KCONV_NO_ARG,
   };
   /* oneDNN derives the output size from the pads; it must be the one the graph says. */
-  if (!fb_dnnl_conv_desc_valid (&cv.desc))
+  cv.cudnn = gpu;
+  cv.nchw = gpu && !g->nhwc;
+  /* Pads cuDNN cannot take (more on one side) are a generated copy of the input into a padded
+   * buffer first, then a convolution without padding. */
+  gboolean prepad = gpu && !cudnn_geometry (g) &&
+                    (g->H + g->pt + g->pb - g->dh * (g->KH - 1) - 1) / g->sh + 1 == g->OH &&
+                    (g->W + g->pl + g->pr - g->dw * (g->KW - 1) - 1) / g->sw + 1 == g->OW;
+  if (prepad)
+    {
+      cv.desc.h = g->H + g->pt + g->pb;
+      cv.desc.w = g->W + g->pl + g->pr;
+      cv.desc.pt = cv.desc.pl = cv.desc.pb = cv.desc.pr = 0;
+    }
+  if (!fb_dnnl_conv_desc_valid (&cv.desc) || (gpu && !prepad && !cudnn_geometry (g)))
     {
       *taken = FALSE;
       return TRUE;
     }
   const FbValue *end = g_hash_table_lookup (c->sunk, y), *add = NULL;
-  gboolean fused = (end == NULL || match_chain (c, y, end, &cv, &add)) && fast_enough (&cv.desc);
+  gboolean fused = (end == NULL || match_chain (c, y, end, &cv, &add)) &&
+                   (gpu ? cudnn_fuses (&cv.desc) : fast_enough (&cv.desc));
   if (!fused)
     {
       cv.desc.n_post = 0;
       memset (cv.desc.post, 0, sizeof cv.desc.post);
       add = NULL;
-      if (!fast_enough (&cv.desc))
+      if (!gpu && !fast_enough (&cv.desc))
         {
           *taken = FALSE;
           return TRUE;
         }
     }
+  /* cuDNN runs its fused call without an activation with one slow algorithm only: with no
+   * Relu to fuse, the convolution is cuDNN's alone (its best algorithm) and the bias, the
+   * residual and the rest of the chain one generated pass over its output. */
+  guint epilogue_bias = FB_KCONV_NO_ARG;
+  gboolean library_relu = FALSE;
+  for (int64_t i = 0; i < cv.desc.n_post; i++)
+    library_relu |= cv.desc.post[i].kind == FB_DNNL_POST_RELU;
+  if (gpu && !library_relu && (cv.desc.has_bias || cv.desc.n_post > 0 || end != NULL))
+    {
+      if (bias)
+        epilogue_bias = _fb_lower_arg (c, bias, FB_KARG_INPUT);
+      cv.desc.has_bias = 0;
+      cv.desc.n_post = 0;
+      memset (cv.desc.post, 0, sizeof cv.desc.post);
+      add = NULL;
+      bias = NULL;
+      fused = FALSE;
+    }
   *taken = TRUE;
-  cv.x = _fb_lower_arg (c, node->inputs[0], FB_KARG_INPUT);
+  if (prepad)
+    {
+      cv.x = _fb_lower_pad_input (c, node->inputs[0], g, 0.0, error);
+      if (cv.x == FB_KCONV_NO_ARG)
+        return FALSE;
+    }
+  else
+    cv.x = _fb_lower_arg (c, node->inputs[0], FB_KARG_INPUT);
   cv.w = _fb_lower_arg (c, node->inputs[1], FB_KARG_INPUT);
   if (bias)
     cv.bias = _fb_lower_arg (c, bias, FB_KARG_INPUT);
@@ -188,5 +268,5 @@ _fb_lower_dnnl_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, gbo
                                : 2.0 * g->N * g->Co * g->OH * g->OW * (g->C / g->G) * g->KH * g->KW;
   fb_kernel_add_conv_phase (k, &cv, flops);
   k->kind = FB_KERNEL_LIBRARY;
-  return fused || epilogue_phase (c, node, g, cv.y, error);
+  return fused || epilogue_phase (c, node, g, cv.y, epilogue_bias, error);
 }

@@ -38,6 +38,9 @@ typedef struct {
   int64_t        out_dims[FB_MAX_RANK];
 } FbLowerCtx;
 
+/* Whether the kernel is lowered for a GPU target (library phases for contractions). */
+gboolean  _fb_lower_for_gpu       (const FbLowerCtx *c);
+
 /* Errors */
 gboolean  _fb_lower_fail          (GError **error, const FbNode *node, int code,
                                    const char *format, ...) G_GNUC_PRINTF (4, 5);

@@ -656,6 +656,18 @@ name_functions (FbPlan *plan)
     }
 }
 
+gboolean
+fb_lower_target_is_gpu (const char *target)
+{
+  return target != NULL && g_str_has_prefix (target, "nvptx");
+}
+
+gboolean
+_fb_lower_for_gpu (const FbLowerCtx *c)
+{
+  return fb_lower_target_is_gpu (c->lp->plan->target);
+}
+
 FbPlan *
 fb_lower_graph (const FbGraph *graph, const char *target, GError **error)
 {

@@ -79,6 +79,24 @@ conv_to_json (const FbKConv *cv)
   return o;
 }
 
+#define N_GEMM 16
+
+static JsonObject *
+gemm_to_json (const FbKConv *cv)
+{
+  const FbKGemm *g = &cv->gemm;
+  JsonObject *o = json_object_new ();
+  int64_t shape[N_GEMM] = { g->ta, g->tb, g->m, g->n, g->k, g->lda, g->ldb, g->ldc, g->batch,
+                            g->stride_a, g->stride_b, g->stride_c, g->relu, g->off_a, g->off_b,
+                            g->off_c };
+  json_object_set_array_member (o, "shape", int_array (N_GEMM, shape));
+  json_object_set_double_member (o, "alpha", g->alpha);
+  int64_t args[3] = { cv->x, cv->w, cv->bias == FB_KCONV_NO_ARG ? -1 : (int64_t) cv->bias };
+  json_object_set_array_member (o, "args", int_array (3, args));
+  json_object_set_int_member (o, "out", cv->y);
+  return o;
+}
+
 JsonObject *
 _fb_bundle_plan_to_json (const FbPlan *plan, const int64_t *weight_offsets)
 {
@@ -140,8 +158,17 @@ _fb_bundle_plan_to_json (const FbPlan *plan, const int64_t *weight_offsets)
           json_object_set_string_member (po, "function", ph->fn);
           json_object_set_int_member (po, "extent", ph->extent);
           json_object_set_double_member (po, "work", ph->work);
-          if (ph->conv)
-            json_object_set_object_member (po, "convolution", conv_to_json (ph->conv));
+          if (ph->conv && ph->conv->lib == FB_KLIB_GEMM)
+            json_object_set_object_member (po, "matmul", gemm_to_json (ph->conv));
+          else if (ph->conv)
+            {
+              JsonObject *co = conv_to_json (ph->conv);
+              if (ph->conv->cudnn)
+                json_object_set_string_member (co, "library", "cudnn");
+              if (ph->conv->nchw)
+                json_object_set_string_member (co, "layout", "nchw");
+              json_object_set_object_member (po, "convolution", co);
+            }
           json_array_add_object_element (phases, po);
         }
       json_object_set_array_member (o, "phases", phases);
@@ -388,6 +415,56 @@ read_conv (const FbPlan *plan, const FbKernel *k, JsonObject *o, FbKConv *cv)
   return fb_plan_buffer (plan, wb)->kind == FB_BUF_CONST;
 }
 
+/* Argument a of kernel k: float, at least n elements. */
+static gboolean
+gemm_arg (const FbPlan *plan, const FbKernel *k, int64_t a, int64_t n, guint *out)
+{
+  if (a < 0 || a >= k->args->len)
+    return FALSE;
+  const FbBuffer *b = fb_plan_buffer (plan, g_array_index (k->args, FbKArg, a).buffer);
+  *out = a;
+  return b->dtype == FB_DTYPE_FLOAT32 && b->numel >= n && !b->dynamic;
+}
+
+/* A matrix product phase, checked so that no operand is read or written past its buffer. */
+static gboolean
+read_gemm (const FbPlan *plan, const FbKernel *k, JsonObject *o, FbKConv *cv)
+{
+  memset (cv, 0, sizeof *cv);
+  cv->lib = FB_KLIB_GEMM;
+  cv->add = FB_KCONV_NO_ARG;
+  if (!is_array (o, "shape") || !is_array (o, "args") || !is_int (o, "out"))
+    return FALSE;
+  JsonArray *sa = json_object_get_array_member (o, "shape");
+  JsonArray *aa = json_object_get_array_member (o, "args");
+  int64_t v[N_GEMM], a[3];
+  if (json_array_get_length (sa) != N_GEMM || json_array_get_length (aa) != 3)
+    return FALSE;
+  for (int i = 0; i < N_GEMM; i++)
+    if (!int_at (sa, i, &v[i]) || v[i] < 0 || v[i] > G_MAXINT32)
+      return FALSE;
+  for (int i = 0; i < 3; i++)
+    if (!int_at (aa, i, &a[i]))
+      return FALSE;
+  FbKGemm *g = &cv->gemm;
+  *g = (FbKGemm) { .ta = v[0], .tb = v[1], .m = v[2], .n = v[3], .k = v[4], .lda = v[5],
+                   .ldb = v[6], .ldc = v[7], .batch = v[8], .stride_a = v[9], .stride_b = v[10],
+                   .stride_c = v[11], .relu = v[12], .off_a = v[13], .off_b = v[14],
+                   .off_c = v[15], .alpha = number (o, "alpha") };
+  if (g->ta > 1 || g->tb > 1 || g->relu > 1 || g->m < 1 || g->n < 1 || g->k < 1 || g->batch < 1 ||
+      g->lda < (g->ta ? g->m : g->k) || g->ldb < (g->tb ? g->k : g->n) || g->ldc < g->n)
+    return FALSE;
+  int64_t need_a = g->off_a + (g->batch - 1) * g->stride_a + (g->ta ? (g->k - 1) * g->lda + g->m
+                                                         : (g->m - 1) * g->lda + g->k);
+  int64_t need_b = g->off_b + (g->batch - 1) * g->stride_b + (g->tb ? (g->n - 1) * g->ldb + g->k
+                                                         : (g->k - 1) * g->ldb + g->n);
+  int64_t need_c = g->off_c + (g->batch - 1) * g->stride_c + (g->m - 1) * g->ldc + g->n;
+  cv->bias = FB_KCONV_NO_ARG;
+  return gemm_arg (plan, k, a[0], need_a, &cv->x) && gemm_arg (plan, k, a[1], need_b, &cv->w) &&
+         (a[2] < 0 || gemm_arg (plan, k, a[2], g->n, &cv->bias)) &&
+         gemm_arg (plan, k, json_object_get_int_member (o, "out"), need_c, &cv->y);
+}
+
 static gboolean
 read_kernel (FbPlan *plan, JsonObject *o, const char *path, GError **error)
 {
@@ -446,6 +523,18 @@ read_kernel (FbPlan *plan, JsonObject *o, const char *path, GError **error)
           JsonObject *co = object_member (p, "convolution");
           if (co == NULL || !read_conv (plan, k, co, &cv))
             return bad (error, path, "a convolution phase does not fit its buffers");
+          cv.cudnn = g_strcmp0 (json_object_get_string_member_with_default (co, "library", ""),
+                                "cudnn") == 0;
+          cv.nchw = cv.cudnn && g_strcmp0 (json_object_get_string_member_with_default (co, "layout", ""),
+                                           "nchw") == 0;
+          ph->conv = g_memdup2 (&cv, sizeof cv);
+        }
+      else if (json_object_has_member (p, "matmul"))
+        {
+          FbKConv cv;
+          JsonObject *mo = object_member (p, "matmul");
+          if (mo == NULL || !read_gemm (plan, k, mo, &cv))
+            return bad (error, path, "a matrix product phase does not fit its buffers");
           ph->conv = g_memdup2 (&cv, sizeof cv);
         }
     }

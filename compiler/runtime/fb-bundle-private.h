@@ -16,6 +16,12 @@ FbPlan     *_fb_bundle_plan_from_json (JsonObject *root, GBytes *weights, const 
 const char *_fb_bundle_kernel_node_name (JsonObject *root, guint k);
 /* "kernels/NAME.o", the file holding a kernel's functions (shared by equal kernels). */
 char       *_fb_bundle_object_name     (const FbKernel *kernel);
+/* The same with another suffix (".ptx"). */
+char       *_fb_bundle_object_file     (const FbKernel *kernel, const char *suffix);
+gboolean    _fb_bundle_io_error        (GError **error, const char *path, int err);
+
+#define FB_BUNDLE_FORMAT  "fusebench-bundle"
+#define FB_BUNDLE_VERSION 1
 /* Links the kernels and a driver into dir/lib/libfbmodel.so with dir/lib/fb-model.h. */
 gboolean    _fb_bundle_write_shared_library (const char *dir, const FbPlan *plan,
                                              GPtrArray *objects, GBytes *weights,

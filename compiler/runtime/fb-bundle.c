@@ -10,25 +10,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#define BUNDLE_FORMAT  "fusebench-bundle"
-#define BUNDLE_VERSION 1
 #define WEIGHT_ALIGN   64
-
-gboolean
-fb_bundle_is_bundle (const char *path)
-{
-  g_return_val_if_fail (path != NULL, FALSE);
-  g_autofree char *manifest = g_build_filename (path, "manifest.json", NULL);
-  return g_file_test (path, G_FILE_TEST_IS_DIR) && g_file_test (manifest, G_FILE_TEST_IS_REGULAR);
-}
-
-static gboolean
-io_error (GError **error, const char *path, int err)
-{
-  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), "%s: %s", path,
-               g_strerror (err));
-  return FALSE;
-}
 
 static void
 remove_tree (const char *path)
@@ -125,9 +107,10 @@ fill_folder (const char *dir, FbPlan *plan, GPtrArray *objects, const FbGraph *g
   if (!write_contents (dir, "weights.bin", weights, error))
     return FALSE;
 
+  const char *suffix = options && options->object_suffix ? options->object_suffix : ".o";
   g_autofree char *kdir = g_build_filename (dir, "kernels", NULL);
   if (g_mkdir (kdir, 0755) != 0)
-    return io_error (error, kdir, errno);
+    return _fb_bundle_io_error (error, kdir, errno);
   JsonArray *files = json_array_new ();
   g_autoptr(GHashTable) written = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint k = 0; k < plan->kernels->len; k++)
@@ -136,7 +119,7 @@ fill_folder (const char *dir, FbPlan *plan, GPtrArray *objects, const FbGraph *g
       GBytes *obj = g_ptr_array_index (objects, k);
       if (obj == NULL)
         continue;
-      g_autofree char *name = _fb_bundle_object_name (kernel);
+      g_autofree char *name = _fb_bundle_object_file (kernel, suffix);
       if (!g_hash_table_add (written, g_strdup (name)))
         continue;
       json_array_add_string_element (files, name);
@@ -159,6 +142,18 @@ fill_folder (const char *dir, FbPlan *plan, GPtrArray *objects, const FbGraph *g
       json_array_unref (files);
       return FALSE;
     }
+  if (options && options->extra_files)
+    {
+      GHashTableIter it;
+      gpointer key, value;
+      g_hash_table_iter_init (&it, options->extra_files);
+      while (g_hash_table_iter_next (&it, &key, &value))
+        if (!write_contents (dir, key, value, error))
+          {
+            json_array_unref (files);
+            return FALSE;
+          }
+    }
   gboolean shared = options && options->shared_library;
   if (shared && !_fb_bundle_write_shared_library (dir, plan, objects, weights, offsets, graph,
                                                   error))
@@ -168,9 +163,10 @@ fill_folder (const char *dir, FbPlan *plan, GPtrArray *objects, const FbGraph *g
     }
 
   JsonObject *m = json_object_new ();
-  json_object_set_string_member (m, "format", BUNDLE_FORMAT);
-  json_object_set_int_member (m, "version", BUNDLE_VERSION);
-  json_object_set_string_member (m, "target", "cpu");
+  json_object_set_string_member (m, "format", FB_BUNDLE_FORMAT);
+  json_object_set_int_member (m, "version", FB_BUNDLE_VERSION);
+  json_object_set_string_member (m, "target",
+                                 options && options->target ? options->target : "cpu");
   json_object_set_string_member (m, "host", plan->target);
   json_object_set_string_member (m, "source", options && options->source ? options->source : "");
   json_object_set_string_member (m, "pipeline", options && options->pipeline ? options->pipeline : "");
@@ -200,7 +196,7 @@ fb_bundle_write (const char *path, FbPlan *plan, GPtrArray *objects, const FbGra
   g_return_val_if_fail (path != NULL && plan != NULL && objects != NULL && graph != NULL, FALSE);
   g_autofree char *tmp = g_strdup_printf ("%s.tmp-XXXXXX", path);
   if (g_mkdtemp (tmp) == NULL)
-    return io_error (error, path, errno);
+    return _fb_bundle_io_error (error, path, errno);
   if (!fill_folder (tmp, plan, objects, graph, options, error))
     {
       remove_tree (tmp);
@@ -222,7 +218,7 @@ fb_bundle_write (const char *path, FbPlan *plan, GPtrArray *objects, const FbGra
         {
           int err = errno;
           remove_tree (tmp);
-          return io_error (error, path, err);
+          return _fb_bundle_io_error (error, path, err);
         }
     }
   if (g_rename (tmp, path) != 0)
@@ -231,135 +227,27 @@ fb_bundle_write (const char *path, FbPlan *plan, GPtrArray *objects, const FbGra
       if (old)
         g_rename (old, path);
       remove_tree (tmp);
-      return io_error (error, path, err);
+      return _fb_bundle_io_error (error, path, err);
     }
   if (old)
     remove_tree (old);
   return TRUE;
 }
 
-char *
-_fb_bundle_object_name (const FbKernel *kernel)
-{
-  /* Named after the first function without its "_p0": equal kernels share the file. */
-  const char *fn = ((FbKPhase *) g_ptr_array_index (kernel->phases, 0))->fn;
-  gsize len = strlen (fn);
-  if (g_str_has_suffix (fn, "_p0"))
-    len -= 3;
-  return g_strdup_printf ("kernels/%.*s.o", (int) len, fn);
-}
-
-/* ---- loading ------------------------------------------------------------------------------ */
-
-static JsonObject *
-read_json (const char *path, JsonParser *parser, GError **error)
-{
-  g_autoptr(GError) local = NULL;
-
-  /* A damaged bundle is bad input, whatever part of it is damaged: one error code says so. */
-  if (!json_parser_load_from_file (parser, path, &local))
-    {
-      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE, "%s", local->message);
-      return NULL;
-    }
-  JsonNode *root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    {
-      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE, "%s: not a JSON object", path);
-      return NULL;
-    }
-  return json_node_get_object (root);
-}
 
 FbCpuModule *
 fb_bundle_load (const char *path, guint n_threads, GError **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
-  g_autofree char *manifest_path = g_build_filename (path, "manifest.json", NULL);
-  g_autoptr(JsonParser) mp = json_parser_new ();
-  JsonObject *m = read_json (manifest_path, mp, error);
-  if (m == NULL)
-    return NULL;
-  if (g_strcmp0 (json_object_get_string_member_with_default (m, "format", ""), BUNDLE_FORMAT) ||
-      json_object_get_int_member_with_default (m, "version", 0) != BUNDLE_VERSION)
-    {
-      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE,
-                   "%s: not a version %d fusebench bundle", manifest_path, BUNDLE_VERSION);
-      return NULL;
-    }
-  const char *target = json_object_get_string_member_with_default (m, "target", "");
-  if (g_strcmp0 (target, "cpu") != 0)
-    {
-      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE,
-                   "%s: a bundle for the '%s' target; this runner loads cpu bundles", path, target);
-      return NULL;
-    }
+  g_autoptr(GPtrArray) objects = NULL;
   /* Objects use every feature of the CPU they were compiled on. */
-  const char *host = json_object_get_string_member_with_default (m, "host", "");
-  if (g_strcmp0 (host, fb_codegen_host_target ()) != 0)
-    {
-      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE,
-                   "%s: compiled for another CPU (%.60s...); compile it again on this machine",
-                   path, host);
-      return NULL;
-    }
-
-  g_autofree char *weights_path = g_build_filename (path, "weights.bin", NULL);
-  g_autoptr(GMappedFile) mapped = g_mapped_file_new (weights_path, FALSE, error);
-  if (mapped == NULL)
-    return NULL;
-  g_autoptr(GBytes) weights = g_mapped_file_get_bytes (mapped);
-  g_autofree char *plan_path = g_build_filename (path, "plan.json", NULL);
-  g_autoptr(JsonParser) pp = json_parser_new ();
-  JsonObject *pj = read_json (plan_path, pp, error);
-  if (pj == NULL)
-    return NULL;
-  g_autoptr(FbPlan) plan = _fb_bundle_plan_from_json (pj, weights, plan_path, error);
+  g_autoptr(FbPlan) plan = fb_bundle_read (path, "cpu", fb_codegen_host_target (), ".o",
+                                           &objects, error);
   if (plan == NULL)
     return NULL;
-
-  g_autofree char *graph_path = g_build_filename (path, "model.onnx", NULL);
-  FbGraph *graph = fb_onnx_import_file (graph_path, NULL, error);
-  if (graph == NULL)
-    return NULL;
-  plan->owned_graph = graph;
-  plan->graph = graph;
-  if (graph->inputs->len != plan->inputs->len || graph->outputs->len != plan->outputs->len)
-    {
-      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE,
-                   "%s: the graph and the plan disagree on inputs or outputs", path);
-      return NULL;
-    }
-
-  g_autoptr(GPtrArray) objects = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
-  for (guint k = 0; k < plan->kernels->len; k++)
-    {
-      FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
-      if (kernel->kind == FB_KERNEL_HOST)
-        {
-          const char *name = _fb_bundle_kernel_node_name (pj, k);
-          for (guint i = 0; name && i < graph->nodes->len && !kernel->node; i++)
-            if (g_str_equal (((FbNode *) g_ptr_array_index (graph->nodes, i))->name, name))
-              kernel->node = g_ptr_array_index (graph->nodes, i);
-        }
-      if (kernel->phases->len == 0)
-        {
-          g_ptr_array_add (objects, NULL);
-          continue;
-        }
-      g_autofree char *name = _fb_bundle_object_name (kernel);
-      g_autofree char *obj_path = g_build_filename (path, name, NULL);
-      char *data;
-      gsize len;
-      if (!g_file_get_contents (obj_path, &data, &len, error))
-        return NULL;
-      g_ptr_array_add (objects, g_bytes_new_take (data, len));
-    }
-  {
-    g_autoptr(GError) local = NULL;
-    FbCpuModule *module = fb_cpu_module_new (plan, objects, n_threads, &local);
-    if (module == NULL)
-      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE, "%s: %s", path, local->message);
-    return module;
-  }
+  g_autoptr(GError) local = NULL;
+  FbCpuModule *module = fb_cpu_module_new (plan, objects, n_threads, &local);
+  if (module == NULL)
+    g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE, "%s: %s", path, local->message);
+  return module;
 }

@@ -18,11 +18,15 @@
 
 G_BEGIN_DECLS
 
-typedef struct {
+struct _FbBundleOptions {
   const char *source;           /* the model file it was compiled from (for the manifest) */
   const char *pipeline;         /* the pipeline options, as text */
   gboolean    shared_library;   /* also link lib/libfbmodel.so (needs a C compiler driver) */
-} FbBundleOptions;
+  /* For targets other than the CPU (NULL: the CPU's): */
+  const char *target;           /* the manifest's "target" ("cpu") */
+  const char *object_suffix;    /* kernels/NAME.SUFFIX (".o") */
+  GHashTable *extra_files;      /* char* file name -> GBytes*: the target's own files */
+};
 
 typedef struct {
   double lower_ms;              /* checking, lowering and memory planning */
@@ -42,6 +46,13 @@ gboolean     fb_bundle_write  (const char *path, FbPlan *plan, GPtrArray *object
 /* Loads a bundle for the CPU target, refusing one compiled for another CPU. The bundle's graph
  * (fb_cpu_module_plan (module)->graph, owned by the plan) describes the inputs and outputs. */
 FbCpuModule *fb_bundle_load   (const char *path, guint n_threads, GError **error);
+/* The plan of the bundle at path checked to be for target and host (the manifest's "target"
+ * and "host"), and in *objects the kernels' files (kernels/NAME.SUFFIX, NULL for kernels
+ * without code). The plan owns the bundle's graph. */
+FbPlan      *fb_bundle_read   (const char *path, const char *target, const char *host,
+                               const char *object_suffix, GPtrArray **objects, GError **error);
+/* Reads the target's own file name of the bundle at path (see extra_files). */
+GBytes      *fb_bundle_read_file (const char *path, const char *name, GError **error);
 /* Whether path looks like a bundle (a folder with a manifest.json). */
 gboolean     fb_bundle_is_bundle (const char *path);
 

@@ -140,7 +140,8 @@ compare_outputs (const FbGraph *graph, GPtrArray *outputs, const char *set_dir, 
 }
 
 void
-fb_case_check (const char *case_dir, const FbPipelineOptions *options, gboolean for_cpu,
+fb_case_check (const char *case_dir, const FbPipelineOptions *options,
+               const FbBackend *backend, const FbBackendOptions *backend_options,
                FbCaseVerdict *v)
 {
   g_autofree char *model = NULL;
@@ -153,7 +154,7 @@ fb_case_check (const char *case_dir, const FbPipelineOptions *options, gboolean 
   v->ok = TRUE;
   model = g_build_filename (case_dir, "model.onnx", NULL);
   if ((sets = fb_case_data_sets (case_dir, &error)) == NULL ||
-      (spec = fb_specializer_new (model, options, for_cpu, &error)) == NULL)
+      (spec = fb_specializer_new (model, options, backend, backend_options, &error)) == NULL)
     {
       verdict_fail (v, g_strdup (error->message));
       return;
@@ -165,12 +166,12 @@ fb_case_check (const char *case_dir, const FbPipelineOptions *options, gboolean 
                                                          &error);
       g_autoptr(GPtrArray) outputs = NULL;
       FbPipeline *pipeline = NULL;
-      FbCpuModule *module = NULL;
+      FbCompiled *compiled = NULL;
 
-      if (inputs != NULL && fb_specializer_prepare (spec, inputs, &pipeline, &module, &error))
-        outputs = module != NULL ? fb_cpu_module_run (module, inputs, NULL, &error)
-                                 : fb_interp_run (fb_pipeline_final (pipeline), inputs, NULL,
-                                                  &error);
+      if (inputs != NULL && fb_specializer_prepare (spec, inputs, &pipeline, &compiled, &error))
+        outputs = compiled != NULL ? backend->run (compiled, inputs, NULL, &error)
+                                   : fb_interp_run (fb_pipeline_final (pipeline), inputs, NULL,
+                                                    &error);
       if (outputs == NULL)
         {
           verdict_fail (v, g_strdup (error->message));

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Checking ONNX backend-test cases (a folder with model.onnx and test_data_set_*\/ holding
- * input_K.pb and output_K.pb): every data set is run on the interpreter or the cpu target, with
+ * input_K.pb and output_K.pb): every data set is run on the interpreter or a target, with
  * shapes taken from its inputs, and every output compared at the project's tolerance.
  * `fusebench check` and the node-suite test run cases through this, in-process. */
 #pragma once
 
+#include "fb-backend.h"
 #include "fb-pipeline.h"
 #include "fb-tensor.h"
 
@@ -23,10 +24,12 @@ typedef struct {
 GPtrArray *fb_case_data_sets    (const char *case_dir, GError **error);
 /* input_K.pb (or input_K.npy) for each input of graph, each checked to fit its input. */
 GPtrArray *fb_case_read_inputs  (const FbGraph *graph, const char *set_dir, GError **error);
-/* Runs case_dir with options (the cpu target when for_cpu) and fills verdict, which the caller
- * clears with fb_case_verdict_clear. */
+/* Runs case_dir with options on backend (NULL: the interpreter; backend_options may be NULL)
+ * and fills verdict, which the caller clears with fb_case_verdict_clear. */
 void       fb_case_check        (const char *case_dir, const FbPipelineOptions *options,
-                                 gboolean for_cpu, FbCaseVerdict *verdict);
+                                 const FbBackend *backend,
+                                 const FbBackendOptions *backend_options,
+                                 FbCaseVerdict *verdict);
 void       fb_case_verdict_clear (FbCaseVerdict *verdict);
 
 G_END_DECLS

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The CPU target behind the backend interface: lower, lay out memory, generate code (through
- * the kernel cache), load it, run it. */
-#include "fb-runtime.h"
+ * the kernel cache), load it, run it; bundles hold its x86-64 objects. */
+#include "fb-bundle.h"
 #include "fb-codegen.h"
 #include "fb-lower.h"
 
@@ -11,22 +11,37 @@ cpu_supports_op (const FbBackend *backend, const FbNode *node, char **reason)
   return fb_lower_supports_node (node, reason);
 }
 
+static FbPlan *
+cpu_lower (const FbBackend *backend, const FbGraph *graph, GError **error)
+{
+  if (!fb_backend_check_graph (backend, graph, error))
+    return NULL;
+  FbPlan *plan = fb_lower_graph (graph, fb_codegen_host_target (), error);
+  if (plan != NULL)
+    fb_plan_layout_memory (plan);
+  return plan;
+}
+
 FbCpuModule *
 fb_cpu_compile (const FbGraph *graph, guint n_threads, GError **error)
 {
   g_return_val_if_fail (graph != NULL, NULL);
-  if (!fb_backend_check_graph (fb_backend_cpu (), graph, error))
-    return NULL;
-  g_autoptr(FbPlan) plan = fb_lower_graph (graph, fb_codegen_host_target (), error);
+  g_autoptr(FbPlan) plan = cpu_lower (fb_backend_cpu (), graph, error);
   if (plan == NULL)
     return NULL;
-  fb_plan_layout_memory (plan);
   if (n_threads == 0)
     n_threads = g_get_num_processors ();
   g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, n_threads, NULL, error);
   if (objects == NULL)
     return NULL;
   return fb_cpu_module_new (plan, objects, n_threads, error);
+}
+
+static FbKernelStages *
+cpu_kernel_stages (const FbBackend *backend, const FbKernel *kernel, const FbPlan *plan,
+                   GError **error)
+{
+  return fb_codegen_kernel_stages (kernel, plan, error);
 }
 
 static FbCompiled *
@@ -36,10 +51,58 @@ cpu_compile (const FbBackend *backend, const FbGraph *graph, const FbBackendOpti
   return (FbCompiled *) fb_cpu_compile (graph, options ? options->n_threads : 0, error);
 }
 
+static gboolean
+cpu_compile_bundle (const FbBackend *backend, const FbGraph *graph, const char *path,
+                    const FbBundleOptions *bundle_options, const FbBackendOptions *options,
+                    FbCompileStats *stats, GError **error)
+{
+  guint threads = options && options->n_threads ? options->n_threads : g_get_num_processors ();
+  FbCompileStats local = { 0 };
+  gint64 t0 = g_get_monotonic_time ();
+  g_autoptr(FbPlan) plan = cpu_lower (backend, graph, error);
+  if (plan == NULL)
+    return FALSE;
+  gint64 t1 = g_get_monotonic_time ();
+  g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, threads, &local.n_cached, error);
+  if (objects == NULL)
+    return FALSE;
+  gint64 t2 = g_get_monotonic_time ();
+  if (!fb_bundle_write (path, plan, objects, graph, bundle_options, error))
+    return FALSE;
+  gint64 t3 = g_get_monotonic_time ();
+  for (guint i = 0; i < objects->len; i++)
+    local.n_with_code += g_ptr_array_index (objects, i) != NULL;
+  local.lower_ms = (t1 - t0) / 1e3;
+  local.codegen_ms = (t2 - t1) / 1e3;
+  local.bundle_ms = (t3 - t2) / 1e3;
+  if (stats != NULL)
+    *stats = local;
+  return TRUE;
+}
+
+static FbCompiled *
+cpu_load_bundle (const FbBackend *backend, const char *path, const FbBackendOptions *options,
+                 GError **error)
+{
+  return (FbCompiled *) fb_bundle_load (path, options ? options->n_threads : 0, error);
+}
+
+static FbPlan *
+cpu_plan (FbCompiled *compiled)
+{
+  return fb_cpu_module_plan ((FbCpuModule *) compiled);
+}
+
 static GPtrArray *
 cpu_run (FbCompiled *compiled, GPtrArray *inputs, GCancellable *cancellable, GError **error)
 {
   return fb_cpu_module_run ((FbCpuModule *) compiled, inputs, cancellable, error);
+}
+
+static GPtrArray *
+cpu_run_timed (FbCompiled *compiled, GPtrArray *inputs, guint n, double *ms, GError **error)
+{
+  return fb_backend_run_timed_host (fb_backend_cpu (), compiled, inputs, n, ms, error);
 }
 
 static void
@@ -49,44 +112,23 @@ cpu_free (FbCompiled *compiled)
 }
 
 static const FbBackend cpu_backend = {
-  .name        = "cpu",              /* x86-64 through LLVM, OpenBLAS for contractions */
-  .supports_op = cpu_supports_op,    /* fb_lower_supports_node: op, dtypes, attributes */
-  .compile     = cpu_compile,        /* lower + memory plan + codegen (cached) + LLJIT */
-  .run         = cpu_run,            /* the plan's kernels over the worker pool */
-  .free        = cpu_free,
+  .name            = "cpu",                /* x86-64 through LLVM, oneDNN for contractions */
+  .assembly_suffix = "s",                  /* x86-64 assembly, AT&T syntax */
+  .channels_last   = TRUE,                 /* oneDNN's convolution primitives want NHWC */
+  .supports_op     = cpu_supports_op,      /* fb_lower_supports_node: op, dtypes, attributes */
+  .lower           = cpu_lower,            /* check + lower + memory plan */
+  .kernel_stages   = cpu_kernel_stages,    /* kernel IR, LLVM IR, optimized, x86-64 */
+  .compile         = cpu_compile,          /* lower + codegen (cached) + LLJIT */
+  .compile_bundle  = cpu_compile_bundle,   /* lower + codegen + fb_bundle_write */
+  .load_bundle     = cpu_load_bundle,      /* fb_bundle_load: objects into LLJIT */
+  .plan            = cpu_plan,
+  .run             = cpu_run,              /* the plan's kernels over the worker pool */
+  .run_timed       = cpu_run_timed,        /* the host clock around each run */
+  .free            = cpu_free,
 };
 
 const FbBackend *
 fb_backend_cpu (void)
 {
   return &cpu_backend;
-}
-
-const FbBackend *
-fb_backend_lookup (const char *name)
-{
-  g_return_val_if_fail (name != NULL, NULL);
-  if (g_str_equal (name, cpu_backend.name))
-    return &cpu_backend;
-  return NULL;
-}
-
-gboolean
-fb_backend_check_graph (const FbBackend *backend, const FbGraph *graph, GError **error)
-{
-  g_return_val_if_fail (backend != NULL && graph != NULL, FALSE);
-  for (guint i = 0; i < graph->nodes->len; i++)
-    {
-      const FbNode *node = g_ptr_array_index (graph->nodes, i);
-      g_autofree char *reason = NULL;
-      if (!backend->supports_op (backend, node, &reason))
-        {
-          g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_UNSUPPORTED,
-                       "node '%s' (%s) is not supported by the %s target: %s", node->name,
-                       node->op_type ? node->op_type : fb_op_name (node->op), backend->name,
-                       reason ? reason : "no reason given");
-          return FALSE;
-        }
-    }
-  return TRUE;
 }

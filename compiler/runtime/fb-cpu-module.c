@@ -17,8 +17,6 @@
 #include <sys/mman.h>
 #include <time.h>
 
-G_DEFINE_QUARK (fb-runtime-error-quark, fb_runtime_error)
-
 /* Below this many element operations a phase runs on the calling thread: waking the workers
  * costs more than it saves. */
 #define PARALLEL_MIN_WORK 16384.0

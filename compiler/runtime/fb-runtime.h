@@ -51,6 +51,8 @@ guint        fb_cpu_module_n_threads  (FbCpuModule *module);
 typedef void (*FbCpuKernelHook) (guint kernel, gboolean after, gpointer data);
 void         fb_cpu_module_set_kernel_hook (FbCpuModule *module, FbCpuKernelHook hook,
                                             gpointer data);
+/* The CPU target (fb-cpu-backend.c). */
+const FbBackend *fb_backend_cpu (void);
 
 /* Lowering, code generation and loading in one step, as the CPU backend's compile does. */
 FbCpuModule *fb_cpu_compile          (const FbGraph *graph, guint n_threads, GError **error);

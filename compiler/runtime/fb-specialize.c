@@ -3,14 +3,16 @@
 #include "fb-onnx-import.h"
 
 typedef struct {
-  FbPipeline  *pipeline;
-  FbCpuModule *module;     /* NULL unless for_cpu */
+  FbPipeline      *pipeline;
+  const FbBackend *backend;
+  FbCompiled      *compiled;   /* NULL for the interpreter */
 } Entry;
 
 struct _FbSpecializer {
   char              *path;
   FbPipelineOptions *options;
-  gboolean           for_cpu;
+  const FbBackend   *backend;    /* NULL: the interpreter runs it */
+  FbBackendOptions   backend_options;
   FbGraph           *graph;      /* imported with the options' pins only */
   GHashTable        *cache;      /* signature -> Entry* */
   guint              n_compiled;
@@ -19,15 +21,16 @@ struct _FbSpecializer {
 static void
 entry_free (Entry *e)
 {
-  if (e->module != NULL)
-    fb_cpu_module_free (e->module);
+  if (e->compiled != NULL)
+    e->backend->free (e->compiled);
   if (e->pipeline != NULL)
     fb_pipeline_free (e->pipeline);
   g_free (e);
 }
 
 FbSpecializer *
-fb_specializer_new (const char *path, const FbPipelineOptions *options, gboolean for_cpu,
+fb_specializer_new (const char *path, const FbPipelineOptions *options,
+                    const FbBackend *backend, const FbBackendOptions *backend_options,
                     GError **error)
 {
   g_autoptr(FbSpecializer) spec = g_new0 (FbSpecializer, 1);
@@ -35,7 +38,9 @@ fb_specializer_new (const char *path, const FbPipelineOptions *options, gboolean
   g_return_val_if_fail (path != NULL && options != NULL, NULL);
   spec->path = g_strdup (path);
   spec->options = fb_pipeline_options_copy (options);
-  spec->for_cpu = for_cpu;
+  spec->backend = backend;
+  if (backend_options != NULL)
+    spec->backend_options = *backend_options;
   spec->cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) entry_free);
   spec->graph = fb_onnx_import_file (path, options->input_shapes, error);
   if (spec->graph == NULL)
@@ -114,7 +119,7 @@ fb_input_signature (const FbGraph *graph, GPtrArray *inputs)
 
 gboolean
 fb_specializer_prepare (FbSpecializer *spec, GPtrArray *inputs, FbPipeline **pipeline,
-                        FbCpuModule **module, GError **error)
+                        FbCompiled **compiled, GError **error)
 {
   g_autofree char *sig = NULL;
   Entry *e;
@@ -137,8 +142,10 @@ fb_specializer_prepare (FbSpecializer *spec, GPtrArray *inputs, FbPipeline **pip
         return FALSE;
       e = g_new0 (Entry, 1);
       e->pipeline = g_steal_pointer (&made);
-      if (spec->for_cpu &&
-          (e->module = fb_cpu_compile (fb_pipeline_final (e->pipeline), 0, error)) == NULL)
+      e->backend = spec->backend;
+      if (spec->backend != NULL &&
+          (e->compiled = spec->backend->compile (spec->backend, fb_pipeline_final (e->pipeline),
+                                                 &spec->backend_options, error)) == NULL)
         {
           entry_free (e);
           return FALSE;
@@ -147,7 +154,7 @@ fb_specializer_prepare (FbSpecializer *spec, GPtrArray *inputs, FbPipeline **pip
       g_hash_table_insert (spec->cache, g_strdup (sig), e);
     }
   *pipeline = e->pipeline;
-  if (module != NULL)
-    *module = e->module;
+  if (compiled != NULL)
+    *compiled = e->compiled;
   return TRUE;
 }

@@ -6,25 +6,28 @@
 #pragma once
 
 #include "fb-pipeline.h"
-#include "fb-runtime.h"
+#include "fb-backend.h"
 
 G_BEGIN_DECLS
 
 typedef struct _FbSpecializer FbSpecializer;
 
-/* Imports path once with the options' own pins, to learn its inputs. for_cpu: every
- * specialization is also compiled for the cpu target. */
+/* Imports path once with the options' own pins, to learn its inputs. backend (NULL: the
+ * interpreter runs it): every specialization is also compiled for that target, with
+ * backend_options (may be NULL). */
 FbSpecializer *fb_specializer_new        (const char *path, const FbPipelineOptions *options,
-                                          gboolean for_cpu, GError **error);
+                                          const FbBackend *backend,
+                                          const FbBackendOptions *backend_options,
+                                          GError **error);
 void           fb_specializer_free       (FbSpecializer *spec);
 /* The model as imported without specializing (borrowed): the graph whose inputs files are read
  * and checked against. */
 const FbGraph *fb_specializer_graph      (FbSpecializer *spec);
-/* The pipeline (and, for the cpu target, the module) for the shapes of inputs, made or taken from
+/* The pipeline (and, on a target, what it compiled) for the shapes of inputs, made or taken from
  * the cache; both borrowed, valid until fb_specializer_free. inputs NULL: the model as pinned by
  * the options alone. */
 gboolean       fb_specializer_prepare    (FbSpecializer *spec, GPtrArray *inputs,
-                                          FbPipeline **pipeline, FbCpuModule **module,
+                                          FbPipeline **pipeline, FbCompiled **compiled,
                                           GError **error);
 /* How many specializations were made so far (cache misses). */
 guint          fb_specializer_n_compiled (FbSpecializer *spec);

@@ -1,0 +1,125 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Exports torchvision ResNet-50 and MobileNetV2 and Hugging Face BERT-base (sequence 128),
+# random weights, batch 1, to ONNX, with one input and PyTorch's float32 output beside each
+# (a case folder: model.onnx, test_data_set_0/input_0.npy, torch_output_0.npy), and times
+# PyTorch on the GPU: eager, torch.compile (default) and torch.compile(mode="reduce-overhead"),
+# medians of 100 runs between CUDA events after warm-up, float32 with PyTorch's default TF32
+# settings for convolutions (cuDNN allows TF32; matmul precision left "highest" as PyTorch
+# ships it). Usage: torch_models.py OUT_DIR [export|time] [MODEL...]
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+import torch
+
+MODELS = ["resnet50", "mobilenet_v2", "bert"]
+
+
+def make(name):
+    torch.manual_seed(0)
+    if name == "resnet50":
+        import torchvision
+        return torchvision.models.resnet50(weights=None).eval(), torch.randn(1, 3, 224, 224)
+    if name == "mobilenet_v2":
+        import torchvision
+        return torchvision.models.mobilenet_v2(weights=None).eval(), torch.randn(1, 3, 224, 224)
+    from transformers import BertConfig, BertModel
+    cfg = BertConfig()
+    model = BertModel(cfg).eval()
+    ids = torch.randint(0, cfg.vocab_size, (1, 128), dtype=torch.int64)
+    return BertWrap(model).eval(), ids
+
+
+class BertWrap(torch.nn.Module):
+    """input_ids in, last hidden state out: one input, one output."""
+
+    def __init__(self, bert):
+        super().__init__()
+        self.bert = bert
+
+    def forward(self, ids):
+        return self.bert(input_ids=ids, attention_mask=torch.ones_like(ids)).last_hidden_state
+
+
+def export(out, name):
+    model, x = make(name)
+    case = os.path.join(out, name)
+    os.makedirs(os.path.join(case, "test_data_set_0"), exist_ok=True)
+    path = os.path.join(case, "model.onnx")
+    t0 = time.time()
+    try:
+        torch.onnx.export(model, (x,), path, input_names=["input"], output_names=["output"],
+                          opset_version=17, dynamo=False)
+    except Exception as e:  # the TorchScript exporter may be gone: the dynamo one then
+        print(f"{name}: TorchScript export failed ({e}); trying dynamo", flush=True)
+        torch.onnx.export(model, (x,), path, input_names=["input"], output_names=["output"],
+                          dynamo=True, external_data=False)
+    np.save(os.path.join(case, "test_data_set_0", "input_0.npy"), x.numpy())
+    with torch.no_grad():
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        y = model.cuda()(x.cuda()).float().cpu().numpy()
+        torch.backends.cudnn.allow_tf32 = True
+    np.save(os.path.join(case, "torch_output_0.npy"), y)
+    print(f"{name}: exported in {time.time() - t0:.1f} s, {os.path.getsize(path) / 1e6:.1f} MB",
+          flush=True)
+
+
+def bench(fn, x, warm=20, n=100):
+    with torch.no_grad():
+        for _ in range(warm):
+            fn(x)
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(n):
+            a = torch.cuda.Event(enable_timing=True)
+            b = torch.cuda.Event(enable_timing=True)
+            a.record()
+            fn(x)
+            b.record()
+            b.synchronize()
+            times.append(a.elapsed_time(b))
+    return statistics.median(times), min(times)
+
+
+def time_modes(out, name, modes):
+    model, x = make(name)
+    model = model.cuda()
+    x = x.cuda()
+    res = {}
+    for mode in modes:
+        t0 = time.time()
+        if mode == "eager":
+            fn = model
+        elif mode == "compile":
+            fn = torch.compile(model)
+        else:
+            fn = torch.compile(model, mode="reduce-overhead")
+        med, lo = bench(fn, x)
+        res[mode] = {"median_ms": med, "min_ms": lo, "setup_s": time.time() - t0}
+        print(f"torch {name} {mode}: median {med:.3f} ms, min {lo:.3f} ms "
+              f"(setup {time.time() - t0:.0f} s)", flush=True)
+    with open(os.path.join(out, f"torch-{name}.json"), "w") as f:
+        json.dump(res, f)
+
+
+def main():
+    out = sys.argv[1]
+    what = sys.argv[2] if len(sys.argv) > 2 else "export"
+    names = sys.argv[3:] or MODELS
+    print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}", flush=True)
+    for name in names:
+        if what == "export":
+            export(out, name)
+        elif what == "eager":
+            time_modes(out, name, ["eager"])
+        else:
+            time_modes(out, name, ["eager", "compile", "reduce-overhead"])
+
+
+if __name__ == "__main__":
+    main()

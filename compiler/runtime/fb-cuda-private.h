@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Internals of the cuda target shared between its files. Only compiler/runtime/ includes this
+ * header. */
+#pragma once
+
+#include "fb-cuda.h"
+#include "fb-cuda-api.h"
+
+G_BEGIN_DECLS
+
+/* A library phase made once, when the module is made: descriptors, the chosen algorithm, the
+ * device pointers it reads and writes (fixed for the module's life, so that a captured graph
+ * replays it). */
+typedef struct _FbCudaLibPhase FbCudaLibPhase;
+
+typedef struct {
+  const FbCuDriver *cu;
+  const FbCublasLt *lt;          /* opened on first need */
+  const FbCudnn    *dnn;
+  cublasLtHandle_t  lt_handle;
+  cudnnHandle_t     dnn_handle;
+  CUstream          stream;
+  CUdeviceptr       workspace;
+  size_t            workspace_bytes;
+  gboolean          strict_float32;
+} FbCudaLibs;
+
+/* y, x, w, bias, add: device addresses of the phase's arguments (0 where absent). */
+FbCudaLibPhase *_fb_cuda_lib_phase_new  (FbCudaLibs *libs, const FbKConv *cv, CUdeviceptr x,
+                                         CUdeviceptr w, CUdeviceptr bias, CUdeviceptr add,
+                                         CUdeviceptr y, const char *kernel_name,
+                                         GError **error);
+/* Workspace bytes the phase needs (the module allocates the largest before any run). */
+size_t          _fb_cuda_lib_phase_workspace (const FbCudaLibPhase *phase);
+gboolean        _fb_cuda_lib_phase_run  (FbCudaLibs *libs, FbCudaLibPhase *phase, GError **error);
+void            _fb_cuda_lib_phase_free (FbCudaLibs *libs, FbCudaLibPhase *phase);
+void            _fb_cuda_libs_clear     (FbCudaLibs *libs);
+
+/* FB_RUNTIME_ERROR_DEVICE "WHAT: CUDA_ERROR_X (text)" when r is not success. */
+gboolean        _fb_cuda_check          (const FbCuDriver *cu, CUresult r, GError **error,
+                                         const char *format, ...) G_GNUC_PRINTF (4, 5);
+
+G_END_DECLS

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The cuda target: a plan lowered for the GPU (fb_lower_graph with FB_LOWER_TARGET_CUDA), its
+ * generated phases as PTX modules (fb-ptx.h), its contractions through cuDNN and cuBLASLt,
+ * every buffer in one device arena laid out by the memory plan, the weights uploaded once,
+ * and each run of device kernels between host steps (If, Loop) captured once as a CUDA graph
+ * and replayed. Everything of CUDA is opened at run time (fb-cuda-api.h). */
+#pragma once
+
+#include "fb-backend.h"
+
+G_BEGIN_DECLS
+
+typedef struct _FbCudaModule FbCudaModule;
+
+/* Launch data of one phase, as fb-ptx.h gives it (entry NULL: a library phase). */
+typedef struct {
+  char   *entry;
+  guint   block_threads;
+  guint   iters_per_block;
+  guint   shared_bytes;
+  guint   blocks_per_iter;     /* multiplies the grid */
+} FbCudaPhase;
+
+/* Per kernel of plan: its PTX text (NULL when it has no generated phase) and one FbCudaPhase
+ * per phase (GArray). */
+typedef struct {
+  char   *ptx;
+  GArray *phases;
+} FbCudaKernelCode;
+
+void          fb_cuda_kernel_code_free (FbCudaKernelCode *code);
+
+/* A module on the first CUDA device that runs plan with code (one FbCudaKernelCode* per
+ * kernel). NULL with FB_RUNTIME_ERROR_DEVICE when there is no driver, no device, or the device
+ * refuses a module or memory. Takes a reference on plan. */
+FbCudaModule *fb_cuda_module_new   (FbPlan *plan, GPtrArray *code, const FbBackendOptions *options,
+                                    GError **error);
+void          fb_cuda_module_free  (FbCudaModule *module);
+FbPlan       *fb_cuda_module_plan  (FbCudaModule *module);
+GPtrArray    *fb_cuda_module_run   (FbCudaModule *module, GPtrArray *inputs,
+                                    GCancellable *cancellable, GError **error);
+/* Runs n times, ms[i] the device time of run i between CUDA events (inputs uploaded before the
+ * first, outputs read after the last). */
+GPtrArray    *fb_cuda_module_run_timed (FbCudaModule *module, GPtrArray *inputs, guint n,
+                                        double *ms, GError **error);
+/* What the last run did: "graph replay of 3 segments, 2 host-device copies (602 KB up), ..." */
+char         *fb_cuda_module_describe (FbCudaModule *module);
+
+/* The device: "NVIDIA H200, sm_90, 132 SMs, driver 13.0" or NULL with the reason. */
+char         *fb_cuda_device_describe (GError **error);
+
+const FbBackend *fb_backend_cuda   (void);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbCudaModule, fb_cuda_module_free)
+
+G_END_DECLS
