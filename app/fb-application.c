@@ -10,6 +10,7 @@ struct _FbApplication {
   GSettings      *settings;   /* NULL without the schema */
   GStrv           recent;     /* URIs, newest first, when there are no settings */
   GMenu          *recent_menu;
+  GFile          *profile;    /* --profile FILE: painted on the model the window opens */
 };
 
 G_DEFINE_FINAL_TYPE (FbApplication, fb_application, ADW_TYPE_APPLICATION)
@@ -174,6 +175,31 @@ fb_application_startup (GApplication *application)
   gtk_application_set_accels_for_action (app, "app.quit", (const char *[]) { "<Control>q", NULL });
 }
 
+/* `fusebench MODEL --profile FILE`: a profile made elsewhere (on a GPU server, say), opened
+ * with the model; the window checks that it fits before painting it. */
+static int
+fb_application_handle_local_options (GApplication *application,
+                                     GVariantDict *options)
+{
+  FbApplication *self = FB_APPLICATION (application);
+  g_autofree char *path = NULL;
+
+  if (g_variant_dict_lookup (options, "profile", "^ay", &path))
+    {
+      g_clear_object (&self->profile);
+      self->profile = g_file_new_for_commandline_arg (path);
+    }
+  return -1;
+}
+
+static void
+open_profile_in (FbApplication *self,
+                 FbWindow      *window)
+{
+  if (self->profile != NULL)
+    fb_window_open_profile (window, self->profile);
+}
+
 static void
 fb_application_activate (GApplication *application)
 {
@@ -181,6 +207,7 @@ fb_application_activate (GApplication *application)
 
   gtk_window_present (GTK_WINDOW (window));
   fb_window_open_sample (window);
+  open_profile_in (FB_APPLICATION (application), window);
 }
 
 static void
@@ -195,6 +222,7 @@ fb_application_open (GApplication  *application,
 
       gtk_window_present (GTK_WINDOW (window));
       fb_window_open_file (window, files[i]);
+      open_profile_in (FB_APPLICATION (application), window);
     }
 }
 
@@ -205,6 +233,7 @@ fb_application_finalize (GObject *object)
 
   g_clear_object (&self->settings);
   g_clear_object (&self->recent_menu);
+  g_clear_object (&self->profile);
   g_strfreev (self->recent);
 
   G_OBJECT_CLASS (fb_application_parent_class)->finalize (object);
@@ -219,6 +248,7 @@ fb_application_class_init (FbApplicationClass *klass)
   object_class->finalize = fb_application_finalize;
   app_class->startup = fb_application_startup;
   app_class->activate = fb_application_activate;
+  app_class->handle_local_options = fb_application_handle_local_options;
   app_class->open = fb_application_open;
 }
 
@@ -227,4 +257,7 @@ fb_application_init (FbApplication *self)
 {
   self->recent = g_new0 (char *, 1);
   self->recent_menu = g_menu_new ();
+  g_application_add_main_option (G_APPLICATION (self), "profile", 0, G_OPTION_FLAG_NONE, G_OPTION_ARG_FILENAME,
+                                 "Paint a profile (made with “fusebench profile”, here or elsewhere) on the model",
+                                 "FILE");
 }

@@ -17,6 +17,7 @@ static const FbCliCommand commands[] = {
   { "run", "run a model on given inputs, write or time its outputs", fb_cli_run },
   { "check", "run ONNX backend-style cases and compare with their outputs", fb_cli_check },
   { "compile", "compile a model for a target into a bundle folder", fb_cli_compile },
+  { "profile", "time every kernel; where the time goes, on every stage", fb_cli_profile },
 };
 
 const FbCliCommand *

@@ -56,5 +56,6 @@ int fb_cli_passes (int argc, char **argv);
 int fb_cli_run (int argc, char **argv);
 int fb_cli_check (int argc, char **argv);
 int fb_cli_compile (int argc, char **argv);
+int fb_cli_profile (int argc, char **argv);
 
 G_END_DECLS

@@ -141,6 +141,7 @@ on_loaded (GObject      *source,
   fb_compare_view_set_run (self->compare_view, NULL);
   fb_node_inspector_clear (self->inspector);
   _fb_window_kernel_run_changed (self);
+  _fb_window_profile_run_changed (self);
 
   /* The folder's name, not its whole path: enough to tell models apart, short enough to read. */
   if (job->file != NULL && (parent = g_file_get_parent (job->file)) != NULL)
@@ -277,6 +278,7 @@ on_run_done (GObject      *source,
   fb_compare_view_set_run (self->compare_view, run);
   fb_stage_list_set_run (self->stage_list, run);
   _fb_window_kernel_run_changed (self);
+  _fb_window_profile_run_changed (self);
   if (first)
     fb_stage_list_select (self->stage_list, first_interesting_stage (run));
   _fb_window_update_busy (self);
@@ -343,6 +345,8 @@ _fb_window_cancel (FbWindow *self)
   g_clear_object (&self->load_cancellable);
   if (self->run_cancellable != NULL)
     g_cancellable_cancel (self->run_cancellable);
+  if (self->profile_cancellable != NULL)
+    g_cancellable_cancel (self->profile_cancellable);
   /* The run's callback clears run_cancellable when the worker has stopped. */
   if (self->run == NULL && self->runner == NULL && gtk_widget_get_realized (GTK_WIDGET (self)))
     _fb_window_show_error (self, "Cancelled");

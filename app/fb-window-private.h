@@ -3,6 +3,7 @@
 #pragma once
 
 #include "fb-code-view.h"
+#include "fb-profile-panel.h"
 #include "fb-window.h"
 
 G_BEGIN_DECLS
@@ -43,6 +44,20 @@ struct _FbWindow {
   char                 *kernel_note;     /* how the selection got there, or why nothing does */
   gboolean              code_opened;     /* the code view was shown once: its size is the user's */
 
+  /* The profile (fb-window-profile.c, fb-window-profile-run.c). */
+  FbProfilePanel       *profile_panel;
+  GtkBox               *profile_box;     /* the Profile button and its target selector */
+  FbProfile            *profile;         /* the latest opened or made, or NULL */
+  FbProfile            *previous_profile;/* the one before it: A/B */
+  gboolean              profile_painted; /* profile fits the run on screen and is painted */
+  gboolean              profile_pending; /* opened while a model loads: checked once it has run */
+  gboolean              compare_previous;/* paint the change against previous_profile */
+  gboolean              profile_selecting; /* a node is being selected from the panel */
+  GCancellable         *profile_cancellable; /* non-NULL while a profile is being made */
+  const char           *profile_target;  /* "cpu", "cuda": what the Profile button runs on */
+  GtkWidget            *profile_cuda;    /* its CUDA choice, greyed while there is no target */
+  GtkFileChooserNative *profile_chooser;
+
   /* Work in flight. */
   GCancellable         *load_cancellable;
   GCancellable         *run_cancellable; /* non-NULL while a run is in flight: its worker owns
@@ -73,5 +88,25 @@ void _fb_window_show_error         (FbWindow       *self,
                                     const char     *message);
 void _fb_window_update_busy        (FbWindow       *self);
 void _fb_window_init_drop          (FbWindow       *self);
+
+/* fb-window-profile.c */
+void  _fb_window_class_init_profile      (GtkWidgetClass *widget_class);
+void  _fb_window_init_profile            (FbWindow       *self);
+void  _fb_window_constructed_profile     (FbWindow       *self);
+void  _fb_window_profile_finalize        (FbWindow       *self);
+/* After a new run or a new model: paints the profile again, or says why it no longer fits. */
+void  _fb_window_profile_run_changed     (FbWindow       *self);
+/* Takes profile as the one on screen, the one before becoming the A/B reference. */
+void  _fb_window_set_profile             (FbWindow       *self,
+                                          FbProfile      *profile);
+/* The inspector's line about node's cost (NULL without a painted profile); also shows the
+ * node's kernel as selected in the panel. */
+char *_fb_window_profile_describe_node   (FbWindow       *self,
+                                          FbGraphView    *view,
+                                          const FbNode   *node);
+
+/* fb-window-profile-run.c */
+void  _fb_window_class_init_profile_run  (GtkWidgetClass *widget_class);
+void  _fb_window_init_profile_run        (FbWindow       *self);
 
 G_END_DECLS

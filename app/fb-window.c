@@ -22,7 +22,7 @@ gboolean
 fb_window_is_busy (FbWindow *self)
 {
   g_return_val_if_fail (FB_IS_WINDOW (self), FALSE);
-  return self->load_cancellable != NULL || self->run_cancellable != NULL;
+  return self->load_cancellable != NULL || self->run_cancellable != NULL || self->profile_cancellable != NULL;
 }
 
 void
@@ -33,8 +33,10 @@ _fb_window_update_busy (FbWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", busy);
   gtk_revealer_set_reveal_child (self->progress_revealer,
                                  busy && g_strcmp0 (gtk_stack_get_visible_child_name (self->main_stack), "workbench") == 0);
-  if (busy)
+  if (busy && (self->load_cancellable != NULL || self->run_cancellable != NULL))
     gtk_label_set_label (self->progress_label, self->load_cancellable != NULL ? "Loading the model…" : "Running the passes…");
+  else if (busy)
+    gtk_label_set_label (self->progress_label, "Profiling…");
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
 }
 
@@ -142,7 +144,10 @@ on_view_selection_changed (FbWindow    *self,
 
   if (node != NULL)
     {
-      g_autofree char *note = fb_compare_view_describe_mark (self->compare_view, view, node);
+      g_autofree char *mark = fb_compare_view_describe_mark (self->compare_view, view, node);
+      g_autofree char *cost = _fb_window_profile_describe_node (self, view, node);
+      g_autofree char *note = mark != NULL && cost != NULL ? g_strconcat (mark, "\n", cost, NULL)
+                                                           : g_strdup (mark != NULL ? mark : cost);
 
       fb_node_inspector_show_node (self->inspector, fb_graph_view_get_graph (view), node, note);
     }
@@ -225,7 +230,10 @@ fb_window_dispose (GObject *object)
   g_clear_object (&self->load_cancellable);
   if (self->run_cancellable != NULL)
     g_cancellable_cancel (self->run_cancellable);
+  if (self->profile_cancellable != NULL)
+    g_cancellable_cancel (self->profile_cancellable);
   g_clear_object (&self->chooser);
+  g_clear_object (&self->profile_chooser);
   gtk_widget_dispose_template (GTK_WIDGET (self), FB_TYPE_WINDOW);
 
   G_OBJECT_CLASS (fb_window_parent_class)->dispose (object);
@@ -242,6 +250,7 @@ fb_window_finalize (GObject *object)
   g_clear_pointer (&self->options, fb_pipeline_options_free);
   g_clear_object (&self->model_file);
   _fb_window_kernel_finalize (self);
+  _fb_window_profile_finalize (self);
   g_free (self->model_title);
   g_free (self->last_error);
 
@@ -293,6 +302,7 @@ fb_window_constructed (GObject *object)
       g_settings_bind (settings, "window-maximized", self, "maximized", G_SETTINGS_BIND_DEFAULT);
     }
   _fb_window_init_actions (self);
+  _fb_window_constructed_profile (self);
   _fb_window_update_busy (self);
 }
 
@@ -338,6 +348,7 @@ fb_window_class_init (FbWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_search_previous);
 
   _fb_window_class_init_actions (widget_class);
+  _fb_window_class_init_profile (widget_class);
 }
 
 static void
@@ -350,6 +361,7 @@ fb_window_init (FbWindow *self)
   gtk_search_bar_connect_entry (self->search_bar, GTK_EDITABLE (self->search_entry));
   _fb_window_init_drop (self);
   _fb_window_init_kernel (self);
+  _fb_window_init_profile (self);
   g_signal_connect_object (fb_compare_view_get_before_view (self->compare_view), "populate-context-menu",
                            G_CALLBACK (on_populate_context_menu), self, 0);
   g_signal_connect_object (fb_compare_view_get_after_view (self->compare_view), "populate-context-menu",

@@ -10,6 +10,7 @@
 #include "fb-code-view.h"
 #include "fb-compare-view.h"
 #include "fb-node-inspector.h"
+#include "fb-profile-panel.h"
 #include "fb-runner.h"
 #include "fb-stage-list.h"
 
@@ -35,5 +36,18 @@ FbCompareView   *fb_window_get_compare_view  (FbWindow      *self);
 FbNodeInspector *fb_window_get_inspector     (FbWindow      *self);
 /* The code view of the selected node's kernel (Ctrl+K), hidden until first asked for. */
 FbCodeView      *fb_window_get_code_view     (FbWindow      *self);
+
+/* Opens a profile file (made here or elsewhere, e.g. on a GPU server) in a worker thread and
+ * paints it when it was recorded for the model and toggles on screen; otherwise says why not
+ * (fb_window_get_last_error) and paints nothing. */
+void             fb_window_open_profile      (FbWindow      *self,
+                                              GFile         *file);
+/* The profile on screen (opened or made), painted or not; NULL when none. */
+FbProfile       *fb_window_get_profile       (FbWindow      *self);
+/* The profile the one on screen is compared with (A/B), when it is painted so. */
+FbProfile       *fb_window_get_previous_profile (FbWindow   *self);
+gboolean         fb_window_is_profile_painted(FbWindow      *self);
+void             fb_window_clear_profile     (FbWindow      *self);
+FbProfilePanel  *fb_window_get_profile_panel (FbWindow      *self);
 
 G_END_DECLS

@@ -36,7 +36,7 @@ main (int argc, char **argv)
   if (argc > 1 && (command = fb_cli_lookup (argv[1])) != NULL)
     return command->run (argc - 1, argv + 1);
   /* Commands DESIGN.md plans that this build does not have yet: say so rather than guess. */
-  if (argc > 1 && (strcmp (argv[1], "profile") == 0 || strcmp (argv[1], "export") == 0))
+  if (argc > 1 && strcmp (argv[1], "export") == 0)
     {
       fprintf (stderr, "fusebench: '%s' is not available in this build yet\n", argv[1]);
       return FB_EXIT_INPUT;

@@ -9,8 +9,14 @@
  *     first picture's zoom, zoomed out to the whole graph, and with every group open.
  * Targets: first picture under 1 s, panning within a 60 Hz frame (16.7 ms).
  *
+ * Then the same pans with a profile painted (a kernel per node, heat and badges on every box),
+ * alternating with the plain pans as the peer, and the profile panel's timeline drawing 10,000
+ * launches, whole and zoomed in, against the same 16.7 ms (60 fps).
+ *
  * Run it under a display, e.g. with GSK_RENDERER=cairo as the tests do. */
 #include "fb-graph-view.h"
+#include "fb-profile-overlay.h"
+#include "fb-timeline-view.h"
 #include "fb-ui.h"
 
 #include <adwaita.h>
@@ -36,10 +42,17 @@ add_op (FbGraph    *graph,
   g_autofree char *value_name = g_strconcat (name, "_output_0", NULL);
   FbValue *out = fb_graph_add_value (graph, value_name, FB_DTYPE_FLOAT32, &shape);
 
+  FbOrigNode orig = { g_strdup (name), g_strdup (fb_op_name (op)) };
+  guint prov;
+
   node->inputs[0] = a;
   if (b != NULL)
     node->inputs[1] = b;
   fb_node_set_output (node, 0, out);
+  /* Provenance, as the importer gives it: what a profile's kernels are attributed through. */
+  g_array_append_val (graph->model->orig_nodes, orig);
+  prov = graph->model->orig_nodes->len - 1;
+  fb_node_add_prov (graph, node, &prov, 1);
   return out;
 }
 
@@ -148,8 +161,8 @@ compare_double (gconstpointer a,
   return x < y ? -1 : x > y;
 }
 
-/* Mean and 95th percentile of times[first..], in ms. */
-static void
+/* Mean and 95th percentile of times[first..], in ms; returns the 95th percentile. */
+static double
 report (const char *what,
         GArray     *all,
         guint       first)
@@ -164,14 +177,18 @@ report (const char *what,
   p95 = g_array_index (times, double, (guint) (times->len * 0.95));
   printf ("  %s mean %5.2f p95 %5.2f ms%s", what, sum / times->len / 1000, p95 / 1000,
           p95 <= 16667 ? "" : " (over 16.7)");
+  return p95 / 1000;
 }
 
-/* Pans across the picture one frame at a time and reports the paint times. */
-static void
+/* Pans across the picture one frame at a time and reports the paint times; returns the
+ * 95th percentile of the wall time, in ms. */
+static double
 pan (const char  *label,
      FbGraphView *view,
-     Frames      *frames)
+     Frames      *frames,
+     double      *cpu_p95)
 {
+  double p95, cpu;
   double x, y, zoom;
   guint first;
 
@@ -185,10 +202,155 @@ pan (const char  *label,
       wait_painted (frames, 1);
     }
   printf ("  %-28s zoom %4.2f", label, zoom);
-  report ("wall", frames->frame_us, first);
-  report ("cpu", frames->cpu_us, first);
+  p95 = report ("wall", frames->frame_us, first);
+  cpu = report ("cpu", frames->cpu_us, first);
+  if (cpu_p95 != NULL)
+    *cpu_p95 = cpu;
   printf ("\n");
   fb_graph_view_set_viewport (view, x, y, zoom);
+  return p95;
+}
+
+/* A profile of graph: a kernel per node, times spread over two orders of magnitude, and a
+ * timeline of one launch each on two lanes with a gap before every launch. */
+static FbProfile *
+make_profile (FbGraph *graph)
+{
+  FbProfile *profile = fb_profile_new ();
+  double t = 0;
+
+  profile->model = g_strdup ("bench");
+  profile->target = g_strdup ("cpu");
+  profile->device.name = g_strdup ("bench");
+  profile->device.peak_gflops = 500;
+  profile->device.peak_gbps = 50;
+  for (guint i = 0; i < graph->nodes->len; i++)
+    {
+      FbNode *node = g_ptr_array_index (graph->nodes, i);
+      FbProfileKernel *kernel = fb_profile_kernel_new ();
+      double share = 1;
+      FbProfileSpan span;
+
+      kernel->id = i;
+      kernel->name = g_strdup_printf ("fbk_%u", i);
+      kernel->stage_node = node->id;
+      g_ptr_array_add (kernel->nodes, g_strdup (node->name));
+      g_array_append_val (kernel->node_shares, share);
+      kernel->calls = 1;
+      kernel->median_us = kernel->min_us = kernel->max_us = 1 + (i * 7919) % 200;
+      kernel->bytes_read = 393216;
+      kernel->bytes_written = 393216;
+      kernel->flops = node->op == FB_OP_MATMUL ? 1.5e8 : 1e5;
+      kernel->bound = node->op == FB_OP_MATMUL ? FB_BOUND_COMPUTE : FB_BOUND_MEMORY;
+      kernel->roofline_share = (i % 10) / 10.0;
+      g_ptr_array_add (profile->kernels, kernel);
+      span.kernel = i;
+      span.lane = i % 2;
+      span.start_us = t + 0.5;
+      span.end_us = span.start_us + kernel->median_us;
+      t = span.end_us;
+      g_array_append_val (profile->timeline, span);
+    }
+  profile->wall_median_ms = profile->wall_min_ms = profile->wall_max_ms = t / 1000;
+  profile->busy_ms = fb_profile_total_us (profile) / 1000;
+  return profile;
+}
+
+static double
+load_average (void)
+{
+  g_autofree char *text = NULL;
+
+  if (!g_file_get_contents ("/proc/loadavg", &text, NULL, NULL))
+    return -1;
+  return g_ascii_strtod (text, NULL);
+}
+
+/* The same pan without and with the profile painted, alternating, twice each. */
+static void
+pan_with_profile (const char  *label,
+                  FbGraphView *view,
+                  Frames      *frames,
+                  FbProfile   *profile)
+{
+  double plain = 0, painted = 0, plain_cpu = 0, painted_cpu = 0, p95, cpu;
+
+  for (guint round = 0; round < 2; round++)
+    {
+      g_autofree char *a = g_strdup_printf ("%s, plain", label);
+      g_autofree char *b = g_strdup_printf ("%s, profile", label);
+
+      fb_graph_view_set_profile (view, NULL, NULL);
+      p95 = pan (a, view, frames, &cpu);
+      plain = MAX (plain, p95);
+      plain_cpu = MAX (plain_cpu, cpu);
+      fb_graph_view_set_profile (view, profile, NULL);
+      p95 = pan (b, view, frames, &cpu);
+      painted = MAX (painted, p95);
+      painted_cpu = MAX (painted_cpu, cpu);
+    }
+  printf ("  => p95 with the profile: wall %.2f ms (%s 16.7, %.2fx the plain pan), UI thread cpu %.2f ms "
+          "(%s 16.7, %.2fx); load average %.2f\n",
+          painted, painted <= 16.667 ? "within" : "over", plain > 0 ? painted / plain : 0,
+          painted_cpu, painted_cpu <= 16.667 ? "within" : "over", plain_cpu > 0 ? painted_cpu / plain_cpu : 0,
+          load_average ());
+}
+
+/* The timeline of 10,000 launches: the whole inference on screen (almost every launch under a
+ * pixel, merged), then zoomed 50x and panned across. */
+static void
+bench_timeline (FbProfile *profile)
+{
+  GtkWidget *window = gtk_window_new ();
+  FbTimelineView *timeline = FB_TIMELINE_VIEW (fb_timeline_view_new ());
+  Frames frames = { 0 };
+  GdkFrameClock *clock;
+  double start, end, width;
+  guint first;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 200);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (timeline));
+  fb_timeline_view_set_profile (timeline, profile);
+  gtk_window_present (GTK_WINDOW (window));
+  while (gtk_widget_get_width (GTK_WIDGET (timeline)) == 0)
+    g_main_context_iteration (NULL, TRUE);
+  clock = gtk_widget_get_frame_clock (GTK_WIDGET (timeline));
+  frames.widget = GTK_WIDGET (timeline);
+  frames.frame_us = g_array_new (FALSE, FALSE, sizeof (double));
+  frames.cpu_us = g_array_new (FALSE, FALSE, sizeof (double));
+  g_signal_connect (clock, "before-paint", G_CALLBACK (on_before_paint), &frames);
+  g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint), &frames);
+  wait_painted (&frames, 2);
+
+  printf ("\nTimeline of %u launches on 2 lanes (load average %.2f)\n", profile->timeline->len, load_average ());
+  fb_timeline_view_get_range (timeline, &start, &end);
+  first = frames.frame_us->len;
+  for (guint i = 0; i < PAN_FRAMES; i++)
+    {
+      /* The whole inference, nudged a little each frame so that every frame draws anew. */
+      fb_timeline_view_set_range (timeline, start + (i % 2) * 0.01, end + (i % 2) * 0.01);
+      wait_painted (&frames, 1);
+    }
+  printf ("  %-28s %5u rects", "whole inference", fb_timeline_view_get_n_drawn (timeline));
+  report ("wall", frames.frame_us, first);
+  report ("cpu", frames.cpu_us, first);
+  printf ("\n");
+  width = (end - start) / 50;
+  first = frames.frame_us->len;
+  for (guint i = 0; i < PAN_FRAMES; i++)
+    {
+      double s = start + (end - start - width) * i / PAN_FRAMES;
+
+      fb_timeline_view_set_range (timeline, s, s + width);
+      wait_painted (&frames, 1);
+    }
+  printf ("  %-28s %5u rects", "zoomed 50x, panning", fb_timeline_view_get_n_drawn (timeline));
+  report ("wall", frames.frame_us, first);
+  report ("cpu", frames.cpu_us, first);
+  printf ("\n");
+  g_array_unref (frames.frame_us);
+  g_array_unref (frames.cpu_us);
+  gtk_window_destroy (GTK_WINDOW (window));
 }
 
 int
@@ -248,9 +410,9 @@ main (int    argc,
           t_paint - t0 < G_USEC_PER_SEC ? "within" : "over");
 
   printf ("Panning\n");
-  pan ("first picture", view, &frames);
+  pan ("first picture", view, &frames, NULL);
   fb_graph_view_zoom_to_fit (view);
-  pan ("whole graph (fit)", view, &frames);
+  pan ("whole graph (fit)", view, &frames, NULL);
 
   /* Every group open: 10,000 boxes, each group laid out on its own. */
   all = fb_graph_layout_default_expansion (layout, G_MAXUINT);
@@ -273,9 +435,9 @@ main (int    argc,
   printf ("  layout (worker)      %8.1f ms\n", (t_layout - t0) / 1000.0);
   printf ("  first frame          %8.1f ms\n", (t_paint - t_layout) / 1000.0);
   fb_graph_view_set_viewport (view, 0, 0, 1.0);
-  pan ("everything open, zoom 1", view, &frames);
+  pan ("everything open, zoom 1", view, &frames, NULL);
   fb_graph_view_set_viewport (view, 0, 0, 0.25);
-  pan ("everything open, zoom 0.25", view, &frames);
+  pan ("everything open, zoom 0.25", view, &frames, NULL);
 
   /* Opening one more group again costs only what changed: everything else is cached. */
   {
@@ -288,6 +450,22 @@ main (int    argc,
     wait_layout (view);
     printf ("\nFolding and reopening one layer: %u Graphviz runs; reopening took %.1f ms\n",
             fb_graph_layout_n_dot_runs (layout) - runs, (g_get_monotonic_time () - t0) / 1000.0);
+  }
+
+  /* A profile painted on all of it. */
+  {
+    g_autoptr(FbProfile) profile = make_profile (graph);
+    gint64 t_attr = g_get_monotonic_time ();
+    g_autoptr(GHashTable) costs = fb_profile_attribute (profile, graph);
+
+    printf ("\nWith a profile painted (%u kernels; attributing them took %.1f ms)\n", profile->kernels->len,
+            (g_get_monotonic_time () - t_attr) / 1000.0);
+    fb_graph_view_set_viewport (view, 0, 0, 1.0);
+    pan_with_profile ("everything open, zoom 1", view, &frames, profile);
+    fb_graph_view_set_viewport (view, 0, 0, 0.25);
+    pan_with_profile ("everything open, zoom 0.25", view, &frames, profile);
+    fb_graph_view_set_profile (view, NULL, NULL);
+    bench_timeline (profile);
   }
 
   g_array_unref (frames.frame_us);

@@ -33,4 +33,11 @@ FbProfile *fb_profile_run (const char *target, GPtrArray *stages,
                            const FbProfileOptions *options, GCancellable *cancellable,
                            FbProfileProgress progress, gpointer data, GError **error);
 
+/* The same for a bundle folder (compiled for the CPU target elsewhere): no stages, so no folded
+ * nodes, each kernel's cost split equally over its original nodes, and no model digest (the
+ * profile names the model the bundle's manifest gives). */
+FbProfile *fb_profile_run_bundle (const char *path, GPtrArray *inputs,
+                                  const FbProfileOptions *options, GCancellable *cancellable,
+                                  FbProfileProgress progress, gpointer data, GError **error);
+
 G_END_DECLS

@@ -162,6 +162,16 @@ double           fb_profile_total_us      (const FbProfile *profile);
 /* Original node name -> its attributed time in µs (double*), a new table. */
 GHashTable      *fb_profile_original_costs(const FbProfile *profile);
 
+/* Fills kernel->node_shares from the modeled cost (fb_node_cost, at the device's ceilings) of
+ * each of its original nodes as import_graph (stage 0) has them; equal parts where nothing is
+ * modeled. A target calls it for every kernel it measured. */
+void             fb_profile_kernel_split_by_cost (FbProfileKernel *kernel,
+                                                  const FbGraph *import_graph,
+                                                  const FbProfileDevice *device);
+/* "generated", "library", "host", "copy": the file's names of the kinds. */
+const char      *fb_profile_kernel_kind_name (FbProfileKernelKind kind);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbProfile, fb_profile_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbProfileKernel, fb_profile_kernel_free)
 
 G_END_DECLS

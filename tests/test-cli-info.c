@@ -91,7 +91,7 @@ test_bad_input_exits_2 (void)
     g_autoptr(TestRun) none = test_run_fusebench ("info", NULL);
     g_autoptr(TestRun) flag = test_run_fusebench ("info", model, "--no-such-flag", NULL);
     g_autoptr(TestRun) command = test_run_fusebench ("no-such-command", NULL);
-    g_autoptr(TestRun) planned = test_run_fusebench ("profile", model, NULL);
+    g_autoptr(TestRun) planned = test_run_fusebench ("export", model, NULL);
     g_assert_cmpint (planned->status, ==, 2);
     g_assert_nonnull (strstr (planned->err, "not available in this build"));
     g_assert_cmpint (none->status, ==, 2);

@@ -3,6 +3,7 @@
  * a minimap drawn once per scene. */
 #include "fb-graph-view-private.h"
 #include "fb-graph-style-private.h"
+#include "fb-profile-overlay-private.h"
 
 #include <adwaita.h>
 #include <math.h>
@@ -261,6 +262,8 @@ draw_node (Draw              *d,
   rounded_rect (cr, item->x, item->y, item->width, item->height, FB_GRAPH_RADIUS);
   set_rgb (cr, &palette[d->dark][kind][0], 1);
   cairo_fill_preserve (cr);
+  if (self->overlay != NULL)
+    _fb_profile_overlay_tint (self->overlay, cr, item->node, NULL);
   if (mark == FB_GRAPH_MARK_REMOVED || mark == FB_GRAPH_MARK_FUSED)
     {
       set_rgb (cr, &mark_colors[mark], 0.16);
@@ -300,6 +303,9 @@ draw_node (Draw              *d,
     draw_text (d, shape, d->mono_font, item->x + FB_GRAPH_NODE_PAD, item->y + item->height - 18,
                w, PANGO_ELLIPSIZE_END, &d->fg, 0.7);
   }
+  if (self->overlay != NULL)
+    _fb_profile_overlay_badge (self->overlay, cr, d->text, item->node, NULL, item->x, item->y,
+                               item->width, item->height);
 }
 
 static void
@@ -339,6 +345,8 @@ draw_group (Draw              *d,
       rounded_rect (cr, item->x + 3 * k, item->y + 3 * k, item->width - 6, item->height - 6, FB_GRAPH_RADIUS);
       set_rgb (cr, fill, 1);
       cairo_fill_preserve (cr);
+      if (k == 0 && self->overlay != NULL)
+        _fb_profile_overlay_tint (self->overlay, cr, NULL, item->group);
       cairo_set_line_width (cr, 1.2);
       set_rgb (cr, border, k == 0 ? 1 : 0.5);
       cairo_stroke (cr);
@@ -360,6 +368,9 @@ draw_group (Draw              *d,
              item->y + 24, item->width - 2 * FB_GRAPH_NODE_PAD - 6, PANGO_ELLIPSIZE_END, &d->fg, 0.7);
   draw_text (d, "+", d->title_font, item->x + item->width - 24, item->y + 6, 14,
              PANGO_ELLIPSIZE_NONE, border, 1);
+  if (self->overlay != NULL)
+    _fb_profile_overlay_badge (self->overlay, cr, d->text, NULL, item->group, item->x, item->y,
+                               item->width - 6, item->height - 6);
 }
 
 static void
@@ -727,6 +738,8 @@ _fb_graph_view_snapshot (GtkWidget   *widget,
   d.small_font = make_font (self->pango, FB_GRAPH_TEXT_PX, PANGO_WEIGHT_NORMAL, NULL);
   d.mono_font = make_font (self->pango, FB_GRAPH_TEXT_PX, PANGO_WEIGHT_NORMAL, "Monospace");
 
+  if (self->overlay != NULL && scene != NULL)
+    _fb_profile_overlay_sync (self->overlay, fb_graph_scene_get_layout (scene));
   if (scene != NULL)
     paint_tiles (&d, cr, scene, width, height);
 
@@ -735,6 +748,8 @@ _fb_graph_view_snapshot (GtkWidget   *widget,
   d.text = pango_layout_new (self->pango);
   if (scene != NULL)
     draw_minimap (&d);
+  if (scene != NULL && self->overlay != NULL)
+    _fb_profile_overlay_legend (self->overlay, cr, d.text, d.dark, width, height);
   if (self->error != NULL)
     draw_status (&d, self->error);
   else if (fb_graph_view_is_busy (self))

@@ -38,6 +38,8 @@ struct _FbGraphView {
   double           anchor_wx, anchor_wy;
 
   GHashTable      *marks;           /* node id -> FbGraphMark */
+  struct _FbProfileOverlay *overlay;/* the profile painted on it (fb-profile-overlay.c), or NULL */
+  int              overlay_metric;  /* FbProfileMetric, kept while no profile is painted */
   GHashTable      *group_marks;     /* FbGraphGroup* -> number of marked nodes inside */
 
   char            *query;

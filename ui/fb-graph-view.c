@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fb-graph-view-private.h"
 #include "fb-graph-style-private.h"
+#include "fb-profile-overlay-private.h"
 
 #include <adwaita.h>
 
@@ -548,6 +549,7 @@ fb_graph_view_set_layout (FbGraphView   *self,
       g_clear_pointer (&self->selected_name, g_free);
       g_clear_pointer (&self->query, g_free);
       self->fit_pending = TRUE;
+  self->overlay_metric = FB_PROFILE_METRIC_SHARE;
     }
   else if (self->scene == NULL)
     {
@@ -685,6 +687,7 @@ fb_graph_view_finalize (GObject *object)
   g_ptr_array_unref (self->matches);
   g_hash_table_unref (self->match_set);
   g_hash_table_unref (self->tiles);
+  g_clear_pointer (&self->overlay, _fb_profile_overlay_free);
   g_free (self->error);
   g_free (self->query);
   g_free (self->selected_name);

@@ -4,6 +4,7 @@
 #include "fb-compare-view.h"
 #include "fb-graph-view.h"
 #include "fb-node-inspector.h"
+#include "fb-profile-panel.h"
 #include "fb-resources.h"
 #include "fb-stage-list.h"
 #include "fb-stage-row.h"
@@ -29,6 +30,7 @@ fb_ui_init (void)
   g_type_ensure (FB_TYPE_COMPARE_VIEW);
   g_type_ensure (FB_TYPE_GRAPH_VIEW);
   g_type_ensure (FB_TYPE_NODE_INSPECTOR);
+  g_type_ensure (FB_TYPE_PROFILE_PANEL);
   g_type_ensure (FB_TYPE_STAGE_LIST);
   g_type_ensure (FB_TYPE_STAGE_ROW);
   g_once_init_leave (&initialized, 1);

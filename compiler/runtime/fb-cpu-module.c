@@ -39,6 +39,14 @@ struct _FbCpuModule {
   FbTensor     **dynamic;       /* per buffer: what a host step made of a dynamic buffer */
   gboolean       timing;
   gboolean       timed;
+  double        *start_ms;      /* timing, per kernel (FbCpuTiming) */
+  double        *busy_ms;       /* timing, kernel x thread */
+  double        *first_ms;
+  double        *last_ms;
+  gboolean      *pooled;
+  gboolean      *self_threaded;
+  FbCpuKernelHook hook;
+  gpointer       hook_data;
 };
 
 #define HUGE_PAGE ((gsize) 2 << 20)
@@ -191,6 +199,13 @@ fb_cpu_module_new (FbPlan *plan, GPtrArray *objects, guint n_threads, GError **e
   /* The math libraries' own threads would fight ours for the same cores. */
   openblas_set_num_threads (1);
   m->pool = fb_worker_pool_new (n_threads);
+  gsize kt = (gsize) plan->kernels->len * fb_worker_pool_n_threads (m->pool) + 1;
+  m->start_ms = g_new0 (double, plan->kernels->len + 1);
+  m->busy_ms = g_new0 (double, kt);
+  m->first_ms = g_new0 (double, kt);
+  m->last_ms = g_new0 (double, kt);
+  m->pooled = g_new0 (gboolean, plan->kernels->len + 1);
+  m->self_threaded = g_new0 (gboolean, plan->kernels->len + 1);
   if (!make_convolutions (m, error))
     return NULL;
   return g_steal_pointer (&m);
@@ -214,6 +229,12 @@ fb_cpu_module_free (FbCpuModule *m)
   g_free (m->bufptr);
   free (m->arena);
   g_free (m->kernel_ms);
+  g_free (m->start_ms);
+  g_free (m->busy_ms);
+  g_free (m->first_ms);
+  g_free (m->last_ms);
+  g_free (m->pooled);
+  g_free (m->self_threaded);
   for (guint i = 0; m->dynamic && i < m->plan->buffers->len; i++)
     g_clear_pointer (&m->dynamic[i], fb_tensor_unref);
   g_free (m->dynamic);
@@ -241,6 +262,41 @@ fb_cpu_module_set_timing (FbCpuModule *m, gboolean timing)
 {
   g_return_if_fail (m != NULL);
   m->timing = timing;
+}
+
+gboolean
+fb_cpu_module_timing (FbCpuModule *m, FbCpuTiming *t)
+{
+  g_return_val_if_fail (m != NULL && t != NULL, FALSE);
+  if (!m->timed)
+    return FALSE;
+  *t = (FbCpuTiming) {
+    .n_kernels = m->plan->kernels->len,
+    .n_threads = fb_worker_pool_n_threads (m->pool),
+    .kernel_ms = m->kernel_ms,
+    .start_ms = m->start_ms,
+    .busy_ms = m->busy_ms,
+    .first_ms = m->first_ms,
+    .last_ms = m->last_ms,
+    .pooled = m->pooled,
+    .self_threaded = m->self_threaded,
+  };
+  return TRUE;
+}
+
+guint
+fb_cpu_module_n_threads (FbCpuModule *m)
+{
+  g_return_val_if_fail (m != NULL, 1);
+  return fb_worker_pool_n_threads (m->pool);
+}
+
+void
+fb_cpu_module_set_kernel_hook (FbCpuModule *m, FbCpuKernelHook hook, gpointer data)
+{
+  g_return_if_fail (m != NULL);
+  m->hook = hook;
+  m->hook_data = data;
 }
 
 typedef struct {
@@ -329,12 +385,37 @@ fb_cpu_module_run (FbCpuModule *m, GPtrArray *inputs, GCancellable *cancellable,
    * (OpenMP's thread count is per thread, and the caller may be any thread). */
   omp_set_num_threads (1);
   m->timed = FALSE;
+  guint n_threads = fb_worker_pool_n_threads (m->pool);
+  double t_run = 0, t_prev = 0;
+  if (m->timing)
+    {
+      gsize kt = (gsize) plan->kernels->len * n_threads;
+      memset (m->busy_ms, 0, kt * sizeof (double));
+      for (gsize i = 0; i < kt; i++)
+        m->first_ms[i] = m->last_ms[i] = -1;
+      t_run = t_prev = now_ms ();
+    }
   for (guint k = 0; k < plan->kernels->len; k++)
     {
       ExecKernel *e = &m->exec[k];
-      double t0 = m->timing ? now_ms () : 0;
+      FbWorkerTimes times = { 0 };
+      if (m->timing)
+        {
+          times.busy_ms = m->busy_ms + (gsize) k * n_threads;
+          times.first_ms = m->first_ms + (gsize) k * n_threads;
+          times.last_ms = m->last_ms + (gsize) k * n_threads;
+          m->pooled[k] = m->self_threaded[k] = FALSE;
+        }
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return NULL;
+      /* A hook's own time (reading counters) stays out of the kernel's: the clock is read
+       * again after it, only when there is one. */
+      if (m->hook)
+        {
+          m->hook (k, FALSE, m->hook_data);
+          if (m->timing)
+            t_prev = now_ms ();
+        }
       if (e->kernel->kind == FB_KERNEL_HOST)
         {
           if (!_fb_cpu_run_host (plan, m->bufptr, m->dynamic, e->kernel, error))
@@ -347,6 +428,7 @@ fb_cpu_module_run (FbCpuModule *m, GPtrArray *inputs, GCancellable *cancellable,
             {
               if (!run_convolution (m, e, p, error))
                 return NULL;
+              m->self_threaded[k] = n_threads > 1;
             }
           else if (ph->work < PARALLEL_MIN_WORK || ph->extent < 2)
             e->fns[p] (e->args, 0, ph->extent);
@@ -354,11 +436,36 @@ fb_cpu_module_run (FbCpuModule *m, GPtrArray *inputs, GCancellable *cancellable,
             {
               PhaseCall call = { e->fns[p], e->args };
               int64_t grain = MAX (1, (int64_t) (PARALLEL_MIN_WORK / 4 * ph->extent / ph->work));
-              fb_worker_pool_run (m->pool, run_range, &call, ph->extent, grain);
+              if (m->timing)
+                {
+                  fb_worker_pool_run_timed (m->pool, run_range, &call, ph->extent, grain, &times);
+                  m->pooled[k] = TRUE;
+                }
+              else
+                fb_worker_pool_run (m->pool, run_range, &call, ph->extent, grain);
             }
         }
       if (m->timing)
-        m->kernel_ms[k] = now_ms () - t0;
+        {
+          /* One clock read per kernel: each kernel ends where the next begins. */
+          double t = now_ms ();
+          m->kernel_ms[k] = t - t_prev;
+          m->start_ms[k] = t_prev - t_run;
+          /* The caller worked through the serial phases and its share of the pooled ones;
+           * as the lane that dispatches, it spans the whole kernel. */
+          times.busy_ms[0] += MAX (0, m->kernel_ms[k] - times.wall_ms);
+          for (guint i = 0; i < n_threads; i++)
+            if (times.first_ms[i] >= 0)
+              {
+                times.first_ms[i] -= t_run;
+                times.last_ms[i] -= t_run;
+              }
+          times.first_ms[0] = t_prev - t_run;
+          times.last_ms[0] = t - t_run;
+          t_prev = t;
+        }
+      if (m->hook)
+        m->hook (k, TRUE, m->hook_data);
     }
   m->timed = m->timing;
   GPtrArray *outputs = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);

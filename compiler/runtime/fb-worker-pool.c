@@ -10,6 +10,7 @@
 
 #include <omp.h>
 #include <sched.h>
+#include <time.h>
 
 struct _FbWorkerPool {
   guint n_threads;
@@ -63,9 +64,26 @@ fb_worker_pool_n_threads (FbWorkerPool *pool)
   return pool->n_threads;
 }
 
-void
-fb_worker_pool_run (FbWorkerPool *pool, FbRangeFn fn, gpointer data, int64_t extent,
-                    int64_t grain)
+double
+fb_worker_pool_now_ms (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void
+note_thread (FbWorkerTimes *times, int t, double start, double end)
+{
+  times->busy_ms[t] += end - start;
+  if (times->first_ms[t] < 0)
+    times->first_ms[t] = start;
+  times->last_ms[t] = end;
+}
+
+static void
+run_pool (FbWorkerPool *pool, FbRangeFn fn, gpointer data, int64_t extent, int64_t grain,
+          FbWorkerTimes *times)
 {
   g_return_if_fail (pool != NULL && fn != NULL);
   if (extent <= 0)
@@ -74,10 +92,17 @@ fb_worker_pool_run (FbWorkerPool *pool, FbRangeFn fn, gpointer data, int64_t ext
   /* A few chunks per thread balance uneven work without paying for many claims. */
   int64_t chunk = MAX (grain, (extent + 4 * n - 1) / (4 * n));
   int64_t n_chunks = (extent + chunk - 1) / chunk;
+  double t0 = times ? fb_worker_pool_now_ms () : 0;
   /* Inside a parallel region (a caller's own threads), the range runs here. */
   if (n == 1 || n_chunks == 1 || omp_in_parallel ())
     {
       fn (data, 0, extent);
+      if (times)
+        {
+          double t1 = fb_worker_pool_now_ms ();
+          note_thread (times, 0, t0, t1);
+          times->wall_ms += t1 - t0;
+        }
       return;
     }
   gint64 cursor = 0;
@@ -85,12 +110,35 @@ fb_worker_pool_run (FbWorkerPool *pool, FbRangeFn fn, gpointer data, int64_t ext
 #pragma omp parallel num_threads (team)
   {
     /* The math library's calls from here stay on this thread: OpenMP does not nest. */
+    double start = times ? fb_worker_pool_now_ms () : 0;
+    gboolean worked = FALSE;
     for (;;)
       {
         int64_t begin = g_atomic_pointer_add ((gssize *) &cursor, chunk);
         if (begin >= extent)
           break;
         fn (data, begin, MIN (begin + chunk, extent));
+        worked = TRUE;
       }
+    /* Each thread writes only its own entries. */
+    if (times && worked)
+      note_thread (times, omp_get_thread_num (), start, fb_worker_pool_now_ms ());
   }
+  if (times)
+    times->wall_ms += fb_worker_pool_now_ms () - t0;
+}
+
+void
+fb_worker_pool_run (FbWorkerPool *pool, FbRangeFn fn, gpointer data, int64_t extent,
+                    int64_t grain)
+{
+  run_pool (pool, fn, data, extent, grain, NULL);
+}
+
+void
+fb_worker_pool_run_timed (FbWorkerPool *pool, FbRangeFn fn, gpointer data, int64_t extent,
+                          int64_t grain, FbWorkerTimes *times)
+{
+  g_return_if_fail (times != NULL);
+  run_pool (pool, fn, data, extent, grain, times);
 }

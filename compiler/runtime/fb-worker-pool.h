@@ -23,6 +23,21 @@ guint         fb_worker_pool_n_threads (FbWorkerPool *pool);
 void          fb_worker_pool_run      (FbWorkerPool *pool, FbRangeFn fn, gpointer data,
                                        int64_t extent, int64_t grain);
 
+/* What each thread did in timed ranges, accumulated over calls (arrays of n_threads entries,
+ * indexed by OpenMP thread number, 0 the caller). Times are ms on the monotonic clock. */
+typedef struct {
+  double *busy_ms;              /* time spent taking and running chunks */
+  double *first_ms;             /* when it started its first chunk (< 0: none yet) */
+  double *last_ms;              /* when it finished its last chunk */
+  double  wall_ms;              /* the caller's time inside the timed calls */
+} FbWorkerTimes;
+
+/* fb_worker_pool_run that also adds to times: two clock reads per thread per call. */
+void          fb_worker_pool_run_timed (FbWorkerPool *pool, FbRangeFn fn, gpointer data,
+                                        int64_t extent, int64_t grain, FbWorkerTimes *times);
+/* The monotonic clock the pool times with, in ms. */
+double        fb_worker_pool_now_ms   (void);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbWorkerPool, fb_worker_pool_free)
 
 G_END_DECLS

@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* fusebench profile MODEL|BUNDLE [--target cpu] [PIPELINE] [--input-dir DIR | --input NAME=FILE ...]
+ *                   [--iterations N] [--warmup N] [--threads N] [-o PROFILE.json]
+ *                   [--chrome-trace FILE] [--counters] [--json]
+ *
+ * Profiles the compiled model (fb_profile_run, the same as the workbench's Profile button) and
+ * prints the top kernels and the diagnosis, or with --json the profile itself. Without inputs
+ * the model runs on seeded random inputs of its shapes. Output paths are checked before any
+ * work, and every file is written whole or not at all. */
+#include "fb-cli-load.h"
+#include "fb-runtime.h"
+#include "fb-profile-run.h"
+#include "fb-bundle.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define N_TABLE 15
+
+typedef struct {
+  char     *target;
+  char     *input_dir;
+  char    **inputs;
+  int       iterations;
+  int       warmup;
+  int       threads;
+  char     *output;
+  char     *chrome_trace;
+  gboolean  counters;
+  gboolean  json;
+} ProfileArgs;
+
+/* A file can be written at path: its folder exists and is writable, and path is no folder. */
+static gboolean
+check_writable (const char *option, const char *path, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR, "%s %s: is a folder", option, path);
+  else if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s %s: the folder %s does not exist",
+                 option, path, dir);
+  else if (g_access (dir, W_OK) != 0)
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ACCES, "%s %s: the folder %s is not writable",
+                 option, path, dir);
+  else
+    return TRUE;
+  return FALSE;
+}
+
+/* What cannot be measured here is the request's doing; a failed run is the work's. */
+static int
+fail (const GError *error)
+{
+  if (error->domain != FB_PROFILE_ERROR)
+    return fb_cli_fail (error);
+  fprintf (stderr, "fusebench: %s\n", error->message);
+  return error->code == FB_PROFILE_ERROR_FAILED ? FB_EXIT_WORK : FB_EXIT_INPUT;
+}
+
+static int
+by_time_desc (gconstpointer a, gconstpointer b)
+{
+  const FbProfileKernel *x = *(FbProfileKernel * const *) a, *y = *(FbProfileKernel * const *) b;
+  return (x->median_us < y->median_us) - (x->median_us > y->median_us);
+}
+
+/* The kernels, longest first (borrowed). */
+static GPtrArray *
+by_time (const FbProfile *p)
+{
+  GPtrArray *sorted = g_ptr_array_sized_new (p->kernels->len);
+  for (guint i = 0; i < p->kernels->len; i++)
+    g_ptr_array_add (sorted, g_ptr_array_index (p->kernels, i));
+  g_ptr_array_sort (sorted, by_time_desc);
+  return sorted;
+}
+
+static void
+print_table (const FbProfile *p)
+{
+  double total = fb_profile_total_us (p);
+  g_autoptr(GPtrArray) sorted = by_time (p);
+
+  printf ("%s on %s: median %.3f ms (min %.3f, max %.3f) over %u inferences; kernels %.3f ms\n",
+          p->model, p->device.name, p->wall_median_ms, p->wall_min_ms, p->wall_max_ms,
+          p->iterations, total / 1e3);
+  if (p->device.peak_gbps > 0)
+    printf ("ceilings (%s): %.2f GB/s, %.1f GFLOP/s\n",
+            p->device.ceilings_measured ? "measured" : "given", p->device.peak_gbps,
+            p->device.peak_gflops);
+  printf ("\n%6s %10s %10s %10s %8s %9s %-7s %5s %-9s %s\n", "share", "median_us", "min_us",
+          "max_us", "GB/s", "GFLOP/s", "bound", "roof", "kind", "kernel (nodes)");
+  for (guint i = 0; i < MIN (N_TABLE, sorted->len); i++)
+    {
+      const FbProfileKernel *k = g_ptr_array_index (sorted, i);
+      double s = k->median_us * 1e-6;
+      double bytes = (double) (k->bytes_read + k->bytes_written);
+      g_autoptr(GString) nodes = g_string_new (NULL);
+      for (guint j = 0; j < MIN (3u, k->nodes->len); j++)
+        g_string_append_printf (nodes, "%s%s", j ? ", " : "", (char *) g_ptr_array_index (k->nodes, j));
+      if (k->nodes->len > 3)
+        g_string_append_printf (nodes, " +%u", k->nodes->len - 3);
+      printf ("%5.1f%% %10.1f %10.1f %10.1f %8.2f %9.2f %-7s %4.0f%% %-9s %s (%s)\n",
+              total > 0 ? 100 * k->median_us / total : 0, k->median_us, k->min_us, k->max_us,
+              s > 0 ? bytes / s / 1e9 : 0, s > 0 ? k->flops / s / 1e9 : 0,
+              k->bound == FB_BOUND_COMPUTE ? "compute" : "memory", 100 * k->roofline_share,
+              fb_profile_kernel_kind_name (k->kind), k->name, nodes->str);
+    }
+  if (sorted->len > N_TABLE)
+    printf ("(%u more kernels)\n", sorted->len - N_TABLE);
+  if (p->folded->len > 0)
+    {
+      printf ("\nfolded at compile time (%u original nodes run no kernel):\n", p->folded->len);
+      for (guint i = 0; i < p->folded->len; i++)
+        {
+          const FbProfileFolded *f = &g_array_index (p->folded, FbProfileFolded, i);
+          printf ("  %s (by %s)\n", f->node, f->by);
+        }
+    }
+  if (p->counters_note)
+    printf ("\n%s\n", p->counters_note);
+  printf ("\ndiagnosis:\n");
+  for (guint i = 0; i < p->diagnosis->len; i++)
+    printf ("  %s\n", (char *) g_ptr_array_index (p->diagnosis, i));
+}
+
+/* On a terminal, where the run is: a profile of a large model takes a while. */
+static void
+show_progress (double fraction, const char *what, gpointer data)
+{
+  fprintf (stderr, "\r\033[Kprofiling: %3.0f %% %s", 100 * fraction, what);
+  fflush (stderr);
+}
+
+static GPtrArray *
+read_inputs (const FbGraph *graph, const ProfileArgs *args, GError **error)
+{
+  if (args->input_dir != NULL)
+    return fb_cli_read_input_dir (graph, args->input_dir, error);
+  return fb_cli_read_named_inputs (graph, args->inputs, error);
+}
+
+static int
+profile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const ProfileArgs *args)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbProfile) profile = NULL;
+  g_autoptr(GPtrArray) inputs = NULL;
+  FbProfileOptions options = {
+    .iterations = (guint) args->iterations,
+    .warmup = (guint) args->warmup,
+    .counters = args->counters,
+    .n_threads = (guint) args->threads,
+    .seed = 1,
+  };
+  gboolean given = args->input_dir != NULL || args->inputs != NULL;
+  FbProfileProgress progress = isatty (STDERR_FILENO) ? show_progress : NULL;
+
+  if ((args->output && !check_writable ("-o", args->output, &error)) ||
+      (args->chrome_trace && !check_writable ("--chrome-trace", args->chrome_trace, &error)))
+    return fail (error);
+  if (fb_bundle_is_bundle (model))
+    {
+      if (given)
+        {
+          /* The bundle's graph says what its inputs are. */
+          g_autoptr(FbCpuModule) probe = fb_bundle_load (model, 1, &error);
+          if (probe == NULL || (inputs = read_inputs (fb_cpu_module_plan (probe)->graph, args,
+                                                      &error)) == NULL)
+            return fail (error);
+        }
+      profile = fb_profile_run_bundle (model, inputs, &options, NULL, progress, NULL, &error);
+    }
+  else
+    {
+      g_autoptr(FbPipeline) pipeline = fb_cli_load_model (model, pipeline_args, &error);
+      g_autoptr(FbPipelineOptions) popts = NULL;
+      if (pipeline == NULL || (popts = fb_cli_pipeline_options (pipeline_args, &error)) == NULL)
+        return fail (error);
+      if (given && (inputs = read_inputs (fb_pipeline_final (pipeline), args, &error)) == NULL)
+        return fail (error);
+      g_autoptr(GPtrArray) stages = fb_pipeline_dup_stages (pipeline);
+      profile = fb_profile_run ("cpu", stages, popts, inputs, &options, NULL, progress, NULL,
+                                &error);
+    }
+  if (progress)
+    fprintf (stderr, "\r\033[K");
+  if (profile == NULL)
+    return fail (error);
+  if (args->chrome_trace && !fb_profile_save_chrome_trace (profile, args->chrome_trace, &error))
+    return fail (error);
+  if (args->output && !fb_profile_save (profile, args->output, &error))
+    {
+      if (args->chrome_trace)
+        g_unlink (args->chrome_trace);
+      return fail (error);
+    }
+  if (args->json)
+    {
+      g_autofree char *text = fb_profile_to_json (profile);
+      fputs (text, stdout);
+    }
+  else
+    print_table (profile);
+  return FB_EXIT_OK;
+}
+
+int
+fb_cli_profile (int argc, char **argv)
+{
+  ProfileArgs args = { .iterations = 50, .warmup = 5 };
+  FbCliPipelineArgs pipeline = { 0 };
+  const GOptionEntry entries[] = {
+    { "target", 0, 0, G_OPTION_ARG_STRING, &args.target, "Where to profile: cpu (cuda later)", "TARGET" },
+    { "input-dir", 0, 0, G_OPTION_ARG_FILENAME, &args.input_dir,
+      "Read input_K.pb (or .npy) for the K-th model input", "DIR" },
+    { "input", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args.inputs,
+      "Read one input from a .pb or .npy file (repeatable)", "NAME=FILE" },
+    { "iterations", 0, 0, G_OPTION_ARG_INT, &args.iterations, "Timed inferences (50)", "N" },
+    { "warmup", 0, 0, G_OPTION_ARG_INT, &args.warmup, "Untimed inferences first (5)", "N" },
+    { "threads", 0, 0, G_OPTION_ARG_INT, &args.threads, "Threads (default: one per core)", "N" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args.output, "Write the profile (JSON)", "PROFILE.json" },
+    { "chrome-trace", 0, 0, G_OPTION_ARG_FILENAME, &args.chrome_trace,
+      "Write the timeline as a Chrome/Perfetto trace", "FILE" },
+    { "counters", 0, 0, G_OPTION_ARG_NONE, &args.counters,
+      "Hardware counters per kernel (cycles, instructions, LLC misses)", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &args.json, "Print the profile as JSON", NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context =
+    g_option_context_new ("MODEL|BUNDLE — time every kernel and say where the time goes");
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_add_group (context, fb_cli_pipeline_group (&pipeline));
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    status = fb_cli_fail (error);
+  else if (argc != 2)
+    {
+      fprintf (stderr, "fusebench profile: expected one MODEL or BUNDLE (see --help)\n");
+      status = FB_EXIT_INPUT;
+    }
+  else if (args.target && g_str_equal (args.target, "cuda"))
+    {
+      fprintf (stderr, "fusebench profile: cannot profile on cuda: this build has no CUDA "
+                       "target yet (use --target cpu)\n");
+      status = FB_EXIT_INPUT;
+    }
+  else if (args.target && !g_str_equal (args.target, "cpu"))
+    {
+      fprintf (stderr, "fusebench profile: --target '%s': expected cpu or cuda\n", args.target);
+      status = FB_EXIT_INPUT;
+    }
+  else if (args.iterations < 1 || args.warmup < 1 || args.threads < 0)
+    {
+      fprintf (stderr, "fusebench profile: --iterations and --warmup must be 1 or more, "
+                       "--threads 0 or more\n");
+      status = FB_EXIT_INPUT;
+    }
+  else if (args.input_dir != NULL && args.inputs != NULL)
+    {
+      fprintf (stderr, "fusebench profile: give --input-dir or --input, not both\n");
+      status = FB_EXIT_INPUT;
+    }
+  else
+    {
+      pipeline.for_cpu = TRUE;
+      status = profile_model (argv[1], &pipeline, &args);
+    }
+
+  g_free (args.target);
+  g_free (args.input_dir);
+  g_strfreev (args.inputs);
+  g_free (args.output);
+  g_free (args.chrome_trace);
+  fb_cli_pipeline_args_clear (&pipeline);
+  return status;
+}

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The Profile button: the final stage on screen compiled and profiled on the chosen target in a
+ * worker thread (fb_profile_run, the same as `fusebench profile`), with progress and cancel
+ * in the window's progress strip; the profile it makes is painted (fb-window-profile.c), the
+ * one before it becoming the A/B reference. */
+#include "fb-profile-run.h"
+#include "fb-window-private.h"
+
+/* Why the CUDA target cannot be picked; NULL once there is one to profile on. */
+static const char *
+cuda_unavailable (void)
+{
+  return "No CUDA target in this build yet: profiles made on a GPU elsewhere open with Open Profile…";
+}
+
+typedef struct {
+  GPtrArray         *stages;    /* FbStage*, references */
+  FbPipelineOptions *options;
+  char              *target;
+  GMainContext      *context;
+  FbWindow          *window;    /* a reference, for progress */
+} Job;
+
+typedef struct {
+  FbWindow *window;
+  double    fraction;
+  char     *what;
+} Progress;
+
+static void
+job_free (gpointer data)
+{
+  Job *job = data;
+
+  g_ptr_array_unref (job->stages);
+  fb_pipeline_options_free (job->options);
+  g_free (job->target);
+  g_main_context_unref (job->context);
+  g_object_unref (job->window);
+  g_free (job);
+}
+
+static void
+progress_free (gpointer data)
+{
+  Progress *p = data;
+
+  g_object_unref (p->window);
+  g_free (p->what);
+  g_free (p);
+}
+
+static gboolean
+deliver_progress (gpointer data)
+{
+  Progress *p = data;
+  FbWindow *self = p->window;
+  g_autofree char *text = NULL;
+
+  /* Only while this profile is being made: a late report after the end changes nothing. */
+  if (self->disposed || self->profile_cancellable == NULL || self->run_cancellable != NULL
+      || self->load_cancellable != NULL)
+    return G_SOURCE_REMOVE;
+  text = g_strdup_printf ("Profiling on the %s: %s…", g_strcmp0 (self->profile_target, "cuda") == 0 ? "GPU" : "CPU",
+                          p->what);
+  gtk_progress_bar_set_fraction (self->progress_bar, p->fraction);
+  gtk_label_set_label (self->progress_label, text);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_progress (double      fraction,
+             const char *what,
+             gpointer    data)
+{
+  Job *job = data;
+  Progress *p = g_new (Progress, 1);
+
+  p->window = g_object_ref (job->window);
+  p->fraction = fraction;
+  p->what = g_strdup (what);
+  g_main_context_invoke_full (job->context, G_PRIORITY_DEFAULT, deliver_progress, p, progress_free);
+}
+
+static void
+profile_thread (GTask        *task,
+                gpointer      source_object,
+                gpointer      task_data,
+                GCancellable *cancellable)
+{
+  Job *job = task_data;
+  FbProfileOptions options = { 0 };
+  GError *error = NULL;
+  FbProfile *profile;
+
+  profile = fb_profile_run (job->target, job->stages, job->options, NULL, &options, cancellable,
+                            on_progress, job, &error);
+  if (profile == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, profile, (GDestroyNotify) fb_profile_unref);
+}
+
+static void
+on_profiled (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  FbWindow *self = FB_WINDOW (source);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbProfile) profile = g_task_propagate_pointer (G_TASK (result), &error);
+
+  g_clear_object (&self->profile_cancellable);
+  if (self->disposed)
+    return;
+  if (profile == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _fb_window_update_busy (self);
+      else
+        _fb_window_show_error (self, error->message);
+      return;
+    }
+  _fb_window_update_busy (self);
+  _fb_window_set_profile (self, profile);
+}
+
+static void
+profile_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  FbWindow *self = FB_WINDOW (widget);
+  g_autoptr(GTask) task = NULL;
+  Job *job;
+
+  /* One profile at a time, of passes that have finished. */
+  if (self->run == NULL || self->profile_cancellable != NULL)
+    return;
+  if (g_strcmp0 (self->profile_target, "cuda") == 0 && cuda_unavailable () != NULL)
+    {
+      _fb_window_show_error (self, cuda_unavailable ());
+      return;
+    }
+  job = g_new0 (Job, 1);
+  job->stages = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_stage_unref);
+  for (guint i = 0; i < fb_run_n_stages (self->run); i++)
+    g_ptr_array_add (job->stages, fb_stage_ref (fb_run_get_stage (self->run, i)));
+  job->options = fb_pipeline_options_copy (fb_run_get_options (self->run));
+  job->target = g_strdup (self->profile_target);
+  job->context = g_main_context_ref_thread_default ();
+  job->window = g_object_ref (self);
+
+  self->profile_cancellable = g_cancellable_new ();
+  gtk_progress_bar_set_fraction (self->progress_bar, 0);
+  task = g_task_new (self, self->profile_cancellable, on_profiled, NULL);
+  g_task_set_source_tag (task, profile_action);
+  g_task_set_task_data (task, job, job_free);
+  g_task_run_in_thread (task, profile_thread);
+  _fb_window_update_busy (self);
+}
+
+static void
+on_target_toggled (GtkCheckButton *button,
+                   FbWindow       *self)
+{
+  if (gtk_check_button_get_active (button))
+    self->profile_target = g_object_get_data (G_OBJECT (button), "fb-target");
+}
+
+static GtkWidget *
+target_button (FbWindow       *self,
+               const char     *label,
+               const char     *target,
+               GtkCheckButton *group)
+{
+  GtkWidget *button = gtk_check_button_new_with_label (label);
+
+  g_object_set_data (G_OBJECT (button), "fb-target", (gpointer) target);
+  if (group != NULL)
+    gtk_check_button_set_group (GTK_CHECK_BUTTON (button), group);
+  g_signal_connect_object (button, "toggled", G_CALLBACK (on_target_toggled), self, 0);
+  return button;
+}
+
+void
+_fb_window_init_profile_run (FbWindow *self)
+{
+  GtkWidget *button = gtk_button_new_with_mnemonic ("_Profile");
+  GtkWidget *menu = gtk_menu_button_new ();
+  GtkWidget *popover = gtk_popover_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  GtkWidget *heading = gtk_label_new ("Profile On");
+  GtkWidget *cpu, *cuda, *reason, *open;
+
+  self->profile_target = "cpu";
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "win.profile");
+  gtk_widget_set_tooltip_text (button, "Compile the final stage and time every kernel on the chosen target "
+                                       "(50 inferences after 5 warm-up), then paint the cost on every stage");
+  gtk_box_append (self->profile_box, button);
+
+  gtk_widget_add_css_class (heading, "heading");
+  gtk_label_set_xalign (GTK_LABEL (heading), 0);
+  gtk_box_append (GTK_BOX (box), heading);
+  cpu = target_button (self, "CPU", "cpu", NULL);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (cpu), TRUE);
+  gtk_box_append (GTK_BOX (box), cpu);
+  cuda = target_button (self, "CUDA (NVIDIA GPU)", "cuda", GTK_CHECK_BUTTON (cpu));
+  gtk_box_append (GTK_BOX (box), cuda);
+  if (cuda_unavailable () != NULL)
+    {
+      /* Greyed out, and why, right under it. */
+      gtk_widget_set_sensitive (cuda, FALSE);
+      gtk_widget_set_tooltip_text (cuda, cuda_unavailable ());
+      reason = gtk_label_new (cuda_unavailable ());
+      gtk_label_set_wrap (GTK_LABEL (reason), TRUE);
+      gtk_label_set_max_width_chars (GTK_LABEL (reason), 36);
+      gtk_label_set_xalign (GTK_LABEL (reason), 0);
+      gtk_widget_add_css_class (reason, "caption");
+      gtk_widget_add_css_class (reason, "dim-label");
+      gtk_box_append (GTK_BOX (box), reason);
+    }
+  self->profile_cuda = cuda;
+  gtk_box_append (GTK_BOX (box), gtk_separator_new (GTK_ORIENTATION_HORIZONTAL));
+  open = gtk_button_new_with_mnemonic ("Open a Profile _File…");
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (open), "win.open-profile");
+  gtk_widget_add_css_class (open, "flat");
+  gtk_box_append (GTK_BOX (box), open);
+  gtk_popover_set_child (GTK_POPOVER (popover), box);
+  gtk_menu_button_set_popover (GTK_MENU_BUTTON (menu), popover);
+  gtk_widget_set_tooltip_text (menu, "Target, and profiles made elsewhere");
+  gtk_box_append (self->profile_box, menu);
+}
+
+void
+_fb_window_class_init_profile_run (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.profile", NULL, profile_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_p, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
+                                       "win.profile", NULL);
+}

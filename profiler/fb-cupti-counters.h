@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Hardware counters per kernel from CUPTI's range profiler (auto ranges: one range a kernel;
+ * kernel replay: each kernel run as often as its counters need): DRAM bytes read and written,
+ * the kernel's duration and its SM throughput. A separate run after the timing run, since
+ * replaying kernels changes their timing.
+ *
+ * The decoded counter data can be saved with what reading it needs (the chip's name and its
+ * counter availability) and evaluated again on a machine without a GPU, through the same
+ * CUPTI host calls: the suite checks the evaluation on counters of a real run. */
+#pragma once
+
+#include "fb-cupti.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  char      *range;              /* the range's name as CUPTI gives it */
+  double     dram_read_bytes;    /* dram__bytes_read.sum */
+  double     dram_write_bytes;   /* dram__bytes_write.sum */
+  double     duration_ns;        /* gpu__time_duration.sum */
+  double     sm_throughput;      /* sm__throughput.avg.pct_of_peak_sustained_elapsed, 0..1 */
+} FbGpuCounters;
+
+typedef struct _FbCuptiCounters FbCuptiCounters;
+
+/* An array of FbGpuCounters that frees the names with the entries. */
+GArray          *fb_gpu_counters_array_new     (void);
+
+/* Starts counting the kernels launched next on context (a CUcontext) of the device with that
+ * index, for up to max_ranges kernels. FB_PROFILE_ERROR_UNAVAILABLE saying why counters cannot
+ * be had: no permission, another profiler attached, an unsupported GPU, no CUPTI. */
+FbCuptiCounters *fb_cupti_counters_start       (gpointer context, guint device_index,
+                                                guint max_ranges, GError **error);
+/* Stops, decodes and evaluates: FbGpuCounters per kernel in launch order. When save_path is
+ * given the decoded data is also written there (atomically). Frees counters either way. */
+GArray          *fb_cupti_counters_stop        (FbCuptiCounters *counters, const char *save_path,
+                                                GError **error);
+/* Evaluates counter data saved by fb_cupti_counters_stop; needs CUPTI's host library but no
+ * GPU. FB_PROFILE_ERROR_UNAVAILABLE without CUPTI, FB_PROFILE_ERROR_INVALID for a damaged
+ * file. */
+GArray          *fb_cupti_counters_replay_file (const char *path, GError **error);
+
+G_END_DECLS

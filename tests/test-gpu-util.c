@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* GPU utilization, the idle-time breakdown, the diagnosis, owner matching and the per-kernel
+ * figures, on timelines built by hand whose answers are known. */
+#include "fb-gpu-activity.h"
+
+#include <string.h>
+
+static void
+add_kernel (GArray *acts, const char *name, guint64 owner, double start_us, double end_us,
+            double api_us, guint32 stream, gboolean graph)
+{
+  FbGpuActivity a = {
+    .kind = FB_GPU_KERNEL,
+    .start_ns = (guint64) (start_us * 1000),
+    .end_ns = (guint64) (end_us * 1000),
+    .api_start_ns = api_us < 0 ? 0 : (guint64) (api_us * 1000),
+    .api_end_ns = api_us < 0 ? 0 : (guint64) (api_us * 1000) + 2000,
+    .owner = owner,
+    .stream = stream,
+    .graph_node = graph ? owner + 100 : 0,
+    .name = g_strdup (name),
+  };
+  g_array_append_val (acts, a);
+}
+
+static void
+add_copy (GArray *acts, double start_us, double end_us, double api_us)
+{
+  FbGpuActivity a = {
+    .kind = FB_GPU_MEMCPY,
+    .start_ns = (guint64) (start_us * 1000),
+    .end_ns = (guint64) (end_us * 1000),
+    .api_start_ns = (guint64) (api_us * 1000),
+    .bytes = 1 << 20,
+    .copy_kind = FB_GPU_COPY_HTOD,
+  };
+  g_array_append_val (acts, a);
+}
+
+static gboolean
+lines_contain (GPtrArray *lines, const char *needle)
+{
+  for (guint i = 0; i < lines->len; i++)
+    if (strstr (lines->pdata[i], needle))
+      return TRUE;
+  return FALSE;
+}
+
+/* Eager launches: the host issues a 2 µs kernel every 10 µs, each call after the previous
+ * kernel ended, so 80 % of the wall is the GPU waiting for the host. */
+static void
+test_launch_bound (void)
+{
+  g_autoptr(GArray) acts = fb_gpu_activity_array_new ();
+  for (guint i = 0; i < 10; i++)
+    add_kernel (acts, "k", i + 1, 10.0 * i + 5, 10.0 * i + 7, 10.0 * i + 1, 7, FALSE);
+
+  FbGpuUtilization u = fb_gpu_utilization (acts, 0, 100000);
+  g_assert_cmpfloat_with_epsilon (u.wall_us, 100.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (u.kernel_busy_us, 20.0, 1e-9);
+  g_assert_cmpuint (u.launches, ==, 10);
+  g_assert_cmpuint (u.n_gaps, ==, 11);          /* 9 between, the lead and the trail */
+  g_assert_cmpfloat_with_epsilon (u.gap_total_us, 80.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (u.gap_largest_us, 8.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (u.host_wait_us, 80.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (u.kernel_wait_us, 0.0, 1e-9);
+  g_assert_cmpuint (u.short_kernels, ==, 10);
+  g_assert_false (u.graph);
+
+  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+  fb_gpu_utilization_diagnose (&u, lines);
+  g_assert_true (lines_contain (lines, "GPU busy 20 %"));
+  g_assert_true (lines_contain (lines, "launch-bound: 80 % idle in 11 gaps"));
+  g_assert_true (lines_contain (lines, "toggle: CUDA graph"));
+  /* 80 µs of launch idle, less the 1 µs a graph still leaves per launch. */
+  g_assert_true (lines_contain (lines, "save about 0.07 ms"));
+}
+
+/* A CUDA graph: every kernel names the one graph launch, queued long before it runs, so the
+ * 1 µs gaps are latency between dependent kernels, and the GPU is mostly busy. */
+static void
+test_graph_replay (void)
+{
+  g_autoptr(GArray) acts = fb_gpu_activity_array_new ();
+  for (guint i = 0; i < 20; i++)
+    add_kernel (acts, "k", i + 1, 3 + 10.0 * i, 12 + 10.0 * i, 0.5, 1, TRUE);
+
+  FbGpuUtilization u = fb_gpu_utilization (acts, 0, 203000);
+  g_assert_true (u.graph);
+  g_assert_cmpfloat_with_epsilon (u.kernel_busy_us, 180.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (u.kernel_wait_us, 19.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (u.host_wait_us, 4.0, 1e-9);    /* 3 lead, 1 trail */
+  g_assert_cmpuint (u.n_small_gaps, ==, 21);
+
+  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+  fb_gpu_utilization_diagnose (&u, lines);
+  g_assert_true (lines_contain (lines, "replayed as a CUDA graph"));
+  g_assert_true (lines_contain (lines, "GPU-bound: busy 89 %"));
+}
+
+/* Kernels already queued behind each other with 6 µs between them: latency, not the host. */
+static void
+test_dependent_latency (void)
+{
+  g_autoptr(GArray) acts = fb_gpu_activity_array_new ();
+  for (guint i = 0; i < 10; i++)
+    add_kernel (acts, "k", i + 1, 10.0 * i, 10.0 * i + 4, 0, 1, FALSE);
+  /* api at 0 µs means "recorded at the start of the clock"; give real call times instead. */
+  for (guint i = 0; i < acts->len; i++)
+    g_array_index (acts, FbGpuActivity, i).api_start_ns = 1 + i;
+
+  FbGpuUtilization u = fb_gpu_utilization (acts, 0, 94000);
+  g_assert_cmpfloat_with_epsilon (u.kernel_wait_us, 54.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (u.host_wait_us, 0.0, 1e-9);
+  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+  fb_gpu_utilization_diagnose (&u, lines);
+  g_assert_true (lines_contain (lines, "latency between dependent kernels"));
+  g_assert_true (lines_contain (lines, "fuse-epilogue"));
+}
+
+/* Two streams overlap: busy is the union, not the sum; a long upload no kernel overlaps is
+ * the main cost. */
+static void
+test_copies_and_overlap (void)
+{
+  g_autoptr(GArray) acts = fb_gpu_activity_array_new ();
+  add_copy (acts, 0, 60, 0);
+  add_kernel (acts, "a", 1, 60, 80, 1, 1, FALSE);
+  add_kernel (acts, "b", 2, 70, 90, 2, 2, FALSE);
+
+  FbGpuUtilization u = fb_gpu_utilization (acts, 0, 100000);
+  g_assert_cmpfloat_with_epsilon (u.kernel_busy_us, 30.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (u.copy_us, 60.0, 1e-9);
+  g_assert_cmpuint (u.copies, ==, 1);
+  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+  fb_gpu_utilization_diagnose (&u, lines);
+  g_assert_true (lines_contain (lines, "copy-bound: 60 %"));
+}
+
+static void
+test_match_owners (void)
+{
+  g_autoptr(GArray) ref = fb_gpu_activity_array_new ();
+  add_kernel (ref, "gemm", 1, 0, 1, 0, 1, FALSE);
+  add_kernel (ref, "relu", 2, 2, 3, 1, 1, FALSE);
+  add_kernel (ref, "gemm", 3, 4, 5, 3, 1, FALSE);
+
+  /* The same sequence: by position. */
+  g_autoptr(GArray) same = fb_gpu_activity_array_new ();
+  add_kernel (same, "gemm", 0, 10, 11, 9, 1, TRUE);
+  add_kernel (same, "relu", 0, 11, 12, 9, 1, TRUE);
+  add_kernel (same, "gemm", 0, 12, 13, 9, 1, TRUE);
+  g_assert_cmpuint (fb_gpu_match_owners (ref, same), ==, 0);
+  g_assert_cmpuint (g_array_index (same, FbGpuActivity, 0).owner, ==, 1);
+  g_assert_cmpuint (g_array_index (same, FbGpuActivity, 2).owner, ==, 3);
+
+  /* Another order and an unknown kernel: the n-th of each name, the stranger unowned. */
+  g_autoptr(GArray) other = fb_gpu_activity_array_new ();
+  add_kernel (other, "relu", 0, 10, 11, 9, 1, TRUE);
+  add_kernel (other, "gemm", 0, 11, 12, 9, 1, TRUE);
+  add_kernel (other, "gemm", 0, 12, 13, 9, 1, TRUE);
+  add_kernel (other, "memset_kernel", 0, 13, 14, 9, 1, TRUE);
+  g_assert_cmpuint (fb_gpu_match_owners (ref, other), ==, 1);
+  g_assert_cmpuint (g_array_index (other, FbGpuActivity, 0).owner, ==, 2);
+  g_assert_cmpuint (g_array_index (other, FbGpuActivity, 1).owner, ==, 1);
+  g_assert_cmpuint (g_array_index (other, FbGpuActivity, 2).owner, ==, 3);
+  g_assert_cmpuint (g_array_index (other, FbGpuActivity, 3).owner, ==, 0);
+}
+
+/* Three inferences; kernel 0 launches two device kernels (a library call), kernel 1 one. The
+ * per-kernel medians, the calls and the median inference's timeline follow. */
+static void
+test_profile_fill (void)
+{
+  g_autoptr(FbProfile) profile = fb_profile_new ();
+  for (guint id = 0; id < 2; id++)
+    {
+      FbProfileKernel *k = fb_profile_kernel_new ();
+      k->id = id;
+      k->name = g_strdup_printf ("k%u", id);
+      g_ptr_array_add (profile->kernels, k);
+    }
+
+  g_autoptr(GPtrArray) iterations = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  const double scale[] = { 1.0, 3.0, 2.0 };
+  guint64 begin[3], end[3];
+  for (guint i = 0; i < 3; i++)
+    {
+      GArray *acts = fb_gpu_activity_array_new ();
+      double t0 = 1000.0 * i, s = scale[i];
+      add_kernel (acts, "lib_a", 1, t0 + 1, t0 + 1 + 2 * s, t0, 3, FALSE);
+      add_kernel (acts, "lib_b", 1, t0 + 5, t0 + 5 + 3 * s, t0, 3, FALSE);
+      add_kernel (acts, "gen", 2, t0 + 20, t0 + 20 + 10 * s, t0, 9, FALSE);
+      add_kernel (acts, "stranger", 0, t0 + 40, t0 + 41, t0, 3, FALSE);
+      begin[i] = (guint64) (t0 * 1000);
+      end[i] = (guint64) ((t0 + 50 + 10 * s) * 1000);
+      g_ptr_array_add (iterations, acts);
+    }
+
+  FbGpuUtilization u = fb_gpu_profile_fill (profile, iterations, begin, end);
+  FbProfileKernel *k0 = profile->kernels->pdata[0], *k1 = profile->kernels->pdata[1];
+  g_assert_cmpfloat_with_epsilon (k0->median_us, 10.0, 1e-6);   /* 5 µs x scale 2 */
+  g_assert_cmpfloat_with_epsilon (k0->min_us, 5.0, 1e-6);
+  g_assert_cmpfloat_with_epsilon (k0->max_us, 15.0, 1e-6);
+  g_assert_cmpuint (k0->calls, ==, 2);
+  g_assert_cmpfloat_with_epsilon (k1->median_us, 20.0, 1e-6);
+  g_assert_cmpuint (k1->calls, ==, 1);
+  g_assert_cmpuint (profile->iterations, ==, 3);
+  g_assert_cmpfloat_with_epsilon (profile->wall_median_ms, 0.070, 1e-9);
+  /* The timeline is the median inference (scale 2), owned kernels only, one lane a stream. */
+  g_assert_cmpuint (profile->timeline->len, ==, 3);
+  const FbProfileSpan *gen = &g_array_index (profile->timeline, FbProfileSpan, 2);
+  g_assert_cmpuint (gen->kernel, ==, 1);
+  g_assert_cmpfloat_with_epsilon (gen->start_us, 20.0, 1e-6);
+  g_assert_cmpfloat_with_epsilon (gen->end_us, 40.0, 1e-6);
+  g_assert_cmpuint (gen->lane, ==, 1);
+  g_assert_cmpuint (g_array_index (profile->timeline, FbProfileSpan, 0).lane, ==, 0);
+  g_assert_cmpuint (u.launches, ==, 4);
+  g_assert_cmpfloat_with_epsilon (profile->busy_ms, 0.031, 1e-9);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/gpu-util/launch-bound", test_launch_bound);
+  g_test_add_func ("/gpu-util/graph-replay", test_graph_replay);
+  g_test_add_func ("/gpu-util/dependent-latency", test_dependent_latency);
+  g_test_add_func ("/gpu-util/copies-and-overlap", test_copies_and_overlap);
+  g_test_add_func ("/gpu-util/match-owners", test_match_owners);
+  g_test_add_func ("/gpu-util/profile-fill", test_profile_fill);
+  return g_test_run ();
+}

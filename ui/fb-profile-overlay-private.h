@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The graph view's drawing calls these where a profile is painted (fb-graph-view-draw.c). */
+#pragma once
+
+#include "fb-profile-overlay.h"
+
+#include <cairo.h>
+#include <pango/pangocairo.h>
+
+G_BEGIN_DECLS
+
+typedef struct _FbProfileOverlay FbProfileOverlay;
+
+void     _fb_profile_overlay_free       (FbProfileOverlay *overlay);
+/* Attributes the profile on the graph of layout if it is not the one attributed last. */
+void     _fb_profile_overlay_sync       (FbProfileOverlay *overlay,
+                                         FbGraphLayout    *layout);
+/* Over the fill of the box whose path is current in cr (kept): the heat colour of node or of the
+ * nodes inside group. */
+void     _fb_profile_overlay_tint       (FbProfileOverlay   *overlay,
+                                         cairo_t            *cr,
+                                         const FbNode       *node,
+                                         const FbGraphGroup *group);
+/* The badge along the bottom edge of the box (x, y, width, height), within 6 px outside it. */
+void     _fb_profile_overlay_badge      (FbProfileOverlay   *overlay,
+                                         cairo_t            *cr,
+                                         PangoLayout        *text,
+                                         const FbNode       *node,
+                                         const FbGraphGroup *group,
+                                         double              x,
+                                         double              y,
+                                         double              width,
+                                         double              height);
+/* The legend at the bottom-left of a view of that size (widget coordinates). */
+void     _fb_profile_overlay_legend     (FbProfileOverlay *overlay,
+                                         cairo_t          *cr,
+                                         PangoLayout      *text,
+                                         gboolean          dark,
+                                         double           width,
+                                         double           height);
+
+G_END_DECLS
