@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* fusebench profile MODEL|BUNDLE [--target cpu] [PIPELINE] [--input-dir DIR | --input NAME=FILE ...]
+/* fusebench profile MODEL|BUNDLE [--target cpu|cuda] [PIPELINE] [--input-dir DIR | --input NAME=FILE ...]
  *                   [--iterations N] [--warmup N] [--threads N] [-o PROFILE.json]
  *                   [--chrome-trace FILE] [--counters] [--json]
  *
@@ -31,7 +31,15 @@ typedef struct {
   char     *chrome_trace;
   gboolean  counters;
   gboolean  json;
+  gboolean  eager;
+  gboolean  strict_float32;
 } ProfileArgs;
+
+static gboolean
+on_cuda (const ProfileArgs *args)
+{
+  return args->target && g_str_equal (args->target, "cuda");
+}
 
 /* A file can be written at path: its folder exists and is writable, and path is no folder. */
 static gboolean
@@ -156,6 +164,8 @@ profile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
     .counters = args->counters,
     .n_threads = (guint) args->threads,
     .seed = 1,
+    .eager = args->eager,
+    .strict_float32 = args->strict_float32,
   };
   gboolean given = args->input_dir != NULL || args->inputs != NULL;
   FbProfileProgress progress = isatty (STDERR_FILENO) ? show_progress : NULL;
@@ -163,6 +173,12 @@ profile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
   if ((args->output && !check_writable ("-o", args->output, &error)) ||
       (args->chrome_trace && !check_writable ("--chrome-trace", args->chrome_trace, &error)))
     return fail (error);
+  if (fb_bundle_is_bundle (model) && on_cuda (args))
+    {
+      fprintf (stderr, "fusebench profile: %s: profiling a bundle runs on the cpu target in "
+                       "this build; profile the model with --target cuda\n", model);
+      return FB_EXIT_INPUT;
+    }
   if (fb_bundle_is_bundle (model))
     {
       if (given)
@@ -184,11 +200,18 @@ profile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
       if (given && (inputs = read_inputs (fb_pipeline_final (pipeline), args, &error)) == NULL)
         return fail (error);
       g_autoptr(GPtrArray) stages = fb_pipeline_dup_stages (pipeline);
-      profile = fb_profile_run ("cpu", stages, popts, inputs, &options, NULL, progress, NULL,
-                                &error);
+      profile = fb_profile_run (on_cuda (args) ? "cuda" : "cpu", stages, popts, inputs, &options,
+                                NULL, progress, NULL, &error);
     }
   if (progress)
     fprintf (stderr, "\r\033[K");
+  /* No driver, no GPU, CUPTI missing or held by another profiler: the machine's doing. */
+  if (profile == NULL && on_cuda (args) &&
+      g_error_matches (error, FB_PROFILE_ERROR, FB_PROFILE_ERROR_UNAVAILABLE))
+    {
+      fprintf (stderr, "fusebench: %s\n", error->message);
+      return FB_EXIT_WORK;
+    }
   if (profile == NULL)
     return fail (error);
   if (args->chrome_trace && !fb_profile_save_chrome_trace (profile, args->chrome_trace, &error))
@@ -215,7 +238,11 @@ fb_cli_profile (int argc, char **argv)
   ProfileArgs args = { .iterations = 50, .warmup = 5 };
   FbCliPipelineArgs pipeline = { 0 };
   const GOptionEntry entries[] = {
-    { "target", 0, 0, G_OPTION_ARG_STRING, &args.target, "Where to profile: cpu (cuda later)", "TARGET" },
+    { "target", 0, 0, G_OPTION_ARG_STRING, &args.target, "Where to profile: cpu or cuda", "TARGET" },
+    { "eager", 0, 0, G_OPTION_ARG_NONE, &args.eager,
+      "cuda: launch kernel by kernel instead of replaying the CUDA graph", NULL },
+    { "strict-float32", 0, 0, G_OPTION_ARG_NONE, &args.strict_float32,
+      "cuda: contractions in full float32 instead of TF32", NULL },
     { "input-dir", 0, 0, G_OPTION_ARG_FILENAME, &args.input_dir,
       "Read input_K.pb (or .npy) for the K-th model input", "DIR" },
     { "input", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args.inputs,
@@ -245,13 +272,7 @@ fb_cli_profile (int argc, char **argv)
       fprintf (stderr, "fusebench profile: expected one MODEL or BUNDLE (see --help)\n");
       status = FB_EXIT_INPUT;
     }
-  else if (args.target && g_str_equal (args.target, "cuda"))
-    {
-      fprintf (stderr, "fusebench profile: cannot profile on cuda: this build has no CUDA "
-                       "target yet (use --target cpu)\n");
-      status = FB_EXIT_INPUT;
-    }
-  else if (args.target && !g_str_equal (args.target, "cpu"))
+  else if (args.target && !g_str_equal (args.target, "cpu") && !on_cuda (&args))
     {
       fprintf (stderr, "fusebench profile: --target '%s': expected cpu or cuda\n", args.target);
       status = FB_EXIT_INPUT;
@@ -269,7 +290,7 @@ fb_cli_profile (int argc, char **argv)
     }
   else
     {
-      pipeline.for_cpu = TRUE;
+      pipeline.for_cpu = !on_cuda (&args);
       status = profile_model (argv[1], &pipeline, &args);
     }
 

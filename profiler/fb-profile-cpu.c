@@ -60,8 +60,8 @@ count_kernel (guint kernel, gboolean after, gpointer data)
 
 /* Seeded inputs of the compiled shapes: floats in [-1, 1), integers 0 or 1 (valid as indices
  * and as counts for any tensor of at least two elements), booleans at random. */
-static GPtrArray *
-random_inputs (const FbPlan *plan, guint64 seed, GError **error)
+GPtrArray *
+_fb_profile_random_inputs (const FbPlan *plan, guint64 seed, GError **error)
 {
   g_autoptr(GPtrArray) inputs = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
   g_autoptr(GRand) rand = g_rand_new_with_seed ((guint32) (seed ^ (seed >> 32)));
@@ -95,8 +95,8 @@ median_of (const double *v, guint n, gsize stride)
   return fb_timing_summarize (tmp, n).median;
 }
 
-static FbProfileKernelKind
-kind_of (const FbKernel *k)
+FbProfileKernelKind
+_fb_profile_kernel_kind (const FbKernel *k)
 {
   if (k->kind == FB_KERNEL_HOST)
     return FB_PROFILE_KERNEL_HOST;
@@ -109,8 +109,8 @@ kind_of (const FbKernel *k)
 }
 
 /* Bytes each distinct buffer of the kernel moves: inputs read, outputs written, scratch both. */
-static void
-kernel_bytes (const FbPlan *plan, const FbKernel *k, guint64 *read, guint64 *written)
+void
+_fb_profile_kernel_bytes (const FbPlan *plan, const FbKernel *k, guint64 *read, guint64 *written)
 {
   g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
   *read = *written = 0;
@@ -160,8 +160,8 @@ _fb_profile_place_on_roofline (FbProfileKernel *k, const FbProfileDevice *d)
  * stage's node id), whose provenance may live on in the node that absorbed them; and nodes
  * whose provenance no kernel carries at all, named after the first stage where no node held
  * them ("lower" when the final stage still did). */
-static void
-find_folded (FbProfile *p, GPtrArray *stages)
+void
+_fb_profile_find_folded (FbProfile *p, GPtrArray *stages)
 {
   const FbGraph *import = ((FbStage *) g_ptr_array_index (stages, 0))->graph;
   FbModel *model = import->model;
@@ -263,7 +263,7 @@ make_kernel (const FbPlan *plan, const FbKernel *kernel, guint k, const Samples 
 
   pk->id = k;
   pk->name = g_strdup (kernel->name);
-  pk->kind = kind_of (kernel);
+  pk->kind = _fb_profile_kernel_kind (kernel);
   pk->stage_node = kernel->node_id;
   for (guint i = 0; i < kernel->prov_names->len; i++)
     g_ptr_array_add (pk->nodes, g_strdup (g_array_index (kernel->prov_names, char *, i)));
@@ -271,7 +271,7 @@ make_kernel (const FbPlan *plan, const FbKernel *kernel, guint k, const Samples 
   pk->median_us = st.median;
   pk->min_us = st.min;
   pk->max_us = st.max;
-  kernel_bytes (plan, kernel, &pk->bytes_read, &pk->bytes_written);
+  _fb_profile_kernel_bytes (plan, kernel, &pk->bytes_read, &pk->bytes_written);
   pk->bytes_source = FB_BYTES_MODELED;
   pk->flops = kernel->node ? fb_node_cost (kernel->node).flops : kernel->flops;
   _fb_profile_place_on_roofline (pk, device);
@@ -337,7 +337,7 @@ profile_module (FbCpuModule *cpu, GPtrArray *stages, const FbPipelineOptions *pi
   Samples s = { 0 };
 
   if (inputs == NULL)
-    inputs = own_inputs = random_inputs (plan, options ? options->seed : 0, error);
+    inputs = own_inputs = _fb_profile_random_inputs (plan, options ? options->seed : 0, error);
   if (inputs == NULL)
     return NULL;
 
@@ -427,7 +427,7 @@ profile_module (FbCpuModule *cpu, GPtrArray *stages, const FbPipelineOptions *pi
     g_ptr_array_add (p->kernels, make_kernel (plan, g_ptr_array_index (plan->kernels, k), k, &s,
                                               import, &p->device));
   if (stages)
-    find_folded (p, stages);
+    _fb_profile_find_folded (p, stages);
   fill_timeline (p, &s, median_run (&s));
   _fb_profile_diagnose (p, final);
   samples_clear (&s);

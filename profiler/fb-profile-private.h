@@ -4,6 +4,7 @@
 
 #include "fb-profile.h"
 #include "fb-profile-run.h"
+#include "fb-kernel.h"
 
 G_BEGIN_DECLS
 
@@ -45,5 +46,20 @@ void       _fb_perf_end   (FbPerf *perf, double *sums);
 /* Fills profile->diagnosis from what it measured (fb-profile-diagnose.c); final is the graph
  * it ran, for the inserted layout transposes. */
 void       _fb_profile_diagnose (FbProfile *profile, const FbGraph *final);
+
+/* The CUDA target's half of fb_profile_run (fb-profile-cuda.c). */
+FbProfile *_fb_profile_run_cuda (GPtrArray *stages, const FbPipelineOptions *pipeline_options,
+                                 GPtrArray *inputs, const FbProfileOptions *options,
+                                 GCancellable *cancellable, FbProfileProgress progress,
+                                 gpointer data, GError **error);
+
+/* What every target's profile shares (fb-profile-cpu.c): seeded inputs of the plan's shapes,
+ * the profile kind of a kernel, the bytes it moves by the plan (modeled), and the original
+ * nodes no kernel runs with the pass that removed them. */
+GPtrArray *_fb_profile_random_inputs (const FbPlan *plan, guint64 seed, GError **error);
+FbProfileKernelKind _fb_profile_kernel_kind (const FbKernel *kernel);
+void       _fb_profile_kernel_bytes  (const FbPlan *plan, const FbKernel *kernel, guint64 *read,
+                                      guint64 *written);
+void       _fb_profile_find_folded   (FbProfile *profile, GPtrArray *stages);
 
 G_END_DECLS

@@ -13,11 +13,8 @@ fb_profile_run (const char *target, GPtrArray *stages, const FbPipelineOptions *
     return _fb_profile_run_cpu (stages, pipeline_options, inputs, options, cancellable,
                                 progress, data, error);
   if (g_str_equal (target, "cuda"))
-    {
-      g_set_error (error, FB_PROFILE_ERROR, FB_PROFILE_ERROR_UNAVAILABLE,
-                   "cannot profile on cuda: this build has no CUDA target yet");
-      return NULL;
-    }
+    return _fb_profile_run_cuda (stages, pipeline_options, inputs, options, cancellable,
+                                 progress, data, error);
   g_set_error (error, FB_PROFILE_ERROR, FB_PROFILE_ERROR_UNAVAILABLE,
                "cannot profile on '%s': the targets are cpu and cuda", target);
   return NULL;

@@ -17,6 +17,9 @@ typedef struct {
                                     profiler on CUDA) */
   guint      n_threads;          /* 0: the target's default */
   guint64    seed;               /* for the random inputs made when inputs is NULL */
+  gboolean   eager;              /* cuda: profile kernel-by-kernel launches instead of the
+                                    replay of the captured CUDA graph */
+  gboolean   strict_float32;     /* cuda: contractions in full float32 instead of TF32 */
 } FbProfileOptions;
 
 /* Called in the profiling thread: fraction done (0..1) and what it is doing now. */

@@ -8,6 +8,7 @@
 
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <dlfcn.h>
 #include <string.h>
 
 static char *
@@ -193,12 +194,12 @@ test_bad_input (void)
     { "profile", "/nonexistent/model.onnx", "-o", out, NULL },
     { "profile", broken, "-o", out, NULL },
     { "profile", model, "--iterations", "0", "-o", out, NULL },
-    { "profile", model, "--target", "cuda", "-o", out, NULL },
+    { "profile", model, "--target", "tpu", "-o", out, NULL },
     { "profile", model, "--no-such-flag", "-o", out, NULL },
   };
   static const char *says[] = { "does not exist", "is a folder", "does not exist",
                                 "/nonexistent/model.onnx", "broken.onnx", "--iterations",
-                                "no CUDA target", "no-such-flag" };
+                                "expected cpu or cuda", "no-such-flag" };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autoptr(TestRun) run = test_run_fusebench (cases[i][0], cases[i][1], cases[i][2],
@@ -258,6 +259,29 @@ test_bundle (void)
   remove_tree (dir);
 }
 
+/* Without an NVIDIA driver, profiling on cuda is the machine's failure (exit 1), says so, and
+ * writes nothing. */
+static void
+test_cuda_without_driver (void)
+{
+  void *driver = dlopen ("libcuda.so.1", RTLD_NOW);
+  if (driver != NULL)
+    {
+      dlclose (driver);
+      g_test_skip ("this machine has an NVIDIA driver");
+      return;
+    }
+  g_autofree char *model = sample ();
+  g_autofree char *dir = g_dir_make_tmp ("fb-cli-profile-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (dir, "p.json", NULL);
+  g_autoptr(TestRun) run = test_run_fusebench ("profile", model, "--target", "cuda", "-o", out,
+                                               NULL);
+  g_assert_cmpint (run->status, ==, 1);
+  g_assert_nonnull (strstr (run->err, "CUDA driver"));
+  g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -267,5 +291,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/profile/schema", test_schema);
   g_test_add_func ("/cli/profile/bad-input", test_bad_input);
   g_test_add_func ("/cli/profile/bundle", test_bundle);
+  g_test_add_func ("/cli-profile/cuda-without-driver", test_cuda_without_driver);
   return g_test_run ();
 }

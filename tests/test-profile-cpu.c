@@ -174,10 +174,15 @@ test_cancel_and_targets (void)
   g_clear_error (&error);
 
   FbProfileOptions o = { 0 };
-  g_assert_null (fb_profile_run ("cuda", s.stages, s.options, NULL, &o, NULL, NULL, NULL, &error));
-  g_assert_error (error, FB_PROFILE_ERROR, FB_PROFILE_ERROR_UNAVAILABLE);
-  g_assert_nonnull (strstr (error->message, "no CUDA target"));
-  g_clear_error (&error);
+  /* cuda: without a driver (this suite's machines), CUPTI says so before any work. */
+  if (!g_file_test ("/dev/nvidiactl", G_FILE_TEST_EXISTS))
+    {
+      g_assert_null (fb_profile_run ("cuda", s.stages, s.options, NULL, &o, NULL, NULL, NULL,
+                                     &error));
+      g_assert_error (error, FB_PROFILE_ERROR, FB_PROFILE_ERROR_UNAVAILABLE);
+      g_assert_true (strstr (error->message, "CUDA driver") || strstr (error->message, "CUPTI"));
+      g_clear_error (&error);
+    }
   g_assert_null (fb_profile_run ("tpu", s.stages, s.options, NULL, &o, NULL, NULL, NULL, &error));
   g_assert_error (error, FB_PROFILE_ERROR, FB_PROFILE_ERROR_UNAVAILABLE);
   g_unsetenv ("FUSEBENCH_CEILINGS");

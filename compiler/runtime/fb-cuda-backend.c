@@ -110,19 +110,26 @@ device_present (GError **error)
   return device != NULL;
 }
 
-static FbCompiled *
-cuda_compile (const FbBackend *backend, const FbGraph *graph, const FbBackendOptions *options,
-              GError **error)
+FbCudaModule *
+fb_cuda_compile (const FbGraph *graph, const FbBackendOptions *options, GError **error)
 {
+  g_return_val_if_fail (graph != NULL, NULL);
   if (!device_present (error))
     return NULL;
-  g_autoptr(FbPlan) plan = cuda_lower (backend, graph, error);
+  g_autoptr(FbPlan) plan = cuda_lower (fb_backend_cuda (), graph, error);
   if (plan == NULL)
     return NULL;
   g_autoptr(GPtrArray) code = generate_code (plan, error);
   if (code == NULL)
     return NULL;
-  return (FbCompiled *) fb_cuda_module_new (plan, code, options, error);
+  return fb_cuda_module_new (plan, code, options, error);
+}
+
+static FbCompiled *
+cuda_compile (const FbBackend *backend, const FbGraph *graph, const FbBackendOptions *options,
+              GError **error)
+{
+  return (FbCompiled *) fb_cuda_compile (graph, options, error);
 }
 
 static JsonNode *

@@ -45,6 +45,8 @@ struct _FbCudaModule {
   CUevent        ev_start, ev_end;
   guint64        up_bytes, down_bytes;
   guint          up_copies, down_copies;
+  FbCudaLaunchHook launch_hook; /* the profiler's, or NULL */
+  gpointer       launch_hook_data;
 };
 
 gboolean _fb_cuda_launch_range (FbCudaModule *m, guint first, guint end, GError **error);

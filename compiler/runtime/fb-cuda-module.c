@@ -21,8 +21,8 @@ cu_ok (FbCudaModule *m, CUresult r, GError **error, const char *what)
 }
 
 /* The driver, initialized, and device 0; FB_RUNTIME_ERROR_DEVICE when either is missing. */
-static const FbCuDriver *
-open_device (CUdevice *device, GError **error)
+const FbCuDriver *
+_fb_cuda_open_device (CUdevice *device, GError **error)
 {
   const FbCuDriver *cu = _fb_cuda_driver (error);
   if (cu == NULL)
@@ -45,7 +45,7 @@ char *
 fb_cuda_device_describe (GError **error)
 {
   CUdevice dev;
-  const FbCuDriver *cu = open_device (&dev, error);
+  const FbCuDriver *cu = _fb_cuda_open_device (&dev, error);
   if (cu == NULL)
     return NULL;
   char name[256] = "";
@@ -288,9 +288,38 @@ gboolean
 _fb_cuda_launch_range (FbCudaModule *m, guint first, guint end, GError **error)
 {
   for (guint k = first; k < end; k++)
-    if (!launch_kernel (m, &m->exec[k], error))
-      return FALSE;
+    {
+      if (m->launch_hook)
+        m->launch_hook (k, FALSE, m->launch_hook_data);
+      gboolean ok = launch_kernel (m, &m->exec[k], error);
+      if (m->launch_hook)
+        m->launch_hook (k, TRUE, m->launch_hook_data);
+      if (!ok)
+        return FALSE;
+    }
   return TRUE;
+}
+
+void
+fb_cuda_module_set_launch_hook (FbCudaModule *m, FbCudaLaunchHook hook, gpointer data)
+{
+  g_return_if_fail (m != NULL);
+  m->launch_hook = hook;
+  m->launch_hook_data = data;
+}
+
+gpointer
+fb_cuda_module_context (FbCudaModule *m)
+{
+  g_return_val_if_fail (m != NULL, NULL);
+  return m->ctx;
+}
+
+guint
+fb_cuda_module_device_index (FbCudaModule *m)
+{
+  g_return_val_if_fail (m != NULL, 0);
+  return (guint) m->device;
 }
 
 /* Segments: maximal runs of device kernels, and each host kernel alone. */
@@ -359,7 +388,7 @@ fb_cuda_module_new (FbPlan *plan, GPtrArray *code, const FbBackendOptions *optio
   m->host_ptr = g_new0 (void *, plan->buffers->len + 1);
   m->dynamic = g_new0 (FbTensor *, plan->buffers->len + 1);
   m->modules = g_hash_table_new (g_str_hash, g_str_equal);
-  if ((m->cu = open_device (&m->device, error)) == NULL)
+  if ((m->cu = _fb_cuda_open_device (&m->device, error)) == NULL)
     return NULL;
   m->libs.cu = m->cu;
   if (!cu_ok (m, m->cu->DevicePrimaryCtxRetain (&m->ctx, m->device), error, "the CUDA context") ||

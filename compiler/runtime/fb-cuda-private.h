@@ -36,6 +36,9 @@ gboolean        _fb_cuda_lib_phase_run  (FbCudaLibs *libs, FbCudaLibPhase *phase
 void            _fb_cuda_lib_phase_free (FbCudaLibs *libs, FbCudaLibPhase *phase);
 void            _fb_cuda_libs_clear     (FbCudaLibs *libs);
 
+/* The driver, initialized, and device 0; FB_RUNTIME_ERROR_DEVICE when either is missing. */
+const FbCuDriver *_fb_cuda_open_device  (CUdevice *device, GError **error);
+
 /* FB_RUNTIME_ERROR_DEVICE "WHAT: CUDA_ERROR_X (text)" when r is not success. */
 gboolean        _fb_cuda_check          (const FbCuDriver *cu, CUresult r, GError **error,
                                          const char *format, ...) G_GNUC_PRINTF (4, 5);

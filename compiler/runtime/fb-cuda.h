@@ -50,6 +50,25 @@ char         *fb_cuda_module_describe (FbCudaModule *module);
 char         *fb_cuda_device_describe (GError **error);
 
 const FbBackend *fb_backend_cuda   (void);
+/* Lowering, PTX generation and loading in one step, as the backend's compile does. */
+FbCudaModule *fb_cuda_compile      (const FbGraph *graph, const FbBackendOptions *options,
+                                    GError **error);
+
+/* Called on the launching thread just before (after = FALSE) and after the launches of each
+ * kernel of the plan, when launching kernel by kernel (eager) and while a CUDA graph is
+ * captured: the profiler tags the launches between the two calls with the kernel. NULL stops. */
+typedef void (*FbCudaLaunchHook) (guint kernel, gboolean after, gpointer data);
+void          fb_cuda_module_set_launch_hook (FbCudaModule *module, FbCudaLaunchHook hook,
+                                              gpointer data);
+/* The module's CUDA context (a CUcontext), for CUPTI's range profiler. */
+gpointer      fb_cuda_module_context (FbCudaModule *module);
+/* The ceilings of device 0, measured once and cached per device under the user's cache folder
+ * (cuda-ceilings.ini): a device-to-device copy in GB/s (bytes read plus written) and a large
+ * TF32 matrix product through cuBLASLt in GFLOP/s. FALSE with the reason when they cannot be
+ * measured (no device). */
+gboolean      fb_cuda_measure_ceilings (double *gbps, double *gflops, GError **error);
+/* The device's ordinal, for CUPTI. */
+guint         fb_cuda_module_device_index (FbCudaModule *module);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbCudaModule, fb_cuda_module_free)
 

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* fb_profile_run on the cuda target: CUPTI's activity records of every kernel and copy.
+ *
+ * One inference is launched kernel by kernel with every launch tagged with its plan kernel
+ * (an external correlation id pushed around it): that is the reference that tells which
+ * device kernels (ours, cuDNN's, cuBLASLt's) belong to which plan kernel. The timed
+ * inferences then run as the user runs them, replayed as CUDA graphs (or eagerly when asked);
+ * a replay's kernels all name the one graph launch, so they get their owners from the
+ * reference by their sequence of function names (fb_gpu_match_owners). With counters, one
+ * more inference runs under CUPTI's range profiler (kernel replay), after the timing, since
+ * replaying kernels changes their timing; its ranges come in launch order, the reference's
+ * order. */
+#include "fb-profile-private.h"
+#include "fb-cost.h"
+#include "fb-cuda.h"
+#include "fb-cupti-counters.h"
+#include "fb-timing.h"
+
+typedef struct {
+  FbCupti *cupti;
+} Tagger;
+
+static void
+tag_launch (guint kernel, gboolean after, gpointer data)
+{
+  Tagger *t = data;
+  if (after)
+    fb_cupti_pop_owner (t->cupti);
+  else
+    fb_cupti_push_owner (t->cupti, kernel + 1);
+}
+
+static void
+report (FbProfileProgress progress, gpointer data, double fraction, const char *what)
+{
+  if (progress)
+    progress (CLAMP (fraction, 0, 1), what, data);
+}
+
+static gboolean
+run_once (FbCudaModule *m, GPtrArray *inputs, GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GPtrArray) outputs = fb_cuda_module_run (m, inputs, cancellable, error);
+  return outputs != NULL;
+}
+
+/* The device kernels of activities, in start order (borrowed pointers). */
+static GPtrArray *
+device_kernels (const GArray *activities)
+{
+  GPtrArray *v = g_ptr_array_new ();
+  for (guint i = 0; i < activities->len; i++)
+    {
+      FbGpuActivity *a = &g_array_index (activities, FbGpuActivity, i);
+      if (a->kind == FB_GPU_KERNEL)
+        g_ptr_array_add (v, a);
+    }
+  return v;
+}
+
+static FbProfileKernel *
+make_kernel (const FbPlan *plan, const FbKernel *kernel, guint k, const FbGraph *import,
+             const FbProfileDevice *device)
+{
+  FbProfileKernel *pk = fb_profile_kernel_new ();
+  pk->id = k;
+  pk->name = g_strdup (kernel->name);
+  pk->kind = _fb_profile_kernel_kind (kernel);
+  pk->stage_node = kernel->node_id;
+  for (guint i = 0; i < kernel->prov_names->len; i++)
+    g_ptr_array_add (pk->nodes, g_strdup (g_array_index (kernel->prov_names, char *, i)));
+  _fb_profile_kernel_bytes (plan, kernel, &pk->bytes_read, &pk->bytes_written);
+  pk->bytes_source = FB_BYTES_MODELED;
+  pk->flops = kernel->node ? fb_node_cost (kernel->node).flops : kernel->flops;
+  fb_profile_kernel_split_by_cost (pk, import, device);
+  return pk;
+}
+
+/* Every device kernel's DRAM bytes, added to the plan kernel that launched it; the ranges are
+ * in the reference's launch order. */
+static void
+apply_counters (FbProfile *p, GPtrArray *reference, const GArray *ranges)
+{
+  if (ranges->len != reference->len)
+    {
+      p->counters_note = g_strdup_printf (
+        "counters: the range profiler saw %u kernels where the tagged run launched %u; DRAM "
+        "bytes are modeled", ranges->len, reference->len);
+      return;
+    }
+  g_autofree double *read = g_new0 (double, p->kernels->len + 1);
+  g_autofree double *written = g_new0 (double, p->kernels->len + 1);
+  g_autofree double *sm = g_new0 (double, p->kernels->len + 1);
+  g_autofree double *ns = g_new0 (double, p->kernels->len + 1);
+  for (guint i = 0; i < ranges->len; i++)
+    {
+      const FbGpuActivity *a = reference->pdata[i];
+      const FbGpuCounters *c = &g_array_index (ranges, FbGpuCounters, i);
+      if (a->owner == 0 || a->owner > p->kernels->len)
+        continue;
+      read[a->owner - 1] += c->dram_read_bytes;
+      written[a->owner - 1] += c->dram_write_bytes;
+      sm[a->owner - 1] += c->sm_throughput * c->duration_ns;
+      ns[a->owner - 1] += c->duration_ns;
+    }
+  for (guint k = 0; k < p->kernels->len; k++)
+    {
+      FbProfileKernel *pk = p->kernels->pdata[k];
+      if (ns[k] <= 0)
+        continue;
+      pk->bytes_read = (guint64) read[k];
+      pk->bytes_written = (guint64) written[k];
+      pk->bytes_source = FB_BYTES_MEASURED;
+      pk->counters.sm_throughput = sm[k] / ns[k];
+    }
+}
+
+/* The device's name and ceilings. The ceilings are CUPTI-free measurements the runtime makes
+ * (a device-to-device copy, a large product) where it can, else none. */
+static void
+describe_device (FbProfileDevice *device)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *name = fb_cuda_device_describe (&error);
+  device->name = g_strdup (name ? name : "CUDA device");
+  double gbps = 0, gflops = 0;
+  if (fb_cuda_measure_ceilings (&gbps, &gflops, NULL))
+    {
+      device->peak_gbps = gbps;
+      device->peak_gflops = gflops;
+      device->ceilings_measured = TRUE;
+    }
+}
+
+/* Everything after CUPTI started; the caller stops it. */
+static FbProfile *
+profile_with (FbCupti *cupti, GPtrArray *stages, const FbPipelineOptions *pipeline_options,
+              GPtrArray *inputs, const FbProfileOptions *options, GCancellable *cancellable,
+              FbProfileProgress progress, gpointer data, GError **error)
+{
+  const FbGraph *import = ((FbStage *) g_ptr_array_index (stages, 0))->graph;
+  const FbGraph *final = ((FbStage *) g_ptr_array_index (stages, stages->len - 1))->graph;
+  guint iterations = options && options->iterations ? options->iterations : 50;
+  guint warmup = options && options->warmup ? options->warmup : 5;
+  gboolean eager = options && options->eager;
+  Tagger tagger = { cupti };
+
+  /* The tagged module launches kernel by kernel; the timed one runs as the user asked. */
+  report (progress, data, 0.02, "compiling for the GPU");
+  FbBackendOptions tagged_options = {
+    .eager = TRUE,
+    .strict_float32 = options && options->strict_float32,
+  };
+  FbBackendOptions run_options = tagged_options;
+  run_options.eager = eager;
+  g_autoptr(FbCudaModule) tagged = fb_cuda_compile (final, &tagged_options, error);
+  if (tagged == NULL)
+    return NULL;
+  g_autoptr(FbCudaModule) graphed = NULL;
+  if (!eager && (graphed = fb_cuda_compile (final, &run_options, error)) == NULL)
+    return NULL;
+  FbCudaModule *runner = eager ? tagged : graphed;
+  FbPlan *plan = fb_cuda_module_plan (tagged);
+  g_autoptr(GPtrArray) own_inputs = NULL;
+  if (inputs == NULL &&
+      (inputs = own_inputs = _fb_profile_random_inputs (plan, options ? options->seed : 0,
+                                                        error)) == NULL)
+    return NULL;
+
+  for (guint i = 0; i < warmup; i++)
+    {
+      report (progress, data, 0.05 + 0.05 * i / warmup, "warming up");
+      if (!run_once (tagged, inputs, cancellable, error) ||
+          (graphed && !run_once (graphed, inputs, cancellable, error)))
+        return NULL;
+    }
+  /* What the warm-up launched is not part of the profile. */
+  g_autoptr(GArray) warm = fb_cupti_take (cupti, NULL, error);
+  if (warm == NULL)
+    return NULL;
+
+  report (progress, data, 0.1, "one inference launched kernel by kernel, tagged");
+  fb_cuda_module_set_launch_hook (tagged, tag_launch, &tagger);
+  gboolean ok = run_once (tagged, inputs, cancellable, error);
+  fb_cuda_module_set_launch_hook (tagged, NULL, NULL);
+  g_autoptr(GArray) reference = ok ? fb_cupti_take (cupti, NULL, error) : NULL;
+  if (reference == NULL)
+    return NULL;
+
+  g_autofree guint64 *begin = g_new0 (guint64, iterations);
+  g_autofree guint64 *end = g_new0 (guint64, iterations);
+  if (eager)
+    fb_cuda_module_set_launch_hook (tagged, tag_launch, &tagger);
+  for (guint i = 0; ok && i < iterations; i++)
+    {
+      g_autofree char *what = g_strdup_printf ("inference %u of %u", i + 1, iterations);
+      report (progress, data, 0.15 + 0.7 * i / iterations, what);
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        ok = FALSE;
+      begin[i] = fb_cupti_timestamp (cupti);
+      ok = ok && run_once (runner, inputs, cancellable, error);
+      end[i] = fb_cupti_timestamp (cupti);
+    }
+  fb_cuda_module_set_launch_hook (tagged, NULL, NULL);
+  guint dropped = 0;
+  g_autoptr(GArray) all = ok ? fb_cupti_take (cupti, &dropped, error) : NULL;
+  if (all == NULL)
+    return NULL;
+
+  g_autoptr(FbProfile) p = fb_profile_new ();
+  describe_device (&p->device);
+  for (guint k = 0; k < plan->kernels->len; k++)
+    g_ptr_array_add (p->kernels, make_kernel (plan, g_ptr_array_index (plan->kernels, k), k,
+                                              import, &p->device));
+  g_autoptr(GPtrArray) runs = fb_gpu_split_inferences (all, begin, end, iterations);
+  guint unmatched = 0;
+  for (guint i = 0; !eager && i < runs->len; i++)
+    unmatched += fb_gpu_match_owners (reference, runs->pdata[i]);
+  FbGpuUtilization u = fb_gpu_profile_fill (p, runs, begin, end);
+
+  if (options && options->counters)
+    {
+      report (progress, data, 0.9, "counting DRAM traffic (kernel replay)");
+      g_autoptr(GPtrArray) ref_kernels = device_kernels (reference);
+      g_autoptr(GError) why = NULL;
+      g_autoptr(GArray) ranges = NULL;
+      FbCuptiCounters *counters =
+        fb_cupti_counters_start (fb_cuda_module_context (tagged),
+                                 fb_cuda_module_device_index (tagged),
+                                 MAX (ref_kernels->len, 1), &why);
+      if (counters)
+        {
+          gboolean ran = run_once (tagged, inputs, cancellable, &why);
+          ranges = fb_cupti_counters_stop (counters, NULL, ran ? &why : NULL);
+          if (!ran)
+            g_clear_pointer (&ranges, g_array_unref);
+        }
+      if (ranges)
+        apply_counters (p, ref_kernels, ranges);
+      else
+        p->counters_note = g_strdup_printf ("%s; DRAM bytes are modeled",
+                                            why ? why->message : "counters could not be had");
+    }
+  for (guint k = 0; k < p->kernels->len; k++)
+    _fb_profile_place_on_roofline (p->kernels->pdata[k], &p->device);
+  if (dropped || unmatched)
+    {
+      char *note = g_strdup_printf ("%s%s%u activity records dropped by CUPTI, %u replayed "
+                                    "kernels not matched to a plan kernel",
+                                    p->counters_note ? p->counters_note : "",
+                                    p->counters_note ? "; " : "", dropped, unmatched);
+      g_free (p->counters_note);
+      p->counters_note = note;
+    }
+
+  p->model = final->model->path ? g_path_get_basename (final->model->path) : g_strdup ("model");
+  p->model_digest = fb_profile_model_digest (final->model);
+  p->target = g_strdup ("cuda");
+  if (pipeline_options)
+    {
+      fb_pipeline_options_free (p->pipeline);
+      p->pipeline = fb_pipeline_options_copy (pipeline_options);
+    }
+  _fb_profile_find_folded (p, stages);
+  fb_gpu_utilization_diagnose (&u, p->diagnosis);
+  _fb_profile_diagnose (p, final);
+  report (progress, data, 1, "done");
+  return g_steal_pointer (&p);
+}
+
+FbProfile *
+_fb_profile_run_cuda (GPtrArray *stages, const FbPipelineOptions *pipeline_options,
+                      GPtrArray *inputs, const FbProfileOptions *options,
+                      GCancellable *cancellable, FbProfileProgress progress, gpointer data,
+                      GError **error)
+{
+  /* CUPTI before any CUDA context, so that it sees everything. */
+  report (progress, data, 0.01, "starting CUPTI");
+  FbCupti *cupti = fb_cupti_start (error);
+  if (cupti == NULL)
+    return NULL;
+  FbProfile *p = profile_with (cupti, stages, pipeline_options, inputs, options, cancellable,
+                               progress, data, error);
+  fb_cupti_stop (cupti);
+  return p;
+}
