@@ -5,12 +5,25 @@
  * one before it becoming the A/B reference. */
 #include "fb-profile-run.h"
 #include "fb-window-private.h"
+#include "fb-cuda.h"
 
 /* Why the CUDA target cannot be picked; NULL once there is one to profile on. */
 static const char *
 cuda_unavailable (void)
 {
-  return "No CUDA target in this build yet: profiles made on a GPU elsewhere open with Open Profile…";
+  /* Asked once: whether a driver and a GPU are there does not change while the app runs. */
+  static char *reason;
+  static gsize asked;
+  if (g_once_init_enter (&asked))
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *device = fb_cuda_device_describe (&error);
+      if (device == NULL)
+        reason = g_strdup_printf ("No CUDA device here (%s): profiles made on a GPU elsewhere "
+                                  "open with Open Profile…", error->message);
+      g_once_init_leave (&asked, 1);
+    }
+  return reason;
 }
 
 typedef struct {

@@ -40,7 +40,8 @@ G_LOCK_DEFINE_STATIC (current);
 
 static const CUpti_ActivityKind kinds[] = {
   CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-  CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+  CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_RUNTIME,
+  CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
 };
 
 #define BUFFER_BYTES (4u << 20)
@@ -64,7 +65,9 @@ record_size (CUpti_ActivityKind kind)
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof (CUpti_ActivityKernel10);
     case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof (CUpti_ActivityMemcpy6);
     case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof (CUpti_ActivityMemset4);
-    case CUPTI_ACTIVITY_KIND_DRIVER: return sizeof (CUpti_ActivityAPI);
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+    case CUPTI_ACTIVITY_KIND_RUNTIME:   /* libraries (cuDNN, cuBLASLt) launch through it */
+      return sizeof (CUpti_ActivityAPI);
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
       return sizeof (CUpti_ActivityExternalCorrelation);
     default: return 0;
@@ -283,7 +286,9 @@ GArray *
 fb_cupti_take (FbCupti *c, guint *dropped, GError **error)
 {
   g_return_val_if_fail (c != NULL, NULL);
-  CUptiResult r = c->api.flush_all (0);
+  /* Forced: the buffers are handed over even when not full (the caller synchronized, so
+   * every record in them is complete). */
+  CUptiResult r = c->api.flush_all (CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   if (r != CUPTI_SUCCESS)
     {
       set_cupti_error (error, &c->api, r, "could not hand over its records");

@@ -36,6 +36,7 @@ enum {
   KIND_MEMCPY = CUPTI_ACTIVITY_KIND_MEMCPY,
   KIND_MEMSET = CUPTI_ACTIVITY_KIND_MEMSET,
   KIND_DRIVER = CUPTI_ACTIVITY_KIND_DRIVER,
+  KIND_RUNTIME = CUPTI_ACTIVITY_KIND_RUNTIME,
   KIND_CONCURRENT_KERNEL = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
   KIND_EXTERNAL_CORRELATION = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
 };
@@ -180,14 +181,15 @@ _fb_cupti_convert_raw (const guint8 *data, gsize len, const char *what, GArray *
       guint32 want = kind == KIND_CONCURRENT_KERNEL ? layout[0]
                    : kind == KIND_MEMCPY ? layout[1]
                    : kind == KIND_MEMSET ? layout[2]
-                   : kind == KIND_DRIVER ? layout[3]
+                   : kind == KIND_DRIVER || kind == KIND_RUNTIME ? layout[3]
                    : kind == KIND_EXTERNAL_CORRELATION ? layout[4] : 0;
       if (want == 0)
         continue;                             /* a kind we do not use */
       if (size != want)
         return invalid (error, what, "a record of another size than this build's CUPTI");
 
-      if (kind == KIND_DRIVER)
+      /* A kernel a library launched names the runtime call; ours name the driver call. */
+      if (kind == KIND_DRIVER || kind == KIND_RUNTIME)
         {
           CUpti_ActivityAPI c;
           memcpy (&c, bytes, sizeof c);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fb_profile_run on the cuda target: CUPTI's activity records of every kernel and copy.
  *
- * One inference is launched kernel by kernel with every launch tagged with its plan kernel
- * (an external correlation id pushed around it): that is the reference that tells which
- * device kernels (ours, cuDNN's, cuBLASLt's) belong to which plan kernel. The timed
- * inferences then run as the user runs them, replayed as CUDA graphs (or eagerly when asked);
+ * One inference of the module is launched kernel by kernel with every launch tagged with its
+ * plan kernel (an external correlation id pushed around it): that is the reference that tells
+ * which device kernels (ours, cuDNN's, cuBLASLt's) belong to which plan kernel. The timed
+ * inferences of the same module then run as the user runs them, replayed as CUDA graphs (or
+ * eagerly when asked);
  * a replay's kernels all name the one graph launch, so they get their owners from the
  * reference by their sequence of function names (fb_gpu_match_owners). With counters, one
  * more inference runs under CUPTI's range profiler (kernel replay), after the timing, since
@@ -145,22 +146,17 @@ profile_with (FbCupti *cupti, GPtrArray *stages, const FbPipelineOptions *pipeli
   gboolean eager = options && options->eager;
   Tagger tagger = { cupti };
 
-  /* The tagged module launches kernel by kernel; the timed one runs as the user asked. */
+  /* One module: its tagged inference launches kernel by kernel the very kernels (and library
+   * algorithms, chosen once when it was made) that its graphs replay. */
   report (progress, data, 0.02, "compiling for the GPU");
-  FbBackendOptions tagged_options = {
-    .eager = TRUE,
+  FbBackendOptions run_options = {
+    .eager = eager,
     .strict_float32 = options && options->strict_float32,
   };
-  FbBackendOptions run_options = tagged_options;
-  run_options.eager = eager;
-  g_autoptr(FbCudaModule) tagged = fb_cuda_compile (final, &tagged_options, error);
-  if (tagged == NULL)
+  g_autoptr(FbCudaModule) module = fb_cuda_compile (final, &run_options, error);
+  if (module == NULL)
     return NULL;
-  g_autoptr(FbCudaModule) graphed = NULL;
-  if (!eager && (graphed = fb_cuda_compile (final, &run_options, error)) == NULL)
-    return NULL;
-  FbCudaModule *runner = eager ? tagged : graphed;
-  FbPlan *plan = fb_cuda_module_plan (tagged);
+  FbPlan *plan = fb_cuda_module_plan (module);
   g_autoptr(GPtrArray) own_inputs = NULL;
   if (inputs == NULL &&
       (inputs = own_inputs = _fb_profile_random_inputs (plan, options ? options->seed : 0,
@@ -170,8 +166,7 @@ profile_with (FbCupti *cupti, GPtrArray *stages, const FbPipelineOptions *pipeli
   for (guint i = 0; i < warmup; i++)
     {
       report (progress, data, 0.05 + 0.05 * i / warmup, "warming up");
-      if (!run_once (tagged, inputs, cancellable, error) ||
-          (graphed && !run_once (graphed, inputs, cancellable, error)))
+      if (!run_once (module, inputs, cancellable, error))
         return NULL;
     }
   /* What the warm-up launched is not part of the profile. */
@@ -180,9 +175,11 @@ profile_with (FbCupti *cupti, GPtrArray *stages, const FbPipelineOptions *pipeli
     return NULL;
 
   report (progress, data, 0.1, "one inference launched kernel by kernel, tagged");
-  fb_cuda_module_set_launch_hook (tagged, tag_launch, &tagger);
-  gboolean ok = run_once (tagged, inputs, cancellable, error);
-  fb_cuda_module_set_launch_hook (tagged, NULL, NULL);
+  fb_cuda_module_set_launch_eagerly (module, TRUE);
+  fb_cuda_module_set_launch_hook (module, tag_launch, &tagger);
+  gboolean ok = run_once (module, inputs, cancellable, error);
+  fb_cuda_module_set_launch_hook (module, NULL, NULL);
+  fb_cuda_module_set_launch_eagerly (module, eager);
   g_autoptr(GArray) reference = ok ? fb_cupti_take (cupti, NULL, error) : NULL;
   if (reference == NULL)
     return NULL;
@@ -190,7 +187,7 @@ profile_with (FbCupti *cupti, GPtrArray *stages, const FbPipelineOptions *pipeli
   g_autofree guint64 *begin = g_new0 (guint64, iterations);
   g_autofree guint64 *end = g_new0 (guint64, iterations);
   if (eager)
-    fb_cuda_module_set_launch_hook (tagged, tag_launch, &tagger);
+    fb_cuda_module_set_launch_hook (module, tag_launch, &tagger);
   for (guint i = 0; ok && i < iterations; i++)
     {
       g_autofree char *what = g_strdup_printf ("inference %u of %u", i + 1, iterations);
@@ -198,10 +195,10 @@ profile_with (FbCupti *cupti, GPtrArray *stages, const FbPipelineOptions *pipeli
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         ok = FALSE;
       begin[i] = fb_cupti_timestamp (cupti);
-      ok = ok && run_once (runner, inputs, cancellable, error);
+      ok = ok && run_once (module, inputs, cancellable, error);
       end[i] = fb_cupti_timestamp (cupti);
     }
-  fb_cuda_module_set_launch_hook (tagged, NULL, NULL);
+  fb_cuda_module_set_launch_hook (module, NULL, NULL);
   guint dropped = 0;
   g_autoptr(GArray) all = ok ? fb_cupti_take (cupti, &dropped, error) : NULL;
   if (all == NULL)
@@ -225,12 +222,15 @@ profile_with (FbCupti *cupti, GPtrArray *stages, const FbPipelineOptions *pipeli
       g_autoptr(GError) why = NULL;
       g_autoptr(GArray) ranges = NULL;
       FbCuptiCounters *counters =
-        fb_cupti_counters_start (fb_cuda_module_context (tagged),
-                                 fb_cuda_module_device_index (tagged),
+        fb_cupti_counters_start (fb_cuda_module_context (module),
+                                 fb_cuda_module_device_index (module),
                                  MAX (ref_kernels->len, 1), &why);
       if (counters)
         {
-          gboolean ran = run_once (tagged, inputs, cancellable, &why);
+          /* Kernel by kernel, in the reference's order: ranges come in launch order. */
+          fb_cuda_module_set_launch_eagerly (module, TRUE);
+          gboolean ran = run_once (module, inputs, cancellable, &why);
+          fb_cuda_module_set_launch_eagerly (module, eager);
           ranges = fb_cupti_counters_stop (counters, NULL, ran ? &why : NULL);
           if (!ran)
             g_clear_pointer (&ranges, g_array_unref);
@@ -262,8 +262,12 @@ profile_with (FbCupti *cupti, GPtrArray *stages, const FbPipelineOptions *pipeli
       p->pipeline = fb_pipeline_options_copy (pipeline_options);
     }
   _fb_profile_find_folded (p, stages);
-  fb_gpu_utilization_diagnose (&u, p->diagnosis);
   _fb_profile_diagnose (p, final);
+  /* The utilization lines first: why the GPU is idle is what a GPU profile is for. */
+  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+  fb_gpu_utilization_diagnose (&u, lines);
+  for (guint i = lines->len; i-- > 0;)
+    g_ptr_array_insert (p->diagnosis, 0, g_steal_pointer (&lines->pdata[i]));
   report (progress, data, 1, "done");
   return g_steal_pointer (&p);
 }

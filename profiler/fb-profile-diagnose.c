@@ -254,9 +254,14 @@ _fb_profile_diagnose (FbProfile *p, const FbGraph *final)
     }
   where_time_goes (p, total);
   top_kernels (p, total);
-  noise (p, total);
-  dispatch_overhead (p);
-  idle_threads (p, total);
+  /* On a GPU the wall time is the device's: its idle time and what causes it are the
+   * utilization lines (fb_gpu_utilization_diagnose), and it has no worker threads. */
+  if (g_strcmp0 (p->target, "cuda") != 0)
+    {
+      noise (p, total);
+      dispatch_overhead (p);
+      idle_threads (p, total);
+    }
   under_roofline (p, total);
   layout_transposes (p, final, total);
 }

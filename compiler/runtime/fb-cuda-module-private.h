@@ -41,6 +41,7 @@ struct _FbCudaModule {
   ExecKernel    *exec;
   GArray        *segments;      /* Segment */
   gboolean       eager;
+  gboolean       launch_eagerly;/* launch kernel by kernel even where a graph was captured */
   gboolean       has_host;      /* the plan has host steps */
   CUevent        ev_start, ev_end;
   guint64        up_bytes, down_bytes;

@@ -308,6 +308,13 @@ fb_cuda_module_set_launch_hook (FbCudaModule *m, FbCudaLaunchHook hook, gpointer
   m->launch_hook_data = data;
 }
 
+void
+fb_cuda_module_set_launch_eagerly (FbCudaModule *m, gboolean eagerly)
+{
+  g_return_if_fail (m != NULL);
+  m->launch_eagerly = eagerly;
+}
+
 gpointer
 fb_cuda_module_context (FbCudaModule *m)
 {

@@ -126,7 +126,7 @@ run_segments (FbCudaModule *m, GCancellable *cancellable, GError **error)
           if (!run_host (m, m->exec[s->first].kernel, error))
             return FALSE;
         }
-      else if (s->graph)
+      else if (s->graph && !m->launch_eagerly)
         {
           if (!_fb_cuda_check (m->cu, m->cu->GraphLaunch (s->graph, m->libs.stream), error,
                                "replaying the CUDA graph of kernels %u to %u", s->first, s->end - 1))

@@ -60,6 +60,10 @@ FbCudaModule *fb_cuda_compile      (const FbGraph *graph, const FbBackendOptions
 typedef void (*FbCudaLaunchHook) (guint kernel, gboolean after, gpointer data);
 void          fb_cuda_module_set_launch_hook (FbCudaModule *module, FbCudaLaunchHook hook,
                                               gpointer data);
+/* Launches kernel by kernel from now on even where a CUDA graph was captured (FALSE: replay
+ * the graphs again): the profiler tags one inference's launches this way with the very kernels
+ * and library algorithms the graphs replay. */
+void          fb_cuda_module_set_launch_eagerly (FbCudaModule *module, gboolean eagerly);
 /* The module's CUDA context (a CUcontext), for CUPTI's range profiler. */
 gpointer      fb_cuda_module_context (FbCudaModule *module);
 /* The ceilings of device 0, measured once and cached per device under the user's cache folder
