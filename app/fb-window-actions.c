@@ -9,19 +9,61 @@ active_view (FbWindow *self)
   return fb_compare_view_get_active_view (self->compare_view);
 }
 
+typedef struct {
+  FbWindow              *self;
+  GtkFileChooserNative **slot;     /* where the window keeps the chooser while it is open */
+  void                 (*open) (FbWindow *self, GFile *file);
+} Choosing;
+
 static void
 on_chooser_response (GtkNativeDialog *dialog,
                      int              response,
-                     FbWindow        *self)
+                     Choosing        *c)
 {
   if (response == GTK_RESPONSE_ACCEPT)
     {
       g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
 
       if (file != NULL)
-        fb_window_open_file (self, file);
+        c->open (c->self, file);
     }
-  g_clear_object (&self->chooser);
+  g_clear_object (c->slot);
+}
+
+void
+_fb_window_choose_file (FbWindow               *self,
+                        GtkFileChooserNative  **slot,
+                        const char             *title,
+                        const char             *filter_name,
+                        const char             *pattern,
+                        const char             *mime_type,
+                        void                  (*open) (FbWindow *self, GFile *file))
+{
+  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
+  g_autoptr(GtkFileFilter) all = gtk_file_filter_new ();
+  Choosing *c;
+
+  if (*slot != NULL)
+    return;
+  /* GtkFileDialog only exists from GTK 4.10. */
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  *slot = gtk_file_chooser_native_new (title, GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_OPEN,
+                                       "_Open", "_Cancel");
+  gtk_file_filter_set_name (filter, filter_name);
+  gtk_file_filter_add_pattern (filter, pattern);
+  gtk_file_filter_add_mime_type (filter, mime_type);
+  gtk_file_filter_set_name (all, "All files");
+  gtk_file_filter_add_pattern (all, "*");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (*slot), filter);
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (*slot), all);
+  gtk_file_chooser_set_filter (GTK_FILE_CHOOSER (*slot), filter);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  c = g_new (Choosing, 1);
+  *c = (Choosing) { self, slot, open };
+  g_object_set_data_full (G_OBJECT (*slot), "fb-choosing", c, g_free);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (*slot), TRUE);
+  g_signal_connect (*slot, "response", G_CALLBACK (on_chooser_response), c);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (*slot));
 }
 
 static void
@@ -30,27 +72,9 @@ open_action (GtkWidget  *widget,
              GVariant   *parameter)
 {
   FbWindow *self = FB_WINDOW (widget);
-  g_autoptr(GtkFileFilter) onnx = gtk_file_filter_new ();
-  g_autoptr(GtkFileFilter) all = gtk_file_filter_new ();
 
-  if (self->chooser != NULL)
-    return;
-  /* GtkFileDialog only exists from GTK 4.10. */
-  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  self->chooser = gtk_file_chooser_native_new ("Open a Model", GTK_WINDOW (self),
-                                               GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
-  gtk_file_filter_set_name (onnx, "ONNX models");
-  gtk_file_filter_add_pattern (onnx, "*.onnx");
-  gtk_file_filter_add_mime_type (onnx, "application/x-onnx");
-  gtk_file_filter_set_name (all, "All files");
-  gtk_file_filter_add_pattern (all, "*");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->chooser), onnx);
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->chooser), all);
-  gtk_file_chooser_set_filter (GTK_FILE_CHOOSER (self->chooser), onnx);
-  G_GNUC_END_IGNORE_DEPRECATIONS
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->chooser), TRUE);
-  g_signal_connect (self->chooser, "response", G_CALLBACK (on_chooser_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
+  _fb_window_choose_file (self, &self->chooser, "Open a Model", "ONNX models", "*.onnx",
+                          "application/x-onnx", fb_window_open_file);
 }
 
 static void

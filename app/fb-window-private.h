@@ -71,6 +71,15 @@ struct _FbWindow {
 /* fb-window-actions.c */
 void _fb_window_class_init_actions (GtkWidgetClass *widget_class);
 void _fb_window_init_actions       (FbWindow       *self);
+/* A native file chooser for opening one file with a filter of its kind (and one for all
+ * files), kept in *slot while it is open; open is called with the file chosen. */
+void _fb_window_choose_file        (FbWindow               *self,
+                                    GtkFileChooserNative  **slot,
+                                    const char             *title,
+                                    const char             *filter_name,
+                                    const char             *pattern,
+                                    const char             *mime_type,
+                                    void                  (*open) (FbWindow *self, GFile *file));
 
 /* fb-window-export.c */
 void        _fb_window_class_init_export (GtkWidgetClass *widget_class);

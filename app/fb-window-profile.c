@@ -231,47 +231,15 @@ fb_window_open_profile (FbWindow *self,
 }
 
 static void
-on_chooser_response (GtkNativeDialog *dialog,
-                     int              response,
-                     FbWindow        *self)
-{
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-
-      if (file != NULL)
-        fb_window_open_profile (self, file);
-    }
-  g_clear_object (&self->profile_chooser);
-}
-
-static void
 open_profile_action (GtkWidget  *widget,
                      const char *action_name,
                      GVariant   *parameter)
 {
   FbWindow *self = FB_WINDOW (widget);
-  g_autoptr(GtkFileFilter) json = gtk_file_filter_new ();
-  g_autoptr(GtkFileFilter) all = gtk_file_filter_new ();
 
-  if (self->profile_chooser != NULL)
-    return;
-  /* GtkFileDialog only exists from GTK 4.10, as for opening models. */
-  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  self->profile_chooser = gtk_file_chooser_native_new ("Open a Profile", GTK_WINDOW (self),
-                                                       GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
-  gtk_file_filter_set_name (json, "Fusebench profiles (JSON)");
-  gtk_file_filter_add_pattern (json, "*.json");
-  gtk_file_filter_add_mime_type (json, "application/json");
-  gtk_file_filter_set_name (all, "All files");
-  gtk_file_filter_add_pattern (all, "*");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->profile_chooser), json);
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->profile_chooser), all);
-  gtk_file_chooser_set_filter (GTK_FILE_CHOOSER (self->profile_chooser), json);
-  G_GNUC_END_IGNORE_DEPRECATIONS
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->profile_chooser), TRUE);
-  g_signal_connect (self->profile_chooser, "response", G_CALLBACK (on_chooser_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->profile_chooser));
+  _fb_window_choose_file (self, &self->profile_chooser, "Open a Profile",
+                          "Fusebench profiles (JSON)", "*.json", "application/json",
+                          fb_window_open_profile);
 }
 
 static void
