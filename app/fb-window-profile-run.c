@@ -45,7 +45,7 @@ job_free (gpointer data)
 {
   Job *job = data;
 
-  g_ptr_array_unref (job->stages);
+  g_clear_pointer (&job->stages, g_ptr_array_unref);
   fb_pipeline_options_free (job->options);
   g_free (job->target);
   g_main_context_unref (job->context);
@@ -122,7 +122,11 @@ on_profiled (GObject      *source,
   FbWindow *self = FB_WINDOW (source);
   g_autoptr(GError) error = NULL;
   g_autoptr(FbProfile) profile = g_task_propagate_pointer (G_TASK (result), &error);
+  Job *job = g_task_get_task_data (G_TASK (result));
 
+  /* The stages go back here, on the main thread: freed in the worker when the task ends there,
+   * a stage the window no longer holds would free its graph while a view may still draw it. */
+  g_clear_pointer (&job->stages, g_ptr_array_unref);
   g_clear_object (&self->profile_cancellable);
   if (self->disposed)
     return;
