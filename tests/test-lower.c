@@ -102,6 +102,38 @@ test_elementwise_chain (void)
   ti_done ();
 }
 
+/* A Transpose that moves only dimensions of extent 1 keeps every element in place: a view of
+ * its input, no kernel; one that reorders two longer dimensions is a loop nest. Both compute
+ * what the interpreter does. */
+static void
+test_unit_transposes_are_views (void)
+{
+  struct { int64_t dims[4], perm[4]; gboolean view; } cases[] = {
+    { { 1, 5, 1, 1 }, { 0, 2, 3, 1 }, TRUE },     /* a pooled 1 x 1 map to channels-last */
+    { { 1, 12, 10, 1 }, { 0, 3, 1, 2 }, TRUE },   /* a one-channel image to channels-first */
+    { { 1, 3, 4, 1 }, { 0, 2, 1, 3 }, FALSE },    /* 3 and 4 change places */
+    { { 2, 1, 3, 1 }, { 3, 1, 0, 2 }, TRUE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      FbGraph *g = ti_graph (17);
+      FbNode *n = ti_node (g, FB_OP_TRANSPOSE, 1, 1);
+      ti_attr_ints (g, n, "perm", 4, cases[i].perm);
+      FbTensor *x = ti_random (4, cases[i].dims, 7 + i);
+      tc_finish (g, n, TI_IN (x), 0);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FbPlan) plan = fb_lower_graph (g, "test-target", &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (plan->kernels->len, ==, 1);
+      const FbKernel *k = g_ptr_array_index (plan->kernels, 0);
+      g_assert_cmpint (k->kind, ==, cases[i].view ? FB_KERNEL_VIEW : FB_KERNEL_LOOPS);
+      g_assert_cmpint (fb_node_is_view (n), ==, cases[i].view);
+      g_autoptr(GPtrArray) in = tc_inputs (g, n, TI_IN (x), 0);
+      tc_check (g, in);
+    }
+  ti_done ();
+}
+
 static void
 test_hash (void)
 {
@@ -126,6 +158,7 @@ main (int argc, char **argv)
   g_test_add_func ("/lower/fused-conv", test_fused_conv);
   g_test_add_func ("/lower/layouts-and-views", test_layouts_and_views);
   g_test_add_func ("/lower/elementwise-chain", test_elementwise_chain);
+  g_test_add_func ("/lower/unit-transposes", test_unit_transposes_are_views);
   g_test_add_func ("/lower/hash", test_hash);
   return g_test_run ();
 }

@@ -119,6 +119,46 @@ test_dynamic_clip_is_not_an_activation (void)
   g_assert_cmpuint (tp_count (tp_stage_graph (p, "fuse-epilogue"), FB_OP_FUSED, FALSE), ==, 0);
 }
 
+/* conv -> LeakyRelu -> Max (x, one number), as TensorFlow exports bound an activation: two
+ * activations in a row, the bound taken in either operand order. */
+static void
+test_scalar_bounds (void)
+{
+  FbGraph *g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", 4, TP_DIMS (1, 4, 5, 5));
+  FbValue *v = tp_op (g, FB_OP_CONV, "conv", x, tp_const (g, "w", 4, TP_DIMS (4, 4, 1, 1), NULL), NULL);
+  FbOpKind expect[] = { FB_OP_CONV, FB_OP_LEAKY_RELU, FB_OP_MAX, FB_OP_MIN };
+
+  v = tp_op (g, FB_OP_LEAKY_RELU, "leaky", v, NULL);
+  v = tp_op (g, FB_OP_MAX, "max", v, tp_const (g, "lo", 4, TP_DIMS (1, 1, 1, 1), NULL), NULL);
+  v = tp_op (g, FB_OP_MIN, "min", tp_scalar (g, 0.5), v, NULL);
+  tp_output (g, v);
+  g_autoptr(FbPipeline) p = fuse (g, NULL);
+  FbGraph *out = tp_stage_graph (p, "fuse-epilogue");
+
+  g_assert_cmpuint (out->nodes->len, ==, 1);
+  FbGraph *body = body_of (g_ptr_array_index (out->nodes, 0));
+  g_assert_cmpuint (body->nodes->len, ==, G_N_ELEMENTS (expect));
+  for (guint i = 0; i < G_N_ELEMENTS (expect); i++)
+    g_assert_cmpint (((FbNode *) g_ptr_array_index (body->nodes, i))->op, ==, expect[i]);
+}
+
+/* A Max against a per-channel tensor, or against another activation, is no bound. */
+static void
+test_max_of_tensors_is_not_a_bound (void)
+{
+  FbGraph *g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", 4, TP_DIMS (1, 4, 5, 5));
+  FbValue *y = tp_input (g, "y", 4, TP_DIMS (1, 4, 5, 5));
+  FbValue *a = tp_op (g, FB_OP_CONV, "conv_a", x, tp_const (g, "wa", 4, TP_DIMS (4, 4, 1, 1), NULL), NULL);
+  FbValue *b = tp_op (g, FB_OP_CONV, "conv_b", x, tp_const (g, "wb", 4, TP_DIMS (4, 4, 1, 1), NULL), NULL);
+  tp_output (g, tp_op (g, FB_OP_MAX, "max_c", a, tp_const (g, "c", 4, TP_DIMS (1, 4, 1, 1), NULL), NULL));
+  tp_output (g, tp_op (g, FB_OP_MAX, "max_y", b, y, NULL));
+  g_autoptr(FbPipeline) p = fuse (g, NULL);
+
+  g_assert_cmpuint (tp_count (tp_stage_graph (p, "fuse-epilogue"), FB_OP_FUSED, FALSE), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -128,5 +168,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pass/fuse-epilogue/shared-result", test_shared_result_stops_the_chain);
   g_test_add_func ("/pass/fuse-epilogue/no-fuse", test_no_fuse_anchor);
   g_test_add_func ("/pass/fuse-epilogue/dynamic-clip", test_dynamic_clip_is_not_an_activation);
+  g_test_add_func ("/pass/fuse-epilogue/scalar-bounds", test_scalar_bounds);
+  g_test_add_func ("/pass/fuse-epilogue/max-of-tensors", test_max_of_tensors_is_not_a_bound);
   return g_test_run ();
 }

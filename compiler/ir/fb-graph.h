@@ -205,6 +205,9 @@ void         fb_node_set_attr          (FbGraph *graph, FbNode *node, const FbAt
 /* The i-th input, or NULL when absent or omitted. */
 FbValue     *fb_node_input             (const FbNode *node, guint i);
 void         fb_node_add_prov          (FbGraph *graph, FbNode *node, const guint *prov, guint n);
+/* Whether node's output is its first input's bytes under another shape (Reshape and its kin,
+ * Identity, inference Dropout, a Transpose that moves only dimensions of extent 1). */
+gboolean     fb_node_is_view           (const FbNode *node);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbModel, fb_model_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbGraph, fb_graph_free)

@@ -192,6 +192,8 @@ post_name (int64_t kind)
     case FB_DNNL_POST_TANH: return "tanh";
     case FB_DNNL_POST_SIGMOID: return "sigmoid";
     case FB_DNNL_POST_ADD: return "add";
+    case FB_DNNL_POST_MAX: return "max";
+    case FB_DNNL_POST_MIN: return "min";
     default: return "?";
     }
 }
@@ -261,6 +263,8 @@ geometry:
         g_string_append_printf (s, " (a%u)", cv->add);
       else if (p->kind == FB_DNNL_POST_CLIP)
         g_string_append_printf (s, " (%.9g, %.9g)", p->alpha, p->beta);
+      else if (p->kind == FB_DNNL_POST_MAX || p->kind == FB_DNNL_POST_MIN)
+        g_string_append_printf (s, " (%.9g)", p->alpha);
       else if (p->kind == FB_DNNL_POST_RELU && p->alpha != 0)
         g_string_append_printf (s, " (slope %.9g)", p->alpha);
     }

@@ -63,6 +63,17 @@ post_op (FbLowerCtx *c, const FbNode *u, const FbValue *cur, FbDnnlPost *p,
       *add = other;
       return TRUE;
     }
+  if ((u->op == FB_OP_MAX || u->op == FB_OP_MIN) && u->n_inputs == 2)
+    {
+      /* A bound of one constant number (fuse-epilogue takes no other Max or Min). */
+      const FbValue *other = u->inputs[0] == cur ? u->inputs[1] : u->inputs[0];
+      if (other == NULL || other == cur || !_fb_lower_is_scalar_const (other) ||
+          other->dtype != FB_DTYPE_FLOAT32)
+        return FALSE;
+      p->kind = u->op == FB_OP_MAX ? FB_DNNL_POST_MAX : FB_DNNL_POST_MIN;
+      p->alpha = fb_tensor_get_f64 (other->constant, 0);
+      return isfinite (p->alpha);
+    }
   if (u->n_inputs < 1 || u->inputs[0] != cur)
     return FALSE;
   switch (u->op)

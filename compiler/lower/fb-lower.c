@@ -250,15 +250,6 @@ try_fold (FbLowerPlan *lp, const FbNode *node, gboolean *folded, GError **error)
   return TRUE;
 }
 
-static gboolean
-is_view (const FbNode *node)
-{
-  if (fb_op_has_flag (node->op, FB_OPF_RESHAPE) || node->op == FB_OP_IDENTITY)
-    return TRUE;
-  /* Dropout at inference is the identity; its mask output is not computed. */
-  return node->op == FB_OP_DROPOUT && (node->n_outputs < 2 || node->outputs[1] == NULL);
-}
-
 /* A view shares its input's bytes, unless the plan-memory pass gave its output a buffer of
  * its own: the pass may then reuse the input's bytes while the view is alive, so it is copied. */
 static gboolean
@@ -620,7 +611,7 @@ lower_node (FbLowerPlan *lp, const FbNode *node, GError **error)
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE,
                            "output shape is not known at compile time (pin the model's "
                            "dynamic inputs with --input-shape)");
-  if (is_view (node) && !view_needs_copy (lp, node))
+  if (fb_node_is_view (node) && !view_needs_copy (lp, node))
     {
       FbKernel *k = kernel_for (lp, node, FB_KERNEL_VIEW);
       guint in = plan_value_buffer (lp, node->inputs[0], FB_BUF_INTERMEDIATE);

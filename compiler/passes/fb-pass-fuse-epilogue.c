@@ -7,8 +7,10 @@
  * each step optional and taken only when its input has no other reader. A bias Add adds a
  * constant that cannot enlarge the result; a residual Add adds another activation of the same
  * shape; activations are the unary ones kernels apply for free (Relu, Clip, LeakyRelu,
- * Sigmoid, HardSigmoid, HardSwish, Gelu, Tanh, Elu, Selu, Softplus, Softsign, PRelu). The
- * chain becomes one FUSED node of kind "epilogue" named after the contraction.
+ * Sigmoid, HardSigmoid, HardSwish, Gelu, Tanh, Elu, Selu, Softplus, Softsign, PRelu, and Max
+ * or Min against one constant number, a bound as TensorFlow exports write it). Where an
+ * activation may stand, several may follow each other (LeakyRelu, then Max). The chain
+ * becomes one FUSED node of kind "epilogue" named after the contraction.
  *
  * Requires: simplify and fold-batchnorm done (a BatchNormalization between would stop the
  *           chain), shapes inferred.
@@ -20,6 +22,20 @@ static gboolean
 is_anchor (FbOpKind op)
 {
   return op == FB_OP_CONV || op == FB_OP_CONV_TRANSPOSE || op == FB_OP_MATMUL || op == FB_OP_GEMM;
+}
+
+/* Max (x, c) or Min (x, c), either operand order, with c one constant element of x's type:
+ * a bound, applied per element like Clip. */
+static gboolean
+is_scalar_bound (const FbNode *n, const FbValue *cur)
+{
+  if ((n->op != FB_OP_MAX && n->op != FB_OP_MIN) || n->n_inputs != 2 || n->inputs[0] == NULL ||
+      n->inputs[1] == NULL)
+    return FALSE;
+  const FbValue *other = n->inputs[0] == cur ? n->inputs[1] : n->inputs[0];
+  return other != cur && (n->inputs[0] == cur || n->inputs[1] == cur) &&
+         other->constant != NULL && other->constant->numel == 1 &&
+         other->dtype == cur->dtype && other->shape.rank <= cur->shape.rank;
 }
 
 static gboolean
@@ -88,14 +104,14 @@ next_member (FbPassContext *ctx, const FbValue *cur, GHashTable *uses, GHashTabl
         }
       return NULL;
     }
-  if (is_activation (u) && u->inputs[0] == cur)
+  if ((is_activation (u) && u->inputs[0] == cur) || is_scalar_bound (u, cur))
     {
-      if (*step < AFTER_ACTIVATION)
+      if (*step <= AFTER_ACTIVATION)
         {
           *step = AFTER_ACTIVATION;
           return u;
         }
-      if (*step == AFTER_RESIDUAL)
+      if (*step >= AFTER_RESIDUAL)
         {
           *step = AFTER_LAST;
           return u;

@@ -51,15 +51,6 @@ writes_in_place (const FbNode *n)
   return fb_op_has_flag (n->op, FB_OPF_ELEMENTWISE) && n->op != FB_OP_DROPOUT;
 }
 
-/* The nodes the targets lower to views of their input's bytes (fb-lower.c's is_view). */
-static gboolean
-is_view (const FbNode *n)
-{
-  if (fb_op_has_flag (n->op, FB_OPF_RESHAPE) || n->op == FB_OP_IDENTITY)
-    return TRUE;
-  return n->op == FB_OP_DROPOUT && (n->n_outputs < 2 || n->outputs[1] == NULL);
-}
-
 static int
 compare_size (gconstpointer a, gconstpointer b)
 {
@@ -170,7 +161,7 @@ _fb_pass_plan_memory (FbPassContext *ctx, FbGraph *graph, GError **error)
           last = GPOINTER_TO_UINT (g_hash_table_lookup (last_use, v));
           n_values++;
           total += bytes;
-          if (k == 0 && is_view (n) && n->n_inputs > 0 && n->inputs[0] &&
+          if (k == 0 && fb_node_is_view (n) && n->n_inputs > 0 && n->inputs[0] &&
               (b = g_hash_table_lookup (buffer_of, n->inputs[0])) != NULL &&
               value_bytes (n->inputs[0]) == bytes)
             b->end = MAX (b->end, last);

@@ -10,7 +10,8 @@ static const char *const buffer_kinds[] = { "input", "const", "output", "value",
 static const char *const kernel_kinds[] = { "loops", "library", "view", "host" };
 static const char *const arg_roles[] = { "in", "out", "temp" };
 
-static const char *const post_kinds[] = { "none", "relu", "clip", "tanh", "sigmoid", "add" };
+static const char *const post_kinds[] = { "none", "relu", "clip", "tanh", "sigmoid", "add", "max",
+                                           "min" };
 
 /* The geometry of a convolution phase as a flat list, in this order. */
 #define N_GEOMETRY 19

@@ -6,6 +6,7 @@
 
 #include <dnnl.h>
 #include <dnnl_debug.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,8 @@ eltwise_alg (int64_t kind)
     case FB_DNNL_POST_CLIP: return dnnl_eltwise_clip;
     case FB_DNNL_POST_TANH: return dnnl_eltwise_tanh;
     case FB_DNNL_POST_SIGMOID: return dnnl_eltwise_logistic;
+    case FB_DNNL_POST_MAX: return dnnl_eltwise_clip;
+    case FB_DNNL_POST_MIN: return dnnl_eltwise_clip;
     default: return dnnl_alg_kind_undef;
     }
 }
@@ -89,6 +92,15 @@ post_ops (const FbDnnlConvDesc *d, const dnnl_memory_desc_t *dst_md, dnnl_primit
       const FbDnnlPost *p = &d->post[i];
       if (p->kind == FB_DNNL_POST_ADD)
         s = dnnl_post_ops_append_binary (ops, dnnl_binary_add, dst_md);
+      else if (p->kind == FB_DNNL_POST_MAX || p->kind == FB_DNNL_POST_MIN)
+        {
+          /* One bound of a clip; the other infinite, so that nothing past it is cut (a Clip's
+           * absent bound is FLT_MAX, as the operator defines it). */
+          float bound = (float) p->alpha;
+          s = dnnl_post_ops_append_eltwise (ops, 1.0f, dnnl_eltwise_clip,
+                                            p->kind == FB_DNNL_POST_MAX ? bound : -INFINITY,
+                                            p->kind == FB_DNNL_POST_MAX ? INFINITY : bound);
+        }
       else if (eltwise_alg (p->kind) != dnnl_alg_kind_undef)
         s = dnnl_post_ops_append_eltwise (ops, 1.0f, eltwise_alg (p->kind), (float) p->alpha,
                                           (float) p->beta);
@@ -372,7 +384,10 @@ fb_dnnl_conv_desc_valid (const FbDnnlConvDesc *d)
   int adds = 0;
   for (int64_t i = 0; i < d->n_post; i++)
     {
-      if (d->post[i].kind <= FB_DNNL_POST_NONE || d->post[i].kind > FB_DNNL_POST_ADD)
+      if (d->post[i].kind <= FB_DNNL_POST_NONE || d->post[i].kind > FB_DNNL_POST_MIN)
+        return 0;
+      if ((d->post[i].kind == FB_DNNL_POST_MAX || d->post[i].kind == FB_DNNL_POST_MIN) &&
+          !isfinite (d->post[i].alpha))
         return 0;
       adds += d->post[i].kind == FB_DNNL_POST_ADD;
     }

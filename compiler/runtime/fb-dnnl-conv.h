@@ -24,6 +24,8 @@ typedef enum {
   FB_DNNL_POST_TANH,
   FB_DNNL_POST_SIGMOID,
   FB_DNNL_POST_ADD,         /* x + a tensor of the output's shape and layout */
+  FB_DNNL_POST_MAX,         /* max (x, alpha): a lower bound only (+inf stays +inf) */
+  FB_DNNL_POST_MIN,         /* min (x, alpha): an upper bound only */
 } FbDnnlPostKind;
 
 typedef struct {

@@ -231,6 +231,31 @@ def deconv_epilogues():
     return c
 
 
+def bound_epilogues():
+    """Convolutions followed by Max or Min against one constant number, the bounds TensorFlow
+    exports write after an activation (fused into the convolution, as oneDNN clip post-ops
+    channels-last), next to a per-channel Max that is no bound; Transposes that move only
+    dimensions of extent 1 (views): around a one-channel image and a pooled 1 x 1 map."""
+    c = Case("bound-epilogues", 14)
+    x = c.input("x", [1, 8, 10, 9])
+    r = c.input("r", [1, 6, 10, 9])
+    g = c.input("g", [1, 12, 10, 1])
+    lo = c.init(const("lo", np.full([1, 1, 1, 1], -0.4, np.float32)))
+    hi = c.init(const("hi", np.float32(0.3)))
+    y = c.node("LeakyRelu", [c.node("Conv", [x, c.init(weight("w0", [6, 8, 3, 3])), c.init(weight("b0", [6]))],
+                                    pads=[0, 1, 0, 1])], alpha=0.2)
+    c.out(c.node("Max", [y, lo]))
+    c.out(c.node("Min", [hi, c.node("Relu", [c.node("Conv", [x, c.init(weight("w1", [6, 8, 1, 1]))])])]))
+    c.out(c.node("Max", [c.node("Add", [c.node("Conv", [x, c.init(weight("w2", [6, 8, 3, 3]))], pads=[1, 1, 1, 1]), r]),
+                         c.init(const("lo2", np.float32(-0.1)))]))
+    img = c.node("Transpose", [g], perm=[0, 3, 1, 2])
+    per_channel = c.init(weight("pc", [1, 4, 1, 1]))
+    c.out(c.node("Max", [c.node("Conv", [img, c.init(weight("w3", [4, 1, 3, 3]))], pads=[1, 1, 1, 1]), per_channel]))
+    pooled = c.node("GlobalAveragePool", [c.node("Conv", [x, c.init(weight("w4", [5, 8, 1, 1]))])])
+    c.out(c.node("Transpose", [pooled], perm=[0, 2, 3, 1]))
+    return c
+
+
 def pool():
     c = Case("pool", 19)
     x = c.input("x", [2, 3, 7, 8])
@@ -428,7 +453,7 @@ def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
     for make in [unary, binary, integers, reduce, conv, pool, norm, matmul, movement, resize,
-                 upsample, control, gru, lstm, conv_epilogues, deconv_epilogues]:
+                 upsample, control, gru, lstm, conv_epilogues, deconv_epilogues, bound_epilogues]:
         make().save(outdir)
 
 
