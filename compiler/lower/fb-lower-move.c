@@ -297,8 +297,53 @@ lower_simple (FbLowerCtx *c, const FbNode *node, GError **error)
   return _fb_lower_store (c, body, node->outputs[0], oc, v, error);
 }
 
+/* A Concat along an inner axis (channels-last: the channels of every pixel) as one phase:
+ * the loops before the axis are shared, and within one step of them every input copies its
+ * run in turn, so each output row is written front to back by one thread in one pass. One
+ * phase per input instead wrote each row in as many strided passes, each its own dispatch
+ * across the threads (an inception module's Concat of four branches: four). */
+static gboolean
+lower_concat_rows (FbLowerCtx *c, const FbNode *node, int rank, const int64_t *whole, int axis,
+                   GError **error)
+{
+  FbKernel *k = c->k;
+  FbKExpr *oc[FB_MAX_RANK];
+  GPtrArray *outer = _fb_lower_nest (c, axis, whole, oc, (double) numel_of (rank, whole));
+  int64_t offset = 0;
+  for (guint j = 0; j < node->n_inputs; j++)
+    {
+      const FbValue *piece = node->inputs[j];
+      int64_t pd[FB_MAX_RANK];
+      int pr;
+      if (piece == NULL)
+        continue;
+      _fb_lower_dims (piece, &pr, pd);
+      if (numel_of (pr, pd) == 0)
+        continue;
+      FbKExpr *pc[FB_MAX_RANK], *wc[FB_MAX_RANK];
+      GPtrArray *body = outer;
+      for (int d = 0; d < rank; d++)
+        {
+          if (d < axis)
+            pc[d] = oc[d];
+          else if (pd[d] == 1)
+            pc[d] = fb_kx_index (k, 0);
+          else
+            body = _fb_lower_loop (k, body, fb_kx_index (k, pd[d]), &pc[d]);
+        }
+      memcpy (wc, pc, sizeof wc);
+      wc[axis] = fb_kx_add_c (k, pc[axis], offset);
+      FbKExpr *v = at (c, piece, pc, error);
+      if (v == NULL || !_fb_lower_store (c, body, node->outputs[0], wc, v, error))
+        return FALSE;
+      offset += pd[axis];
+    }
+  return TRUE;
+}
+
 /* Concat and Split: one phase per piece, each writing or reading its slab at an offset along
- * the axis. */
+ * the axis; a Concat with enough rows before its axis to share among threads is one phase
+ * (lower_concat_rows). */
 static gboolean
 lower_pieces (FbLowerCtx *c, const FbNode *node, GError **error)
 {
@@ -309,6 +354,8 @@ lower_pieces (FbLowerCtx *c, const FbNode *node, GError **error)
   int axis;
   if (!fb_axis_normalize (fb_node_attr_int (node, "axis", 0), rank, &axis))
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "bad axis");
+  if (concat && numel_of (axis, whole) >= 16)
+    return lower_concat_rows (c, node, rank, whole, axis, error);
   int64_t offset = 0;
   guint n = concat ? node->n_inputs : node->n_outputs;
   for (guint j = 0; j < n; j++)
