@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cpu-kernel-bench MODEL [--runs N] [--layout nchw|nhwc] [--input-shape NAME=AxB ...]
+/* cpu-kernel-bench MODEL [--runs N] [--min] [--cpu-time] [--outputs] [--layout nchw|nhwc] [--input-shape NAME=AxB ...]
  * cpu-kernel-bench MODEL --show KERNEL [--asm]
  *
  * Where the CPU target's time goes: compiles MODEL for the CPU, runs it N times on zeroed
@@ -10,6 +10,13 @@
  * GB/s is each kernel's modeled bytes (read + written) over its time; the last line gives the
  * machine's copy bandwidth measured the same way (a 64 MiB memcpy split over the same number
  * of threads, best of 5), the ceiling a transpose, concat or resize can reach.
+ * --min gives each kernel's fastest run instead of its median: on a machine shared with other
+ * work, the run nothing preempted, closer to the quiet machine's time for kernels shorter than
+ * a scheduler slice. --cpu-time times each kernel by the processor time the process spent in
+ * it instead of the clock: what the kernel's work costs, whatever else the machine runs (with
+ * --threads 1, or with OMP_WAIT_POLICY=passive so that waiting threads sleep rather than spin;
+ * GFLOP/s is then per core). --outputs adds the ONNX names of each kernel's outputs, the names
+ * ort-profile.js's rows carry, to pair the two profiles.
  * --show prints one kernel's IR and its optimized LLVM IR (or assembly) instead: is that loop
  * vectorized? */
 #include "fb-codegen.h"
@@ -20,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct {
   char       *dst;
@@ -66,6 +74,31 @@ copy_bandwidth (guint threads)
   return best;
 }
 
+/* Processor time of the whole process, in ms. */
+static double
+process_cpu_ms (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+typedef struct {
+  double *ms;                   /* per kernel, this run */
+  double  start;
+} CpuClock;
+
+static void
+cpu_clock_hook (guint kernel, gboolean after, gpointer data)
+{
+  CpuClock *clock = data;
+  double now = process_cpu_ms ();
+  if (after)
+    clock->ms[kernel] = now - clock->start;
+  else
+    clock->start = now;
+}
+
 static int
 compare_doubles (const void *a, const void *b)
 {
@@ -78,6 +111,33 @@ median (double *v, int n)
 {
   qsort (v, n, sizeof *v, compare_doubles);
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double
+minimum (const double *v, int n)
+{
+  double m = v[0];
+  for (int i = 1; i < n; i++)
+    m = MIN (m, v[i]);
+  return m;
+}
+
+/* The graph names of the values kernel writes, without the "#id" the plan appends. */
+static char *
+output_names (const FbKernel *kernel, const FbPlan *plan)
+{
+  GString *s = g_string_new (NULL);
+  for (guint a = 0; a < kernel->args->len; a++)
+    {
+      const FbKArg *arg = &g_array_index (kernel->args, FbKArg, a);
+      if (arg->role != FB_KARG_OUTPUT || arg->name == NULL)
+        continue;
+      const char *hash = strrchr (arg->name, '#');
+      g_string_append_printf (s, "%s%.*s", s->len ? "," : "",
+                              (int) (hash ? hash - arg->name : (ptrdiff_t) strlen (arg->name)),
+                              arg->name);
+    }
+  return g_string_free (s, FALSE);
 }
 
 typedef struct {
@@ -106,7 +166,7 @@ main (int argc, char **argv)
   g_autofree char *layout = NULL;
   g_auto(GStrv) shapes = NULL;
   g_autofree char *show = NULL;
-  gboolean show_asm = FALSE;
+  gboolean show_asm = FALSE, use_min = FALSE, outputs = FALSE, cpu_time = FALSE;
   const GOptionEntry entries[] = {
     { "runs", 'n', 0, G_OPTION_ARG_INT, &runs, "Timed runs (default 50)", "N" },
     { "threads", 't', 0, G_OPTION_ARG_INT, &threads, "Worker threads (default: one per core)", "N" },
@@ -114,6 +174,9 @@ main (int argc, char **argv)
     { "input-shape", 0, 0, G_OPTION_ARG_STRING_ARRAY, &shapes, "Pin an input's shape", "NAME=AxB" },
     { "show", 0, 0, G_OPTION_ARG_STRING, &show, "Print this kernel's code, do not time", "KERNEL" },
     { "asm", 0, 0, G_OPTION_ARG_NONE, &show_asm, "With --show: assembly, not LLVM IR", NULL },
+    { "min", 0, 0, G_OPTION_ARG_NONE, &use_min, "Each kernel's fastest run, not its median", NULL },
+    { "outputs", 0, 0, G_OPTION_ARG_NONE, &outputs, "Name each kernel's output values", NULL },
+    { "cpu-time", 0, 0, G_OPTION_ARG_NONE, &cpu_time, "Processor time, not the clock", NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("MODEL — per-kernel CPU times");
@@ -180,21 +243,27 @@ main (int argc, char **argv)
   guint nk = plan->kernels->len;
   g_autofree double *per = g_new0 (double, (gsize) nk * runs + 1);
   g_autofree double *whole = g_new0 (double, runs);
+  g_autofree double *cpu_ms = g_new0 (double, nk + 1);
+  CpuClock clock = { cpu_ms, 0 };
   for (int r = -1; r < runs; r++)
     {
       /* Run -1 warms the caches and the worker threads. */
       fb_cpu_module_set_timing (cpu, FALSE);
+      fb_cpu_module_set_kernel_hook (cpu, NULL, NULL);
       gint64 t0 = g_get_monotonic_time ();
+      double c0 = process_cpu_ms ();
       g_autoptr(GPtrArray) out = fb_cpu_module_run (cpu, inputs, NULL, &error);
       if (out == NULL)
         return fail (error);
       if (r >= 0)
-        whole[r] = (g_get_monotonic_time () - t0) / 1000.0;
-      fb_cpu_module_set_timing (cpu, TRUE);
+        whole[r] = cpu_time ? process_cpu_ms () - c0 : (g_get_monotonic_time () - t0) / 1000.0;
+      fb_cpu_module_set_timing (cpu, !cpu_time);
+      if (cpu_time)
+        fb_cpu_module_set_kernel_hook (cpu, cpu_clock_hook, &clock);
       g_autoptr(GPtrArray) out2 = fb_cpu_module_run (cpu, inputs, NULL, &error);
       if (out2 == NULL)
         return fail (error);
-      const double *ms = fb_cpu_module_kernel_ms (cpu);
+      const double *ms = cpu_time ? cpu_ms : fb_cpu_module_kernel_ms (cpu);
       for (guint k = 0; r >= 0 && k < nk; k++)
         per[(gsize) k * runs + r] = ms[k];
     }
@@ -204,7 +273,8 @@ main (int argc, char **argv)
   for (guint k = 0; k < nk; k++)
     {
       rows[k].index = k;
-      rows[k].ms = median (per + (gsize) k * runs, runs);
+      rows[k].ms = use_min ? minimum (per + (gsize) k * runs, runs)
+                           : median (per + (gsize) k * runs, runs);
       sum += rows[k].ms;
     }
   qsort (rows, nk, sizeof *rows, compare_rows);
@@ -213,15 +283,17 @@ main (int argc, char **argv)
     {
       const FbKernel *kernel = g_ptr_array_index (plan->kernels, rows[i].index);
       static const char *const kinds[] = { "loops", "library", "view", "host" };
-      printf ("%9.4f %5.1f%% %7.1f %6.1f  %-7s %s  %s\n", rows[i].ms,
+      g_autofree char *names = outputs ? output_names (kernel, plan) : NULL;
+      printf ("%9.4f %5.1f%% %7.1f %6.1f  %-7s %s  %s%s%s\n", rows[i].ms,
               sum > 0 ? 100 * rows[i].ms / sum : 0,
               rows[i].ms > 0 ? kernel->flops / rows[i].ms / 1e6 : 0,
               rows[i].ms > 0 ? kernel->bytes / rows[i].ms / 1e6 : 0,
               kernel->kind < G_N_ELEMENTS (kinds) ? kinds[kernel->kind] : "?", kernel->name,
-              kernel->label ? kernel->label : "");
+              kernel->label ? kernel->label : "", names ? "  -> " : "", names ? names : "");
     }
-  printf ("kernels: %u, sum of medians %.3f ms, whole run median %.3f ms over %d runs\n", nk,
-          sum, median (whole, runs), runs);
+  printf ("kernels: %u, sum of %s %.3f ms, whole run %s %.3f ms over %d runs\n", nk,
+          use_min ? "minima" : "medians", sum, use_min ? "minimum" : "median",
+          use_min ? minimum (whole, runs) : median (whole, runs), runs);
   guint n_threads = threads > 0 ? (guint) threads : g_get_num_processors ();
   printf ("copy bandwidth: %.1f GB/s (memcpy of 64 MiB, read + written, %u threads, best of 5)\n",
           copy_bandwidth (n_threads), n_threads);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // ONNX Runtime's per-node profile of one model, to set beside bench/cpu-kernel-bench's per-kernel
 // times: 2 intra-op threads, as ort-bench.js; N profiled runs after one warm-up; prints every
-// node's median kernel time (ms), largest first, its share of the sum, its operator and name.
-//   node ort-profile.js ORT_MODULE_DIR MODEL.onnx DATA_DIR [N]
+// node's median kernel time (ms), largest first, its share of the sum, its operator and name;
+// with "min", each node's fastest run instead (cpu-kernel-bench --min: on a shared machine,
+// the run nothing preempted).
+//   node ort-profile.js ORT_MODULE_DIR MODEL.onnx DATA_DIR [N] [min]
 // The profile file ONNX Runtime writes goes to a temporary folder and is removed.
 'use strict';
 const fs = require('fs');
@@ -10,7 +12,8 @@ const os = require('os');
 const path = require('path');
 
 (async () => {
-  const [ortDir, model, dataDir, nArg] = process.argv.slice(2);
+  const [ortDir, model, dataDir, nArg, stat] = process.argv.slice(2);
+  const useMin = stat === 'min';
   const runs = Number(nArg || 20);
   const ort = require(ortDir);
   const { readInputs } = require(path.join(__dirname, 'ort-bench.js'));
@@ -39,7 +42,8 @@ const path = require('path');
     for (const [name, v] of per) {
       const us = v.us.slice(1).sort((a, b) => a - b);
       if (us.length === 0) continue;
-      const m = us.length % 2 ? us[(us.length - 1) / 2] : (us[us.length / 2 - 1] + us[us.length / 2]) / 2;
+      const m = useMin ? us[0]
+        : us.length % 2 ? us[(us.length - 1) / 2] : (us[us.length / 2 - 1] + us[us.length / 2]) / 2;
       rows.push({ name, op: v.op, ms: m / 1000 });
     }
     rows.sort((a, b) => b.ms - a.ms);
@@ -47,7 +51,7 @@ const path = require('path');
     console.log(`${'ms'.padStart(9)} ${'share'.padStart(6)}  op / node`);
     for (const r of rows)
       console.log(`${r.ms.toFixed(4).padStart(9)} ${(100 * r.ms / sum).toFixed(1).padStart(5)}%  ${r.op}  ${r.name}`);
-    console.log(`nodes: ${rows.length}, sum of medians ${sum.toFixed(3)} ms over ${runs} runs`);
+    console.log(`nodes: ${rows.length}, sum of ${useMin ? 'minima' : 'medians'} ${sum.toFixed(3)} ms over ${runs} runs`);
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
