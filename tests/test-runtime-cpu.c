@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The CPU target on whole models through the pass pipeline: the bundled sample model against
  * its expected outputs, the conformance cases it compiles against theirs, NCHW and NHWC
- * layouts, the kernel cache on a rebuild, and unsupported nodes named in the error. */
+ * layouts, the kernel cache on a rebuild, unsupported nodes named in the error, and one
+ * OpenMP runtime in the process. */
 #include "fb-case-check.h"
 #include "fb-specialize.h"
 #include "fb-test-cpu.h"
@@ -11,6 +12,8 @@
 #include "fb-onnx-import.h"
 #include "fb-pipeline.h"
 #include "fb-tensor-io.h"
+
+#include <link.h>
 
 static char *
 source_path (const char *first, ...)
@@ -186,10 +189,35 @@ test_bad_input (void)
   ti_done ();
 }
 
+static int
+count_openmp (struct dl_phdr_info *info, size_t size, void *data)
+{
+  const char *slash = strrchr (info->dlpi_name, '/');
+  const char *base = slash ? slash + 1 : info->dlpi_name;
+  if (g_str_has_prefix (base, "libgomp.") || g_str_has_prefix (base, "libomp.") ||
+      g_str_has_prefix (base, "libiomp5."))
+    g_ptr_array_add (data, g_strdup (info->dlpi_name));
+  return 0;
+}
+
+/* The worker pool and oneDNN's primitives must share one team of threads, so one OpenMP
+ * runtime: with LLVM's libomp linked beside oneDNN's libgomp (a libgomp.so in LLVM's folder
+ * had stood in for GCC's), small models ran up to three times slower. */
+static void
+test_one_openmp (void)
+{
+  g_autoptr(GPtrArray) runtimes = g_ptr_array_new_with_free_func (g_free);
+  dl_iterate_phdr (count_openmp, runtimes);
+  for (guint i = 0; i < runtimes->len; i++)
+    g_test_message ("OpenMP runtime: %s", (char *) g_ptr_array_index (runtimes, i));
+  g_assert_cmpuint (runtimes->len, ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
   tc_init (&argc, &argv);
+  g_test_add_func ("/runtime-cpu/one-openmp", test_one_openmp);
   g_test_add_func ("/runtime-cpu/sample-cnn", test_sample_cnn);
   g_test_add_func ("/runtime-cpu/cases", test_cases);
   g_test_add_func ("/runtime-cpu/cache", test_cache);
