@@ -212,11 +212,14 @@ note_library_phases (const FbKernel *kernel, FbKernelStages *st)
       const FbKConv *cv = ((FbKPhase *) g_ptr_array_index (kernel->phases, p))->conv;
       if (cv == NULL)
         continue;
-      /* Which of oneDNN's kernels runs it on this machine: its JIT code is not ours to show. */
+      /* Which kernel runs it on this machine: oneDNN's JIT code is not ours to show, and the
+       * direct convolution is compiled C (fb-direct-conv.c), not generated code either. */
       char impl[256];
-      g_autofree char *by = fb_dnnl_conv_implementation (&cv->desc, impl, sizeof impl) == 0
-                              ? g_strdup_printf ("run by oneDNN's %s", impl)
-                              : g_strdup_printf ("not runnable here (%s)", impl);
+      g_autofree char *by = fb_dnnl_conv_implementation (&cv->desc, impl, sizeof impl) != 0
+                              ? g_strdup_printf ("not runnable here (%s)", impl)
+                            : g_str_has_prefix (impl, "direct:")
+                              ? g_strdup_printf ("run by fusebench's %s", impl)
+                              : g_strdup_printf ("run by oneDNN's %s", impl);
       const char *what = cv->desc.transposed ? "deconvolution" : "convolution";
       g_string_append_printf (ir, "; phase %u is a oneDNN %s (see the kernel IR), %s: "
                               "no generated code\n", p, what, by);

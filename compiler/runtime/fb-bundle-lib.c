@@ -57,7 +57,8 @@ header_text (const FbPlan *plan, const FbGraph *graph)
 static void
 remove_helper (const char *dir)
 {
-  const char *names[] = { "fb-dnnl-conv.h", "fb-dnnl-conv.c", "fb-dnnl-conv.o" };
+  const char *names[] = { "fb-dnnl-conv.h", "fb-dnnl-conv.c", "fb-dnnl-conv.o", "fb-direct-conv.h",
+                          "fb-direct-conv.c", "fb-direct-conv.o" };
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
       g_autofree char *p = g_build_filename (dir, names[i], NULL);
@@ -97,23 +98,42 @@ run_tool (GPtrArray *argv, const char *what, GError **error)
   return TRUE;
 }
 
-/* The oneDNN convolution helper the driver calls, compiled from the very source the runtime
- * was built from (kept in the binary) into obj_path. */
+/* The convolution helper the driver calls (fb-dnnl-conv.c and the direct convolution it runs
+ * some convolutions as), compiled from the very sources the runtime was built from (kept in
+ * the binary) into objects in tmp, whose paths are appended to objs. OpenMP: the direct
+ * convolution's threads are the team oneDNN's primitives run on. */
 static gboolean
-compile_conv_helper (const char *cc, const char *tmp, const char *obj_path, GError **error)
+compile_conv_helper (const char *cc, const char *tmp, GPtrArray *objs, GError **error)
 {
-  g_autofree char *h = g_build_filename (tmp, "fb-dnnl-conv.h", NULL);
-  g_autofree char *c = g_build_filename (tmp, "fb-dnnl-conv.c", NULL);
-  if (!g_file_set_contents (h, fb_text_fb_dnnl_conv_h, -1, error) ||
-      !g_file_set_contents (c, fb_text_fb_dnnl_conv_c, -1, error))
-    return FALSE;
-  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  /* Hidden: the library's users see fb_model_run, not its helpers. */
-  const char *fixed[] = { cc, "-c", "-O2", "-fPIC", "-fvisibility=hidden", "-o", obj_path, c };
-  for (guint i = 0; i < G_N_ELEMENTS (fixed); i++)
-    g_ptr_array_add (argv, g_strdup (fixed[i]));
-  g_autofree char *what = g_strdup_printf ("compiling the convolution helper for %s", obj_path);
-  return run_tool (argv, what, error);
+  const struct { const char *name, *text; } files[] = {
+    { "fb-dnnl-conv.h", fb_text_fb_dnnl_conv_h }, { "fb-direct-conv.h", fb_text_fb_direct_conv_h },
+    { "fb-dnnl-conv.c", fb_text_fb_dnnl_conv_c }, { "fb-direct-conv.c", fb_text_fb_direct_conv_c },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *path = g_build_filename (tmp, files[i].name, NULL);
+      if (!g_file_set_contents (path, files[i].text, -1, error))
+        return FALSE;
+    }
+  const char *sources[] = { "fb-dnnl-conv", "fb-direct-conv" };
+  for (guint i = 0; i < G_N_ELEMENTS (sources); i++)
+    {
+      g_autofree char *c_name = g_strdup_printf ("%s.c", sources[i]);
+      g_autofree char *o_name = g_strdup_printf ("%s.o", sources[i]);
+      g_autofree char *c = g_build_filename (tmp, c_name, NULL);
+      char *obj = g_build_filename (tmp, o_name, NULL);
+      g_ptr_array_add (objs, obj);
+      g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+      /* Hidden: the library's users see fb_model_run, not its helpers. */
+      const char *fixed[] = { cc, "-c", "-O2", "-fPIC", "-fopenmp", "-fvisibility=hidden", "-o",
+                              obj, c };
+      for (guint j = 0; j < G_N_ELEMENTS (fixed); j++)
+        g_ptr_array_add (argv, g_strdup (fixed[j]));
+      g_autofree char *what = g_strdup_printf ("compiling the convolution helper %s", c_name);
+      if (!run_tool (argv, what, error))
+        return FALSE;
+    }
+  return TRUE;
 }
 
 gboolean
@@ -147,14 +167,14 @@ _fb_bundle_write_shared_library (const char *dir, const FbPlan *plan, GPtrArray 
     return FALSE;
 
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *helper_dir = NULL, *helper_obj = NULL;
+  g_autofree char *helper_dir = NULL;
+  g_autoptr(GPtrArray) helper_objs = g_ptr_array_new_with_free_func (g_free);
   if (has_convolutions (plan))
     {
       helper_dir = g_dir_make_tmp ("fusebench-export-XXXXXX", error);
       if (helper_dir == NULL)
         return FALSE;
-      helper_obj = g_build_filename (helper_dir, "fb-dnnl-conv.o", NULL);
-      if (!compile_conv_helper (cc, helper_dir, helper_obj, error))
+      if (!compile_conv_helper (cc, helper_dir, helper_objs, error))
         {
           remove_helper (helper_dir);
           return FALSE;
@@ -173,8 +193,10 @@ _fb_bundle_write_shared_library (const char *dir, const FbPlan *plan, GPtrArray 
         if (g_hash_table_add (linked, name))
           g_ptr_array_add (argv, g_build_filename (dir, name, NULL));
       }
-  if (helper_obj)
-    g_ptr_array_add (argv, g_strdup (helper_obj));
+  for (guint i = 0; i < helper_objs->len; i++)
+    g_ptr_array_add (argv, g_strdup (g_ptr_array_index (helper_objs, i)));
+  if (helper_objs->len > 0)
+    g_ptr_array_add (argv, g_strdup ("-fopenmp"));
   g_ptr_array_add (argv, g_strdup ("-ldnnl"));
   g_ptr_array_add (argv, g_strdup ("-lopenblas"));
   g_ptr_array_add (argv, g_strdup ("-lpthread"));

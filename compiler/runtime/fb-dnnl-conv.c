@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* oneDNN convolutions and deconvolutions (see fb-dnnl-conv.h). Plain C on purpose: exported libraries compile
  * this file as it is. The primitive is made once per convolution; each run only points its
- * memory objects at the run's buffers. */
+ * memory objects at the run's buffers. The convolutions fb-direct-conv.c fits (most KxK ones
+ * on processors with AVX2 but not AVX-512) run there instead of as a primitive. */
 #include "fb-dnnl-conv.h"
+#include "fb-direct-conv.h"
 
 #include <dnnl.h>
 #include <dnnl_debug.h>
@@ -35,6 +37,7 @@ struct _FbDnnlConv {
   int64_t          cols;            /* kw * co: the product's columns */
   int64_t          row_co;          /* co */
   float           *bias_cols;       /* the bias repeated for every kw */
+  FbDirectConv    *direct;          /* set: fb-direct-conv.c runs it, no primitive */
 };
 
 static dnnl_engine_t engine;
@@ -426,6 +429,15 @@ fb_dnnl_conv_new (const FbDnnlConvDesc *d, const float *weights, char *why, size
   for (int64_t i = 0; i < d->n_post; i++)
     if (d->post[i].kind == FB_DNNL_POST_ADD)
       conv->add_index = (int) i;
+  if (fb_direct_conv_fits (d))
+    {
+      conv->direct = fb_direct_conv_new (d, weights);
+      if (conv->direct != NULL)
+        return conv;
+      snprintf (why, why_len, "out of memory for the repacked weights");
+      fb_dnnl_conv_free (conv);
+      return NULL;
+    }
   dnnl_memory_desc_t src_md, dst_md, bias_md;
   dnnl_primitive_desc_t pd = NULL;
   if (rows_fit (d) && describe_rows (d, &pd) == dnnl_success)
@@ -482,6 +494,11 @@ fb_dnnl_conv_implementation (const FbDnnlConvDesc *d, char *name, size_t len)
 {
   if (!engine_ready (name, len))
     return -1;
+  if (fb_direct_conv_fits (d))
+    {
+      snprintf (name, len, "direct:avx2 (fb-direct-conv.c, 6x16 register tiles)");
+      return 0;
+    }
   dnnl_memory_desc_t src_md, dst_md, bias_md;
   dnnl_primitive_desc_t pd = NULL;
   const char *impl = NULL;
@@ -506,6 +523,12 @@ fb_dnnl_conv_run (FbDnnlConv *conv, const float *x, const float *bias, const flo
     { DNNL_ARG_SRC, conv->src }, { DNNL_ARG_WEIGHTS, conv->weights }, { DNNL_ARG_DST, conv->dst },
   };
   int n = 3;
+  if (conv->direct)
+    {
+      fb_direct_conv_run (conv->direct, x, conv->has_bias ? bias : NULL,
+                          conv->add_index >= 0 ? add : NULL, y);
+      return 0;
+    }
   if (conv->n_rows)
     return run_rows (conv, x, bias, y);
   dnnl_status_t s = dnnl_memory_set_data_handle (conv->src, (void *) x);
@@ -544,6 +567,7 @@ fb_dnnl_conv_free (FbDnnlConv *conv)
     if (conv->row_weights[r])
       dnnl_memory_destroy (conv->row_weights[r]);
   free (conv->bias_cols);
+  fb_direct_conv_free (conv->direct);
   if (conv->stream)
     dnnl_stream_destroy (conv->stream);
   if (conv->prim)

@@ -256,6 +256,31 @@ def bound_epilogues():
     return c
 
 
+def direct_conv():
+    """Convolutions with 64 or more input channels, which the CPU target runs channels-last as
+    its own direct convolution on AVX2 processors (fb-direct-conv.c): 3x3 with a residual Add
+    and Relu, stride 2 with asymmetric pads and a channel count that leaves a partial block of
+    16, dilation 2 with Clip, 1x7 and 7x1 with a bound, a batch of two, and a small map whose
+    threads split the channel blocks."""
+    c = Case("direct-conv", 14)
+    x = c.input("x", [2, 64, 9, 10])
+    r = c.input("r", [2, 48, 9, 10])
+    s = c.input("s", [1, 64, 5, 4])
+    w = lambda name, shape: c.init(weight(name, shape, 0.1))
+    lo, hi = c.init(const("lo", np.float32(0))), c.init(const("hi", np.float32(6)))
+    y = c.node("Conv", [x, w("w0", [48, 64, 3, 3]), w("b0", [48])], pads=[1, 1, 1, 1])
+    c.out(c.node("Relu", [c.node("Add", [y, r])]))
+    c.out(c.node("LeakyRelu", [c.node("Conv", [x, w("w1", [40, 64, 3, 3]), w("b1", [40])],
+                                      strides=[2, 2], pads=[1, 0, 0, 1])], alpha=0.1))
+    c.out(c.node("Clip", [c.node("Conv", [x, w("w2", [24, 64, 3, 3])], dilations=[2, 2], pads=[2, 2, 2, 2]), lo, hi]))
+    c.out(c.node("Max", [c.node("Conv", [x, w("w3", [32, 64, 1, 7])], pads=[0, 3, 0, 3]),
+                         c.init(const("floor", np.float32(-0.2)))]))
+    c.out(c.node("Min", [c.init(const("ceil", np.float32(0.25))),
+                         c.node("Conv", [x, w("w4", [16, 64, 7, 1]), w("b4", [16])], pads=[3, 0, 3, 0])]))
+    c.out(c.node("Relu", [c.node("Conv", [s, w("w5", [64, 64, 3, 3]), w("b5", [64])], pads=[1, 1, 1, 1])]))
+    return c
+
+
 def pool():
     c = Case("pool", 19)
     x = c.input("x", [2, 3, 7, 8])
@@ -453,7 +478,8 @@ def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
     for make in [unary, binary, integers, reduce, conv, pool, norm, matmul, movement, resize,
-                 upsample, control, gru, lstm, conv_epilogues, deconv_epilogues, bound_epilogues]:
+                 upsample, control, gru, lstm, conv_epilogues, deconv_epilogues, bound_epilogues,
+                 direct_conv]:
         make().save(outdir)
 
 

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The direct channels-last convolution (see fb-direct-conv.h). Plain C on purpose: exported
+ * libraries compile this file as it is.
+ *
+ * A tile is 6 output pixels by 16 output channels, twelve 8-float accumulators that stay in
+ * registers for the whole reduction over the kernel's taps and the input channels: per input
+ * channel, two loads of packed weights and six broadcasts of input values feed twelve FMAs,
+ * which keeps both FMA pipes of a core busy. The six pixels run on in the order of the output
+ * (across row ends), so narrow maps (7x7, 14x14) waste no lanes; a pixel whose tap falls in
+ * the padding reads a row of zeros instead, so borders need no code of their own. Threads
+ * share the tiles (or, on small maps, the blocks of output channels); within its share a
+ * thread walks a few rows' worth of tiles through every block of channels before moving on,
+ * so that those input rows stay in its L2 cache while the weights stream past. */
+#include "fb-direct-conv.h"
+
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define FB_DIRECT_X86 1
+#endif
+
+#define PIXELS 6                    /* output pixels of a tile */
+#define LANES 16                    /* output channels of a tile: two AVX vectors */
+#define SMALL_MAP 256               /* pixels under which threads split the channel blocks */
+#define L2_BUDGET (384 << 10)       /* bytes of input rows and one block's weights per chunk */
+
+struct _FbDirectConv {
+  FbDnnlConvDesc d;
+  float         *packed;            /* weights as [co / 16][kh][kw][c][16], zero-padded */
+  float         *zero;              /* c + 16 zeros: what a tap in the padding reads */
+  int64_t        blocks;            /* blocks of 16 output channels */
+};
+
+int
+fb_direct_conv_fits (const FbDnnlConvDesc *d)
+{
+#ifdef FB_DIRECT_X86
+  if (d->transposed || d->groups != 1 || d->kh * d->kw < 2 || d->c < 64)
+    return 0;
+  for (int64_t i = 0; i < d->n_post; i++)
+    switch (d->post[i].kind)
+      {
+      case FB_DNNL_POST_RELU: case FB_DNNL_POST_CLIP: case FB_DNNL_POST_MAX:
+      case FB_DNNL_POST_MIN: case FB_DNNL_POST_ADD:
+        break;
+      default:
+        return 0;
+      }
+  __builtin_cpu_init ();
+  /* With AVX-512 oneDNN's kernels are twice as wide as these: they stay oneDNN's. */
+  return __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma") &&
+         !__builtin_cpu_supports ("avx512f");
+#else
+  (void) d;
+  return 0;
+#endif
+}
+
+FbDirectConv *
+fb_direct_conv_new (const FbDnnlConvDesc *d, const float *weights)
+{
+#ifndef FB_DIRECT_X86
+  /* Nothing here could run it (fb_direct_conv_fits never holds). */
+  (void) d; (void) weights;
+  return NULL;
+#endif
+  FbDirectConv *conv = calloc (1, sizeof *conv);
+  if (conv == NULL)
+    return NULL;
+  conv->d = *d;
+  conv->blocks = (d->co + LANES - 1) / LANES;
+  size_t taps = (size_t) (d->kh * d->kw), per_block = taps * (size_t) d->c * LANES;
+  size_t packed_bytes = (size_t) conv->blocks * per_block * sizeof (float);
+  size_t zero_bytes = ((size_t) d->c + LANES) * sizeof (float);
+  conv->packed = aligned_alloc (64, (packed_bytes + 63) / 64 * 64);
+  conv->zero = aligned_alloc (64, (zero_bytes + 63) / 64 * 64);
+  if (conv->packed == NULL || conv->zero == NULL)
+    {
+      fb_direct_conv_free (conv);
+      return NULL;
+    }
+  memset (conv->packed, 0, packed_bytes);
+  memset (conv->zero, 0, zero_bytes);
+  for (int64_t o = 0; o < d->co; o++)
+    for (int64_t i = 0; i < d->c; i++)
+      for (int64_t a = 0; a < d->kh; a++)
+        for (int64_t b = 0; b < d->kw; b++)
+          conv->packed[(o / LANES) * per_block + ((size_t) (a * d->kw + b) * d->c + i) * LANES +
+                       o % LANES] = weights[((o * d->c + i) * d->kh + a) * d->kw + b];
+  return conv;
+}
+
+void
+fb_direct_conv_free (FbDirectConv *conv)
+{
+  if (conv == NULL)
+    return;
+  free (conv->packed);
+  free (conv->zero);
+  free (conv);
+}
+
+#ifdef FB_DIRECT_X86
+
+/* The post-ops on 8 channels of one pixel; add points at the addend's same 8. */
+__attribute__ ((target ("avx2,fma"))) static inline __m256
+post_ops (const FbDnnlConvDesc *d, __m256 v, const float *add, __m256i mask)
+{
+  for (int64_t i = 0; i < d->n_post; i++)
+    {
+      const FbDnnlPost *p = &d->post[i];
+      switch (p->kind)
+        {
+        case FB_DNNL_POST_RELU:
+          if (p->alpha == 0)
+            v = _mm256_max_ps (v, _mm256_setzero_ps ());
+          else
+            v = _mm256_blendv_ps (v, _mm256_mul_ps (v, _mm256_set1_ps ((float) p->alpha)),
+                                  _mm256_cmp_ps (v, _mm256_setzero_ps (), _CMP_LT_OQ));
+          break;
+        case FB_DNNL_POST_CLIP:
+          v = _mm256_min_ps (_mm256_max_ps (v, _mm256_set1_ps ((float) p->alpha)),
+                             _mm256_set1_ps ((float) p->beta));
+          break;
+        case FB_DNNL_POST_MAX:
+          v = _mm256_max_ps (v, _mm256_set1_ps ((float) p->alpha));
+          break;
+        case FB_DNNL_POST_MIN:
+          v = _mm256_min_ps (v, _mm256_set1_ps ((float) p->alpha));
+          break;
+        case FB_DNNL_POST_ADD:
+          v = _mm256_add_ps (v, _mm256_maskload_ps (add, mask));
+          break;
+        default:
+          break;
+        }
+    }
+  return v;
+}
+
+/* Bias, post-ops and the store of one pixel's 16 channels (fewer in the last block). */
+__attribute__ ((target ("avx2,fma"))) static inline void
+finish (const FbDnnlConvDesc *d, __m256 lo, __m256 hi, const float *bias, const float *add,
+        float *y, __m256i m0, __m256i m1)
+{
+  if (bias)
+    {
+      lo = _mm256_add_ps (lo, _mm256_maskload_ps (bias, m0));
+      hi = _mm256_add_ps (hi, _mm256_maskload_ps (bias + 8, m1));
+    }
+  lo = post_ops (d, lo, add, m0);
+  hi = post_ops (d, hi, add ? add + 8 : NULL, m1);
+  _mm256_maskstore_ps (y, m0, lo);
+  _mm256_maskstore_ps (y + 8, m1, hi);
+}
+
+#define FMA_PIXEL(p, a, b)                                                                     \
+  do {                                                                                         \
+    __m256 xb = _mm256_broadcast_ss ((p) + ic);                                                \
+    a = _mm256_fmadd_ps (xb, w0, a);                                                           \
+    b = _mm256_fmadd_ps (xb, w1, b);                                                           \
+  } while (0)
+
+/* One tile: pixels pix0 .. pix0 + 5 of image n (in output order), channels 16 ob .. 16 ob + 15. */
+__attribute__ ((target ("avx2,fma"))) static void
+tile (const FbDirectConv *conv, const float *x, const float *bias, const float *add, float *y,
+      int64_t n, int64_t pix0, int64_t ob)
+{
+  const FbDnnlConvDesc *d = &conv->d;
+  const int64_t P = d->oh * d->ow, C = d->c;
+  int64_t ohj[PIXELS], owj[PIXELS];
+  for (int j = 0; j < PIXELS; j++)
+    {
+      int64_t q = pix0 + j;
+      ohj[j] = q < P ? q / d->ow : -1;
+      owj[j] = q < P ? q % d->ow : 0;
+    }
+  __m256 c00 = _mm256_setzero_ps (), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+  __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+  const float *wb = conv->packed + ob * d->kh * d->kw * C * LANES;
+  for (int64_t kh = 0; kh < d->kh; kh++)
+    for (int64_t kw = 0; kw < d->kw; kw++)
+      {
+        const float *p[PIXELS];
+        int any = 0;
+        for (int j = 0; j < PIXELS; j++)
+          {
+            int64_t ih = ohj[j] * d->sh + kh * d->dh - d->pt;
+            int64_t iw = owj[j] * d->sw + kw * d->dw - d->pl;
+            int inside = ohj[j] >= 0 && ih >= 0 && ih < d->h && iw >= 0 && iw < d->w;
+            p[j] = inside ? x + ((n * d->h + ih) * d->w + iw) * C : conv->zero;
+            any |= inside;
+          }
+        if (!any)
+          continue;
+        const float *wk = wb + (kh * d->kw + kw) * C * LANES;
+        const float *p0 = p[0], *p1 = p[1], *p2 = p[2], *p3 = p[3], *p4 = p[4], *p5 = p[5];
+        for (int64_t ic = 0; ic < C; ic++)
+          {
+            __m256 w0 = _mm256_load_ps (wk + ic * LANES), w1 = _mm256_load_ps (wk + ic * LANES + 8);
+            FMA_PIXEL (p0, c00, c01);
+            FMA_PIXEL (p1, c10, c11);
+            FMA_PIXEL (p2, c20, c21);
+            FMA_PIXEL (p3, c30, c31);
+            FMA_PIXEL (p4, c40, c41);
+            FMA_PIXEL (p5, c50, c51);
+          }
+      }
+  int64_t left = d->co - ob * LANES;
+  __m256i lane = _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7);
+  __m256i m0 = _mm256_cmpgt_epi32 (_mm256_set1_epi32 ((int) (left < LANES ? left : LANES)), lane);
+  __m256i m1 = _mm256_cmpgt_epi32 (_mm256_set1_epi32 ((int) (left < LANES ? left : LANES) - 8), lane);
+  const __m256 acc[PIXELS][2] = { { c00, c01 }, { c10, c11 }, { c20, c21 },
+                                  { c30, c31 }, { c40, c41 }, { c50, c51 } };
+  const float *b = bias ? bias + ob * LANES : NULL;
+  for (int j = 0; j < PIXELS && pix0 + j < P; j++)
+    {
+      int64_t at = (n * P + pix0 + j) * d->co + ob * LANES;
+      finish (d, acc[j][0], acc[j][1], b, add ? add + at : NULL, y + at, m0, m1);
+    }
+}
+
+/* Tiles t0 .. t1 - 1 of image n through channel blocks b0 .. b1 - 1, a chunk of tiles whose
+ * input rows fit in L2 at a time. */
+static void
+run_share (const FbDirectConv *conv, const float *x, const float *bias, const float *add,
+           float *y, int64_t n, int64_t t0, int64_t t1, int64_t b0, int64_t b1)
+{
+  const FbDnnlConvDesc *d = &conv->d;
+  double row_bytes = (double) d->w * d->c * sizeof (float);
+  double block_bytes = (double) d->kh * d->kw * d->c * LANES * sizeof (float);
+  double budget = L2_BUDGET - block_bytes > (32 << 10) ? L2_BUDGET - block_bytes : (32 << 10);
+  int64_t in_rows = (int64_t) (budget / row_bytes);
+  int64_t out_rows = (in_rows - (d->kh - 1) * d->dh - 1) / d->sh + 1;
+  if (out_rows < 1)
+    out_rows = 1;
+  int64_t chunk = (out_rows * d->ow + PIXELS - 1) / PIXELS;
+  for (int64_t c0 = t0; c0 < t1; c0 += chunk)
+    {
+      int64_t c1 = c0 + chunk < t1 ? c0 + chunk : t1;
+      for (int64_t ob = b0; ob < b1; ob++)
+        for (int64_t t = c0; t < c1; t++)
+          tile (conv, x, bias, add, y, n, t * PIXELS, ob);
+    }
+}
+
+void
+fb_direct_conv_run (FbDirectConv *conv, const float *x, const float *bias, const float *add,
+                    float *y)
+{
+  const FbDnnlConvDesc *d = &conv->d;
+  const int64_t tiles = (d->oh * d->ow + PIXELS - 1) / PIXELS, blocks = conv->blocks;
+#pragma omp parallel
+  {
+    int64_t T = 1, me = 0;
+#ifdef _OPENMP
+    T = omp_get_num_threads ();
+    me = omp_get_thread_num ();
+#endif
+    /* On a small map the threads split the channel blocks, each reading the whole (small)
+     * input once per block; otherwise the tiles, each thread reading its rows only. */
+    int by_blocks = tiles * PIXELS <= SMALL_MAP && blocks >= 2 * T;
+    for (int64_t n = 0; n < d->n; n++)
+      if (by_blocks)
+        run_share (conv, x, bias, add, y, n, 0, tiles, blocks * me / T, blocks * (me + 1) / T);
+      else
+        run_share (conv, x, bias, add, y, n, tiles * me / T, tiles * (me + 1) / T, 0, blocks);
+  }
+}
+
+#else
+
+void
+fb_direct_conv_run (FbDirectConv *conv, const float *x, const float *bias, const float *add,
+                    float *y)
+{
+  /* Unreachable: fb_direct_conv_new makes none on other processors. */
+  (void) conv; (void) x; (void) bias; (void) add; (void) y;
+}
+
+#endif

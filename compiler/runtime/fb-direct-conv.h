@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* A channels-last float convolution of our own for x86-64 processors with AVX2 and FMA but
+ * without AVX-512, where oneDNN 2.6 has only its jit:avx2 kernels: on two Zen 3 cores those
+ * run a ResNet's 3x3 convolutions at 75-100 GFLOP/s inside the network, this one at 120-180
+ * (README.md, "CPU math library"). fb-dnnl-conv.c picks it for the convolutions it fits and
+ * keeps oneDNN's primitive for the rest.
+ *
+ * Like fb-dnnl-conv.c it depends on nothing but the C library and OpenMP (its threads are
+ * OpenMP's, the team oneDNN's primitives run on), so that exported shared libraries compile it
+ * as it is. */
+#pragma once
+
+#include "fb-dnnl-conv.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct _FbDirectConv FbDirectConv;
+
+/* Whether d is one this convolution takes on this processor: not transposed, one group, a
+ * kernel of more than one tap, at least 64 input channels (fewer leave too little work per
+ * tap to hide its setup), post-ops among Relu (LeakyRelu), Clip, Max, Min and Add, and a
+ * processor with AVX2 and FMA. Returns 1 or 0. */
+int           fb_direct_conv_fits (const FbDnnlConvDesc *d);
+/* The convolution for d (fb_dnnl_conv_desc_valid and fb_direct_conv_fits hold), with the
+ * weights (OIHW) repacked; NULL when out of memory. */
+FbDirectConv *fb_direct_conv_new  (const FbDnnlConvDesc *d, const float *weights);
+/* y = post-ops (conv (x) + bias), on as many threads as OpenMP gives the calling thread. */
+void          fb_direct_conv_run  (FbDirectConv *conv, const float *x, const float *bias,
+                                   const float *add, float *y);
+void          fb_direct_conv_free (FbDirectConv *conv);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The direct channels-last convolution (fb-direct-conv.c) against a plain loop nest, through
+ * the helper's own interface (fb-dnnl-conv.h) as the runtime and exported libraries call it:
+ * geometry (strides, dilations, asymmetric pads, 1xk and kx1 kernels, a batch), a partial
+ * block of output channels, a small map whose threads split the channel blocks, a wide map
+ * walked in several chunks, and every post-op it takes, in order. Which convolutions it takes
+ * depends on the processor; the rules are checked either way. */
+#include "fb-direct-conv.h"
+#include "fb-dnnl-conv.h"
+
+#include <glib.h>
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+
+static float *
+random_floats (gsize n, guint32 seed, double scale)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+  float *v = g_new (float, n + 1);
+  for (gsize i = 0; i < n; i++)
+    v[i] = (float) g_rand_double_range (rand, -scale, scale);
+  return v;
+}
+
+static double
+apply_post (const FbDnnlConvDesc *d, double v, const float *add, gsize at)
+{
+  for (int64_t i = 0; i < d->n_post; i++)
+    {
+      const FbDnnlPost *p = &d->post[i];
+      switch (p->kind)
+        {
+        case FB_DNNL_POST_RELU: v = v < 0 ? p->alpha * v : v; break;
+        case FB_DNNL_POST_CLIP: v = MIN (MAX (v, p->alpha), p->beta); break;
+        case FB_DNNL_POST_MAX: v = MAX (v, p->alpha); break;
+        case FB_DNNL_POST_MIN: v = MIN (v, p->alpha); break;
+        case FB_DNNL_POST_ADD: v += add[at]; break;
+        default: g_assert_not_reached ();
+        }
+    }
+  return v;
+}
+
+/* NHWC in and out, OIHW weights, accumulated in double. */
+static void
+reference (const FbDnnlConvDesc *d, const float *x, const float *w, const float *bias,
+           const float *add, float *y)
+{
+  for (int64_t n = 0; n < d->n; n++)
+    for (int64_t oh = 0; oh < d->oh; oh++)
+      for (int64_t ow = 0; ow < d->ow; ow++)
+        for (int64_t o = 0; o < d->co; o++)
+          {
+            double s = bias ? bias[o] : 0;
+            for (int64_t a = 0; a < d->kh; a++)
+              for (int64_t b = 0; b < d->kw; b++)
+                {
+                  int64_t ih = oh * d->sh + a * d->dh - d->pt, iw = ow * d->sw + b * d->dw - d->pl;
+                  if (ih < 0 || ih >= d->h || iw < 0 || iw >= d->w)
+                    continue;
+                  for (int64_t i = 0; i < d->c; i++)
+                    s += (double) x[((n * d->h + ih) * d->w + iw) * d->c + i] *
+                         w[((o * d->c + i) * d->kh + a) * d->kw + b];
+                }
+            gsize at = ((n * d->oh + oh) * d->ow + ow) * d->co + o;
+            y[at] = (float) apply_post (d, s, add, at);
+          }
+}
+
+static FbDnnlConvDesc
+desc (int64_t n, int64_t c, int64_t h, int64_t w, int64_t co, int64_t kh, int64_t kw,
+      int64_t stride, int64_t dilation, int64_t pt, int64_t pl, int64_t pb, int64_t pr)
+{
+  FbDnnlConvDesc d = {
+    .n = n, .c = c, .h = h, .w = w, .co = co, .groups = 1, .kh = kh, .kw = kw,
+    .sh = stride, .sw = stride, .dh = dilation, .dw = dilation,
+    .pt = pt, .pl = pl, .pb = pb, .pr = pr, .has_bias = 1,
+  };
+  d.oh = (h + pt + pb - (kh - 1) * dilation - 1) / stride + 1;
+  d.ow = (w + pl + pr - (kw - 1) * dilation - 1) / stride + 1;
+  return d;
+}
+
+/* Runs d through fb_dnnl_conv_new/run (the direct convolution where it fits, oneDNN where not)
+ * and compares with the loop nest. */
+static void
+check (const FbDnnlConvDesc *d, guint32 seed)
+{
+  g_assert_true (fb_dnnl_conv_desc_valid (d));
+  gsize nx = d->n * d->h * d->w * d->c, nw = d->co * d->c * d->kh * d->kw;
+  gsize ny = d->n * d->oh * d->ow * d->co;
+  g_autofree float *x = random_floats (nx, seed, 1.0);
+  g_autofree float *w = random_floats (nw, seed + 1, 0.1);
+  g_autofree float *bias = d->has_bias ? random_floats (d->co, seed + 2, 0.5) : NULL;
+  g_autofree float *add = random_floats (ny, seed + 3, 1.0);
+  g_autofree float *want = g_new (float, ny + 1);
+  g_autofree float *got = g_new (float, ny + 1);
+  reference (d, x, w, bias, add, want);
+  char why[256] = "";
+  FbDnnlConv *conv = fb_dnnl_conv_new (d, w, why, sizeof why);
+  g_assert_nonnull (conv);
+  memset (got, 0xff, ny * sizeof (float));         /* NaN where nothing is written */
+  g_assert_cmpint (fb_dnnl_conv_run (conv, x, bias, add, got), ==, 0);
+  fb_dnnl_conv_free (conv);
+  for (gsize i = 0; i < ny; i++)
+    if (!(fabsf (got[i] - want[i]) <= 1e-4f + 1e-4f * fabsf (want[i])))
+      g_error ("%ldx%ld kernel, %ld -> %ld channels: element %zu is %g, want %g",
+               (long) d->kh, (long) d->kw, (long) d->c, (long) d->co, i, got[i], want[i]);
+}
+
+static void
+test_geometry (void)
+{
+  omp_set_num_threads (2);
+  FbDnnlConvDesc cases[] = {
+    desc (1, 64, 9, 10, 48, 3, 3, 1, 1, 1, 1, 1, 1),
+    desc (2, 64, 9, 10, 40, 3, 3, 2, 1, 1, 0, 0, 1),   /* batch, stride, pads on two sides */
+    desc (1, 72, 11, 9, 24, 3, 3, 1, 2, 2, 2, 2, 2),   /* dilation; a partial block of 16 */
+    desc (1, 64, 14, 14, 32, 1, 7, 1, 1, 0, 3, 0, 3),
+    desc (1, 64, 14, 14, 16, 7, 1, 1, 1, 3, 0, 3, 0),
+    desc (1, 96, 4, 5, 64, 3, 3, 1, 1, 1, 1, 1, 1),    /* small map: threads split the blocks */
+    desc (1, 64, 7, 300, 32, 3, 3, 1, 1, 1, 1, 1, 1),  /* wide rows: several chunks a thread */
+    desc (1, 64, 5, 5, 8, 5, 5, 1, 1, 0, 0, 0, 0),     /* one partial block, no padding */
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    check (&cases[i], 10 * i + 1);
+  FbDnnlConvDesc no_bias = cases[0];
+  no_bias.has_bias = 0;
+  check (&no_bias, 99);
+  omp_set_num_threads (1);
+  check (&cases[1], 77);
+}
+
+static void
+test_post_ops (void)
+{
+  omp_set_num_threads (2);
+  const FbDnnlPost chains[][3] = {
+    { { FB_DNNL_POST_ADD }, { FB_DNNL_POST_RELU } },                  /* residual, then Relu */
+    { { FB_DNNL_POST_RELU, 0.2 }, { FB_DNNL_POST_MAX, -0.1 } },       /* LeakyRelu, a floor */
+    { { FB_DNNL_POST_CLIP, 0, 6 } },
+    { { FB_DNNL_POST_MIN, 0.3 }, { FB_DNNL_POST_ADD } },
+  };
+  const int lens[] = { 2, 2, 1, 2 };
+  for (guint i = 0; i < G_N_ELEMENTS (chains); i++)
+    {
+      FbDnnlConvDesc d = desc (1, 64, 6, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1);
+      d.n_post = lens[i];
+      memcpy (d.post, chains[i], sizeof chains[i]);
+      check (&d, 200 + i);
+    }
+}
+
+/* The direct convolution takes KxK convolutions of 64 or more input channels with the
+ * post-ops it has, on processors with AVX2 and FMA but not AVX-512; the helper names the
+ * implementation it runs. */
+static void
+test_rules (void)
+{
+  FbDnnlConvDesc d = desc (1, 64, 9, 10, 48, 3, 3, 1, 1, 1, 1, 1, 1);
+  __builtin_cpu_init ();
+  gboolean cpu = __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma") &&
+                 !__builtin_cpu_supports ("avx512f");
+  g_assert_cmpint (fb_direct_conv_fits (&d), ==, cpu);
+  char impl[256];
+  g_assert_cmpint (fb_dnnl_conv_implementation (&d, impl, sizeof impl), ==, 0);
+  g_assert_cmpint (g_str_has_prefix (impl, "direct:"), ==, cpu);
+
+  FbDnnlConvDesc few = desc (1, 32, 9, 10, 48, 3, 3, 1, 1, 1, 1, 1, 1);
+  FbDnnlConvDesc pointwise = desc (1, 64, 9, 10, 48, 1, 1, 1, 1, 0, 0, 0, 0);
+  FbDnnlConvDesc grouped = d;
+  grouped.groups = 2;
+  FbDnnlConvDesc tanh_after = d;
+  tanh_after.n_post = 1;
+  tanh_after.post[0].kind = FB_DNNL_POST_TANH;
+  FbDnnlConvDesc transposed = d;
+  transposed.transposed = 1;
+  g_assert_false (fb_direct_conv_fits (&few));
+  g_assert_false (fb_direct_conv_fits (&pointwise));
+  g_assert_false (fb_direct_conv_fits (&grouped));
+  g_assert_false (fb_direct_conv_fits (&tanh_after));
+  g_assert_false (fb_direct_conv_fits (&transposed));
+  /* What it does not take, oneDNN runs. */
+  g_assert_cmpint (fb_dnnl_conv_implementation (&few, impl, sizeof impl), ==, 0);
+  g_assert_false (g_str_has_prefix (impl, "direct:"));
+  check (&few, 300);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/direct-conv/geometry", test_geometry);
+  g_test_add_func ("/direct-conv/post-ops", test_post_ops);
+  g_test_add_func ("/direct-conv/rules", test_rules);
+  return g_test_run ();
+}
