@@ -9,8 +9,7 @@
  * (across row ends), so narrow maps (7x7, 14x14) waste no lanes; a pixel whose tap falls in
  * the padding reads a row of zeros instead, so borders need no code of their own. Threads
  * share the tiles (or, on small maps, the blocks of output channels); within its share a
- * thread walks a few rows' worth of tiles through every block of channels before moving on,
- * so that those input rows stay in its L2 cache while the weights stream past. */
+ * thread keeps either all the weights or a few rows of the maps in its L2 cache (run_share). */
 #include "fb-direct-conv.h"
 
 #include <stdlib.h>
@@ -26,7 +25,7 @@
 #define PIXELS 6                    /* output pixels of a tile */
 #define LANES 16                    /* output channels of a tile: two AVX vectors */
 #define SMALL_MAP 256               /* pixels under which threads split the channel blocks */
-#define L2_BUDGET (384 << 10)       /* bytes of input rows and one block's weights per chunk */
+#define L2_BUDGET (384 << 10)       /* bytes of L2 (512 KB on Zen 3) a thread's rows and weights take */
 
 struct _FbDirectConv {
   FbDnnlConvDesc d;
@@ -224,18 +223,31 @@ tile (const FbDirectConv *conv, const float *x, const float *bias, const float *
     }
 }
 
-/* Tiles t0 .. t1 - 1 of image n through channel blocks b0 .. b1 - 1, a chunk of tiles whose
- * input rows fit in L2 at a time. */
+/* Tiles t0 .. t1 - 1 of image n through channel blocks b0 .. b1 - 1. When the blocks' weights
+ * fit in half of L2 together, each tile goes through all of them in turn, writing (and reading
+ * the addend of) each output pixel's channels at once, front to back. Otherwise the tiles go
+ * in chunks whose input and output rows fit in L2 beside one block's weights, each chunk
+ * through every block, so the rows are read from memory once and the weights once a chunk. */
 static void
 run_share (const FbDirectConv *conv, const float *x, const float *bias, const float *add,
            float *y, int64_t n, int64_t t0, int64_t t1, int64_t b0, int64_t b1)
 {
   const FbDnnlConvDesc *d = &conv->d;
-  double row_bytes = (double) d->w * d->c * sizeof (float);
   double block_bytes = (double) d->kh * d->kw * d->c * LANES * sizeof (float);
+  if (block_bytes * (b1 - b0) <= L2_BUDGET / 2)
+    {
+      for (int64_t t = t0; t < t1; t++)
+        for (int64_t ob = b0; ob < b1; ob++)
+          tile (conv, x, bias, add, y, n, t * PIXELS, ob);
+      return;
+    }
+  double in_row = (double) d->w * d->c * sizeof (float);
+  double out_row = (double) d->ow * d->co * sizeof (float) * (add ? 2 : 1);
   double budget = L2_BUDGET - block_bytes > (32 << 10) ? L2_BUDGET - block_bytes : (32 << 10);
-  int64_t in_rows = (int64_t) (budget / row_bytes);
-  int64_t out_rows = (in_rows - (d->kh - 1) * d->dh - 1) / d->sh + 1;
+  /* out_rows output rows read (out_rows - 1) * sh + (kh - 1) * dh + 1 input rows. */
+  double per_out_row = out_row + in_row * d->sh;
+  double fixed = in_row * ((d->kh - 1) * d->dh + 1 - d->sh);
+  int64_t out_rows = (int64_t) ((budget - fixed) / per_out_row);
   if (out_rows < 1)
     out_rows = 1;
   int64_t chunk = (out_rows * d->ow + PIXELS - 1) / PIXELS;
