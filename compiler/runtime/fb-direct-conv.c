@@ -178,6 +178,17 @@ tile (const FbDirectConv *conv, const float *x, const float *bias, const float *
       ohj[j] = q < P ? q / d->ow : -1;
       owj[j] = q < P ? q % d->ow : 0;
     }
+  /* The addend and the output lines this tile ends with: asked for now, they arrive while
+   * the taps are summed instead of stalling the stores (a residual was written long before
+   * and sits in memory, and chunks visit every block's lines in strides the prefetchers do
+   * not follow). */
+  for (int j = 0; j < PIXELS && pix0 + j < P; j++)
+    {
+      int64_t at = (n * P + pix0 + j) * d->co + ob * LANES;
+      if (add)
+        _mm_prefetch ((const char *) (add + at), _MM_HINT_T0);
+      _mm_prefetch ((const char *) (y + at), _MM_HINT_T0);
+    }
   __m256 c00 = _mm256_setzero_ps (), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
   __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
   const float *wb = conv->packed + ob * d->kh * d->kw * C * LANES;
