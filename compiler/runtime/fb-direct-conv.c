@@ -192,21 +192,42 @@ tile (const FbDirectConv *conv, const float *x, const float *bias, const float *
   __m256 c00 = _mm256_setzero_ps (), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
   __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
   const float *wb = conv->packed + ob * d->kh * d->kw * C * LANES;
+  /* A tile whose every tap of every pixel falls inside the image (most of them) finds its
+   * input by one offset per tap from each pixel's corner; only border tiles sort each tap out
+   * pixel by pixel. */
+  const float *base[PIXELS];
+  int interior = 1;
+  for (int j = 0; j < PIXELS; j++)
+    {
+      int64_t ih = ohj[j] * d->sh - d->pt, iw = owj[j] * d->sw - d->pl;
+      interior &= ohj[j] >= 0 && ih >= 0 && ih + (d->kh - 1) * d->dh < d->h && iw >= 0 &&
+                  iw + (d->kw - 1) * d->dw < d->w;
+      base[j] = interior ? x + ((n * d->h + ih) * d->w + iw) * C : NULL;
+    }
   for (int64_t kh = 0; kh < d->kh; kh++)
     for (int64_t kw = 0; kw < d->kw; kw++)
       {
         const float *p[PIXELS];
-        int any = 0;
-        for (int j = 0; j < PIXELS; j++)
+        if (interior)
           {
-            int64_t ih = ohj[j] * d->sh + kh * d->dh - d->pt;
-            int64_t iw = owj[j] * d->sw + kw * d->dw - d->pl;
-            int inside = ohj[j] >= 0 && ih >= 0 && ih < d->h && iw >= 0 && iw < d->w;
-            p[j] = inside ? x + ((n * d->h + ih) * d->w + iw) * C : conv->zero;
-            any |= inside;
+            int64_t off = (kh * d->dh * d->w + kw * d->dw) * C;
+            for (int j = 0; j < PIXELS; j++)
+              p[j] = base[j] + off;
           }
-        if (!any)
-          continue;
+        else
+          {
+            int any = 0;
+            for (int j = 0; j < PIXELS; j++)
+              {
+                int64_t ih = ohj[j] * d->sh + kh * d->dh - d->pt;
+                int64_t iw = owj[j] * d->sw + kw * d->dw - d->pl;
+                int inside = ohj[j] >= 0 && ih >= 0 && ih < d->h && iw >= 0 && iw < d->w;
+                p[j] = inside ? x + ((n * d->h + ih) * d->w + iw) * C : conv->zero;
+                any |= inside;
+              }
+            if (!any)
+              continue;
+          }
         const float *wk = wb + (kh * d->kw + kw) * C * LANES;
         const float *p0 = p[0], *p1 = p[1], *p2 = p[2], *p3 = p[3], *p4 = p[4], *p5 = p[5];
         for (int64_t ic = 0; ic < C; ic++)
