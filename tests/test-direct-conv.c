@@ -122,6 +122,7 @@ test_geometry (void)
     desc (1, 96, 4, 5, 64, 3, 3, 1, 1, 1, 1, 1, 1),    /* small map: threads split the blocks */
     desc (1, 64, 7, 300, 32, 3, 3, 1, 1, 1, 1, 1, 1),  /* wide rows: several chunks a thread */
     desc (1, 64, 5, 5, 8, 5, 5, 1, 1, 0, 0, 0, 0),     /* one partial block, no padding */
+    desc (1, 48, 6, 8, 72, 1, 3, 1, 1, 0, 1, 0, 1),    /* small map, 5 blocks: tiles split */
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     check (&cases[i], 10 * i + 1);
@@ -152,7 +153,7 @@ test_post_ops (void)
     }
 }
 
-/* The direct convolution takes KxK convolutions of 64 or more input channels with the
+/* The direct convolution takes KxK convolutions of 40 or more input channels with the
  * post-ops it has, on processors with AVX2 and FMA but not AVX-512; the helper names the
  * implementation it runs. */
 static void

@@ -25,6 +25,7 @@
 #define PIXELS 6                    /* output pixels of a tile */
 #define LANES 16                    /* output channels of a tile: two AVX vectors */
 #define SMALL_MAP 256               /* pixels under which threads split the channel blocks */
+#define MIN_CHANNELS 40             /* input channels under which oneDNN's kernels do better */
 #define L2_BUDGET (384 << 10)       /* bytes of L2 (512 KB on Zen 3) a thread's rows and weights take */
 
 struct _FbDirectConv {
@@ -38,7 +39,7 @@ int
 fb_direct_conv_fits (const FbDnnlConvDesc *d)
 {
 #ifdef FB_DIRECT_X86
-  if (d->transposed || d->groups != 1 || d->kh * d->kw < 2 || d->c < 64)
+  if (d->transposed || d->groups != 1 || d->kh * d->kw < 2 || d->c < MIN_CHANNELS)
     return 0;
   for (int64_t i = 0; i < d->n_post; i++)
     switch (d->post[i].kind)
@@ -326,8 +327,11 @@ fb_direct_conv_run (FbDirectConv *conv, const float *x, const float *bias, const
     me = omp_get_thread_num ();
 #endif
     /* On a small map the threads split the channel blocks, each reading the whole (small)
-     * input once per block; otherwise the tiles, each thread reading its rows only. */
-    int by_blocks = tiles * PIXELS <= SMALL_MAP && blocks >= 2 * T;
+     * input and only its own blocks' weights (which there outweigh the map); otherwise, or
+     * when the blocks do not share out evenly (5 blocks on 2 threads: one waits a block),
+     * the tiles, each thread reading its rows only. */
+    int by_blocks = tiles * PIXELS <= SMALL_MAP && blocks >= 2 * T &&
+                    (blocks % T == 0 || blocks >= 8 * T);
     for (int64_t n = 0; n < d->n; n++)
       if (by_blocks)
         run_share (conv, x, bias, add, y, n, 0, tiles, blocks * me / T, blocks * (me + 1) / T);
