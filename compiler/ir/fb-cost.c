@@ -113,6 +113,9 @@ einsum_flops (const FbNode *node)
   FbEinsumEq eq;
   double contracted = 1.0;
 
+  /* One operand: a permutation, a diagonal or sums, about one addition per element read. */
+  if (node->n_inputs == 1)
+    return in_numel (node, 0);
   if (equation == NULL || node->n_inputs != 2 ||
       !_fb_einsum_parse (node, equation, node->n_inputs, &eq, NULL))
     return 0.0;

@@ -229,18 +229,17 @@ gboolean  _fb_infer_lstm          (FbGraph *graph, FbNode *node, GError **error)
 
 #define FB_EINSUM_MAX_INPUTS 2
 
-/* A parsed equation of the supported class: every term a list of distinct labels, an ellipsis
- * standing for leading broadcast (batch) dimensions. Labels are letters; the ellipsis is stored
- * as the label '.' and expands to ellipsis_rank dimensions. */
+/* A parsed equation of one or two operands. Labels are letters; an operand's term may repeat
+ * one (its diagonal), and a label missing from the output is summed over. The ellipsis is
+ * stored as the label '.' and stands for the broadcast dimensions it covers. */
 typedef struct {
   guint n_inputs;
   char  in[FB_EINSUM_MAX_INPUTS][FB_MAX_RANK + 2];   /* NUL-terminated labels, '.' = ellipsis */
-  char  out[FB_MAX_RANK + 2];
+  char  out[FB_MAX_RANK + 2];                        /* explicit, or numpy's implicit output */
 } FbEinsumEq;
 
-/* Parses equation for n_inputs operands. UNSUPPORTED (naming the node) outside the matrix-product
- * class: a permutation of one operand, or a contraction of two operands where every label
- * appears in the output or in both operands. */
+/* Parses equation for n_inputs operands (numpy's rules: an implicit output is the ellipsis,
+ * then the labels used once, in order); errors name the node. */
 gboolean  _fb_einsum_parse        (const FbNode *node, const char *equation, guint n_inputs,
                                    FbEinsumEq *eq, GError **error);
 
