@@ -203,6 +203,7 @@ gboolean  _fb_infer_batch_norm    (FbGraph *graph, FbNode *node, GError **error)
 gboolean  _fb_infer_instance_norm (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_layer_norm    (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_lrn           (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_mvn           (FbGraph *graph, FbNode *node, GError **error);
 
 /* fb-infer-linalg.c */
 gboolean  _fb_infer_matmul        (FbGraph *graph, FbNode *node, GError **error);
@@ -219,6 +220,7 @@ gboolean  _fb_infer_size          (FbGraph *graph, FbNode *node, GError **error)
 /* fb-infer-control.c */
 gboolean  _fb_infer_if            (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_loop          (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_scan          (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_fused         (FbGraph *graph, FbNode *node, GError **error);
 
 /* fb-infer-recurrent.c */
@@ -263,5 +265,14 @@ gboolean  _fb_infer_window        (FbGraph *graph, FbNode *node, GError **error)
 gboolean  _fb_infer_grid_sample   (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_qlinear       (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_det           (FbGraph *graph, FbNode *node, GError **error);
+/* fb-infer-conv.c */
+gboolean  _fb_infer_max_unpool    (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_roi_align     (FbGraph *graph, FbNode *node, GError **error);
+/* fb-infer-signal.c */
+gboolean  _fb_infer_dft           (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_stft          (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_mel_weight_matrix (FbGraph *graph, FbNode *node, GError **error);
+/* fb-infer-text.c */
+gboolean  _fb_infer_tfidf         (FbGraph *graph, FbNode *node, GError **error);
 
 G_END_DECLS

@@ -100,6 +100,12 @@ gboolean  _fb_lower_index_node    (FbLowerCtx *c, const FbNode *node, GError **e
 gboolean  _fb_lower_index_supports (const FbNode *node, char **reason);
 /* GridSample over 2-D inputs (fb-lower-grid.c). */
 gboolean  _fb_lower_grid_sample   (FbLowerCtx *c, const FbNode *node, GError **error);
+/* DFT, STFT and MelWeightMatrix of sizes known at compile time (fb-lower-signal.c). */
+gboolean  _fb_lower_signal        (FbLowerCtx *c, const FbNode *node, GError **error);
+/* RoiAlign (fb-lower-roi-align.c). */
+gboolean  _fb_lower_roi_align     (FbLowerCtx *c, const FbNode *node, GError **error);
+/* TfIdfVectorizer (fb-lower-tfidf.c). */
+gboolean  _fb_lower_tfidf         (FbLowerCtx *c, const FbNode *node, GError **error);
 /* CastLike, EyeLike, Hardmax and the losses (fb-lower-math.c). */
 gboolean  _fb_lower_math_node     (FbLowerCtx *c, const FbNode *node, GError **error);
 
@@ -111,6 +117,7 @@ gboolean  _fb_lower_contraction   (FbLowerCtx *c, const FbNode *node, GError **e
 gboolean  _fb_lower_pool          (FbLowerCtx *c, const FbNode *node, GError **error);
 gboolean  _fb_lower_movement      (FbLowerCtx *c, const FbNode *node, GError **error);
 gboolean  _fb_lower_scatter_nd    (FbLowerCtx *c, const FbNode *node, GError **error);
+gboolean  _fb_lower_max_unpool    (FbLowerCtx *c, const FbNode *node, GError **error);
 gboolean  _fb_lower_topk          (FbLowerCtx *c, const FbNode *node, GError **error);
 /* MatMul by loops, for the types sgemm does not take (fb-lower-imatmul.c). */
 gboolean  _fb_lower_matmul_loops  (FbLowerCtx *c, const FbNode *node, GError **error);

@@ -88,6 +88,15 @@ run_time_operand (const FbNode *node)
     case FB_OP_DROPOUT:
       /* The mask (all ones at inference) comes from the interpreter. */
       return output_used (node, 1);
+    case FB_OP_MAX_UNPOOL:
+      return non_constant (node, 2);
+    /* Transform lengths, frame steps and band counts size the loops. */
+    case FB_OP_DFT:
+      return non_constant (node, 1) || non_constant (node, 2);
+    case FB_OP_STFT:
+      return non_constant (node, 1) || non_constant (node, 3);
+    case FB_OP_MEL_WEIGHT_MATRIX:
+      return non_constant (node, 0) || non_constant (node, 1);
     default:
       return FALSE;
     }
@@ -205,6 +214,7 @@ supports_member (const FbNode *node, char **reason)
         return no (reason, "axes must be known at compile time");
       return TRUE;
     case FB_OP_SOFTMAX: case FB_OP_LOG_SOFTMAX: case FB_OP_INSTANCE_NORMALIZATION:
+    case FB_OP_MEAN_VARIANCE_NORMALIZATION:
       if (!fb_dtype_is_float (node->inputs[0]->dtype))
         return no (reason, "needs a float input");
       return TRUE;
@@ -220,6 +230,18 @@ supports_member (const FbNode *node, char **reason)
     case FB_OP_GRID_SAMPLE:
       if (!fb_dtype_is_float (node->inputs[0]->dtype) || node->inputs[0]->shape.rank != 4)
         return no (reason, "GridSample runs on float inputs of rank 4 (2-D sampling)");
+      return TRUE;
+    case FB_OP_MAX_UNPOOL:
+      if (!fb_dtype_is_float (node->inputs[0]->dtype))
+        return no (reason, "MaxUnpool runs on float inputs");
+      return TRUE;
+    case FB_OP_DFT: case FB_OP_STFT: case FB_OP_ROI_ALIGN:
+      if (!fb_dtype_is_float (node->inputs[0]->dtype))
+        return no (reason, "%s runs on float inputs", fb_op_name (node->op));
+      return TRUE;
+    case FB_OP_TFIDF_VECTORIZER:
+      if (fb_node_attr (node, "pool_strings") != NULL)
+        return no (reason, "TfIdfVectorizer over strings is not supported");
       return TRUE;
     default:
       return TRUE;

@@ -443,6 +443,16 @@ emit_member (FbLowerCtx *c, const FbNode *m, GError **error)
       return _fb_lower_index_node (c, m, error);
     case FB_OP_GRID_SAMPLE:
       return _fb_lower_grid_sample (c, m, error);
+    case FB_OP_MEAN_VARIANCE_NORMALIZATION:
+      return _fb_lower_normalize (c, m, error);
+    case FB_OP_MAX_UNPOOL:
+      return _fb_lower_max_unpool (c, m, error);
+    case FB_OP_DFT: case FB_OP_STFT: case FB_OP_MEL_WEIGHT_MATRIX:
+      return _fb_lower_signal (c, m, error);
+    case FB_OP_ROI_ALIGN:
+      return _fb_lower_roi_align (c, m, error);
+    case FB_OP_TFIDF_VECTORIZER:
+      return _fb_lower_tfidf (c, m, error);
     default:
       return _fb_lower_movement (c, m, error);
     }
