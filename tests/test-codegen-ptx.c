@@ -579,7 +579,13 @@ check_emulated (FbGraph *g, FbNode *node, FbTensor **ins, guint n_ins, gboolean 
     {
       g_autoptr(GPtrArray) mem = g_ptr_array_new_with_free_func (g_free);
       for (guint b = 0; b < plan->buffers->len; b++)
-        g_ptr_array_add (mem, g_malloc0 (MAX (fb_plan_buffer (plan, b)->nbytes, 16)));
+        {
+          /* Tables made at lowering time (a DFT's roots, an n-gram pool) are constants. */
+          const FbBuffer *buf = fb_plan_buffer (plan, b);
+          g_ptr_array_add (mem, g_malloc0 (MAX (buf->nbytes, 16)));
+          if (buf->constant)
+            memcpy (g_ptr_array_index (mem, b), fb_tensor_data (buf->constant), buf->nbytes);
+        }
       for (guint i = 0; i < n_ins; i++)
         memcpy (g_ptr_array_index (mem, g_array_index (plan->inputs, guint, i)),
                 fb_tensor_data (ins[i]), fb_tensor_nbytes (ins[i]));
@@ -637,6 +643,45 @@ test_emulated (void)
   g = ti_graph (17);
   n = ti_node (g, FB_OP_ADD, 2, 1);
   check_emulated (g, n, TI_IN (ti_random (4, D (1, 24, 20, 20), 11), ti_random (4, D (1, 24, 1, 1), 12)), 2, FALSE);
+  /* Conformance operators: constant tables (DFT's roots), loops whose extent a box gives
+   * (RoiAlign's adaptive sampling), a sequential scatter (MaxUnpool), n-gram counts. */
+  g = ti_graph (17);
+  n = ti_node (g, FB_OP_DFT, 1, 1);
+  ti_attr_int (g, n, "inverse", 1);
+  check_emulated (g, n, TI_IN (ti_random (4, D (2, 9, 3, 2), 13)), 1, FALSE);
+  g = ti_graph (16);
+  n = ti_node (g, FB_OP_ROI_ALIGN, 3, 1);
+  ti_attr_int (g, n, "output_height", 3);
+  ti_attr_int (g, n, "output_width", 2);
+  ti_attr_string (g, n, "mode", "max");
+  check_emulated (g, n, TI_IN (ti_random (4, D (2, 3, 9, 8), 14),
+                               ti_f32 (2, D (3, 4), V (0.5, 0.5, 7.5, 6, -2, -1, 3, 9.5, 1, 1, 1.2, 1.3)),
+                               ti_i64 (1, D (3), (const int64_t[]) { 1, 0, 1 })), 3, FALSE);
+  g = ti_graph (11);
+  n = ti_node (g, FB_OP_MAX_UNPOOL, 2, 1);
+  ti_attr_ints (g, n, "kernel_shape", 2, D (2, 2));
+  ti_attr_ints (g, n, "strides", 2, D (2, 2));
+  check_emulated (g, n, TI_IN (ti_random (4, D (1, 2, 2, 2), 15),
+                               ti_i64 (4, D (1, 2, 2, 2), (const int64_t[]) { 0, 3, 9, 9, 16, 19, 30, 25 })),
+                  2, FALSE);
+  g = ti_graph (9);
+  n = ti_node (g, FB_OP_TFIDF_VECTORIZER, 1, 1);
+  ti_attr_string (g, n, "mode", "TF");
+  ti_attr_int (g, n, "min_gram_length", 1);
+  ti_attr_int (g, n, "max_gram_length", 2);
+  ti_attr_int (g, n, "max_skip_count", 2);
+  ti_attr_ints (g, n, "ngram_counts", 2, D (0, 2));
+  ti_attr_ints (g, n, "ngram_indexes", 4, D (0, 1, 2, 3));
+  ti_attr_ints (g, n, "pool_int64s", 6, D (1, 2, 1, 2, 3, 3));
+  check_emulated (g, n, TI_IN (ti_tensor (FB_DTYPE_INT64, 2, D (2, 8), V (1, 2, 3, 3, 1, 2, 2, 3, 3, 1, 1, 2, 3, 2, 1, 3))),
+                  1, FALSE);
+  g = ti_graph (13);
+  n = ti_node (g, FB_OP_MEAN_VARIANCE_NORMALIZATION, 1, 1);
+  check_emulated (g, n, TI_IN (ti_random (4, D (2, 3, 4, 5), 16)), 1, TRUE);
+  g = ti_graph (12);
+  n = ti_node (g, FB_OP_EINSUM, 1, 1);
+  ti_attr_string (g, n, "equation", "...ii->...i");
+  check_emulated (g, n, TI_IN (ti_random (3, D (4, 5, 5), 17)), 1, FALSE);
   ti_done ();
 }
 

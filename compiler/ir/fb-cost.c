@@ -113,12 +113,31 @@ einsum_flops (const FbNode *node)
   FbEinsumEq eq;
   double contracted = 1.0;
 
-  /* One operand: a permutation, a diagonal or sums, about one addition per element read. */
-  if (node->n_inputs == 1)
-    return in_numel (node, 0);
-  if (equation == NULL || node->n_inputs != 2 ||
+  if (equation == NULL || node->n_inputs < 1 || node->n_inputs > 2 ||
       !_fb_einsum_parse (node, equation, node->n_inputs, &eq, NULL))
     return 0.0;
+  /* One operand: a permutation or a diagonal moves data; summing the labels the output leaves
+   * out adds (their extents' product - 1) times per output element. */
+  if (node->n_inputs == 1)
+    {
+      const FbValue *x = node->inputs[0];
+      int d = 0, n_labels = (int) strlen (eq.in[0]);
+      double summed = 1.0;
+      if (x == NULL || x->shape.rank < 0)
+        return 0.0;
+      for (const char *c = eq.in[0]; *c; c++)
+        {
+          if (*c == '.')
+            {
+              d += x->shape.rank - (n_labels - 1);
+              continue;
+            }
+          if (strchr (eq.out, *c) == NULL && strchr (eq.in[0], *c) == c)
+            summed *= in_dim (node, 0, d);
+          d++;
+        }
+      return summed > 1.0 ? out_numel (node) * (summed - 1.0) : 0.0;
+    }
   /* Labels in both operands and not in the output are summed over. */
   for (const char *c = eq.in[0]; *c; c++)
     {
