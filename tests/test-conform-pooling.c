@@ -6,6 +6,7 @@
  * output_shape; refusals that name the node. */
 #include "fb-test-cpu.h"
 #include "fb-infer.h"
+#include "fb-lower.h"
 
 #include <math.h>
 #include <string.h>
@@ -27,6 +28,19 @@ infer_fails (FbGraph *g, FbNode *n, FbTensor **inputs)
       n->inputs[i]->shape = fb_tensor_shape (inputs[i]);
     }
   g_assert_false (fb_infer_node (g, n, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, n->name));
+}
+
+/* The cpu target refuses node at compile time, naming it: indices that are constants and
+ * wrong, which the interpreter would refuse at run time. */
+static void
+lowering_fails (FbGraph *g, FbNode *n, FbTensor **inputs, guint const_mask)
+{
+  g_autoptr(GError) error = NULL;
+  tc_finish (g, n, inputs, const_mask);
+  g_autoptr(FbPlan) plan = fb_lower_graph (g, "test-target", &error);
+  g_assert_null (plan);
   g_assert_nonnull (error);
   g_assert_nonnull (strstr (error->message, n->name));
 }
@@ -133,6 +147,8 @@ test_roi_align_refusals (void)
   n = roi_align (&g, "avg", "half_pixel", 2, 1, 1);
   ti_run_fails (n, TI_IN (x, box, ti_i64 (1, D (1), (const int64_t[]) { 1 })), FB_INTERP_ERROR_RUNTIME);
   n = roi_align (&g, "avg", "half_pixel", 2, 1, 1);
+  lowering_fails (g, n, TI_IN (x, box, ti_i64 (1, D (1), (const int64_t[]) { -1 })), 4);
+  n = roi_align (&g, "avg", "half_pixel", 2, 1, 1);
   infer_fails (g, n, TI_IN (x, ti_f32 (2, D (1, 3), NULL), idx));
   n = node (&g, 10, FB_OP_ROI_ALIGN, 3, 1);
   ti_attr_string (g, n, "coordinate_transformation_mode", "half_pixel");
@@ -183,6 +199,9 @@ test_max_unpool (void)
   ti_attr_ints (g, n, "kernel_shape", 2, D (2, 2));
   ti_run_fails (n, TI_IN (x, ti_i64 (4, D (1, 1, 2, 2), (const int64_t[]) { 0, 1, 2, 16 })),
                 FB_INTERP_ERROR_RUNTIME);
+  n = node (&g, 11, FB_OP_MAX_UNPOOL, 2, 1);
+  ti_attr_ints (g, n, "kernel_shape", 2, D (2, 2));
+  lowering_fails (g, n, TI_IN (x, ti_i64 (4, D (1, 1, 2, 2), (const int64_t[]) { 0, 1, 2, 16 })), 2);
   n = node (&g, 11, FB_OP_MAX_UNPOOL, 2, 1);
   ti_attr_ints (g, n, "kernel_shape", 1, D (2));
   ti_run_fails (n, TI_IN (x, ind), FB_INTERP_ERROR_RUNTIME);

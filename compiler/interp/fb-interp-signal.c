@@ -30,16 +30,19 @@ check_work (const FbNode *node, double outputs, double points, GError **error)
 }
 
 /* cos and sin of 2 pi m / n for m in [0, n): index (k * m) mod n for the product's angle. */
-static void
-roots (int64_t n, double **c, double **s)
+static gboolean
+roots (const FbNode *node, int64_t n, double **c, double **s, GError **error)
 {
-  *c = g_new (double, MAX (n, 1));
-  *s = g_new (double, MAX (n, 1));
+  *c = _fb_interp_alloc (node, n, sizeof (double), error);
+  *s = *c ? _fb_interp_alloc (node, n, sizeof (double), error) : NULL;
+  if (*s == NULL)
+    return FALSE;
   for (int64_t m = 0; m < n; m++)
     {
       (*c)[m] = cos (2.0 * G_PI * (double) m / (double) n);
       (*s)[m] = sin (2.0 * G_PI * (double) m / (double) n);
     }
+  return TRUE;
 }
 
 /* The optional scalar input i as an integer; *out keeps its value when absent. */
@@ -103,7 +106,8 @@ _fb_interp_dft (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbTen
   yv = _fb_interp_alloc (node, y->numel, sizeof (double), error);
   if (yv == NULL)
     return FALSE;
-  roots (n, &c, &s);
+  if (!roots (node, n, &c, &s, error))
+    return FALSE;
   /* Forward: sum of x[m] e^(-2 pi i k m / n); inverse: e^(+...) and a factor 1 / n. The signal
    * is cut to n points or padded with zeros to them. */
   double sign = spec.inverse ? 1.0 : -1.0, scale = spec.inverse ? 1.0 / (double) n : 1.0;
@@ -173,7 +177,8 @@ _fb_interp_stft (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbTe
   yv = _fb_interp_alloc (node, y->numel, sizeof (double), error);
   if (yv == NULL)
     return FALSE;
-  roots (fl, &c, &s);
+  if (!roots (node, fl, &c, &s, error))
+    return FALSE;
   for (int64_t b = 0; b < B; b++)
     for (int64_t f = 0; f < spec.frames; f++)
       for (int64_t k = 0; k < spec.bins; k++)
@@ -221,11 +226,13 @@ _fb_interp_mel_weight_matrix (FbInterpCtx *ctx, const FbNode *node, FbTensor *co
       to == FB_DTYPE_BOOL)
     return _fb_interp_fail (error, node, FB_INTERP_ERROR_UNSUPPORTED,
                             "output_datatype %" G_GINT64_FORMAT " is not a numeric type", to);
-  if (mel_bins < 0 || dft_length < 1 || rate < 1)
+  if (mel_bins < 0)
     return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
-                            "num_mel_bins %" G_GINT64_FORMAT " must not be negative, dft_length %"
-                            G_GINT64_FORMAT " and sample_rate %" G_GINT64_FORMAT " must be "
-                            "positive", mel_bins, dft_length, rate);
+                            "num_mel_bins %" G_GINT64_FORMAT " is negative", mel_bins);
+  if (dft_length < 1 || rate < 1)
+    return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
+                            "dft_length %" G_GINT64_FORMAT " and sample_rate %" G_GINT64_FORMAT
+                            " must be positive", dft_length, rate);
   int64_t dims[2] = { dft_length / 2 + 1, mel_bins };
   y = _fb_interp_new (node, (FbDType) to, 2, dims, error);
   if (y == NULL)

@@ -75,6 +75,13 @@ _fb_lower_roi_align (FbLowerCtx *c, const FbNode *node, GError **error)
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE,
                            "needs static X [N, C, H, W] and rois [num_rois, 4]");
   int64_t N = xd[0], C = xd[1], H = xd[2], W = xd[3], R = rd[0], oh = spec.out_h, ow = spec.out_w;
+  /* Indices known now are checked now, as the interpreter checks them; the kernel clamps the
+   * ones the run gives. */
+  for (int64_t i = 0; idx->constant && i < idx->constant->numel; i++)
+    if (fb_tensor_get_i64 (idx->constant, i) < 0 || fb_tensor_get_i64 (idx->constant, i) >= N)
+      return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "batch_indices[%" G_GINT64_FORMAT
+                             "] = %" G_GINT64_FORMAT " names no image of the %" G_GINT64_FORMAT, i,
+                             fb_tensor_get_i64 (idx->constant, i), N);
   Roi r = { .k = k, .t = x->dtype == FB_DTYPE_FLOAT64 ? FB_DTYPE_FLOAT64 : FB_DTYPE_FLOAT32 };
   FbKExpr *oc[4];
   double per = spec.sampling_ratio > 0 ? (double) (spec.sampling_ratio * spec.sampling_ratio) : 4.0;

@@ -80,8 +80,9 @@ _fb_lower_scatter_nd (FbLowerCtx *c, const FbNode *node, GError **error)
 
 /* MaxUnpool's indices number the elements of the whole output and need not stay in their
  * plane, so the stores run in one sequential loop: the later of two values for a place wins, as
- * in the interpreter. An index outside the output (the interpreter's error) stores nothing:
- * the element at the clamped place is written back unchanged. */
+ * in the interpreter. An index outside the output is the interpreter's error, and the lowering's
+ * for constant indices; one the run gives stores nothing (the element at the clamped place is
+ * written back unchanged). */
 gboolean
 _fb_lower_max_unpool (FbLowerCtx *c, const FbNode *node, GError **error)
 {
@@ -97,6 +98,11 @@ _fb_lower_max_unpool (FbLowerCtx *c, const FbNode *node, GError **error)
     nx *= xd[d];
   for (int d = 0; d < yr; d++)
     ny *= yd[d];
+  for (int64_t i = 0; ind->constant && i < ind->constant->numel; i++)
+    if (fb_tensor_get_i64 (ind->constant, i) < 0 || fb_tensor_get_i64 (ind->constant, i) >= ny)
+      return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "index %" G_GINT64_FORMAT
+                             " (element %" G_GINT64_FORMAT " of I) is outside the %" G_GINT64_FORMAT
+                             " elements of the output", fb_tensor_get_i64 (ind->constant, i), i, ny);
   guint ya = _fb_lower_out_arg (c, y);
   FbKExpr *e, *i;
   GPtrArray *body = _fb_lower_nest (c, 1, &ny, &e, (double) ny);

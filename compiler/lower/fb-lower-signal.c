@@ -9,6 +9,10 @@
 #include <math.h>
 #include <string.h>
 
+/* Longer transforms (their root tables alone 32 MiB) are left to the interpreter, which
+ * refuses what it would take hours over. */
+#define MAX_POINTS (1 << 22)
+
 /* cos (2 pi m / n), or sin times sign (-1 for a forward transform), for m in [0, n), as a
  * constant argument. */
 static guint
@@ -94,6 +98,9 @@ lower_dft (FbLowerCtx *c, const FbNode *node, GError **error)
     return FALSE;
   if (n < 1 || yd[spec.axis] != fb_dft_bins (&spec, n) || yd[rank - 1] != 2)
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "the output does not fit the transform");
+  if (n > MAX_POINTS)
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "a transform of %" G_GINT64_FORMAT
+                           " points is more than the %d compiled", n, MAX_POINTS);
   guint cos_a = roots_arg (c, n, FALSE, 1.0), sin_a = roots_arg (c, n, TRUE, spec.inverse ? 1.0 : -1.0);
   int64_t numel = 1, points = MIN (n, len);
   for (int d = 0; d < rank - 1; d++)
@@ -146,6 +153,9 @@ lower_stft (FbLowerCtx *c, const FbNode *node, GError **error)
   if (yd[0] != dims[0] || yd[1] != spec.frames || yd[2] != spec.bins || yd[3] != 2)
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "the output does not fit the frames");
   int64_t n = spec.frame_length;
+  if (n > MAX_POINTS)
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "frames of %" G_GINT64_FORMAT
+                           " samples are more than the %d compiled", n, MAX_POINTS);
   guint cos_a = roots_arg (c, n, FALSE, 1.0), sin_a = roots_arg (c, n, TRUE, -1.0);
   FbKExpr *oc[4], *xc[3], *m;
   GPtrArray *body = _fb_lower_nest (c, 3, yd, oc, (double) yd[0] * yd[1] * yd[2] * n * 8);
