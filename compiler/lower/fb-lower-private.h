@@ -153,8 +153,9 @@ gboolean  _fb_lower_conv          (FbLowerCtx *c, const FbNode *node, GError **e
 
 /* Attributes */
 gboolean  _fb_lower_is_nhwc       (const FbNode *node);
-/* Whether node runs on the host through the interpreter (fb-cpu-host.c): If and Loop, and steps
- * whose output sizes, input sizes or shape operands (axes, pads, sizes, k) only the run gives. */
+/* Whether node runs on the host through the interpreter (fb-cpu-host.c): If, Loop and Scan, and
+ * steps whose output sizes, input sizes or shape operands (axes, pads, sizes, k, transform
+ * lengths) only the run gives. */
 gboolean  _fb_lower_on_host       (const FbNode *node);
 /* An integer list from a constant input (or NULL/0 when the input is absent). */
 gboolean  _fb_lower_const_ints    (const FbNode *node, guint input, int64_t **out, guint *n,

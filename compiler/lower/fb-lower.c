@@ -550,7 +550,7 @@ lower_group (FbLowerPlan *lp, const FbNode *node, GError **error)
   return TRUE;
 }
 
-/* If, Loop and the steps of _fb_lower_on_host run on the host (fb-cpu-host.c), the operators
+/* If, Loop, Scan and the steps of _fb_lower_on_host run on the host (fb-cpu-host.c), the operators
  * whose output size depends on the data among them. Outputs whose size only the run tells (a
  * Loop's scan outputs under a trip count fed at run time, NonZero, Unique, Range with run-time
  * bounds) get dynamic buffers. */

@@ -4,7 +4,7 @@
  * input (so that addresses never change), the weights packed and uploaded once, each kernel's
  * PTX loaded as a module, each kernel's argument array (its buffers' device addresses) on the
  * device, the library phases made. Then the kernels are cut into segments at the host steps
- * (If, Loop: the reference interpreter runs them on copies of their buffers, fb-cpu-host.c),
+ * (If, Loop, Scan: the reference interpreter runs them on copies of their buffers, fb-cpu-host.c),
  * and each device segment is captured once as a CUDA graph; a run uploads the inputs, replays
  * the segments in order (or, eager, launches kernel by kernel) and reads the outputs back.
  * Every host-device copy is counted. */
