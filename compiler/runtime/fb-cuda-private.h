@@ -23,6 +23,7 @@ typedef struct {
   CUdeviceptr       workspace;
   size_t            workspace_bytes;
   gboolean          strict_float32;
+  GHashTable       *conv_choices;   /* convolution shape -> the way timed fastest */
 } FbCudaLibs;
 
 /* y, x, w, bias, add: device addresses of the phase's arguments (0 where absent). */
@@ -33,6 +34,10 @@ FbCudaLibPhase *_fb_cuda_lib_phase_new  (FbCudaLibs *libs, const FbKConv *cv, CU
 /* Workspace bytes the phase needs (the module allocates the largest before any run). */
 size_t          _fb_cuda_lib_phase_workspace (const FbCudaLibPhase *phase);
 gboolean        _fb_cuda_lib_phase_run  (FbCudaLibs *libs, FbCudaLibPhase *phase, GError **error);
+/* How a convolution phase runs and what the other ways measured; NULL for products. */
+const char     *_fb_cuda_lib_phase_choice (const FbCudaLibPhase *phase);
+/* The way a convolution phase runs ("graph", "legacy call", ...); NULL for products. */
+const char     *_fb_cuda_lib_phase_way    (const FbCudaLibPhase *phase);
 void            _fb_cuda_lib_phase_free (FbCudaLibs *libs, FbCudaLibPhase *phase);
 void            _fb_cuda_libs_clear     (FbCudaLibs *libs);
 
