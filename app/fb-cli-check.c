@@ -73,7 +73,7 @@ fb_cli_check (int argc, char **argv)
   /* A target whose convolutions run channels-last compiles so unless --layout says otherwise. */
   if (target != NULL && !g_str_equal (target, "interp"))
     backend = fb_backend_lookup (target);
-  pipeline.for_cpu = backend != NULL && backend->channels_last;
+  pipeline.channels_last = backend != NULL && backend->channels_last;
   if (!parsed)
     status = fb_cli_fail (error);
   else if (!(rtol >= 0 && atol >= 0))

@@ -158,7 +158,7 @@ fb_cli_compile (int argc, char **argv)
     }
   else
     {
-      pipeline.for_cpu = backend->channels_last;
+      pipeline.channels_last = backend->channels_last;
       pipeline.input_dir = input_dir;
       status = compile_model (backend, argv[1], &pipeline, &args);
     }

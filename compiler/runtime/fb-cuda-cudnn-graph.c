@@ -149,8 +149,8 @@ _fb_cudnn_conv_plans_new (const FbCudnnGraph *g, cudnnHandle_t handle, const FbC
   int n_ops = 1 + (cg->bias != 0) + (cg->z != 0) + (cg->relu != 0);
 
   cudnnBackendDescriptor_t x = tensor (&b, UID_X, xdims, cg->nchw, FALSE, align);
-  /* Weights are OIHW whatever the activations' layout (the bundle stores them so). */
-  cudnnBackendDescriptor_t w = tensor (&b, UID_W, wdims, TRUE, FALSE, align);
+  /* Weights OIHW as the bundle stores them, or KRSC where the phase reordered them. */
+  cudnnBackendDescriptor_t w = tensor (&b, UID_W, wdims, !cg->krsc, FALSE, align);
   cudnnBackendDescriptor_t y = tensor (&b, UID_Y, ydims, cg->nchw, FALSE, align);
   int64_t next_virtual = UID_VIRTUAL;
   cudnnBackendDescriptor_t out = n_ops == 1 ? y : tensor (&b, next_virtual++, ydims, cg->nchw,

@@ -13,7 +13,8 @@ G_BEGIN_DECLS
 /* conv (x, w) [+ bias over the channels] [+ z] [Relu] into y; absent parts are 0 / FALSE. */
 typedef struct {
   const FbDnnlConvDesc *desc;
-  gboolean              nchw;     /* activations' layout; weights are OIHW either way */
+  gboolean              nchw;     /* activations' layout */
+  gboolean              krsc;     /* weights channels-last (KRSC), else OIHW */
   CUdeviceptr           x, w, y, bias, z;
   gboolean              relu;
 } FbCudnnConvGraph;

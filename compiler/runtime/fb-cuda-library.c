@@ -54,6 +54,7 @@ struct _FbCudaLibPhase {
   FbCudnnConvGraph             graph;         /* the chain (or the convolution alone) as a graph */
   FbCudnnConvPlans            *plans;         /* the chosen plan is plans->plans[0] */
   CUdeviceptr                  zero_bias;     /* a bias of zeros when the fused call needs one */
+  CUdeviceptr                  own_filter;    /* the weights reordered channels-last, or 0 */
   char                        *choice;        /* which way, and the times of the others */
   /* both */
   size_t       workspace;
@@ -307,7 +308,8 @@ compare_doubles (const void *a, const void *b)
 
 /* The median of TUNE_RUNS timed runs after two warm-ups, in µs; -1 when a run fails. */
 static double
-time_candidate (FbCudaLibs *libs, FbCudaLibPhase *p, CUdeviceptr workspace, size_t bytes)
+time_candidate (FbCudaLibs *libs, FbCudaLibPhase *p, CUdeviceptr workspace, size_t bytes,
+                GError **error)
 {
   const FbCuDriver *cu = libs->cu;
   CUevent start = NULL, end = NULL;
@@ -316,7 +318,7 @@ time_candidate (FbCudaLibs *libs, FbCudaLibPhase *p, CUdeviceptr workspace, size
   if (cu->EventCreate (&start, 0) != 0 || cu->EventCreate (&end, 0) != 0)
     goto out;
   for (int i = 0; i < 2; i++)
-    if (!conv_run (libs, p, workspace, bytes, NULL))
+    if (!conv_run (libs, p, workspace, bytes, error))
       goto out;
   for (int i = 0; i < TUNE_RUNS; i++)
     {
@@ -349,27 +351,36 @@ apply_candidate (FbCudaLibs *libs, FbCudaLibPhase *p, const ConvCandidate *c)
   p->workspace = c->workspace;
 }
 
-/* The legacy forward's best algorithm by cuDNN's own measurement of the plain forward. */
-static gboolean
-find_legacy_algo (FbCudaLibs *libs, FbCudaLibPhase *p, int *algo, int *math, GError **error)
+#define LEGACY_ALGOS 3
+
+/* The legacy forward's best algorithms (up to LEGACY_ALGOS) by cuDNN's own measurement of the
+ * plain forward, leaving out those that need more workspace than is worth holding: cuDNN's
+ * measurement varies from run to run, so the first alone may be one whose workspace is too
+ * large. Returns how many, or 0 with the reason in error. */
+static int
+find_legacy_algos (FbCudaLibs *libs, FbCudaLibPhase *p, int *algo, int *math, GError **error)
 {
   const FbCudnn *dnn = libs->dnn;
   cudnnConvolutionFwdAlgoPerf_t perf[8];
-  int returned = 0;
+  int returned = 0, n = 0;
   if (!dnn_ok (dnn, dnn->FindConvolutionForwardAlgorithm (libs->dnn_handle, p->xd, p->wd, p->cd,
                                                           p->yd, 8, &returned, perf),
                p, "algorithm search", error))
-    return FALSE;
-  for (int i = 0; i < returned; i++)
-    if (perf[i].status == 0 && (!libs->strict_float32 || perf[i].mathType != FB_CUDNN_TENSOR_OP_MATH))
+    return 0;
+  for (int i = 0; i < returned && n < LEGACY_ALGOS; i++)
+    if (perf[i].status == 0 && perf[i].memory < TUNE_MAX_WORKSPACE &&
+        (!libs->strict_float32 || perf[i].mathType != FB_CUDNN_TENSOR_OP_MATH))
       {
-        *algo = perf[i].algo;
-        *math = libs->strict_float32 ? FB_CUDNN_FMA_MATH : perf[i].mathType;
-        return TRUE;
+        algo[n] = perf[i].algo;
+        math[n] = libs->strict_float32 ? FB_CUDNN_FMA_MATH : perf[i].mathType;
+        n++;
       }
-  g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_DEVICE,
-               "kernel %s: cuDNN has no algorithm for this convolution", p->name);
-  return FALSE;
+  if (n == 0)
+    g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_DEVICE,
+                 "kernel %s: cuDNN has no algorithm for this convolution (of %d it measured, none "
+                 "ran%s in under %zu MiB of workspace)", p->name, returned,
+                 libs->strict_float32 ? " in strict float32" : "", TUNE_MAX_WORKSPACE >> 20);
+  return n;
 }
 
 static void
@@ -424,25 +435,34 @@ keep_plan (FbCudaLibPhase *p, GPtrArray *sets, const ConvCandidate *c)
 static gboolean
 choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbDnnlConvDesc *d, GError **error)
 {
-  int legacy_algo = 0, legacy_math = FB_CUDNN_FMA_MATH;
-  if (!find_legacy_algo (libs, p, &legacy_algo, &legacy_math, error))
+  int legacy_algo[LEGACY_ALGOS], legacy_math[LEGACY_ALGOS];
+  int n_legacy = find_legacy_algos (libs, p, legacy_algo, legacy_math, error);
+  if (n_legacy == 0)
     return FALSE;
   int tensor_math = libs->strict_float32 ? FB_CUDNN_FMA_MATH : FB_CUDNN_TENSOR_OP_MATH;
   g_autoptr(GArray) candidates = g_array_new (FALSE, TRUE, sizeof (ConvCandidate));
   g_autoptr(GPtrArray) sets = g_ptr_array_new ();
   g_autoptr(GString) notes = g_string_new (NULL);
-  /* cuDNN's fused call runs the identity activation with IMPLICIT_PRECOMP_GEMM only. */
-  ConvCandidate legacy = { WAY_LEGACY, legacy_algo, legacy_math, NULL, 0, 0, -1 };
   if (p->fused && !p->relu)
-    legacy.algo = FB_CUDNN_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, legacy.math = tensor_math;
-  g_array_append_val (candidates, legacy);
+    {
+      /* cuDNN's fused call runs the identity activation with IMPLICIT_PRECOMP_GEMM only. */
+      ConvCandidate legacy = { WAY_LEGACY, FB_CUDNN_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, tensor_math,
+                               NULL, 0, 0, -1 };
+      g_array_append_val (candidates, legacy);
+    }
+  else
+    for (int i = 0; i < n_legacy; i++)
+      {
+        ConvCandidate legacy = { WAY_LEGACY, legacy_algo[i], legacy_math[i], NULL, 0, 0, -1 };
+        g_array_append_val (candidates, legacy);
+      }
   const char *graph_missing = NULL;
   gboolean have_graph = _fb_cuda_cudnn_graph (&graph_missing) != NULL;
   /* An epilogue after the forward cannot read a residual the forward has overwritten. */
   gboolean can_split = p->fused && p->add != p->y && have_graph;
-  if (can_split)
+  for (int i = 0; can_split && i < n_legacy; i++)
     {
-      ConvCandidate split = { WAY_LEGACY_SPLIT, legacy_algo, legacy_math, NULL, 0, 0, -1 };
+      ConvCandidate split = { WAY_LEGACY_SPLIT, legacy_algo[i], legacy_math[i], NULL, 0, 0, -1 };
       g_array_append_val (candidates, split);
     }
   g_autofree char *key = conv_key (p, d);
@@ -457,11 +477,18 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbDnnlConvDesc *d, G
   for (guint i = 0; i < candidates->len; i++)
     {
       ConvCandidate *c = &g_array_index (candidates, ConvCandidate, i);
-      if (c->workspace < TUNE_MAX_WORKSPACE)
-        continue;
-      c->us = -2;   /* left out: more workspace than worth holding */
+      if (c->plans == NULL)
+        {
+          libs->dnn->SetConvolutionMathType (p->cd, c->math);
+          if (libs->dnn->GetConvolutionForwardWorkspaceSize (libs->dnn_handle, p->xd, p->wd, p->cd,
+                                                             p->yd, c->algo, &c->workspace) != 0)
+            c->us = -3;   /* cuDNN will not run this algorithm on this geometry */
+        }
+      if (c->us == -1 && c->workspace >= TUNE_MAX_WORKSPACE)
+        c->us = -2;   /* left out: more workspace than worth holding */
     }
   int best = -1;
+  g_autoptr(GError) failure = NULL;
   if (known != NULL)
     {
       /* A shape the module has timed: take the same way (and engine) without timing again. */
@@ -469,7 +496,7 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbDnnlConvDesc *d, G
         {
           ConvCandidate *c = &g_array_index (candidates, ConvCandidate, i);
           gboolean graph = c->way == WAY_GRAPH || c->way == WAY_GRAPH_SPLIT;
-          if (c->way == known->way && c->us != -2 &&
+          if (c->way == known->way && c->us > -2 &&
               (graph ? c->plans->plans[c->plan].engine == known->engine : c->algo == known->algo))
             best = (int) i;
         }
@@ -485,13 +512,16 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbDnnlConvDesc *d, G
         }
       CUdeviceptr workspace = 0;
       if (most > 0 && libs->cu->MemAlloc (&workspace, most) != 0)
-        workspace = 0, most = 0;
+        {
+          g_string_append_printf (notes, "; no %zu-byte workspace to time with", most);
+          workspace = 0, most = 0;
+        }
       for (guint i = 0; i < candidates->len; i++)
         {
           ConvCandidate *c = &g_array_index (candidates, ConvCandidate, i);
-          if (c->us == -2 || c->workspace > most)
+          if (c->us <= -2 || c->workspace > most)
             {
-              c->us = -2;
+              c->us = MIN (c->us, -2);
               continue;
             }
           apply_candidate (libs, p, c);
@@ -500,11 +530,11 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbDnnlConvDesc *d, G
               /* conv_run runs plans->plans[0]: point a temporary set at the candidate's plan. */
               FbCudnnConvPlans view = { &c->plans->plans[c->plan], 1, NULL };
               p->plans = &view;
-              c->us = time_candidate (libs, p, workspace, most);
+              c->us = time_candidate (libs, p, workspace, most, failure ? NULL : &failure);
               p->plans = NULL;
             }
           else
-            c->us = time_candidate (libs, p, workspace, most);
+            c->us = time_candidate (libs, p, workspace, most, failure ? NULL : &failure);
           if (c->us >= 0 && (best < 0 || c->us < g_array_index (candidates, ConvCandidate, best).us))
             best = (int) i;
         }
@@ -514,8 +544,9 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbDnnlConvDesc *d, G
   if (best < 0)
     {
       g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_DEVICE,
-                   "kernel %s: no way to run this convolution worked on the device%s", p->name,
-                   notes->str);
+                   "kernel %s: no way to run this convolution worked on the device (%u tried%s%s)%s",
+                   p->name, candidates->len, failure ? "; the first failure: " : "",
+                   failure ? failure->message : "", notes->str);
       return FALSE;
     }
   ConvCandidate chosen = g_array_index (candidates, ConvCandidate, best);
@@ -551,7 +582,8 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbDnnlConvDesc *d, G
             g_string_append_printf (text, " %s %.1f", way_names[c->way], c->us);
           else
             g_string_append_printf (text, " %s %s", way_names[c->way],
-                                    c->us == -2 ? "(workspace too large)" : "(failed)");
+                                    c->us == -2 ? "(workspace too large)"
+                                    : c->us == -3 ? "(not for this geometry)" : "(failed)");
         }
       g_string_append (text, notes->str);
       if (libs->conv_choices == NULL)
@@ -568,8 +600,36 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbDnnlConvDesc *d, G
   return TRUE;
 }
 
+/* The weights as KRSC (output channel, kernel row, kernel column, input channel) in a buffer
+ * of the phase's own, from the OIHW the bundle stores: cuDNN's channels-last kernels read their
+ * filter channels-last too. */
 static gboolean
-conv_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKConv *cv, GError **error)
+reorder_filter_krsc (FbCudaLibs *libs, FbCudaLibPhase *p, const FbDnnlConvDesc *d, GError **error)
+{
+  int64_t k = d->co, c = d->c / d->groups, r = d->kh, s = d->kw;
+  size_t n = (size_t) (k * c * r * s), bytes = n * sizeof (float);
+  g_autofree float *oihw = g_new (float, n);
+  g_autofree float *krsc = g_new (float, n);
+  if (!_fb_cuda_check (libs->cu, libs->cu->MemcpyDtoH (oihw, p->w, bytes), error,
+                       "kernel %s: reading its filter", p->name))
+    return FALSE;
+  for (int64_t o = 0; o < k; o++)
+    for (int64_t i = 0; i < c; i++)
+      for (int64_t y = 0; y < r; y++)
+        for (int64_t x = 0; x < s; x++)
+          krsc[((o * r + y) * s + x) * c + i] = oihw[((o * c + i) * r + y) * s + x];
+  if (!_fb_cuda_check (libs->cu, libs->cu->MemAlloc (&p->own_filter, bytes), error,
+                       "kernel %s: its channels-last filter", p->name) ||
+      !_fb_cuda_check (libs->cu, libs->cu->MemcpyHtoD (p->own_filter, krsc, bytes), error,
+                       "kernel %s: its channels-last filter", p->name))
+    return FALSE;
+  p->w = p->own_filter;
+  return TRUE;
+}
+
+static gboolean
+conv_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKConv *cv, gboolean w_constant,
+          GError **error)
 {
   if (!open_cudnn (libs, error))
     return FALSE;
@@ -597,13 +657,17 @@ conv_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKConv *cv, GError **error
       !dnn_ok (dnn, dnn->CreateActivationDescriptor (&p->ad), p, "activation", error))
     return FALSE;
   int fmt = cv->nchw ? FB_CUDNN_TENSOR_NCHW : FB_CUDNN_TENSOR_NHWC;
+  gboolean krsc = !cv->nchw && w_constant;
+  if (krsc && !reorder_filter_krsc (libs, p, d, error))
+    return FALSE;
   if (!dnn_ok (dnn, dnn->SetTensor4dDescriptor (p->xd, fmt, FB_CUDNN_DATA_FLOAT, d->n, d->c, d->h,
                                                 d->w), p, "input", error) ||
       !dnn_ok (dnn, dnn->SetTensor4dDescriptor (p->yd, fmt, FB_CUDNN_DATA_FLOAT, d->n, d->co,
                                                 d->oh, d->ow), p, "output", error) ||
       !dnn_ok (dnn, dnn->SetTensor4dDescriptor (p->bd, FB_CUDNN_TENSOR_NCHW, FB_CUDNN_DATA_FLOAT,
                                                 1, d->co, 1, 1), p, "bias", error) ||
-      !dnn_ok (dnn, dnn->SetFilter4dDescriptor (p->wd, FB_CUDNN_DATA_FLOAT, FB_CUDNN_TENSOR_NCHW,
+      !dnn_ok (dnn, dnn->SetFilter4dDescriptor (p->wd, FB_CUDNN_DATA_FLOAT,
+                                                krsc ? FB_CUDNN_TENSOR_NHWC : FB_CUDNN_TENSOR_NCHW,
                                                 d->co, d->c / d->groups, d->kh, d->kw),
                p, "filter", error) ||
       !dnn_ok (dnn, dnn->SetConvolution2dDescriptor (p->cd, d->pt, d->pl, d->sh, d->sw, d->dh,
@@ -641,15 +705,15 @@ conv_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKConv *cv, GError **error
         return FALSE;
       p->bias = p->zero_bias;
     }
-  p->graph = (FbCudnnConvGraph) { d, cv->nchw, p->x, p->w, p->y, d->has_bias ? p->bias : 0,
-                                  p->add, p->relu };
+  p->graph = (FbCudnnConvGraph) { d, cv->nchw, krsc, p->x, p->w, p->y,
+                                  d->has_bias ? p->bias : 0, p->add, p->relu };
   return choose_conv_way (libs, p, d, error);
 }
 
 FbCudaLibPhase *
 _fb_cuda_lib_phase_new (FbCudaLibs *libs, const FbKConv *cv, CUdeviceptr x, CUdeviceptr w,
-                        CUdeviceptr bias, CUdeviceptr add, CUdeviceptr y, const char *kernel_name,
-                        GError **error)
+                        CUdeviceptr bias, CUdeviceptr add, CUdeviceptr y, gboolean w_constant,
+                        const char *kernel_name, GError **error)
 {
   FbCudaLibPhase *p = g_new0 (FbCudaLibPhase, 1);
   p->lib = cv->lib;
@@ -660,7 +724,7 @@ _fb_cuda_lib_phase_new (FbCudaLibs *libs, const FbKConv *cv, CUdeviceptr x, CUde
   p->y = y;
   p->name = g_strdup (kernel_name);
   gboolean ok = cv->lib == FB_KLIB_GEMM ? gemm_new (libs, p, &cv->gemm, error)
-                                        : conv_new (libs, p, cv, error);
+                                        : conv_new (libs, p, cv, w_constant, error);
   if (!ok)
     {
       _fb_cuda_lib_phase_free (libs, p);
@@ -736,6 +800,8 @@ _fb_cuda_lib_phase_free (FbCudaLibs *libs, FbCudaLibPhase *p)
     _fb_cudnn_conv_plans_free (_fb_cuda_cudnn_graph (NULL), p->plans);
   if (p->zero_bias)
     libs->cu->MemFree (p->zero_bias);
+  if (p->own_filter)
+    libs->cu->MemFree (p->own_filter);
   g_free (p->choice);
   g_free (p->name);
   g_free (p);

@@ -26,11 +26,13 @@ typedef struct {
   GHashTable       *conv_choices;   /* convolution shape -> the way timed fastest */
 } FbCudaLibs;
 
-/* y, x, w, bias, add: device addresses of the phase's arguments (0 where absent). */
+/* y, x, w, bias, add: device addresses of the phase's arguments (0 where absent);
+ * w_constant: w holds weights fixed for the module's life (a channels-last convolution then
+ * reorders them once, to the filter layout cuDNN's channels-last kernels read). */
 FbCudaLibPhase *_fb_cuda_lib_phase_new  (FbCudaLibs *libs, const FbKConv *cv, CUdeviceptr x,
                                          CUdeviceptr w, CUdeviceptr bias, CUdeviceptr add,
-                                         CUdeviceptr y, const char *kernel_name,
-                                         GError **error);
+                                         CUdeviceptr y, gboolean w_constant,
+                                         const char *kernel_name, GError **error);
 /* Workspace bytes the phase needs (the module allocates the largest before any run). */
 size_t          _fb_cuda_lib_phase_workspace (const FbCudaLibPhase *phase);
 gboolean        _fb_cuda_lib_phase_run  (FbCudaLibs *libs, FbCudaLibPhase *phase, GError **error);
