@@ -55,6 +55,13 @@ typedef struct {
   guint           input;         /* the reader's input slot */
 } FbConstantRow;
 
+/* The row's label: the ONNX name of the reader's input slot ("W", "shape"), else the value's. */
+const char      *fb_constant_row_label            (const FbNode        *reader,
+                                                   const FbConstantRow *row);
+/* "float32[64x3x7x7]", "int64[3] = [1,-1,64]", "float32 = 0.5": the type, and the value when
+ * it has at most six elements. */
+char            *fb_constant_row_text             (const FbConstantRow *row);
+
 /* previous (may be NULL) is the layout of the stage before, changes (FbChange, may be NULL) the
  * diff against it: unchanged items keep the places they had there, and a fused node takes the
  * place of its members. The graph must outlive the layout: see fb_graph_layout_hold ().

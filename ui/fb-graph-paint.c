@@ -256,7 +256,7 @@ draw_rows (FbGraphPaint      *d,
   cairo_line_to (cr, item->x + item->width - 4, top - 1.5);
   cairo_stroke (cr);
   for (guint i = 0; i < shown; i++)
-    label_w = MAX (label_w, g_utf8_strlen (_fb_graph_row_label (item->node, &item->rows[i]), -1)
+    label_w = MAX (label_w, g_utf8_strlen (fb_constant_row_label (item->node, &item->rows[i]), -1)
                             * FB_GRAPH_TEXT_CHAR);
   label_w = MIN (label_w + 8, w * FB_GRAPH_ROW_LABEL_MAX);
 
@@ -283,9 +283,9 @@ draw_rows (FbGraphPaint      *d,
       if (d->zoom < TEXT_MIN_ZOOM)
         continue;
       {
-        g_autofree char *text = _fb_graph_row_text (row);
+        g_autofree char *text = fb_constant_row_text (row);
 
-        draw_text (d, _fb_graph_row_label (item->node, row), d->small_font, x, ry + 1, label_w - 4,
+        draw_text (d, fb_constant_row_label (item->node, row), d->small_font, x, ry + 1, label_w - 4,
                    PANGO_ELLIPSIZE_MIDDLE, &d->fg, 0.65);
         draw_text (d, text, d->mono_font, x + label_w, ry + 1, w - label_w, PANGO_ELLIPSIZE_END,
                    &d->fg, 0.9);

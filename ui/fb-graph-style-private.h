@@ -45,11 +45,6 @@ double   _fb_graph_rows_top        (const FbNode *node);
 guint    _fb_graph_rows_shown      (guint n_rows);
 /* How many lines the rows take: the rows drawn, and "+N more". */
 guint    _fb_graph_rows_lines      (guint n_rows);
-/* The row's label: the ONNX name of the reader's input slot ("W", "shape"), else the value's. */
-const char *_fb_graph_row_label    (const FbNode        *reader,
-                                    const FbConstantRow *row);
-/* "float32[64x3x7x7]", "int64[3] = [1,-1,64]", "float32 = 0.5": type, and the value when small. */
-char    *_fb_graph_row_text        (const FbConstantRow *row);
 /* fb-graph-slots.c: "W" for input 1 of a Conv; NULL when ONNX gives that input no single name. */
 const char *_fb_graph_input_slot_name (FbOpKind op,
                                        guint    input);

@@ -68,12 +68,14 @@ text_width (const char *text,
 }
 
 const char *
-_fb_graph_row_label (const FbNode        *reader,
+fb_constant_row_label (const FbNode        *reader,
                      const FbConstantRow *row)
 {
-  const char *slot = _fb_graph_input_slot_name (reader->op, row->input);
+  const char *slot;
 
-  if (slot != NULL)
+  g_return_val_if_fail (reader != NULL && row != NULL, "");
+
+  if ((slot = _fb_graph_input_slot_name (reader->op, row->input)) != NULL)
     return slot;
   return row->value->name != NULL ? row->value->name : "";
 }
@@ -92,12 +94,19 @@ append_element (GString        *s,
 }
 
 char *
-_fb_graph_row_text (const FbConstantRow *row)
+fb_constant_row_text (const FbConstantRow *row)
 {
-  const FbTensor *tensor = row->value->constant;
-  FbShape shape = fb_tensor_shape (tensor);
-  g_autofree char *dims = fb_shape_to_string (&shape);
-  GString *s = g_string_new (fb_dtype_name (tensor->dtype));
+  const FbTensor *tensor;
+  FbShape shape;
+  g_autofree char *dims = NULL;
+  GString *s;
+
+  g_return_val_if_fail (row != NULL && row->value != NULL && row->value->constant != NULL, NULL);
+
+  tensor = row->value->constant;
+  shape = fb_tensor_shape (tensor);
+  dims = fb_shape_to_string (&shape);
+  s = g_string_new (fb_dtype_name (tensor->dtype));
 
   if (tensor->rank > 0)
     g_string_append_printf (s, "[%s]", dims);
@@ -187,10 +196,10 @@ _fb_graph_node_size (const FbNode        *node,
     }
   /* A label column as wide as the longest label, then the type and value. */
   for (guint i = 0; i < _fb_graph_rows_shown (n_rows); i++)
-    label = MAX (label, text_width (_fb_graph_row_label (node, &rows[i]), FB_GRAPH_TEXT_CHAR));
+    label = MAX (label, text_width (fb_constant_row_label (node, &rows[i]), FB_GRAPH_TEXT_CHAR));
   for (guint i = 0; i < _fb_graph_rows_shown (n_rows); i++)
     {
-      g_autofree char *text = _fb_graph_row_text (&rows[i]);
+      g_autofree char *text = fb_constant_row_text (&rows[i]);
 
       w = MAX (w, label + 8 + text_width (text, FB_GRAPH_TEXT_CHAR));
     }
