@@ -275,6 +275,9 @@ init_constants_action (FbWindow  *self,
 {
   g_autoptr(GAction) action = NULL;
 
+  if (g_action_map_lookup_action (G_ACTION_MAP (self), "constants-as-nodes") != NULL)
+    return;
+
   if (settings != NULL)
     {
       action = g_settings_create_action (settings, "constants-as-nodes");
@@ -289,6 +292,19 @@ init_constants_action (FbWindow  *self,
       g_signal_connect_object (action, "change-state", G_CALLBACK (on_constants_change_state), self, 0);
     }
   g_action_map_add_action (G_ACTION_MAP (self), action);
+}
+
+/* g_object_new () sets a window's application only after constructed () ran: the setting is
+ * found once it is set (and without one, the action keeps its state itself). */
+static void
+on_application_set (FbWindow *self)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+
+  if (app == NULL)
+    return;
+  g_signal_handlers_disconnect_by_func (self, on_application_set, NULL);
+  init_constants_action (self, fb_application_get_settings (FB_APPLICATION (app)));
 }
 
 void
@@ -311,7 +327,10 @@ _fb_window_init_actions (FbWindow *self)
       g_signal_connect_object (layout, "change-state", G_CALLBACK (on_layout_change_state), self, 0);
     }
   g_action_map_add_action (G_ACTION_MAP (self), layout);
-  init_constants_action (self, settings);
+  if (app != NULL)
+    init_constants_action (self, settings);
+  else
+    g_signal_connect (self, "notify::application", G_CALLBACK (on_application_set), NULL);
   _fb_window_init_export (self);
   /* Until a model is on screen there is no kernel to show. */
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.show-kernel", FALSE);
