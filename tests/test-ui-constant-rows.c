@@ -2,7 +2,7 @@
 /* Constants drawn as rows inside the boxes that read them: which constants become rows, what a
  * row says, the boxes' sizes and edges, the scene's hit testing, seeding a stage whose Constant
  * nodes were folded into initializers, and in a real window: clicking a row selects its
- * constant, search and marks reach rows, and fitting a tall graph keeps its text readable. */
+ * constant, and search and marks reach rows. */
 #include "fb-graph-layout.h"
 #include "fb-graph-view.h"
 #include "fb-ui.h"
@@ -330,7 +330,6 @@ typedef struct {
   GtkWidget   *window;
   FbGraphView *view;
   Model        m;
-  FbGraph     *tall;
 } Fixture;
 
 static void
@@ -342,30 +341,6 @@ wait_until_idle (FbGraphView *view)
     g_main_context_iteration (NULL, FALSE);
 }
 
-/* A chain of n Relu nodes: a graph far taller than wide. */
-static FbGraph *
-build_tall (guint n)
-{
-  g_autoptr(FbModel) model = fb_model_new (NULL);
-  FbGraph *g = fb_graph_new (model);
-  FbValue *h = add_value (g, "x", FB_DTYPE_FLOAT32, 2, (int64_t[]) { 1, 64 });
-
-  h->is_input = TRUE;
-  g_ptr_array_add (g->inputs, h);
-  for (guint i = 0; i < n; i++)
-    {
-      g_autofree char *name = g_strdup_printf ("relu_%u", i);
-      g_autofree char *out = g_strdup_printf ("relu_%u:0", i);
-      FbValue *v = add_value (g, out, FB_DTYPE_FLOAT32, 2, (int64_t[]) { 1, 64 });
-
-      add_node (g, FB_OP_RELU, name, h, NULL, v);
-      h = v;
-    }
-  h->is_output = TRUE;
-  g_ptr_array_add (g->outputs, h);
-  return g;
-}
-
 static void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
@@ -373,13 +348,12 @@ fixture_set_up (Fixture       *f,
   g_autoptr(FbGraphLayout) layout = NULL;
 
   model_init (&f->m);
-  f->tall = data != NULL ? build_tall (GPOINTER_TO_UINT (data)) : NULL;
   f->window = gtk_window_new ();
   gtk_window_set_default_size (GTK_WINDOW (f->window), 800, 600);
   f->view = FB_GRAPH_VIEW (fb_graph_view_new ());
   gtk_window_set_child (GTK_WINDOW (f->window), GTK_WIDGET (f->view));
   gtk_window_present (GTK_WINDOW (f->window));
-  layout = fb_graph_layout_new (f->tall != NULL ? f->tall : f->m.graph, NULL, NULL);
+  layout = fb_graph_layout_new (f->m.graph, NULL, NULL);
   fb_graph_view_set_layout (f->view, layout);
   wait_until_idle (f->view);
   g_assert_nonnull (fb_graph_view_get_scene (f->view));
@@ -393,7 +367,6 @@ fixture_tear_down (Fixture       *f,
   while (g_main_context_pending (NULL))
     g_main_context_iteration (NULL, FALSE);
   fb_graph_free (f->m.graph);
-  g_clear_pointer (&f->tall, fb_graph_free);
 }
 
 /* Clicks (as the click gesture does) in the middle of row of node's box. */
@@ -480,62 +453,6 @@ test_view_search_marks (Fixture       *f,
   fb_graph_view_search (f->view, "");
 }
 
-static void
-visible_rect (FbGraphView *view,
-              double      *x0,
-              double      *y0,
-              double      *x1,
-              double      *y1)
-{
-  double zoom;
-
-  fb_graph_view_get_viewport (view, x0, y0, &zoom);
-  *x1 = *x0 + gtk_widget_get_width (GTK_WIDGET (view)) / zoom;
-  *y1 = *y0 + gtk_widget_get_height (GTK_WIDGET (view)) / zoom;
-}
-
-static void
-test_view_fit_tall (Fixture       *f,
-                    gconstpointer  data)
-{
-  FbGraphScene *scene = fb_graph_view_get_scene (f->view);
-  FbNode *first = g_ptr_array_index (f->tall->nodes, 0);
-  const FbSceneItem *top = item_of (scene, first);
-  double width, height, x0, y0, x1, y1;
-  double h = gtk_widget_get_height (GTK_WIDGET (f->view));
-  double w = gtk_widget_get_width (GTK_WIDGET (f->view));
-
-  fb_graph_scene_get_bounds (scene, &width, &height);
-  /* Fitting all of it would shrink it past reading. */
-  g_assert_cmpfloat (h / height, <, FB_GRAPH_VIEW_READABLE_ZOOM / 2);
-
-  fb_graph_view_set_viewport (f->view, 5000, 5000, 0.05);
-  fb_graph_view_zoom_to_fit (f->view);
-  /* Its width fits instead, at a size where the text reads, from its first node. */
-  g_assert_cmpfloat (fb_graph_view_get_zoom (f->view), >=, FB_GRAPH_VIEW_READABLE_ZOOM);
-  g_assert_cmpfloat (width * fb_graph_view_get_zoom (f->view), <=, w + 1e-6);
-  visible_rect (f->view, &x0, &y0, &x1, &y1);
-  g_assert_cmpfloat (top->x, >=, x0);
-  g_assert_cmpfloat (top->x + top->width, <=, x1);
-  g_assert_cmpfloat (top->y, >=, y0);
-  g_assert_cmpfloat (top->y + top->height, <=, y1);
-
-  /* Showing a few boxes far down: they are on screen afterwards, readable. */
-  {
-    graphene_rect_t rects[2];
-    const FbSceneItem *a = item_of (scene, g_ptr_array_index (f->tall->nodes, 80));
-    const FbSceneItem *b = item_of (scene, g_ptr_array_index (f->tall->nodes, 82));
-
-    graphene_rect_init (&rects[0], a->x, a->y, a->width, a->height);
-    graphene_rect_init (&rects[1], b->x, b->y, b->width, b->height);
-    fb_graph_view_show_rects (f->view, rects, 2);
-    visible_rect (f->view, &x0, &y0, &x1, &y1);
-    g_assert_cmpfloat (fb_graph_view_get_zoom (f->view), >=, FB_GRAPH_VIEW_READABLE_ZOOM);
-    g_assert_cmpfloat (a->y, >=, y0);
-    g_assert_cmpfloat (b->y + b->height, <=, y1);
-  }
-}
-
 int
 main (int    argc,
       char **argv)
@@ -551,7 +468,5 @@ main (int    argc,
   g_test_add ("/ui/constant-rows/view-click", Fixture, NULL, fixture_set_up, test_view_click, fixture_tear_down);
   g_test_add ("/ui/constant-rows/view-search-marks", Fixture, NULL, fixture_set_up, test_view_search_marks,
               fixture_tear_down);
-  g_test_add ("/ui/constant-rows/view-fit-tall", Fixture, GUINT_TO_POINTER (110), fixture_set_up,
-              test_view_fit_tall, fixture_tear_down);
   return g_test_run ();
 }

@@ -95,6 +95,10 @@ void     _fb_graph_view_emit_group_toggled         (FbGraphView *self,
                                                     gboolean     expanded);
 void     _fb_graph_view_emit_populate_context_menu (FbGraphView *self,
                                                     FbNode      *node);
+/* fb-graph-view-fit.c: both once the view has a size and a scene. */
+void     _fb_graph_view_show_first_picture (FbGraphView *self);
+/* Shows focus_rects, and drops them. */
+void     _fb_graph_view_apply_focus     (FbGraphView  *self);
 /* fb-graph-view-select.c */
 int      _fb_graph_view_resolve_selection (FbGraphView *self);
 void     _fb_graph_view_select_item     (FbGraphView  *self,
