@@ -144,6 +144,7 @@ on_view_selection_changed (FbWindow    *self,
 {
   FbNode *node = fb_graph_view_get_selected_node (view);
   FbGraphGroup *group = fb_graph_view_get_selected_group (view);
+  const FbValue *constant = fb_graph_view_get_selected_constant (view);
 
   if (node != NULL)
     {
@@ -154,6 +155,8 @@ on_view_selection_changed (FbWindow    *self,
 
       fb_node_inspector_show_node (self->inspector, fb_graph_view_get_graph (view), node, note);
     }
+  else if (constant != NULL)
+    fb_node_inspector_show_constant (self->inspector, fb_graph_view_get_graph (view), constant, NULL);
   else if (group != NULL)
     fb_node_inspector_show_group (self->inspector, group);
   else
