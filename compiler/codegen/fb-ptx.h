@@ -65,8 +65,9 @@ FbPtxModule *fb_codegen_ptx        (const FbKernel *kernel, const FbPlan *plan, 
 void         fb_ptx_module_free    (FbPtxModule *module);
 
 /* The lowering stages of one kernel for the CUDA target: kernel IR, LLVM IR before and after
- * optimization, PTX as assembly, and SASS (stages->sass) when ptxas and cuobjdump or nvdisasm
- * are on this machine (NULL otherwise). Library phases are noted, not compiled. */
+ * optimization, PTX as assembly (each instruction with its kernel IR line as debug location),
+ * and SASS (stages->sass) where ptxas and cuobjdump or nvdisasm are on this machine, else a
+ * comment naming the missing tool. Library phases are noted, not compiled. */
 FbKernelStages *fb_codegen_ptx_stages (const FbKernel *kernel, const FbPlan *plan,
                                        GError **error);
 
