@@ -288,20 +288,14 @@ optimize (LLVMModuleRef mod, LLVMTargetMachineRef tm, const FbKernel *k, GError 
   return TRUE;
 }
 
-/* The module of kernel for the GPU, or (emulate) for the host with *object set; lines (may be
- * NULL) as in build. */
-static FbPtxModule *
-make (const FbKernel *kernel, const FbPlan *plan, gboolean emulate, const FbKernelLines *lines,
-      GBytes **object, GError **error)
+/* The optimized LLVM module of kernel in ctx, for tm's target (the GPU, or the host when
+ * emulate), out's phases and IR texts filled in; NULL with *error set when it cannot be made,
+ * and NULL without when no phase has generated code. lines (may be NULL) as in build. */
+static LLVMModuleRef
+kernel_module (LLVMContextRef ctx, LLVMTargetMachineRef tm, const FbKernel *kernel,
+               const FbPlan *plan, gboolean emulate, const FbKernelLines *lines,
+               FbPtxModule *out, GError **error)
 {
-  g_autoptr(FbPtxModule) out = g_new0 (FbPtxModule, 1);
-  out->phases = g_array_new (FALSE, TRUE, sizeof (FbPtxPhase));
-  if (kernel->phases->len == 0)
-    return g_steal_pointer (&out);
-  LLVMTargetMachineRef tm = emulate ? _fb_codegen_target_machine (error) : _fb_ptx_target_machine (error);
-  if (tm == NULL)
-    return NULL;
-  LLVMContextRef ctx = LLVMContextCreate ();
   const char *mod_name = ((FbKPhase *) g_ptr_array_index (kernel->phases, 0))->fn;
   LLVMModuleRef mod = LLVMModuleCreateWithNameInContext (mod_name, ctx);
   char *triple = LLVMGetTargetMachineTriple (tm);
@@ -321,33 +315,75 @@ make (const FbKernel *kernel, const FbPlan *plan, gboolean emulate, const FbKern
       if (ok)
         {
           out->llvm_ir_opt = take_message (LLVMPrintModuleToString (mod));
-          LLVMMemoryBufferRef buf = NULL;
-          char *msg = NULL;
-          if (LLVMTargetMachineEmitToMemoryBuffer (tm, mod, emulate ? LLVMObjectFile : LLVMAssemblyFile,
-                                                   &msg, &buf))
-            {
-              g_autofree char *m = take_message (msg);
-              g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_LLVM,
-                           "kernel %s: LLVM could not emit %s: %s", kernel->name,
-                           emulate ? "the emulation" : "PTX", m);
-              ok = FALSE;
-            }
-          else if (emulate)
-            {
-              *object = g_bytes_new (LLVMGetBufferStart (buf), LLVMGetBufferSize (buf));
-              LLVMDisposeMemoryBuffer (buf);
-            }
-          else
-            {
-              out->ptx = g_strndup (LLVMGetBufferStart (buf), LLVMGetBufferSize (buf));
-              LLVMDisposeMemoryBuffer (buf);
-            }
+          return mod;
         }
     }
   LLVMDisposeModule (mod);
+  return NULL;
+}
+
+LLVMModuleRef
+_fb_ptx_kernel_module (LLVMContextRef ctx, LLVMTargetMachineRef tm, const FbKernel *kernel,
+                       const FbPlan *plan, FbPtxModule *out, GError **error)
+{
+  g_assert (ctx != NULL && tm != NULL && kernel != NULL && out != NULL);
+  if (out->phases == NULL)
+    out->phases = g_array_new (FALSE, TRUE, sizeof (FbPtxPhase));
+  if (kernel->phases->len == 0)
+    return NULL;
+  return kernel_module (ctx, tm, kernel, plan, FALSE, NULL, out, error);
+}
+
+/* The module of kernel for the GPU, or (emulate) for the host with *object set; lines (may be
+ * NULL) as in build. */
+static FbPtxModule *
+make (const FbKernel *kernel, const FbPlan *plan, gboolean emulate, const FbKernelLines *lines,
+      GBytes **object, GError **error)
+{
+  g_autoptr(FbPtxModule) out = g_new0 (FbPtxModule, 1);
+  out->phases = g_array_new (FALSE, TRUE, sizeof (FbPtxPhase));
+  if (kernel->phases->len == 0)
+    return g_steal_pointer (&out);
+  LLVMTargetMachineRef tm = emulate ? _fb_codegen_target_machine (error) : _fb_ptx_target_machine (error);
+  if (tm == NULL)
+    return NULL;
+  LLVMContextRef ctx = LLVMContextCreate ();
+  GError *failed = NULL;
+  LLVMModuleRef mod = kernel_module (ctx, tm, kernel, plan, emulate, lines, out, &failed);
+  gboolean ok = failed == NULL;
+  if (mod != NULL)
+    {
+      LLVMMemoryBufferRef buf = NULL;
+      char *msg = NULL;
+      if (LLVMTargetMachineEmitToMemoryBuffer (tm, mod, emulate ? LLVMObjectFile : LLVMAssemblyFile,
+                                               &msg, &buf))
+        {
+          g_autofree char *m = take_message (msg);
+          g_set_error (&failed, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_LLVM,
+                       "kernel %s: LLVM could not emit %s: %s", kernel->name,
+                       emulate ? "the emulation" : "PTX", m);
+          ok = FALSE;
+        }
+      else if (emulate)
+        {
+          *object = g_bytes_new (LLVMGetBufferStart (buf), LLVMGetBufferSize (buf));
+          LLVMDisposeMemoryBuffer (buf);
+        }
+      else
+        {
+          out->ptx = g_strndup (LLVMGetBufferStart (buf), LLVMGetBufferSize (buf));
+          LLVMDisposeMemoryBuffer (buf);
+        }
+      LLVMDisposeModule (mod);
+    }
   LLVMContextDispose (ctx);
   LLVMDisposeTargetMachine (tm);
-  return ok ? g_steal_pointer (&out) : NULL;
+  if (!ok)
+    {
+      g_propagate_error (error, failed);
+      return NULL;
+    }
+  return g_steal_pointer (&out);
 }
 
 FbPtxModule *
