@@ -35,6 +35,7 @@ struct _FbCodeView {
   char          *message;
   gboolean       choosing;      /* while the choice is filled in, not picked by the user */
   GArray        *marked_prov;   /* guint: the selection's original nodes, whose lines are marked */
+  char          *search_text;   /* what was searched last (the entry's, or fb_code_view_search's) */
   guint          n_marked;      /* of the kernel IR */
 };
 
@@ -524,8 +525,7 @@ fb_code_view_step_page (FbCodeView *self,
     }
   gtk_stack_set_visible_child_name (self->code_stack, pages[index].name);
   /* The search goes on in the new page. */
-  _fb_code_source_search (page_view (self, pages[index].name),
-                          gtk_editable_get_text (GTK_EDITABLE (self->search_entry)), TRUE);
+  _fb_code_source_search (page_view (self, pages[index].name), self->search_text, TRUE);
   return TRUE;
 }
 
@@ -543,6 +543,8 @@ fb_code_view_search (FbCodeView *self,
                      gboolean    forward)
 {
   g_return_val_if_fail (FB_IS_CODE_VIEW (self), 0);
+  g_free (self->search_text);
+  self->search_text = g_strdup (text);
   return _fb_code_source_search (page_view (self, fb_code_view_get_page (self)), text, forward);
 }
 
@@ -631,6 +633,7 @@ fb_code_view_dispose (GObject *object)
   g_clear_pointer (&self->lowering, fb_lowering_unref);
   g_clear_pointer (&self->message, g_free);
   g_clear_pointer (&self->marked_prov, g_array_unref);
+  g_clear_pointer (&self->search_text, g_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), FB_TYPE_CODE_VIEW);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);

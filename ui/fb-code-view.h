@@ -70,8 +70,8 @@ void            fb_code_view_set_target   (FbCodeView *self,
 const char     *fb_code_view_get_page     (FbCodeView *self);
 gboolean        fb_code_view_step_page    (FbCodeView *self,
                                            int         delta);
-/* Finds text in the page on show from the cursor (the search entry does the same); the
- * number of matches, -1 while GtkSourceView still counts them. */
+/* Finds text in the page on show from the cursor (the search entry does the same), and in the
+ * page stepped to next; the number of matches, -1 while GtkSourceView still counts them. */
 int             fb_code_view_search       (FbCodeView *self,
                                            const char *text,
                                            gboolean    forward);
