@@ -8,7 +8,7 @@
  * the time went and how many kernels came from the cache. --dump-dir writes the lowering
  * stages of every kernel, the same four the workbench's code view shows: NN-FUNCTION.kir
  * (kernel IR), .ll (LLVM IR as generated), .opt.ll (after optimization) and .s (x86-64) or
- * .ptx. --emit ptx writes, instead of a bundle, every generated kernel of the cuda target as
+ * .ptx and .sass. --emit ptx writes, instead of a bundle, every generated kernel of the cuda target as
  * one PTX file (what the window's File → Export → PTX writes), atomically. */
 #include "fb-cli-load.h"
 #include "fb-backend.h"
@@ -76,6 +76,14 @@ dump_kernels (const FbBackend *backend, const FbPlan *plan, const char *dir, GEr
                                                    suffixes[k]);
           g_autofree char *path = g_build_filename (dir, name, NULL);
           if (!g_file_set_contents (path, texts[k] != NULL ? texts[k] : "", -1, error))
+            return FALSE;
+        }
+      /* The cuda target's SASS, or the line saying which CUDA tool it lacks. */
+      if (st->sass != NULL)
+        {
+          g_autofree char *name = g_strdup_printf ("%0*u-%s.sass", width, i, kernel->name);
+          g_autofree char *path = g_build_filename (dir, name, NULL);
+          if (!g_file_set_contents (path, st->sass, -1, error))
             return FALSE;
         }
     }
@@ -162,7 +170,8 @@ fb_cli_compile (int argc, char **argv)
       "Compile for the shapes of input_K.pb / input_K.npy in DIR (dynamic dimensions)", "DIR" },
     { "stats", 0, 0, G_OPTION_ARG_NONE, &args.stats, "Print compile times on stderr", NULL },
     { "dump-dir", 0, 0, G_OPTION_ARG_FILENAME, &args.dump_dir,
-      "Write NN-FUNCTION.kir, .ll, .opt.ll and .s (the lowering stages) of every kernel into DIR",
+      "Write NN-FUNCTION.kir, .ll, .opt.ll and .s, or .ptx and .sass (the lowering stages) of "
+      "every kernel into DIR",
       "DIR" },
     { NULL }
   };

@@ -159,6 +159,69 @@ test_ptxas_accepts (void)
   remove_tree (tmp);
 }
 
+/* --dump-dir beside --emit ptx: every kernel's stages down to PTX and SASS (or the line saying
+ * which CUDA tool is missing). */
+static void
+test_dump_sass (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *model = test_source_path ("data", "models", "sample-cnn", "model.onnx", NULL);
+  g_autofree char *tmp = g_dir_make_tmp ("fb-emit-ptx-XXXXXX", &error);
+  g_autofree char *out = g_build_filename (tmp, "sample.ptx", NULL);
+  g_autofree char *dump = g_build_filename (tmp, "stages", NULL);
+  g_autofree char *tool = fb_ptx_find_tool ("cuobjdump");
+  g_autofree char *other = fb_ptx_find_tool ("nvdisasm");
+  g_autofree char *ptxas = fb_ptx_find_tool ("ptxas");
+  g_autoptr(TestRun) run = NULL;
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+  guint sass = 0, ptx = 0;
+
+  g_assert_no_error (error);
+  run = test_run_fusebench ("compile", model, "--target", "cuda", "--emit", "ptx", "-o", out,
+                            "--dump-dir", dump, NULL);
+  g_assert_cmpint (run->status, ==, 0);
+  dir = g_dir_open (dump, 0, &error);
+  g_assert_no_error (error);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dump, name, NULL);
+      g_autofree char *text = read_text (path);
+
+      if (g_str_has_suffix (name, ".sass"))
+        sass++;
+      if (!g_str_has_suffix (name, ".ptx"))
+        continue;
+      ptx++;
+      /* A kernel with code of ours has SASS where the toolkit is, else says what is missing. */
+      if (strstr (text, ".visible .entry ") != NULL)
+        {
+          g_autofree char *stem = g_strndup (path, strlen (path) - strlen ("ptx"));
+          g_autofree char *sass_path = g_strconcat (stem, "sass", NULL);
+          g_autofree char *listing = read_text (sass_path);
+
+          if ((tool != NULL || other != NULL) && ptxas != NULL)
+            g_assert_null (strstr (listing, "no SASS"));
+          else
+            g_assert_nonnull (strstr (listing, tool == NULL && other == NULL
+                                               ? "neither cuobjdump nor nvdisasm" : "ptxas"));
+        }
+    }
+  g_assert_cmpuint (sass, ==, ptx);
+  g_assert_cmpuint (sass, >=, 5);
+  g_dir_close (g_steal_pointer (&dir));
+  {
+    g_autoptr(GDir) d = g_dir_open (dump, 0, NULL);
+    while ((name = g_dir_read_name (d)) != NULL)
+      {
+        g_autofree char *path = g_build_filename (dump, name, NULL);
+        g_unlink (path);
+      }
+  }
+  g_rmdir (dump);
+  remove_tree (tmp);
+}
+
 /* What cannot be done is said, with exit status 2, and nothing is written. */
 static void
 test_refused (void)
@@ -195,6 +258,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/emit-ptx/written", test_written);
   g_test_add_func ("/cli/emit-ptx/shared-code", test_shared_code);
   g_test_add_func ("/cli/emit-ptx/ptxas-accepts", test_ptxas_accepts);
+  g_test_add_func ("/cli/emit-ptx/dump-sass", test_dump_sass);
   g_test_add_func ("/cli/emit-ptx/refused", test_refused);
   return g_test_run ();
 }
