@@ -433,7 +433,7 @@ test_source_views (void)
   g_assert_true (highlighted_at (code, FB_CODE_VIEW_ASSEMBLY, "%r"));
   g_assert_true (highlighted_at (code, FB_CODE_VIEW_LLVM_IR, "define"));
 
-  /* The line saying where the kernel's work came from names the selected node's ONNX nodes. */
+  /* The selected node does all the kernel's work: the lines of its phases are marked. */
   g_assert_cmpuint (fb_code_view_get_n_marked_lines (code), >=, 1);
 
   /* Alt+Right and Alt+Left step through the lowering, and stop at either end. */

@@ -64,9 +64,21 @@ const_scalar (FbKernel *k, const FbTensor *t)
   return fb_kx_const_i (k, t->dtype, fb_tensor_get_i64 (t, 0));
 }
 
+/* m is computed in the phase being built (the last one, when it is the member's): its work
+ * is that phase's too. */
+static void
+attribute (FbLowerCtx *c, const FbNode *m)
+{
+  if (c->attributed == NULL || c->k->phases->len <= c->member_first)
+    return;
+  fb_kphase_add_prov (g_ptr_array_index (c->k->phases, c->k->phases->len - 1), m->prov, m->n_prov);
+  g_hash_table_add (c->attributed, (gpointer) m);
+}
+
 static FbKExpr *
 node_expr (FbLowerCtx *c, const FbNode *m, int rank, FbKExpr **coords, GError **error)
 {
+  attribute (c, m);
   FbKExpr *in[16] = { 0 };
   if (m->n_inputs > G_N_ELEMENTS (in))
     {

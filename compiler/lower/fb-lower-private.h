@@ -27,6 +27,11 @@ typedef struct {
                                    elementwise chain from v to O is applied to it in registers
                                    and O is stored instead */
   GHashTable    *body_uses;     /* uses within the group being lowered */
+  /* Provenance of phases: the phases from member_first on are those of the member being
+   * emitted; a member computed in place (inlined, or a sunk chain) gives its original nodes to
+   * the phase its expression is built in, and is noted in attributed. */
+  guint          member_first;
+  GHashTable    *attributed;
   /* While a sunk value's chain is built: v reads as subst_expr. */
   const FbValue *subst_value;
   FbKExpr       *subst_expr;
