@@ -58,6 +58,7 @@ struct _FbWindow {
   GtkWidget            *profile_cuda;    /* its CUDA choice, greyed while there is no target */
   GtkWidget            *profile_eager_button; /* the eager baseline preset */
   gboolean              profile_eager;   /* profiles launch kernel by kernel, fusions off */
+  gboolean              attached;        /* took its application's settings and recent files */
   GtkFileChooserNative *profile_chooser;
 
   /* Work in flight. */

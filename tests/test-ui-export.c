@@ -590,6 +590,8 @@ main (int argc, char **argv)
   g_assert_no_error (error);
   app = fb_application_new (G_APPLICATION_NON_UNIQUE);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+  /* The kernels these tests look for are the channels-first ones (generated loops). */
+  g_settings_set_string (fb_application_get_settings (app), "layout", "nchw");
   window = fb_window_new (app);
   gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
   gtk_window_present (GTK_WINDOW (window));

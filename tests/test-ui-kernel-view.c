@@ -508,6 +508,8 @@ main (int    argc,
   app = fb_application_new (G_APPLICATION_NON_UNIQUE);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
   g_assert_no_error (error);
+  /* The kernels these tests read are the channels-first ones (generated loops). */
+  g_settings_set_string (fb_application_get_settings (app), "layout", "nchw");
   window = fb_window_new (app);
   gtk_window_set_default_size (GTK_WINDOW (window), 1280, 860);
   gtk_window_present (GTK_WINDOW (window));
