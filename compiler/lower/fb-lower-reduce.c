@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Reductions (ReduceSum and family, ArgMax, ArgMin, global pools) and windowed pools. A reduction is
- * a loop nest over the kept dimensions (the outermost in parallel) around an accumulator loop
- * over the reduced ones; its input may be an elementwise expression computed in the loop. */
+/* Reductions (ReduceSum and family, ArgMax, ArgMin, global pools) and windowed pools (the 1-D
+ * and 2-D float ones; fb-lower-pool-nd.c has the others). A reduction is a loop nest over the
+ * kept dimensions (the outermost in parallel) around an accumulator loop over the reduced
+ * ones; its input may be an elementwise expression computed in the loop. */
 #include "fb-lower-conv.h"
 
 #include <math.h>
@@ -397,6 +398,10 @@ gboolean
 _fb_lower_pool (FbLowerCtx *c, const FbNode *node, GError **error)
 {
   FbKernel *k = c->k;
+  int rank = node->inputs[0]->shape.rank;
+  /* The fast forms below are for 1-D and 2-D float pools; the rest is the N-d one. */
+  if ((rank != 3 && rank != 4) || !fb_dtype_is_float (node->inputs[0]->dtype))
+    return _fb_lower_pool_nd (c, node, error);
   FbConvGeom g;
   if (!_fb_lower_conv_geom (node, &g, error))
     return FALSE;
