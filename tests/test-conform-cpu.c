@@ -225,6 +225,18 @@ test_batchnorm (void)
     n = node (&g, 15, FB_OP_BATCH_NORMALIZATION, 5, 3);
     check_node (g, n, in, 0);
   }
+  /* spatial=0 (opset 7): a parameter per element of a sample, at run time and constant. */
+  for (guint mask = 0; mask < 2; mask++)
+    {
+      FbTensor *var = ti_random (3, D (3, 2, 4), 44);
+      for (int64_t i = 0; i < var->numel; i++)
+        fb_tensor_set_f64 (var, i, 0.5 + fb_tensor_get_f64 (var, i));
+      n = node (&g, 7, FB_OP_BATCH_NORMALIZATION, 5, 1);
+      ti_attr_int (g, n, "spatial", 0);
+      check_node (g, n, TI_IN (ti_random (4, D (2, 3, 2, 4), 45), ti_random (3, D (3, 2, 4), 46),
+                               ti_random (3, D (3, 2, 4), 47), ti_random (3, D (3, 2, 4), 48), var),
+                  mask ? 0x1e : 0);
+    }
   /* By hand: channel values 1, 3 have mean 2 and variance 1. */
   n = node (&g, 15, FB_OP_BATCH_NORMALIZATION, 5, 3);
   ti_attr_int (g, n, "training_mode", 1);
