@@ -17,11 +17,25 @@ bin (FbKernel *k, FbKBinary op, FbKExpr *a, FbKExpr *b)
   return fb_kx_binary (k, op, a, b);
 }
 
-/* The index of element (row, column) of the matrix at base. */
+/* The scratch copy of one matrix: the index of its element (row, column), and the element. */
+typedef struct {
+  FbKernel *k;
+  guint     arg;                /* the scratch argument */
+  FbKExpr  *base;               /* the matrix's first element */
+  int64_t   M;
+} Lu;
+
 static FbKExpr *
-at (FbKernel *k, FbKExpr *base, int64_t M, FbKExpr *row, FbKExpr *column)
+at (const Lu *lu, FbKExpr *row, FbKExpr *column)
 {
-  return fb_kx_add (k, base, fb_kx_add (k, fb_kx_mul_c (k, row, M), column));
+  FbKernel *k = lu->k;
+  return fb_kx_add (k, lu->base, fb_kx_add (k, fb_kx_mul_c (k, row, lu->M), column));
+}
+
+static FbKExpr *
+elem (const Lu *lu, FbKExpr *row, FbKExpr *column)
+{
+  return fb_kx_load (lu->k, lu->arg, at (lu, row, column));
 }
 
 gboolean
@@ -48,7 +62,8 @@ _fb_lower_det (FbLowerCtx *c, const FbNode *node, GError **error)
 
   FbKExpr *xc[FB_MAX_RANK];
   GPtrArray *body = _fb_lower_nest (c, br, dims, xc, (double) batches * M * M * (M + 3));
-  FbKExpr *base = fb_kx_mul_c (k, _fb_lower_index (k, br, dims, xc), M * M);
+  Lu lu = { .k = k, .arg = a, .M = M,
+            .base = fb_kx_mul_c (k, _fb_lower_index (k, br, dims, xc), M * M) };
 
   /* The copy. */
   FbKExpr *i, *j;
@@ -57,7 +72,7 @@ _fb_lower_det (FbLowerCtx *c, const FbNode *node, GError **error)
   FbKExpr *v = _fb_lower_value_at (c, x, rank, xc, error);
   if (v == NULL)
     return FALSE;
-  g_ptr_array_add (l, fb_ks_store (k, a, at (k, base, M, xc[br], xc[br + 1]), fb_kx_cast (k, v, f)));
+  g_ptr_array_add (l, fb_ks_store (k, a, at (&lu, xc[br], xc[br + 1]), fb_kx_cast (k, v, f)));
 
   guint det = fb_kernel_new_acc (k, f), singular = fb_kernel_new_acc (k, FB_DTYPE_INT64);
   guint piv = fb_kernel_new_acc (k, FB_DTYPE_INT64), best = fb_kernel_new_acc (k, f);
@@ -72,10 +87,10 @@ _fb_lower_det (FbLowerCtx *c, const FbNode *node, GError **error)
 
   /* The pivot: piv is updated before best, so both compare with the same best. */
   g_ptr_array_add (cl, fb_ks_assign (k, piv, col));
-  g_ptr_array_add (cl, fb_ks_assign (k, best, fb_kx_unary (k, FB_KU_ABS, fb_kx_load (k, a, at (k, base, M, col, col)))));
+  g_ptr_array_add (cl, fb_ks_assign (k, best, fb_kx_unary (k, FB_KU_ABS, elem (&lu, col, col))));
   l = _fb_lower_loop (k, cl, below, &i);
   FbKExpr *row = fb_kx_add (k, fb_kx_add_c (k, col, 1), i);
-  FbKExpr *mag = fb_kx_unary (k, FB_KU_ABS, fb_kx_load (k, a, at (k, base, M, row, col)));
+  FbKExpr *mag = fb_kx_unary (k, FB_KU_ABS, elem (&lu, row, col));
   FbKExpr *larger = bin (k, FB_KB_GT, mag, fb_kx_acc (k, best));
   g_ptr_array_add (l, fb_ks_assign (k, piv, fb_kx_select (k, larger, row, fb_kx_acc (k, piv))));
   g_ptr_array_add (l, fb_ks_assign (k, best, fb_kx_select (k, larger, mag, fb_kx_acc (k, best))));
@@ -83,32 +98,31 @@ _fb_lower_det (FbLowerCtx *c, const FbNode *node, GError **error)
   /* The swap of rows col and piv (a no-op when they are one), from column col on: the columns
    * before it are zero in both rows by now and never read again. */
   l = _fb_lower_loop (k, cl, right, &j);
-  FbKExpr *cj = fb_kx_add (k, col, j);
-  g_ptr_array_add (l, fb_ks_assign (k, tmp, fb_kx_load (k, a, at (k, base, M, col, cj))));
-  g_ptr_array_add (l, fb_ks_store (k, a, at (k, base, M, col, cj), fb_kx_load (k, a, at (k, base, M, fb_kx_acc (k, piv), cj))));
-  g_ptr_array_add (l, fb_ks_store (k, a, at (k, base, M, fb_kx_acc (k, piv), cj), fb_kx_acc (k, tmp)));
+  FbKExpr *cj = fb_kx_add (k, col, j), *pr = fb_kx_acc (k, piv);
+  g_ptr_array_add (l, fb_ks_assign (k, tmp, elem (&lu, col, cj)));
+  g_ptr_array_add (l, fb_ks_store (k, a, at (&lu, col, cj), elem (&lu, pr, cj)));
+  g_ptr_array_add (l, fb_ks_store (k, a, at (&lu, pr, cj), fb_kx_acc (k, tmp)));
 
-  g_ptr_array_add (cl, fb_ks_assign (k, p, fb_kx_load (k, a, at (k, base, M, col, col))));
+  /* The determinant takes the pivot, negated after a swap. */
+  g_ptr_array_add (cl, fb_ks_assign (k, p, elem (&lu, col, col)));
+  FbKExpr *pv = fb_kx_acc (k, p);
   FbKExpr *swapped = bin (k, FB_KB_NE, fb_kx_acc (k, piv), col);
-  FbKExpr *zero = bin (k, FB_KB_EQ, fb_kx_acc (k, p), fb_kx_const_f (k, f, 0.0));
-  g_ptr_array_add (cl, fb_ks_assign (k, det, bin (k, FB_KB_MUL, fb_kx_acc (k, det),
-                                                  fb_kx_select (k, swapped, fb_kx_unary (k, FB_KU_NEG, fb_kx_acc (k, p)),
-                                                                fb_kx_acc (k, p)))));
+  FbKExpr *zero = bin (k, FB_KB_EQ, pv, fb_kx_const_f (k, f, 0.0));
+  FbKExpr *factor = fb_kx_select (k, swapped, fb_kx_unary (k, FB_KU_NEG, pv), pv);
+  g_ptr_array_add (cl, fb_ks_assign (k, det, bin (k, FB_KB_MUL, fb_kx_acc (k, det), factor)));
   g_ptr_array_add (cl, fb_ks_assign (k, singular, fb_kx_select (k, zero, fb_kx_index (k, 1),
                                                                 fb_kx_acc (k, singular))));
 
   /* The elimination below the pivot. */
   l = _fb_lower_loop (k, cl, below, &i);
   row = fb_kx_add (k, fb_kx_add_c (k, col, 1), i);
-  g_ptr_array_add (l, fb_ks_assign (k, m, fb_kx_select (k, zero, fb_kx_const_f (k, f, 0.0),
-                                                        bin (k, FB_KB_DIV, fb_kx_load (k, a, at (k, base, M, row, col)),
-                                                             fb_kx_acc (k, p)))));
+  FbKExpr *ratio = bin (k, FB_KB_DIV, elem (&lu, row, col), pv);
+  g_ptr_array_add (l, fb_ks_assign (k, m, fb_kx_select (k, zero, fb_kx_const_f (k, f, 0.0), ratio)));
   l = _fb_lower_loop (k, l, right, &j);
   cj = fb_kx_add (k, col, j);
-  g_ptr_array_add (l, fb_ks_store (k, a, at (k, base, M, row, cj),
-                                   bin (k, FB_KB_SUB, fb_kx_load (k, a, at (k, base, M, row, cj)),
-                                        bin (k, FB_KB_MUL, fb_kx_acc (k, m),
-                                             fb_kx_load (k, a, at (k, base, M, col, cj))))));
+  FbKExpr *update = bin (k, FB_KB_MUL, fb_kx_acc (k, m), elem (&lu, col, cj));
+  g_ptr_array_add (l, fb_ks_store (k, a, at (&lu, row, cj),
+                                   bin (k, FB_KB_SUB, elem (&lu, row, cj), update)));
 
   FbKExpr *r = fb_kx_select (k, bin (k, FB_KB_NE, fb_kx_acc (k, singular), fb_kx_index (k, 0)),
                              fb_kx_const_f (k, f, 0.0), fb_kx_acc (k, det));
