@@ -337,8 +337,12 @@ _fb_lower_is_elementwise (const FbNode *node)
 {
   if (fb_op_has_flag (node->op, FB_OPF_ELEMENTWISE))
     return node->op != FB_OP_DROPOUT || node->n_outputs < 2 || node->outputs[1] == NULL;
-  return node->op == FB_OP_BATCH_NORMALIZATION && node->n_outputs >= 1 &&
-         (node->n_outputs == 1 || node->outputs[1] == NULL);
+  if (node->op != FB_OP_BATCH_NORMALIZATION || node->n_outputs < 1 || _fb_lower_bn_training (node))
+    return FALSE;
+  for (guint i = 1; i < node->n_outputs; i++)
+    if (node->outputs[i] != NULL)
+      return FALSE;
+  return TRUE;
 }
 
 static guint
@@ -481,6 +485,12 @@ emit_member (FbLowerCtx *c, const FbNode *m, GError **error)
       return _fb_lower_index_node (c, m, error);
     case FB_OP_GRID_SAMPLE:
       return _fb_lower_grid_sample (c, m, error);
+    case FB_OP_BATCH_NORMALIZATION:
+      return _fb_lower_batchnorm (c, m, error);
+    case FB_OP_DET:
+      return _fb_lower_det (c, m, error);
+    case FB_OP_CONV_INTEGER: case FB_OP_QLINEAR_CONV:
+      return _fb_lower_conv_direct (c, m, error);
     default:
       return _fb_lower_movement (c, m, error);
     }
