@@ -287,6 +287,27 @@ _fb_infer_conv (FbGraph *graph, FbNode *node, GError **error)
 }
 
 gboolean
+_fb_infer_conv_spatial (const FbNode *node, const FbValue *x, const FbValue *w, FbShape *out,
+                        GError **error)
+{
+  Window win;
+  int n = x->shape.rank - 2;
+
+  if (n < 1 || n > FB_MAX_RANK - 2)
+    return _fb_infer_fail (error, node, "the input must have rank 3 to %d, not %d", FB_MAX_RANK,
+                           x->shape.rank);
+  if (w->shape.rank >= 0 && w->shape.rank != x->shape.rank)
+    return _fb_infer_fail (error, node, "the input has rank %d but the weights have rank %d",
+                           x->shape.rank, w->shape.rank);
+  if (!read_weight_window (node, w, n, &win, error))
+    return FALSE;
+  for (int i = 0; i < n; i++)
+    if (!window_extent (node, &win, i, x->shape.dim[2 + i], &out->dim[2 + i], error))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
 _fb_infer_conv_transpose (FbGraph *graph, FbNode *node, GError **error)
 {
   FbValue *x, *w;

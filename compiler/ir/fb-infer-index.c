@@ -318,7 +318,7 @@ _fb_infer_grid_sample (FbGraph *graph, FbNode *node, GError **error)
 }
 
 /* MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv: the result's type (int32, or the
- * output zero point's), its rank and the extents the operands give directly. */
+ * output zero point's), its rank and extents (a convolution's spatial ones from its window). */
 gboolean
 _fb_infer_qlinear (FbGraph *graph, FbNode *node, GError **error)
 {
@@ -349,6 +349,8 @@ _fb_infer_qlinear (FbGraph *graph, FbNode *node, GError **error)
       out.sym[0] = a->shape.sym[0];
       if (b->shape.rank >= 1)
         out.dim[1] = b->shape.dim[0];
+      if (!_fb_infer_conv_spatial (node, a, b, &out, error))
+        return FALSE;
     }
   else if (!conv && a->shape.rank >= 2 && b->shape.rank >= 2)
     {

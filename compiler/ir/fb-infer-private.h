@@ -195,6 +195,10 @@ gboolean  _fb_infer_upsample      (FbGraph *graph, FbNode *node, GError **error)
 /* fb-infer-conv.c */
 gboolean  _fb_infer_conv          (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_conv_transpose (FbGraph *graph, FbNode *node, GError **error);
+/* The spatial extents of a convolution's output over channels-first x (of known rank) with
+ * weights w, into out's axes 2 on (ConvInteger, QLinearConv). */
+gboolean  _fb_infer_conv_spatial  (const FbNode *node, const FbValue *x, const FbValue *w,
+                                   FbShape *out, GError **error);
 gboolean  _fb_infer_pool          (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_global_pool   (FbGraph *graph, FbNode *node, GError **error);
 

@@ -151,6 +151,7 @@ place_buffers (FbCudaModule *m, GError **error)
           !_fb_cuda_check (m->cu, m->cu->MemcpyHtoD (m->weights, packed, wbytes), error,
                            "uploading the weights"))
         return FALSE;
+      m->weights_bytes = wbytes;
       m->up_copies++;
       m->up_bytes += wbytes;
     }
@@ -182,6 +183,13 @@ place_buffers (FbCudaModule *m, GError **error)
         }
     }
   return TRUE;
+}
+
+/* Whether addr lies in the weights (constants, which a library phase may reorder once). */
+static gboolean
+is_weight (const FbCudaModule *m, CUdeviceptr addr)
+{
+  return m->weights != 0 && addr >= m->weights && addr < m->weights + m->weights_bytes;
 }
 
 static gboolean
@@ -225,7 +233,7 @@ bind_kernels (FbCudaModule *m, GPtrArray *code, GError **error)
                                                 cv->bias != FB_KCONV_NO_ARG ? ka[cv->bias] : 0,
                                                 cv->add != FB_KCONV_NO_ARG ? ka[cv->add] : 0,
                                                 ka[cv->y] + (gemm ? cv->gemm.off_c * 4 : 0),
-                                                e->kernel->name, error);
+                                                is_weight (m, ka[cv->w]), e->kernel->name, error);
               if (ep->lib == NULL)
                 return FALSE;
               workspace = MAX (workspace, _fb_cuda_lib_phase_workspace (ep->lib));
