@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* fusebench check CASE_DIR... [--target interp|cpu|cuda] [--strict-float32] [PIPELINE]
+/* fusebench check CASE_DIR... [--target interp|cpu|cuda] [--strict-float32] [--rtol R]
+ *                 [--atol A] [PIPELINE]
  *
  * Each CASE_DIR holds model.onnx and test_data_set_* folders with input_K.pb and output_K.pb
  * (the ONNX backend-test layout). Every data set is run and every output compared with
- * rtol 1e-3, atol 1e-4 (NaN where NaN is expected, same types and shapes). One line per case:
+ * rtol 1e-3, atol 1e-4 unless --rtol / --atol say otherwise (NaN where NaN is expected, same
+ * types and shapes). One line per case:
  *   PASS|FAIL CASE_DIR  worst abs err X rel err Y (output NAME)
  * then a summary; the exit status is 1 when a case fails. No shape needs pinning: each data set
  * specializes the model to the shapes of its inputs (one compile per distinct shape). */
 #include "fb-cli-load.h"
 #include "fb-case-check.h"
+#include "fb-compare.h"
 #include "fb-backend.h"
 
 #include <stdio.h>
@@ -17,12 +20,12 @@
 /* Returns TRUE when the case passes; prints its line either way. */
 static gboolean
 check_case (const char *case_dir, const FbPipelineOptions *options, const FbBackend *backend,
-            const FbBackendOptions *backend_options)
+            const FbBackendOptions *backend_options, double rtol, double atol)
 {
   FbCaseVerdict v;
   gboolean ok;
 
-  fb_case_check (case_dir, options, backend, backend_options, &v);
+  fb_case_check_within (case_dir, options, backend, backend_options, rtol, atol, &v);
   ok = v.ok;
   if (v.worst_output == NULL && !ok)
     printf ("FAIL %s  %s\n", case_dir, v.failure);
@@ -44,12 +47,15 @@ fb_cli_check (int argc, char **argv)
   char *target = NULL;
   FbCliPipelineArgs pipeline = { 0 };
   FbBackendOptions backend_options = { 0 };
+  double rtol = FB_COMPARE_RTOL, atol = FB_COMPARE_ATOL;
   const GOptionEntry entries[] = {
     { "target", 0, 0, G_OPTION_ARG_STRING, &target, "Where to run: interp, cpu or cuda", "TARGET" },
     { "strict-float32", 0, 0, G_OPTION_ARG_NONE, &backend_options.strict_float32,
       "cuda: contractions in full float32 instead of TF32", NULL },
     { "eager", 0, 0, G_OPTION_ARG_NONE, &backend_options.eager,
       "cuda: launch kernel by kernel instead of replaying the CUDA graph", NULL },
+    { "rtol", 0, 0, G_OPTION_ARG_DOUBLE, &rtol, "Relative tolerance (default 1e-3)", "R" },
+    { "atol", 0, 0, G_OPTION_ARG_DOUBLE, &atol, "Absolute tolerance (default 1e-4)", "A" },
     { NULL }
   };
   const FbBackend *backend = NULL;
@@ -67,9 +73,14 @@ fb_cli_check (int argc, char **argv)
   /* A target whose convolutions run channels-last compiles so unless --layout says otherwise. */
   if (target != NULL && !g_str_equal (target, "interp"))
     backend = fb_backend_lookup (target);
-  pipeline.for_cpu = backend != NULL && backend->channels_last;
+  pipeline.channels_last = backend != NULL && backend->channels_last;
   if (!parsed)
     status = fb_cli_fail (error);
+  else if (!(rtol >= 0 && atol >= 0))
+    {
+      fprintf (stderr, "fusebench check: --rtol and --atol must be 0 or more\n");
+      status = FB_EXIT_INPUT;
+    }
   else if (argc < 2)
     {
       fprintf (stderr, "fusebench check: expected one or more CASE_DIR (see --help)\n");
@@ -83,7 +94,7 @@ fb_cli_check (int argc, char **argv)
     {
       for (int i = 1; i < argc; i++)
         {
-          if (check_case (argv[i], options, backend, &backend_options))
+          if (check_case (argv[i], options, backend, &backend_options, rtol, atol))
             passed++;
           else
             failed++;

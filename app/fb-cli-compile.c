@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* fusebench compile MODEL --target cpu -o NAME.fusebench [PIPELINE] [--no-shared-library]
+/* fusebench compile MODEL --target cpu|cuda -o NAME.fusebench [PIPELINE] [--shared-library]
  *                          [--threads N] [--stats] [--dump-dir DIR]
+ * fusebench compile MODEL --target cuda --emit ptx -o NAME.ptx [PIPELINE] [--dump-dir DIR]
  *
  * Runs the pipeline, lowers its final stage, generates code for every kernel (unchanged
  * kernels come from the cache) and writes the bundle folder, atomically. --stats prints where
  * the time went and how many kernels came from the cache. --dump-dir writes the lowering
  * stages of every kernel, the same four the workbench's code view shows: NN-FUNCTION.kir
- * (kernel IR), .ll (LLVM IR as generated), .opt.ll (after optimization) and .s (x86-64). */
+ * (kernel IR), .ll (LLVM IR as generated), .opt.ll (after optimization) and .s (x86-64) or
+ * .ptx and .sass. --emit ptx writes, instead of a bundle, every generated kernel of the cuda target as
+ * one PTX file (what the window's File → Export → PTX writes), atomically. */
 #include "fb-cli-load.h"
 #include "fb-backend.h"
 #include "fb-bundle.h"
+#include "fb-ptx.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -17,6 +21,7 @@
 
 typedef struct {
   char     *target;
+  char     *emit;               /* "ptx", or NULL for a bundle */
   char     *output;
   gboolean  shared;
   int       threads;
@@ -73,6 +78,32 @@ dump_kernels (const FbBackend *backend, const FbPlan *plan, const char *dir, GEr
           if (!g_file_set_contents (path, texts[k] != NULL ? texts[k] : "", -1, error))
             return FALSE;
         }
+      /* The cuda target's SASS, or the line saying which CUDA tool it lacks. */
+      if (st->sass != NULL)
+        {
+          g_autofree char *name = g_strdup_printf ("%0*u-%s.sass", width, i, kernel->name);
+          g_autofree char *path = g_build_filename (dir, name, NULL);
+          if (!g_file_set_contents (path, st->sass, -1, error))
+            return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* --emit ptx: the final stage's kernels for the GPU in one file, replaced atomically. */
+static gboolean
+write_ptx (const FbBackend *backend, const FbGraph *graph, const char *path, GError **error)
+{
+  g_autoptr(FbPlan) plan = backend->lower (backend, graph, error);
+  if (plan == NULL)
+    return FALSE;
+  g_autofree char *ptx = fb_codegen_ptx_plan (plan, error);
+  if (ptx == NULL)
+    return FALSE;
+  if (!g_file_set_contents_full (path, ptx, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
+    {
+      g_prefix_error (error, "-o %s: ", path);
+      return FALSE;
     }
   return TRUE;
 }
@@ -93,8 +124,13 @@ compile_model (const FbBackend *backend, const char *model, const FbCliPipelineA
   g_autofree char *ptext = pipeline_text (pipeline_args);
   FbBundleOptions bundle_options = { .source = model, .pipeline = ptext,
                                      .shared_library = args->shared };
-  if (!backend->compile_bundle (backend, graph, args->output, &bundle_options, &options, &stats,
-                                &error))
+  if (args->emit != NULL)
+    {
+      if (!write_ptx (backend, graph, args->output, &error))
+        return fb_cli_fail (error);
+    }
+  else if (!backend->compile_bundle (backend, graph, args->output, &bundle_options, &options,
+                                     &stats, &error))
     return fb_cli_fail (error);
   gint64 t2 = g_get_monotonic_time ();
   if (args->dump_dir != NULL)
@@ -105,7 +141,7 @@ compile_model (const FbBackend *backend, const char *model, const FbCliPipelineA
       if (plan == NULL || !dump_kernels (backend, plan, args->dump_dir, &error))
         return fb_cli_fail (error);
     }
-  if (args->stats)
+  if (args->stats && args->emit == NULL)
     fprintf (stderr, "import+passes %.1f ms, lower %.1f ms, codegen %.1f ms (%u kernels with "
              "code, %u from the cache), bundle %.1f ms, total %.1f ms\n",
              (t1 - t0) / 1e3, stats.lower_ms, stats.codegen_ms, stats.n_with_code, stats.n_cached,
@@ -122,7 +158,11 @@ fb_cli_compile (int argc, char **argv)
   char *input_dir = NULL;
   const GOptionEntry entries[] = {
     { "target", 0, 0, G_OPTION_ARG_STRING, &args.target, "What to compile for: cpu or cuda", "TARGET" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args.output, "The bundle folder to write", "BUNDLE" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args.output,
+      "The bundle folder to write (with --emit ptx: the PTX file)", "BUNDLE" },
+    { "emit", 0, 0, G_OPTION_ARG_STRING, &args.emit,
+      "What to write: bundle (the default), or ptx (--target cuda: every generated kernel in "
+      "one PTX file for sm_90)", "WHAT" },
     { "shared-library", 0, 0, G_OPTION_ARG_NONE, &args.shared,
       "Also link lib/libfbmodel.so and lib/fb-model.h (fb_model_run) into the bundle", NULL },
     { "threads", 0, 0, G_OPTION_ARG_INT, &args.threads, "Threads for code generation", "N" },
@@ -130,7 +170,8 @@ fb_cli_compile (int argc, char **argv)
       "Compile for the shapes of input_K.pb / input_K.npy in DIR (dynamic dimensions)", "DIR" },
     { "stats", 0, 0, G_OPTION_ARG_NONE, &args.stats, "Print compile times on stderr", NULL },
     { "dump-dir", 0, 0, G_OPTION_ARG_FILENAME, &args.dump_dir,
-      "Write NN-FUNCTION.kir, .ll, .opt.ll and .s (the lowering stages) of every kernel into DIR",
+      "Write NN-FUNCTION.kir, .ll, .opt.ll and .s, or .ptx and .sass (the lowering stages) of "
+      "every kernel into DIR",
       "DIR" },
     { NULL }
   };
@@ -156,14 +197,34 @@ fb_cli_compile (int argc, char **argv)
                  : "expected --target cpu or cuda");
       status = FB_EXIT_INPUT;
     }
+  else if (args.emit != NULL && !g_str_equal (args.emit, "bundle") && !g_str_equal (args.emit, "ptx"))
+    {
+      fprintf (stderr, "fusebench compile: --emit %s: expected bundle or ptx\n", args.emit);
+      status = FB_EXIT_INPUT;
+    }
+  else if (args.emit != NULL && g_str_equal (args.emit, "ptx") && !g_str_equal (backend->name, "cuda"))
+    {
+      fprintf (stderr, "fusebench compile: --emit ptx: PTX is the cuda target's code; the %s "
+               "target's kernels go into a bundle (use --target cuda --emit ptx)\n", backend->name);
+      status = FB_EXIT_INPUT;
+    }
+  else if (args.emit != NULL && g_str_equal (args.emit, "ptx") && (args.shared || args.stats))
+    {
+      fprintf (stderr, "fusebench compile: --emit ptx writes one PTX file: %s is for bundles\n",
+               args.shared ? "--shared-library" : "--stats");
+      status = FB_EXIT_INPUT;
+    }
   else
     {
-      pipeline.for_cpu = backend->channels_last;
+      if (args.emit != NULL && g_str_equal (args.emit, "bundle"))
+        g_clear_pointer (&args.emit, g_free);
+      pipeline.channels_last = backend->channels_last;
       pipeline.input_dir = input_dir;
       status = compile_model (backend, argv[1], &pipeline, &args);
     }
 
   g_free (args.target);
+  g_free (args.emit);
   g_free (args.output);
   g_free (args.dump_dir);
   g_free (input_dir);

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* fusebench export MODEL --stage NAME --format svg|png|pdf|dot|onnx -o FILE [PIPELINE]
+/* fusebench export MODEL --stage NAME --format svg|png|pdf|dot|onnx -o FILE
+ *                  [--profile FILE [--metric time|share|bytes|bandwidth|roofline]] [PIPELINE]
+ *
+ * A picture given --profile has the profile painted on its boxes as the window paints it (any
+ * stage: each node's attributed cost), with the legend; a profile of another model or of other
+ * toggles is refused (exit status 2), as the window refuses it.
  *
  * Writes one stage of the pipeline ("import", a pass name, or "final") as a picture of its
  * graph (SVG, PDF or PNG, drawn by the workbench's own layout and drawing code, with the
@@ -11,6 +16,8 @@
 #include "fb-cli-load.h"
 #include "fb-dot.h"
 #include "fb-onnx-export.h"
+
+#include "fb-profile.h"
 
 #if FB_HAVE_GTK
 #include "fb-graph-picture.h"
@@ -54,6 +61,16 @@ known_stage (const char *name)
   return FALSE;
 }
 
+static gboolean
+known_metric (const char *name)
+{
+  const char *const names[] = { "time", "share", "bytes", "bandwidth", "roofline" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (g_str_equal (name, names[i]))
+      return TRUE;
+  return FALSE;
+}
+
 static char *
 stage_list (void)
 {
@@ -67,7 +84,7 @@ stage_list (void)
 }
 
 static GBytes *
-render (FbGraph *graph, Format format, GError **error)
+render (FbGraph *graph, Format format, FbProfile *profile, const char *metric, GError **error)
 {
   switch (format)
     {
@@ -82,8 +99,9 @@ render (FbGraph *graph, Format format, GError **error)
     case FORMAT_PDF:
     case FORMAT_PNG:
 #if FB_HAVE_GTK
-      return fb_graph_picture_render_graph (graph, (FbGraphPictureFormat) (format - FORMAT_SVG),
-                                            NULL, error);
+      return fb_graph_picture_render_profiled (graph, (FbGraphPictureFormat) (format - FORMAT_SVG),
+                                               profile, fb_profile_metric_from_nick (metric),
+                                               NULL, error);
 #endif
     default:
       break;
@@ -92,8 +110,27 @@ render (FbGraph *graph, Format format, GError **error)
   return NULL;
 }
 
+/* The profile at path if it was made for the model of pipeline with these toggles. */
+static FbProfile *
+matching_profile (const char *path, FbPipeline *pipeline, const FbCliPipelineArgs *pipeline_args,
+                  GError **error)
+{
+  g_autoptr(FbProfile) profile = fb_profile_load (path, error);
+  g_autoptr(FbPipelineOptions) options = NULL;
+  if (profile == NULL || (options = fb_cli_pipeline_options (pipeline_args, error)) == NULL)
+    return NULL;
+  FbStage *import = fb_pipeline_stage_by_name (pipeline, "import");
+  if (!fb_profile_matches (profile, import->graph->model, options, error))
+    {
+      g_prefix_error (error, "%s: ", path);
+      return NULL;
+    }
+  return g_steal_pointer (&profile);
+}
+
 static int
 export_stage (const char *model, const char *stage_name, Format format, const char *output,
+              const char *profile_path, const char *metric,
               const FbCliPipelineArgs *pipeline_args)
 {
   g_autoptr(GError) error = NULL;
@@ -111,7 +148,14 @@ export_stage (const char *model, const char *stage_name, Format format, const ch
       fprintf (stderr, "fusebench export: %s: the pipeline made no stage '%s'\n", model, stage_name);
       return FB_EXIT_WORK;
     }
-  bytes = render (stage->graph, format, &error);
+  g_autoptr(FbProfile) profile = NULL;
+  if (profile_path != NULL &&
+      (profile = matching_profile (profile_path, pipeline, pipeline_args, &error)) == NULL)
+    {
+      fprintf (stderr, "fusebench export: %s\n", error->message);
+      return FB_EXIT_INPUT;
+    }
+  bytes = render (stage->graph, format, profile, metric, &error);
   if (bytes == NULL)
     {
       g_prefix_error (&error, "%s, stage %s: ", model, stage_name);
@@ -129,6 +173,8 @@ fb_cli_export (int argc, char **argv)
   g_autofree char *stage = NULL;
   g_autofree char *format_name = NULL;
   g_autofree char *output = NULL;
+  g_autofree char *profile = NULL;
+  g_autofree char *metric = NULL;
   FbCliPipelineArgs pipeline = { 0 };
   const GOptionEntry entries[] = {
     { "stage", 0, 0, G_OPTION_ARG_STRING, &stage,
@@ -136,6 +182,11 @@ fb_cli_export (int argc, char **argv)
     { "format", 0, 0, G_OPTION_ARG_STRING, &format_name,
       "svg, png or pdf (a picture), dot (Graphviz), onnx (a model other runtimes load)", "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "The file to write", "FILE" },
+    { "profile", 0, 0, G_OPTION_ARG_FILENAME, &profile,
+      "A picture: paint this profile (fusebench profile -o) on the boxes", "FILE" },
+    { "metric", 0, 0, G_OPTION_ARG_STRING, &metric,
+      "What the profile's colours show: time, share (default), bytes, bandwidth or roofline",
+      "METRIC" },
     { NULL }
   };
   g_autoptr(GOptionContext) context =
@@ -167,6 +218,18 @@ fb_cli_export (int argc, char **argv)
                names);
       status = FB_EXIT_INPUT;
     }
+  else if ((profile != NULL || metric != NULL) && format > FORMAT_PNG)
+    {
+      fprintf (stderr, "fusebench export: --profile and --metric paint a picture: use --format "
+                       "svg, png or pdf\n");
+      status = FB_EXIT_INPUT;
+    }
+  else if (metric != NULL && !known_metric (metric))
+    {
+      fprintf (stderr, "fusebench export: --metric %s: expected time, share, bytes, bandwidth or "
+                       "roofline\n", metric);
+      status = FB_EXIT_INPUT;
+    }
   else if (!FB_HAVE_GTK && format <= FORMAT_PNG)
     {
       fprintf (stderr, "fusebench export: --format %s: pictures are drawn by the workbench's "
@@ -175,7 +238,8 @@ fb_cli_export (int argc, char **argv)
       status = FB_EXIT_INPUT;
     }
   else
-    status = export_stage (argv[1], stage, format, output, &pipeline);
+    status = export_stage (argv[1], stage, format, output, profile, metric ? metric : "share",
+                           &pipeline);
 
   fb_cli_pipeline_args_clear (&pipeline);
   return status;

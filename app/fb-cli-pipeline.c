@@ -42,7 +42,7 @@ fb_cli_pipeline_options (const FbCliPipelineArgs *args, GError **error)
     g_ptr_array_add (options->no_fuse, g_strdup (args->no_fuse[i]));
 
   if (args->layout == NULL)
-    options->layout = args->for_cpu ? FB_LAYOUT_NHWC : FB_LAYOUT_NCHW;
+    options->layout = args->channels_last ? FB_LAYOUT_NHWC : FB_LAYOUT_NCHW;
   else if (g_ascii_strcasecmp (args->layout, "nchw") == 0)
     options->layout = FB_LAYOUT_NCHW;
   else if (g_ascii_strcasecmp (args->layout, "nhwc") == 0)

@@ -290,7 +290,7 @@ fb_cli_profile (int argc, char **argv)
     }
   else
     {
-      pipeline.for_cpu = !on_cuda (&args);
+      pipeline.channels_last = fb_backend_lookup (on_cuda (&args) ? "cuda" : "cpu")->channels_last;
       status = profile_model (argv[1], &pipeline, &args);
     }
 

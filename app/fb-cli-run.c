@@ -343,7 +343,7 @@ fb_cli_run (int argc, char **argv)
       const FbBackend *backend = NULL;
       /* A target whose convolutions run channels-last compiles so unless --layout says not. */
       if (fb_cli_target_resolve (args.target, argv[1], &backend, NULL))
-        pipeline.for_cpu = backend != NULL && backend->channels_last;
+        pipeline.channels_last = backend != NULL && backend->channels_last;
       status = run_model (argv[1], &pipeline, &args);
     }
 

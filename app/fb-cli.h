@@ -38,8 +38,9 @@ typedef struct {
   char   **no_fuse;       /* --no-fuse NODE */
   char    *layout;        /* --layout nchw|nhwc */
   char   **input_shape;   /* --input-shape NAME=1x3x224x224 */
-  gboolean for_cpu;       /* set by a command compiling for the CPU target: without --layout,
-                             convolutions go channels-last, the layout its library runs fastest */
+  gboolean channels_last;  /* set by a command compiling for a target whose convolution library
+                             runs channels-last fastest (FbBackend.channels_last): without
+                             --layout, convolutions go channels-last */
   const char *input_dir;  /* set by a command given --input-dir: the model's dynamic inputs take
                              the shapes of those files, as if pinned (not owned) */
 } FbCliPipelineArgs;

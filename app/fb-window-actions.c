@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The window's actions. Those that need no settings are installed on the class with their
- * accelerators; the tensor layout is a setting, and becomes an action through the settings. */
+ * accelerators; the tensor layout and how constants are drawn are settings, and become actions
+ * through the settings. */
 #include "fb-window-private.h"
 
 static FbGraphView *
@@ -242,6 +243,70 @@ on_layout_change_state (GSimpleAction *action,
   set_layout (self, g_variant_get_string (state, NULL));
 }
 
+static void
+set_constants_as_nodes (FbWindow *self,
+                        gboolean  as_nodes)
+{
+  fb_compare_view_set_constants (self->compare_view, as_nodes ? FB_GRAPH_CONSTANTS_AS_NODES
+                                                              : FB_GRAPH_CONSTANTS_AS_ROWS);
+}
+
+static void
+on_constants_setting_changed (GSettings  *settings,
+                              const char *key,
+                              FbWindow   *self)
+{
+  set_constants_as_nodes (self, g_settings_get_boolean (settings, key));
+}
+
+static void
+on_constants_change_state (GSimpleAction *action,
+                           GVariant      *state,
+                           FbWindow      *self)
+{
+  g_simple_action_set_state (action, state);
+  set_constants_as_nodes (self, g_variant_get_boolean (state));
+}
+
+/* Drawing only: no pass runs again, every stage is laid out anew. */
+static void
+init_constants_action (FbWindow  *self,
+                       GSettings *settings)
+{
+  g_autoptr(GAction) action = NULL;
+
+  if (g_action_map_lookup_action (G_ACTION_MAP (self), "constants-as-nodes") != NULL)
+    return;
+
+  if (settings != NULL)
+    {
+      action = g_settings_create_action (settings, "constants-as-nodes");
+      g_signal_connect_object (settings, "changed::constants-as-nodes",
+                               G_CALLBACK (on_constants_setting_changed), self, 0);
+      set_constants_as_nodes (self, g_settings_get_boolean (settings, "constants-as-nodes"));
+    }
+  else
+    {
+      action = G_ACTION (g_simple_action_new_stateful ("constants-as-nodes", NULL,
+                                                       g_variant_new_boolean (FALSE)));
+      g_signal_connect_object (action, "change-state", G_CALLBACK (on_constants_change_state), self, 0);
+    }
+  g_action_map_add_action (G_ACTION_MAP (self), action);
+}
+
+/* g_object_new () sets a window's application only after constructed () ran: the setting is
+ * found once it is set (and without one, the action keeps its state itself). */
+static void
+on_application_set (FbWindow *self)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+
+  if (app == NULL)
+    return;
+  g_signal_handlers_disconnect_by_func (self, on_application_set, NULL);
+  init_constants_action (self, fb_application_get_settings (FB_APPLICATION (app)));
+}
+
 void
 _fb_window_init_actions (FbWindow *self)
 {
@@ -262,6 +327,10 @@ _fb_window_init_actions (FbWindow *self)
       g_signal_connect_object (layout, "change-state", G_CALLBACK (on_layout_change_state), self, 0);
     }
   g_action_map_add_action (G_ACTION_MAP (self), layout);
+  if (app != NULL)
+    init_constants_action (self, settings);
+  else
+    g_signal_connect (self, "notify::application", G_CALLBACK (on_application_set), NULL);
   _fb_window_init_export (self);
   /* Until a model is on screen there is no kernel to show. */
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.show-kernel", FALSE);

@@ -7,11 +7,13 @@
  * by fb_bundle_write. */
 #include "fb-window-export.h"
 #include "fb-window-private.h"
+#include "fb-backend.h"
 #include "fb-bundle.h"
 #include "fb-codegen.h"
 #include "fb-dot.h"
 #include "fb-graph-picture.h"
 #include "fb-onnx-export.h"
+#include "fb-ptx.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -93,6 +95,7 @@ static const char * const kind_names[] = {
   [FB_EXPORT_ONNX] = "the optimized model",
   [FB_EXPORT_PROFILE] = "the profile",
   [FB_EXPORT_TRACE] = "the trace",
+  [FB_EXPORT_PTX] = "the PTX",
 };
 
 /* ---- the worker ---------------------------------------------------------------------------- */
@@ -176,19 +179,40 @@ export_shared_library (ExportJob *job, GCancellable *cancellable, GError **error
   return ok;
 }
 
+/* The kernel's code as the code view shows it, for the lowering's target (x86-64 or PTX). */
 static GBytes *
 kernel_bytes (ExportJob *job, GError **error)
 {
-  FbPlan *plan = fb_lowering_peek_plan (job->lowering);
-  g_autoptr(FbKernelStages) stages = NULL;
+  const FbKernelStages *stages;
   const char *text;
 
   if (job->kind == FB_EXPORT_OBJECT)
     return fb_codegen_kernel_object (job->kernel, error);
-  if ((stages = fb_codegen_kernel_stages (job->kernel, plan, error)) == NULL)
+  if ((stages = fb_lowering_kernel_stages (job->lowering, job->kernel, error)) == NULL)
     return NULL;
   text = job->kind == FB_EXPORT_LLVM_IR ? stages->llvm_ir_opt : stages->assembly;
   return g_bytes_new (text ? text : "", text ? strlen (text) : 0);
+}
+
+/* The final stage lowered for the GPU, every generated kernel in one PTX module: what
+ * `fusebench compile --target cuda --emit ptx` writes. */
+static GBytes *
+ptx_bytes (ExportJob *job, GCancellable *cancellable, GError **error)
+{
+  const FbBackend *cuda = fb_backend_lookup ("cuda");
+  g_autoptr(FbPlan) plan = NULL;
+  char *ptx;
+
+  if (cuda == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "this build has no cuda target");
+      return NULL;
+    }
+  if ((plan = cuda->lower (cuda, job->stage->graph, error)) == NULL
+      || g_cancellable_set_error_if_cancelled (cancellable, error)
+      || (ptx = fb_codegen_ptx_plan (plan, error)) == NULL)
+    return NULL;
+  return g_bytes_new_take (ptx, strlen (ptx));
 }
 
 static void
@@ -218,6 +242,9 @@ export_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel
     case FB_EXPORT_ASSEMBLY:
     case FB_EXPORT_OBJECT:
       bytes = kernel_bytes (job, &error);
+      break;
+    case FB_EXPORT_PTX:
+      bytes = ptx_bytes (job, cancellable, &error);
       break;
     case FB_EXPORT_GRAPH:
       if (job->picture < 0)
@@ -308,6 +335,13 @@ on_export_done (GObject *source, GAsyncResult *result, gpointer data)
   _fb_window_update_busy (self);
 }
 
+/* Whether the kernel exports are of the cuda target's code (the code view's lowering). */
+static gboolean
+is_cuda (FbWindow *self)
+{
+  return self->lowering != NULL && g_strcmp0 (fb_lowering_get_target (self->lowering), "cuda") == 0;
+}
+
 static FbStage *
 final_stage (FbWindow *self)
 {
@@ -329,8 +363,10 @@ fb_window_can_export (FbWindow *self, FbExportKind kind)
         const FbKernel *kernel = fb_code_view_get_kernel (self->code_view);
         FbPlan *plan = self->lowering != NULL ? fb_lowering_peek_plan (self->lowering) : NULL;
 
-        /* The kernel must belong to the lowering the job will hold on to. */
-        return kernel != NULL && plan != NULL && g_ptr_array_find (plan->kernels, kernel, NULL);
+        /* The kernel must belong to the lowering the job will hold on to; an object is the
+         * cpu target's. */
+        return kernel != NULL && plan != NULL && g_ptr_array_find (plan->kernels, kernel, NULL)
+               && (kind != FB_EXPORT_OBJECT || !is_cuda (self));
       }
     case FB_EXPORT_GRAPH:
       return fb_graph_view_get_scene (fb_compare_view_get_active_view (self->compare_view)) != NULL;
@@ -399,7 +435,10 @@ refusal (FbWindow *self, FbExportKind kind, GFile *file)
   if (state_of (self)->cancellable != NULL)
     return "Another export is still running";
   if (!fb_window_can_export (self, kind))
-    return kind == FB_EXPORT_LLVM_IR || kind == FB_EXPORT_ASSEMBLY || kind == FB_EXPORT_OBJECT
+    return kind == FB_EXPORT_OBJECT && self->run != NULL && is_cuda (self)
+           ? "The CUDA target's kernels are PTX, not objects: export the kernel's Assembly, or "
+             "the whole model's PTX"
+           : kind == FB_EXPORT_LLVM_IR || kind == FB_EXPORT_ASSEMBLY || kind == FB_EXPORT_OBJECT
            ? "Show a kernel in the code view first (select a node, Ctrl+K)"
            : kind == FB_EXPORT_GRAPH && self->run != NULL ? "The graph is still being laid out"
            : (kind == FB_EXPORT_PROFILE || kind == FB_EXPORT_TRACE) && self->run != NULL
@@ -535,7 +574,7 @@ fb_window_export_to (FbWindow *self, FbExportKind kind, GFile *file, gboolean re
 {
   g_return_if_fail (FB_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
-  g_return_if_fail (kind <= FB_EXPORT_TRACE);
+  g_return_if_fail (kind <= FB_EXPORT_PTX);
   if (replace)
     {
       ExportJob *job = make_job (self, kind, file);
@@ -605,6 +644,7 @@ static const struct {
     "Fusebench profiles (JSON)", "*.json" },
   { "win.export-trace", FB_EXPORT_TRACE, "Export Chrome Trace", ".trace.json",
     "Chrome and Perfetto traces (JSON)", "*.json" },
+  { "win.export-ptx", FB_EXPORT_PTX, "Export PTX", ".ptx", "PTX for NVIDIA GPUs", "*.ptx" },
 };
 
 static void
@@ -640,6 +680,7 @@ export_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   FbWindow *self = FB_WINDOW (widget);
   ExportState *state = state_of (self);
   g_autofree char *name = NULL;
+  gboolean ptx;
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (exports) && !g_str_equal (exports[i].action, action_name); i++)
@@ -657,14 +698,16 @@ export_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
   state->chooser = gtk_file_chooser_native_new (exports[i].title, GTK_WINDOW (self),
                                                 GTK_FILE_CHOOSER_ACTION_SAVE, "_Export", "_Cancel");
-  name = suggested_name (self, exports[i].suffix);
+  /* The cuda target's assembly of a kernel is its PTX. */
+  ptx = exports[i].kind == FB_EXPORT_ASSEMBLY && is_cuda (self);
+  name = suggested_name (self, ptx ? ".ptx" : exports[i].suffix);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (state->chooser), name);
   if (exports[i].filter != NULL)
     {
       g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
-      g_auto(GStrv) patterns = g_strsplit (exports[i].patterns, ";", -1);
+      g_auto(GStrv) patterns = g_strsplit (ptx ? "*.ptx" : exports[i].patterns, ";", -1);
 
-      gtk_file_filter_set_name (filter, exports[i].filter);
+      gtk_file_filter_set_name (filter, ptx ? "PTX for NVIDIA GPUs" : exports[i].filter);
       for (guint k = 0; patterns[k]; k++)
         gtk_file_filter_add_pattern (filter, patterns[k]);
       gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (state->chooser), filter);

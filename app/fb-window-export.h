@@ -9,14 +9,18 @@ G_BEGIN_DECLS
 
 typedef enum {
   FB_EXPORT_BUNDLE,          /* NAME.fusebench/: the final stage compiled for this CPU */
-  FB_EXPORT_LLVM_IR,         /* .ll of the kernel in the code view, after optimization */
-  FB_EXPORT_ASSEMBLY,        /* .s of that kernel */
-  FB_EXPORT_OBJECT,          /* .o of that kernel */
+  FB_EXPORT_LLVM_IR,         /* .ll of the kernel in the code view, after optimization, for
+                                the code view's target */
+  FB_EXPORT_ASSEMBLY,        /* .s of that kernel (its PTX, .ptx, for the cuda target) */
+  FB_EXPORT_OBJECT,          /* .o of that kernel (the cpu target's only) */
   FB_EXPORT_SHARED_LIBRARY,  /* .so of the whole model, and its header beside it (.h) */
   FB_EXPORT_GRAPH,           /* the stage on screen as .svg, .pdf, .png (as drawn) or .dot */
   FB_EXPORT_ONNX,            /* the final stage as a model ONNX Runtime runs */
   FB_EXPORT_PROFILE,         /* the profile on screen, as its JSON file */
   FB_EXPORT_TRACE,           /* the profile's timeline as a Chrome/Perfetto trace */
+  FB_EXPORT_PTX,             /* .ptx: every generated kernel of the final stage for the cuda
+                                target (sm_90) in one module, as `fusebench compile --target
+                                cuda --emit ptx` writes it; needs no GPU */
 } FbExportKind;
 
 /* Exports to file. Unless replace, a file (or the bundle folder, or the library's header) that

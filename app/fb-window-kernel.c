@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The kernel of the selected node. Whatever stage the node is selected in, the inspector says
  * which nodes of the final stage carry its work, and the code view (Ctrl+K) shows the kernels
- * lowered from them. The final stage is lowered in a worker the first time a kernel is asked
- * for; a toggle that makes a new final stage drops that lowering, a re-run that keeps the final
- * stage keeps it and all the code it generated. */
+ * lowered from them for the target chosen in its header (cpu, or cuda, which compiles without a
+ * GPU). The final stage is lowered in a worker the first time a kernel is asked for; a toggle
+ * that makes a new final stage, or another target, drops that lowering, a re-run that keeps the
+ * final stage keeps it and all the code it generated. */
 #include "fb-kernel-map.h"
 #include "fb-window-private.h"
 
@@ -23,15 +24,19 @@ final_stage (FbWindow *self)
   return fb_run_get_stage (self->run, fb_run_n_stages (self->run) - 1);
 }
 
+/* The lowering of the final stage for the code view's target, or NULL when this build lacks
+ * that target. */
 static FbLowering *
 lowering_of (FbWindow *self)
 {
   FbStage *final = final_stage (self);
+  const char *target = fb_code_view_get_target (self->code_view);
 
-  if (self->lowering != NULL && fb_lowering_get_stage (self->lowering) != final)
+  if (self->lowering != NULL && (fb_lowering_get_stage (self->lowering) != final
+                                 || g_strcmp0 (fb_lowering_get_target (self->lowering), target) != 0))
     g_clear_pointer (&self->lowering, fb_lowering_unref);
   if (self->lowering == NULL)
-    self->lowering = fb_lowering_new (final);
+    self->lowering = fb_lowering_new (final, target);
   return self->lowering;
 }
 
@@ -100,35 +105,34 @@ update_summary (FbWindow *self)
   fb_node_inspector_set_kernel (self->inspector, summary, "win.show-kernel");
 }
 
-/* The selected node's name and the original ONNX nodes it stands for: the kernel IR names
- * them where it says where its work came from. */
+/* The original ONNX nodes the selected node stands for, in whatever stage: the code view marks
+ * the lines of the phases that do their work, on every page. */
 static void
 mark_selection (FbWindow *self)
 {
   FbGraphView *view = fb_compare_view_get_active_view (self->compare_view);
   FbNode *node = view != NULL ? fb_graph_view_get_selected_node (view) : NULL;
-  FbGraph *graph = view != NULL ? fb_graph_view_get_graph (view) : NULL;
-  g_autoptr(GPtrArray) names = g_ptr_array_new ();
 
-  if (node != NULL && node->name != NULL)
-    g_ptr_array_add (names, (char *) node->name);
-  for (guint i = 0; node != NULL && graph != NULL && i < node->n_prov; i++)
-    g_ptr_array_add (names, (char *) fb_model_orig_name (graph->model, node->prov[i]));
-  g_ptr_array_add (names, NULL);
-  fb_code_view_set_marked_names (self->code_view, (const char * const *) names->pdata);
+  fb_code_view_set_marked_prov (self->code_view, node != NULL ? node->prov : NULL,
+                                node != NULL ? node->n_prov : 0);
 }
 
 static void
 show_code (FbWindow *self)
 {
+  FbLowering *lowering;
+
   mark_selection (self);
   if (self->kernel_ids == NULL || self->run == NULL)
     fb_code_view_clear (self->code_view);
   else if (self->kernel_ids->len == 0)
     fb_code_view_show_message (self->code_view, "No Kernel",
                                  self->kernel_note != NULL ? self->kernel_note : "No kernel computes this node.");
+  else if ((lowering = lowering_of (self)) == NULL)
+    fb_code_view_show_message (self->code_view, "No Such Target",
+                               "This build of Fusebench cannot generate code for this target.");
   else
-    fb_code_view_show_kernels (self->code_view, lowering_of (self), self->kernel_ids, self->kernel_note);
+    fb_code_view_show_kernels (self->code_view, lowering, self->kernel_ids, self->kernel_note);
 }
 
 /* Where the work of node (NULL: none) selected in view went, for the inspector and the code view. */
@@ -215,11 +219,28 @@ on_code_view_busy (FbWindow *self)
     update_summary (self);
 }
 
+/* Another target picked in the code view's header: the same selection's kernels, lowered for
+ * it. */
+static void
+on_code_view_target (FbWindow *self)
+{
+  if (self->disposed)
+    return;
+  if (self->lowering != NULL
+      && g_strcmp0 (fb_lowering_get_target (self->lowering), fb_code_view_get_target (self->code_view)) != 0)
+    g_clear_pointer (&self->lowering, fb_lowering_unref);
+  update_summary (self);
+  if (self->run != NULL && self->kernel_ids != NULL && gtk_widget_get_visible (GTK_WIDGET (self->code_view)))
+    show_code (self);
+}
+
 void
 _fb_window_init_kernel (FbWindow *self)
 {
   g_signal_connect_object (self->code_view, "notify::busy", G_CALLBACK (on_code_view_busy), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->code_view, "notify::target", G_CALLBACK (on_code_view_target),
+                           self, G_CONNECT_SWAPPED);
 }
 
 void

@@ -56,6 +56,9 @@ struct _FbWindow {
   GCancellable         *profile_cancellable; /* non-NULL while a profile is being made */
   const char           *profile_target;  /* "cpu", "cuda": what the Profile button runs on */
   GtkWidget            *profile_cuda;    /* its CUDA choice, greyed while there is no target */
+  GtkWidget            *profile_eager_button; /* the eager baseline preset */
+  gboolean              profile_eager;   /* profiles launch kernel by kernel, fusions off */
+  gboolean              attached;        /* took its application's settings and recent files */
   GtkFileChooserNative *profile_chooser;
 
   /* Work in flight. */

@@ -30,6 +30,7 @@ typedef struct {
   GPtrArray         *stages;    /* FbStage*, references */
   FbPipelineOptions *options;
   char              *target;
+  gboolean           eager;     /* kernel by kernel (the eager baseline) */
   GMainContext      *context;
   FbWindow          *window;    /* a reference, for progress */
 } Job;
@@ -102,7 +103,7 @@ profile_thread (GTask        *task,
                 GCancellable *cancellable)
 {
   Job *job = task_data;
-  FbProfileOptions options = { 0 };
+  FbProfileOptions options = { .eager = job->eager };
   GError *error = NULL;
   FbProfile *profile;
 
@@ -165,6 +166,7 @@ profile_action (GtkWidget  *widget,
     g_ptr_array_add (job->stages, fb_stage_ref (fb_run_get_stage (self->run, i)));
   job->options = fb_pipeline_options_copy (fb_run_get_options (self->run));
   job->target = g_strdup (self->profile_target);
+  job->eager = self->profile_eager;
   job->context = g_main_context_ref_thread_default ();
   job->window = g_object_ref (self);
 
@@ -183,6 +185,40 @@ on_target_toggled (GtkCheckButton *button,
 {
   if (gtk_check_button_get_active (button))
     self->profile_target = g_object_get_data (G_OBJECT (button), "fb-target");
+}
+
+/* The fusion passes the eager baseline turns off: with them off every kernel is one ONNX node
+ * (what a framework's eager mode launches), and with kernel-by-kernel launches the profile shows
+ * where the utilization of the fused, graph-replayed build came from (A/B against it). */
+static const char *const eager_off_passes[] = { "fuse-epilogue", "fuse-elementwise" };
+
+static void
+on_eager_toggled (GtkCheckButton *button,
+                  FbWindow       *self)
+{
+  gboolean eager = gtk_check_button_get_active (button);
+
+  if (eager == self->profile_eager)
+    return;
+  self->profile_eager = eager;
+  /* Through the stage list's check boxes, so that the list, the options and the re-run agree. */
+  for (guint i = 0; i < G_N_ELEMENTS (eager_off_passes); i++)
+    fb_stage_list_set_pass_enabled (self->stage_list, eager_off_passes[i], !eager);
+}
+
+void
+fb_window_set_eager_baseline (FbWindow *self,
+                              gboolean  eager)
+{
+  g_return_if_fail (FB_IS_WINDOW (self));
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (self->profile_eager_button), eager);
+}
+
+gboolean
+fb_window_get_eager_baseline (FbWindow *self)
+{
+  g_return_val_if_fail (FB_IS_WINDOW (self), FALSE);
+  return self->profile_eager;
 }
 
 static GtkWidget *
@@ -238,6 +274,15 @@ _fb_window_init_profile_run (FbWindow *self)
       gtk_box_append (GTK_BOX (box), reason);
     }
   self->profile_cuda = cuda;
+  gtk_box_append (GTK_BOX (box), gtk_separator_new (GTK_ORIENTATION_HORIZONTAL));
+  self->profile_eager_button = gtk_check_button_new_with_mnemonic ("_Eager Baseline");
+  gtk_widget_set_tooltip_text (self->profile_eager_button,
+                               "Fusion passes off and kernels launched one by one, the way a "
+                               "framework's eager mode runs: profile once with it and once "
+                               "without to see where the time and the GPU's idle gaps went");
+  g_signal_connect_object (self->profile_eager_button, "toggled", G_CALLBACK (on_eager_toggled),
+                           self, 0);
+  gtk_box_append (GTK_BOX (box), self->profile_eager_button);
   gtk_box_append (GTK_BOX (box), gtk_separator_new (GTK_ORIENTATION_HORIZONTAL));
   open = gtk_button_new_with_mnemonic ("Open a Profile _File…");
   gtk_actionable_set_action_name (GTK_ACTIONABLE (open), "win.open-profile");

@@ -12,10 +12,16 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
+static void attach_application (FbWindow *self);
+
 FbWindow *
 fb_window_new (FbApplication *application)
 {
-  return g_object_new (FB_TYPE_WINDOW, "application", application, NULL);
+  FbWindow *self = g_object_new (FB_TYPE_WINDOW, "application", application, NULL);
+
+  /* Without an application (never in the app; possible in a test), the actions still exist. */
+  attach_application (self);
+  return self;
 }
 
 gboolean
@@ -144,6 +150,7 @@ on_view_selection_changed (FbWindow    *self,
 {
   FbNode *node = fb_graph_view_get_selected_node (view);
   FbGraphGroup *group = fb_graph_view_get_selected_group (view);
+  const FbValue *constant = fb_graph_view_get_selected_constant (view);
 
   if (node != NULL)
     {
@@ -154,6 +161,8 @@ on_view_selection_changed (FbWindow    *self,
 
       fb_node_inspector_show_node (self->inspector, fb_graph_view_get_graph (view), node, note);
     }
+  else if (constant != NULL)
+    fb_node_inspector_show_constant (self->inspector, fb_graph_view_get_graph (view), constant, NULL);
   else if (group != NULL)
     fb_node_inspector_show_group (self->inspector, group);
   else
@@ -227,6 +236,10 @@ fb_window_dispose (GObject *object)
 
   /* Workers still running hold the window; their callbacks see this and do nothing. */
   self->disposed = TRUE;
+  /* The settings' actions outlive a closed window (the settings hold them): out of the action
+   * map, so that a change made in another window does not reach this one's freed map. */
+  g_action_map_remove_action (G_ACTION_MAP (self), "layout");
+  g_action_map_remove_action (G_ACTION_MAP (self), "constants-as-nodes");
   self->rerun_pending = FALSE;
   if (self->load_cancellable != NULL)
     g_cancellable_cancel (self->load_cancellable);
@@ -278,15 +291,18 @@ fb_window_get_property (GObject    *object,
     }
 }
 
+/* What the window takes from its application: the recent files and the settings (passes,
+ * layout, window size). g_object_new () sets a window's application only after constructed ()
+ * ran, so this runs when it is set. */
 static void
-fb_window_constructed (GObject *object)
+attach_application (FbWindow *self)
 {
-  FbWindow *self = FB_WINDOW (object);
   GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
   GSettings *settings;
 
-  G_OBJECT_CLASS (fb_window_parent_class)->constructed (object);
-
+  if (self->attached)
+    return;
+  self->attached = TRUE;
   if (app != NULL)
     g_menu_append_section (self->recent_section, NULL,
                            fb_application_get_recent_menu (FB_APPLICATION (app)));
@@ -296,6 +312,7 @@ fb_window_constructed (GObject *object)
       const char * const *passes = fb_pipeline_pass_names ();
 
       /* Only names this build knows: the settings may come from another version. */
+      g_ptr_array_set_size (self->options->disabled_passes, 0);
       for (guint i = 0; disabled[i] != NULL; i++)
         if (g_strv_contains (passes, disabled[i]))
           g_ptr_array_add (self->options->disabled_passes, g_strdup (disabled[i]));
@@ -305,6 +322,28 @@ fb_window_constructed (GObject *object)
       g_settings_bind (settings, "window-maximized", self, "maximized", G_SETTINGS_BIND_DEFAULT);
     }
   _fb_window_init_actions (self);
+}
+
+static void
+on_application_set (FbWindow *self)
+{
+  if (gtk_window_get_application (GTK_WINDOW (self)) == NULL)
+    return;
+  g_signal_handlers_disconnect_by_func (self, on_application_set, NULL);
+  attach_application (self);
+}
+
+static void
+fb_window_constructed (GObject *object)
+{
+  FbWindow *self = FB_WINDOW (object);
+
+  G_OBJECT_CLASS (fb_window_parent_class)->constructed (object);
+
+  if (gtk_window_get_application (GTK_WINDOW (self)) != NULL)
+    attach_application (self);
+  else
+    g_signal_connect (self, "notify::application", G_CALLBACK (on_application_set), NULL);
   _fb_window_constructed_profile (self);
   _fb_window_update_busy (self);
 }

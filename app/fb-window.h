@@ -49,5 +49,10 @@ FbProfile       *fb_window_get_previous_profile (FbWindow   *self);
 gboolean         fb_window_is_profile_painted(FbWindow      *self);
 void             fb_window_clear_profile     (FbWindow      *self);
 FbProfilePanel  *fb_window_get_profile_panel (FbWindow      *self);
+/* The eager baseline preset of the Profile menu: fusion passes off (the stage list's boxes) and
+ * profiles launched kernel by kernel; off again turns the fusions back on. */
+void             fb_window_set_eager_baseline (FbWindow     *self,
+                                               gboolean      eager);
+gboolean         fb_window_get_eager_baseline (FbWindow     *self);
 
 G_END_DECLS

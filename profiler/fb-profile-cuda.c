@@ -45,6 +45,28 @@ run_once (FbCudaModule *m, GPtrArray *inputs, GCancellable *cancellable, GError 
   return outputs != NULL;
 }
 
+typedef struct {
+  FbCupti           *cupti;
+  guint64           *begin, *end;
+  guint              iterations;
+  FbProfileProgress  progress;
+  gpointer           data;
+} Marks;
+
+static void
+mark_iteration (guint i, gboolean after, gpointer data)
+{
+  Marks *m = data;
+  if (after)
+    {
+      m->end[i] = fb_cupti_timestamp (m->cupti);
+      return;
+    }
+  g_autofree char *what = g_strdup_printf ("inference %u of %u", i + 1, m->iterations);
+  report (m->progress, m->data, 0.15 + 0.7 * i / m->iterations, what);
+  m->begin[i] = fb_cupti_timestamp (m->cupti);
+}
+
 /* The device kernels of activities, in start order (borrowed pointers). */
 static GPtrArray *
 device_kernels (const GArray *activities)
@@ -188,16 +210,17 @@ profile_with (FbCupti *cupti, GPtrArray *stages, const FbPipelineOptions *pipeli
   g_autofree guint64 *end = g_new0 (guint64, iterations);
   if (eager)
     fb_cuda_module_set_launch_hook (module, tag_launch, &tagger);
-  for (guint i = 0; ok && i < iterations; i++)
-    {
-      g_autofree char *what = g_strdup_printf ("inference %u of %u", i + 1, iterations);
-      report (progress, data, 0.15 + 0.7 * i / iterations, what);
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        ok = FALSE;
-      begin[i] = fb_cupti_timestamp (cupti);
-      ok = ok && run_once (module, inputs, cancellable, error);
-      end[i] = fb_cupti_timestamp (cupti);
-    }
+  /* Timed as `run --iterations` times an unprofiled run: inputs up once, then replays only,
+   * each between CUDA events that it waits for (so that the marks bracket one inference). */
+  Marks marks = { cupti, begin, end, iterations, progress, data };
+  g_autofree double *event_ms = g_new0 (double, iterations);
+  if (ok && g_cancellable_set_error_if_cancelled (cancellable, error))
+    ok = FALSE;
+  g_autoptr(GPtrArray) timed = ok ? fb_cuda_module_run_timed_marked (module, inputs, iterations,
+                                                                     event_ms, mark_iteration,
+                                                                     &marks, error)
+                                  : NULL;
+  ok = timed != NULL;
   fb_cuda_module_set_launch_hook (module, NULL, NULL);
   guint dropped = 0;
   g_autoptr(GArray) all = ok ? fb_cupti_take (cupti, &dropped, error) : NULL;

@@ -531,8 +531,12 @@ test_added_ops (void)
       n = node (&g, FB_OP_MATMUL, 2, 1);
       tc_node (g, n, TI_IN (ints (itypes[i], 1, D (4)), ints (itypes[i], 3, D (2, 4, 3))), 0);
     }
-  /* Einsum: products, transposes, ellipses, implicit outputs, outer products. */
+  /* Einsum: products, transposes, ellipses, implicit outputs, outer products, diagonals (a
+   * label repeated in an operand) and sums within an operand. */
   struct { const char *eq; int ra, rb; const int64_t *a, *b; } es[] = {
+    { "...ii ->...i", 3, 0, D (2, 3, 3), NULL }, { "ii", 2, 0, D (4, 4), NULL },
+    { "ij->i", 2, 0, D (3, 4), NULL }, { "bii,bij->bj", 3, 3, D (2, 3, 3), D (2, 3, 4) },
+    { "iij->j", 3, 0, D (3, 3, 2), NULL }, { "i...i->...", 3, 0, D (3, 2, 3), NULL },
     { "bij,bjk->bik", 3, 3, D (2, 3, 4), D (2, 4, 5) }, { "bij,bkj->bik", 3, 3, D (2, 3, 4), D (2, 5, 4) },
     { "bij->bji", 3, 0, D (2, 3, 4), NULL }, { "...ij,jk->...ik", 3, 2, D (2, 3, 4), D (4, 2) },
     { "bij,bij->bi", 3, 3, D (2, 3, 4), D (2, 3, 4) }, { "ij,kj", 2, 2, D (3, 4), D (5, 4) },

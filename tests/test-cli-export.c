@@ -192,6 +192,78 @@ test_png (Fixture *f, gconstpointer data)
 #endif
 }
 
+#if FB_HAVE_GTK
+/* Pixels of a PNG whose colour is far from grey (heat colours; the plain picture's boxes are
+ * pale pastels and its text black), counted. */
+static guint
+saturated_pixels (const char *path)
+{
+  cairo_surface_t *image = cairo_image_surface_create_from_png (path);
+  g_assert_cmpint (cairo_surface_status (image), ==, CAIRO_STATUS_SUCCESS);
+  cairo_surface_flush (image);
+  int w = cairo_image_surface_get_width (image), h = cairo_image_surface_get_height (image);
+  int stride = cairo_image_surface_get_stride (image);
+  const guint8 *px = cairo_image_surface_get_data (image);
+  guint n = 0;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        guint32 v = *(const guint32 *) (px + y * stride + 4 * x);
+        int r = (v >> 16) & 0xff, g = (v >> 8) & 0xff, b = v & 0xff;
+        n += MAX (r, MAX (g, b)) - MIN (r, MIN (g, b)) > 120;
+      }
+  cairo_surface_destroy (image);
+  return n;
+}
+#endif
+
+/* --profile paints a profile on the picture of any stage; a profile of other toggles is
+ * refused, naming what differs, and nothing is written. */
+static void
+test_profile (Fixture *f, gconstpointer data)
+{
+#if FB_HAVE_GTK
+  g_autofree char *profile = test_source_path ("tests", "fixtures", "sample-cnn.profile.json", NULL);
+  g_autofree char *plain = g_build_filename (f->dir, "plain.png", NULL);
+  const char *stages[] = { "import", "fuse-epilogue", "final" };
+  g_autoptr(TestRun) base = test_run_fusebench ("export", f->model, "--stage", "import",
+                                                "--format", "png", "--layout", "nhwc", "-o",
+                                                plain, NULL);
+  g_assert_cmpint (base->status, ==, 0);
+  guint plain_heat = saturated_pixels (plain);
+  for (guint i = 0; i < G_N_ELEMENTS (stages); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("%s.png", stages[i]);
+      g_autofree char *out = g_build_filename (f->dir, name, NULL);
+      g_autoptr(TestRun) run = test_run_fusebench ("export", f->model, "--stage", stages[i],
+                                                   "--format", "png", "--layout", "nhwc",
+                                                   "--profile", profile, "--metric", "time",
+                                                   "-o", out, NULL);
+      if (run->status != 0)
+        g_printerr ("%s", run->err);
+      g_assert_cmpint (run->status, ==, 0);
+      g_assert_cmpuint (saturated_pixels (out), >, plain_heat + 2000);
+    }
+  g_autofree char *refused = g_build_filename (f->dir, "refused.png", NULL);
+  g_autoptr(TestRun) other = test_run_fusebench ("export", f->model, "--stage", "final", "--format",
+                                                 "png", "--layout", "nchw", "--profile", profile,
+                                                 "-o", refused, NULL);
+  g_assert_cmpint (other->status, ==, 2);
+  g_assert_nonnull (strstr (other->err, "layout"));
+  g_assert_false (g_file_test (refused, G_FILE_TEST_EXISTS));
+  g_autoptr(TestRun) dot = test_run_fusebench ("export", f->model, "--stage", "final", "--format",
+                                               "dot", "--profile", profile, "-o", refused, NULL);
+  g_assert_cmpint (dot->status, ==, 2);
+  g_autoptr(TestRun) metric = test_run_fusebench ("export", f->model, "--stage", "final", "--format",
+                                                  "png", "--layout", "nhwc", "--profile", profile,
+                                                  "--metric", "speed", "-o", refused, NULL);
+  g_assert_cmpint (metric->status, ==, 2);
+  g_assert_nonnull (strstr (metric->err, "speed"));
+#else
+  g_test_message ("pictures need the GTK build");
+#endif
+}
+
 static void
 test_pdf (Fixture *f, gconstpointer data)
 {
@@ -417,5 +489,6 @@ main (int argc, char **argv)
   ADD ("/cli-export/onnx", test_onnx);
   ADD ("/cli-export/bad-stage-and-format", test_bad_stage_and_format);
   ADD ("/cli-export/atomic", test_atomic);
+  ADD ("/cli-export/profile", test_profile);
   return g_test_run ();
 }

@@ -3,7 +3,7 @@
  * test models becomes PTX that the CUDA toolkit's ptxas assembles for sm_90 (skipped, with the
  * reason, where ptxas is absent), reductions cooperate through shuffles, the launch geometry
  * covers the work, and the GPU's inline math (run here through the CPU JIT) agrees with libm. */
-#include "fb-test-cpu.h"
+#include "fb-test-ptx.h"
 #include "fb-codegen.h"
 #include "fb-jit.h"
 #include "fb-lower.h"
@@ -52,31 +52,6 @@ plan_for (FbOpKind op, FbTensor *x)
   return plan;
 }
 
-static gboolean
-has_call (const GPtrArray *body)
-{
-  for (guint i = 0; i < body->len; i++)
-    {
-      const FbKStmt *s = g_ptr_array_index (body, i);
-      if (s->kind == FB_KS_CALL || (s->kind == FB_KS_LOOP && has_call (s->loop.body)))
-        return TRUE;
-    }
-  return FALSE;
-}
-
-/* Generated code only: no convolution phase, no library call. */
-static gboolean
-pure_generated (const FbKernel *k)
-{
-  for (guint p = 0; p < k->phases->len; p++)
-    {
-      const FbKPhase *ph = g_ptr_array_index (k->phases, p);
-      if (ph->conv || has_call (ph->body))
-        return FALSE;
-    }
-  return k->phases->len > 0;
-}
-
 typedef struct {
   guint kernels, generated, library, refused, assembled, cooperative, before, after;
   GHashTable *seen;             /* PTX texts already assembled */
@@ -100,13 +75,13 @@ check_plan (const FbPlan *plan, const char *what, Tally *t)
         {
           /* Only a lowering around library calls may lack a GPU form, and it must say which. */
           g_assert_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_UNSUPPORTED);
-          g_assert_false (pure_generated (k));
+          g_assert_false (tp_pure_generated (k));
           g_assert_nonnull (strstr (error->message, k->name));
           t->refused++;
           continue;
         }
       g_assert_cmpuint (m->phases->len, ==, k->phases->len);
-      if (!pure_generated (k))
+      if (!tp_pure_generated (k))
         {
           t->library++;
           for (guint p = 0; p < k->phases->len; p++)
@@ -346,7 +321,12 @@ test_stages (void)
       g_assert_null (strstr (st->sass, "no SASS"));
     }
   else
-    g_assert_null (st->sass);
+    {
+      /* The page says which tool is missing rather than staying blank. */
+      g_assert_nonnull (st->sass);
+      g_assert_nonnull (strstr (st->sass, "no SASS"));
+      g_assert_nonnull (strstr (st->sass, dump || disasm ? "ptxas" : "cuobjdump nor nvdisasm"));
+    }
   ti_done ();
 }
 
@@ -462,181 +442,22 @@ test_gpu_math (void)
   ti_done ();
 }
 
-/* ---- the host's emulation of launches ---------------------------------------------------- */
-
-typedef struct {
-  GMutex  lock;
-  GCond   cond;
-  guint   threads, count, generation;
-  float   slots_f[1024];
-  gint32  slots_i[1024];
-} EmuBlock;
-
-typedef struct {
-  FbPtxEmuThread t;             /* first: the emulated code sees only this */
-  EmuBlock      *block;
-  FbPtxEmuFn     fn;
-  void         **args;
-  int64_t        begin, end;
-} EmuThread;
-
-static void
-emu_barrier (FbPtxEmuThread *self)
-{
-  EmuBlock *b = ((EmuThread *) self)->block;
-  g_mutex_lock (&b->lock);
-  guint gen = b->generation;
-  if (++b->count == b->threads)
-    {
-      b->count = 0;
-      b->generation++;
-      g_cond_broadcast (&b->cond);
-    }
-  else
-    while (gen == b->generation)
-      g_cond_wait (&b->cond, &b->lock);
-  g_mutex_unlock (&b->lock);
-}
-
-static float
-emu_shfl_f32 (FbPtxEmuThread *self, float v, gint32 lane_xor)
-{
-  EmuBlock *b = ((EmuThread *) self)->block;
-  b->slots_f[self->tid] = v;
-  emu_barrier (self);
-  float r = b->slots_f[self->tid ^ lane_xor];
-  emu_barrier (self);
-  return r;
-}
-
-static gint32
-emu_shfl_i32 (FbPtxEmuThread *self, gint32 v, gint32 lane_xor)
-{
-  EmuBlock *b = ((EmuThread *) self)->block;
-  b->slots_i[self->tid] = v;
-  emu_barrier (self);
-  gint32 r = b->slots_i[self->tid ^ lane_xor];
-  emu_barrier (self);
-  return r;
-}
-
-static gpointer
-emu_thread (gpointer data)
-{
-  EmuThread *t = data;
-  t->fn (t->args, t->begin, t->end, &t->t);
-  return NULL;
-}
-
-/* Runs a launch of l over [0, extent) on grid blocks: a thread each for cooperative entries
- * (barriers and shuffles need them all live), one after the other for plain ones. */
-static void
-emulate (FbJit *jit, const FbPtxLaunch *l, void **args, int64_t extent, int64_t grid)
-{
-  g_autoptr(GError) error = NULL;
-  FbPtxEmuFn fn = (FbPtxEmuFn) fb_jit_lookup (jit, l->entry, &error);
-  g_assert_no_error (error);
-  guint T = l->block_threads;
-  g_autofree EmuThread *th = g_new0 (EmuThread, T);
-  g_autofree GThread **gt = g_new0 (GThread *, T);
-  for (int64_t blk = 0; blk < grid; blk++)
-    {
-      EmuBlock *b = g_new0 (EmuBlock, 1);
-      g_mutex_init (&b->lock);
-      g_cond_init (&b->cond);
-      b->threads = T;
-      for (guint t = 0; t < T; t++)
-        {
-          th[t] = (EmuThread) { .t = { .tid = t, .ctaid = blk, .nctaid = grid, .ntid = T,
-                                       .barrier = emu_barrier, .shfl_f32 = emu_shfl_f32,
-                                       .shfl_i32 = emu_shfl_i32 },
-                                .block = b, .fn = fn, .args = args, .begin = 0, .end = extent };
-          if (l->cooperative)
-            gt[t] = g_thread_new ("emu", emu_thread, &th[t]);
-          else
-            emu_thread (&th[t]);
-        }
-      for (guint t = 0; l->cooperative && t < T; t++)
-        g_thread_join (gt[t]);
-      g_mutex_clear (&b->lock);
-      g_cond_clear (&b->cond);
-      g_free (b);
-    }
-}
-
-/* Runs node's graph through the emulated PTX kernels, on the grid each phase asks for and on
- * one of about a third of it (the entries loop over the grid), against the interpreter. */
-static void
-check_emulated (FbGraph *g, FbNode *node, FbTensor **ins, guint n_ins, gboolean want_cooperative)
-{
-  FbTensor *expected = ti_run1 (node, ins);
-  tc_finish (g, node, ins, 0);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(FbPlan) plan = fb_lower_graph (g, fb_codegen_host_target (), &error);
-  g_assert_no_error (error);
-  gboolean cooperative = FALSE;
-  for (int small = 0; small < 2; small++)
-    {
-      g_autoptr(GPtrArray) mem = g_ptr_array_new_with_free_func (g_free);
-      for (guint b = 0; b < plan->buffers->len; b++)
-        g_ptr_array_add (mem, g_malloc0 (MAX (fb_plan_buffer (plan, b)->nbytes, 16)));
-      for (guint i = 0; i < n_ins; i++)
-        memcpy (g_ptr_array_index (mem, g_array_index (plan->inputs, guint, i)),
-                fb_tensor_data (ins[i]), fb_tensor_nbytes (ins[i]));
-      for (guint i = 0; i < plan->kernels->len; i++)
-        {
-          const FbKernel *k = g_ptr_array_index (plan->kernels, i);
-          g_assert_true (pure_generated (k));
-          g_autoptr(GBytes) obj = NULL;
-          g_autoptr(FbPtxModule) m = fb_codegen_ptx_emulation (k, plan, &obj, &error);
-          g_assert_no_error (error);
-          g_autoptr(FbJit) jit = fb_jit_new (&error);
-          g_assert_no_error (error);
-          g_assert_true (fb_jit_add_object (jit, obj, &error));
-          g_autofree void **args = g_new0 (void *, k->args->len + 1);
-          for (guint a = 0; a < k->args->len; a++)
-            args[a] = g_ptr_array_index (mem, fb_plan_root (plan, g_array_index (k->args, FbKArg, a).buffer));
-          for (guint p = 0; p < k->phases->len; p++)
-            {
-              const FbPtxPhase *ph = &g_array_index (m->phases, FbPtxPhase, p);
-              const FbKPhase *kp = g_ptr_array_index (k->phases, p);
-              FbPtxLaunch l = { ph->entry, ph->block_threads, ph->iters_per_block,
-                                ph->blocks_per_iter, ph->cooperative };
-              int64_t grid = (kp->extent + l.iters_per_block - 1) / l.iters_per_block * l.blocks_per_iter;
-              emulate (jit, &l, args, kp->extent, small ? grid / 3 + 1 : grid);
-              cooperative |= l.cooperative;
-            }
-        }
-      guint out = fb_plan_root (plan, g_array_index (plan->outputs, guint, 0));
-      const float *got = g_ptr_array_index (mem, out);
-      for (int64_t i = 0; i < expected->numel; i++)
-        {
-          double want = fb_tensor_get_f64 (expected, i);
-          if (fabs (got[i] - want) > 1e-4 * fabs (want) + 1e-6)
-            g_error ("%s, element %" G_GINT64_FORMAT " (grid %s): emulated PTX gives %.9g, the "
-                     "interpreter %.9g", fb_op_name (node->op), i, small ? "small" : "as asked",
-                     got[i], want);
-        }
-    }
-  g_assert_true (cooperative == want_cooperative);
-}
-
 /* Blocks of 128 threads here (rows up to 1024), each an OS thread while it runs. */
 static void
 test_emulated (void)
 {
   FbGraph *g = ti_graph (17);
   FbNode *n = ti_node (g, FB_OP_SOFTMAX, 1, 1);
-  check_emulated (g, n, TI_IN (ti_random (2, D (3, 1000), 7)), 1, TRUE);
+  tp_check_emulated (g, n, TI_IN (ti_random (2, D (3, 1000), 7)), 1, TRUE);
   g = ti_graph (17);
   n = ti_node (g, FB_OP_GLOBAL_AVERAGE_POOL, 1, 1);
-  check_emulated (g, n, TI_IN (ti_random (4, D (1, 6, 7, 7), 9)), 1, TRUE);
+  tp_check_emulated (g, n, TI_IN (ti_random (4, D (1, 6, 7, 7), 9)), 1, TRUE);
   g = ti_graph (17);
   n = ti_node (g, FB_OP_TANH, 1, 1);
-  check_emulated (g, n, TI_IN (ti_random (4, D (1, 16, 30, 30), 10)), 1, FALSE);
+  tp_check_emulated (g, n, TI_IN (ti_random (4, D (1, 16, 30, 30), 10)), 1, FALSE);
   g = ti_graph (17);
   n = ti_node (g, FB_OP_ADD, 2, 1);
-  check_emulated (g, n, TI_IN (ti_random (4, D (1, 24, 20, 20), 11), ti_random (4, D (1, 24, 1, 1), 12)), 2, FALSE);
+  tp_check_emulated (g, n, TI_IN (ti_random (4, D (1, 24, 20, 20), 11), ti_random (4, D (1, 24, 1, 1), 12)), 2, FALSE);
   ti_done ();
 }
 

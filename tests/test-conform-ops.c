@@ -2,7 +2,9 @@
 /* The operators added for conformance, where ONNX's node cases do not reach: bad attributes and
  * hostile sizes refused with errors that name the node (by inference and by the interpreter),
  * numerically awkward inputs compared between the interpreter and the CPU target, constant
- * inputs that the node cases feed at run time, and the host-step label of data-sized ops. */
+ * inputs that the node cases feed at run time, and the host-step label of data-sized ops.
+ * Scan, the signal operators, the pooling ones and TfIdfVectorizer have test files of their
+ * own (test-conform-*.c). */
 #include "fb-test-cpu.h"
 #include "fb-infer.h"
 #include "fb-lower.h"
@@ -81,6 +83,24 @@ test_bad_attributes (void)
 
   n = node (&g, 18, FB_OP_EYE_LIKE, 1, 1);
   infer_fails (g, n, TI_IN (ti_f32 (3, D (2, 2, 2), NULL)), 0);
+
+  /* MeanVarianceNormalization's default axes need rank 4; a repeated axis. */
+  n = node (&g, 13, FB_OP_MEAN_VARIANCE_NORMALIZATION, 1, 1);
+  ti_run_fails (n, TI_IN (ti_f32 (2, D (2, 2), NULL)), FB_INTERP_ERROR_RUNTIME);
+  infer_fails (g, n, TI_IN (ti_f32 (2, D (2, 2), NULL)), 0);
+  n = node (&g, 13, FB_OP_MEAN_VARIANCE_NORMALIZATION, 1, 1);
+  ti_attr_ints (g, n, "axes", 2, D (0, -2));
+  ti_run_fails (n, TI_IN (ti_f32 (2, D (2, 2), NULL)), FB_INTERP_ERROR_RUNTIME);
+  infer_fails (g, n, TI_IN (ti_f32 (2, D (2, 2), NULL)), 0);
+  /* Einsum: a repeated label over unequal extents; an output label twice. */
+  n = node (&g, 12, FB_OP_EINSUM, 1, 1);
+  ti_attr_string (g, n, "equation", "ii->i");
+  ti_run_fails (n, TI_IN (ti_f32 (2, D (2, 3), NULL)), FB_INTERP_ERROR_RUNTIME);
+  infer_fails (g, n, TI_IN (ti_f32 (2, D (2, 3), NULL)), 0);
+  n = node (&g, 12, FB_OP_EINSUM, 1, 1);
+  ti_attr_string (g, n, "equation", "ij->ii");
+  ti_run_fails (n, TI_IN (ti_f32 (2, D (2, 2), NULL)), FB_INTERP_ERROR_UNSUPPORTED);
+  infer_fails (g, n, TI_IN (ti_f32 (2, D (2, 2), NULL)), 0);
   ti_done ();
 }
 
@@ -153,6 +173,27 @@ test_known_values (void)
   ti_assert (o[2], FB_DTYPE_INT64, 1, D (5), V (0, 1, 0, 2, 1), 0);
   ti_assert (o[3], FB_DTYPE_INT64, 1, D (3), V (2, 2, 1), 0);
   g_free (o);
+  /* Einsum within one operand: a trace, a diagonal, row sums, a batch of diagonals. */
+  const struct { const char *eq; int rank; const int64_t *dims; const double *want;
+                        int out_rank; const int64_t *out_dims; } es[] = {
+    { "ii->", 2, D (2, 2), V (5), 0, NULL },
+    { "ii->i", 2, D (2, 2), V (1, 4), 1, D (2) },
+    { "ij->i", 2, D (2, 2), V (3, 7), 1, D (2) },
+    { "...ii ->...i", 3, D (2, 2, 2), V (1, 4, 5, 8), 2, D (2, 2) },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (es); i++)
+    {
+      n = node (&g, 12, FB_OP_EINSUM, 1, 1);
+      ti_attr_string (g, n, "equation", es[i].eq);
+      ti_assert (ti_run1 (n, TI_IN (ti_f32 (es[i].rank, es[i].dims, V (1, 2, 3, 4, 5, 6, 7, 8)))),
+                 FB_DTYPE_FLOAT32, es[i].out_rank, es[i].out_dims, es[i].want, 0);
+    }
+  /* MeanVarianceNormalization over axis 1 of [[1, 3], [2, 2]]: rows become [-1, 1] and 0s
+   * (no deviation: 0 / 1e-9). */
+  n = node (&g, 13, FB_OP_MEAN_VARIANCE_NORMALIZATION, 1, 1);
+  ti_attr_ints (g, n, "axes", 1, D (1));
+  ti_assert (ti_run1 (n, TI_IN (ti_f32 (2, D (2, 2), V (1, 3, 2, 2)))), FB_DTYPE_FLOAT32, 2,
+             D (2, 2), V (-1, 1, 0, 0), 1e-6);
   /* MatMulInteger with a zero point per row of A. */
   n = node (&g, 18, FB_OP_MATMUL_INTEGER, 3, 1);
   ti_assert (ti_run1 (n, TI_IN (ti_tensor (FB_DTYPE_UINT8, 2, D (2, 2), V (3, 4, 5, 6)),
@@ -228,6 +269,12 @@ test_cpu_matches (void)
                         ti_tensor (FB_DTYPE_UINT8, 2, D (3, 2), V (255, 0, 1, 2, 3, 200)),
                         ti_tensor (FB_DTYPE_INT8, 0, NULL, V (-3)),
                         ti_tensor (FB_DTYPE_UINT8, 0, NULL, V (7))), 12);
+  /* MeanVarianceNormalization over the default axes and over an arbitrary set. */
+  n = node (&g, 13, FB_OP_MEAN_VARIANCE_NORMALIZATION, 1, 1);
+  tc_node (g, n, TI_IN (ti_random (4, D (2, 3, 4, 5), 21)), 0);
+  n = node (&g, 13, FB_OP_MEAN_VARIANCE_NORMALIZATION, 1, 1);
+  ti_attr_ints (g, n, "axes", 2, D (-1, 1));
+  tc_node (g, n, TI_IN (ti_random (3, D (3, 4, 5), 22)), 0);
   n = node (&g, 18, FB_OP_QUANTIZE_LINEAR, 3, 1);
   tc_node (g, n, TI_IN (ti_f32 (2, D (2, 3), V (-300, -0.5, 0.5, 1.5, 2.5, NAN)),
                         ti_f32 (1, D (3), V (1, 1, 0.5)),

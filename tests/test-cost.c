@@ -88,6 +88,13 @@ test_contractions (void)
   c = cost_of (tg, n);
   g_assert_cmpfloat (c.flops, ==, 0);
   g_assert_cmpfloat (c.bytes_read, ==, 24);
+  /* Sums within one operand: 3 additions for each of 2 rows; a trace of 4: 3. */
+  n = tg_node (tg, NULL, FB_OP_EINSUM, 1, 1, tg_input (tg, NULL, F32, "2x4"));
+  tg_str (tg, n, "equation", "ij->i");
+  g_assert_cmpfloat (cost_of (tg, n).flops, ==, 2 * 3);
+  n = tg_node (tg, NULL, FB_OP_EINSUM, 1, 1, tg_input (tg, NULL, F32, "4x4"));
+  tg_str (tg, n, "equation", "ii");
+  g_assert_cmpfloat (cost_of (tg, n).flops, ==, 3);
   tg_free (tg);
 }
 
@@ -193,6 +200,18 @@ test_loop_and_recurrent (void)
   tg_graph_attr (tg, n, "body", body);
   c = cost_of (tg, n);
   g_assert_cmpfloat (c.flops, ==, 10 * 4);
+
+  /* Scan runs its body once per slice: 6 along axis 1 of the scan input. */
+  body = fb_graph_new_subgraph (tg->graph, "scan_body");
+  FbValue *s_in = tg_input (tg, body, UNDEF, "*"), *x_in = tg_input (tg, body, UNDEF, "*");
+  g_ptr_array_add (body->outputs, tg_node (tg, body, FB_OP_ADD, 2, 1, s_in, x_in)->outputs[0]);
+  n = tg_node (tg, NULL, FB_OP_SCAN, 2, 1, tg_input (tg, NULL, F32, "4"),
+               tg_input (tg, NULL, F32, "4x6"));
+  tg_graph_attr (tg, n, "body", body);
+  tg_int (tg, n, "num_scan_inputs", 1);
+  tg_ints (tg, n, "scan_input_axes", 1, I64S (1));
+  c = cost_of (tg, n);
+  g_assert_cmpfloat (c.flops, ==, 6 * 4);
 
   n = tg_node (tg, NULL, FB_OP_LSTM, 3, 1, tg_input (tg, NULL, F32, "5x2x10"),
                tg_weights (tg, NULL, F32, "1x64x10"), tg_weights (tg, NULL, F32, "1x64x16"));

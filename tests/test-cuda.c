@@ -65,7 +65,7 @@ test_lower_contractions (void)
   const FbBackend *cpu = fb_backend_lookup ("cpu");
   g_assert_nonnull (cuda);
   g_assert_cmpstr (cuda->assembly_suffix, ==, "ptx");
-  g_assert_false (cuda->channels_last);
+  g_assert_true (cuda->channels_last);
 
   g_autoptr(FbPipeline) mm = load_case ("matmul", FB_LAYOUT_NCHW);
   g_autoptr(FbPlan) gpu = cuda->lower (cuda, fb_pipeline_final (mm), &error);

@@ -103,14 +103,14 @@ test_one_form (void)
 }
 
 /* Every valid model opens: a sequence flowing out of an If (ONNX's test_if_seq) and an Einsum
- * form not computed yet (test_einsum_batch_diagonal) load with the nodes concerned marked and the
- * reason, and the pipeline keeps stage 0 and stops saying why. */
+ * form not computed yet (three operands) load with the nodes concerned marked and the reason,
+ * and the pipeline keeps stage 0 and stops saying why. */
 static void
 test_valid_models_open (void)
 {
   const struct { const char *file, *node, *reason; } cases[] = {
     { "if-seq.onnx", "If_0", "is a sequence" },
-    { "einsum-diagonal.onnx", "Einsum_0", "a diagonal" },
+    { "einsum-three-operands.onnx", "Einsum_0", "3 operands" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

@@ -412,11 +412,23 @@ test_einsum (void)
   INFER_FAILS (tg, n, FB_GRAPH_ERROR_SHAPE, "rank");
   n = einsum (tg, "i.j->ij", "2x3", NULL);
   INFER_FAILS (tg, n, FB_GRAPH_ERROR_SHAPE, "ellipsis");
-  /* Outside the matrix-product forms: a clear "unsupported". */
-  n = einsum (tg, "ii->i", "3x3", NULL);
-  INFER_FAILS (tg, n, FB_GRAPH_ERROR_UNSUPPORTED, "diagonal");
-  n = einsum (tg, "ij->i", "3x3", NULL);
-  INFER_FAILS (tg, n, FB_GRAPH_ERROR_UNSUPPORTED, "sums over");
+  /* Diagonals and sums within one operand; numpy's implicit output leaves a repeated label out. */
+  n = einsum (tg, "...ii ->...i", "Bx3x3", NULL);
+  INFER_OK (tg, n);
+  CHECK (OUT (n, 0), F32, "Bx3");
+  n = einsum (tg, "ij->i", "3x4", NULL);
+  INFER_OK (tg, n);
+  CHECK (OUT (n, 0), F32, "3");
+  n = einsum (tg, "iij", "3x3x2", NULL);
+  INFER_OK (tg, n);
+  CHECK (OUT (n, 0), F32, "2");
+  n = einsum (tg, "ii->i", "3x4", NULL);
+  INFER_FAILS (tg, n, FB_GRAPH_ERROR_SHAPE, "label 'i'");
+  n = einsum (tg, "ij->ii", "3x3", NULL);
+  INFER_FAILS (tg, n, FB_GRAPH_ERROR_SHAPE, "repeats 'i'");
+  /* numpy does not sum the dimensions of an ellipsis the output leaves out. */
+  n = einsum (tg, "...ij->ij", "2x3x4", NULL);
+  INFER_FAILS (tg, n, FB_GRAPH_ERROR_SHAPE, "ellipsis");
   n = tg_node (tg, NULL, FB_OP_EINSUM, 3, 1, tg_input (tg, NULL, F32, "2"), tg_input (tg, NULL, F32, "2"),
                tg_input (tg, NULL, F32, "2"));
   tg_str (tg, n, "equation", "i,i,i->i");

@@ -543,11 +543,12 @@ test_einsum (void)
   ti_attr_string (g, n, "equation", "ij,kj->ik");
   ti_assert (ti_run1 (n, TI_IN (ti_f32 (2, D (1, 2), V (1, 2)), ti_f32 (2, D (2, 2), V (1, 1, 2, 0)))),
              FB_DTYPE_FLOAT32, 2, D (1, 2), V (3, 2), 0);
-  /* A diagonal is not a matrix product: a clear refusal. */
+  /* A diagonal: a label repeated within an operand. */
   n = ti_node (g, FB_OP_EINSUM, 1, 1);
   ti_attr_string (g, n, "equation", "ii->i");
-  g_assert_false (fb_interp_supports (n));
-  ti_run_fails (n, TI_IN (ti_f32 (2, D (2, 2), NULL)), FB_INTERP_ERROR_UNSUPPORTED);
+  g_assert_true (fb_interp_supports (n));
+  ti_assert (ti_run1 (n, TI_IN (ti_f32 (2, D (2, 2), V (1, 2, 3, 4)))), FB_DTYPE_FLOAT32, 1, D (2),
+             V (1, 4), 0);
   n = ti_node (g, FB_OP_EINSUM, 2, 1);
   ti_attr_string (g, n, "equation", "...abcd,efgh->...abcdefgh");
   ti_run_fails (n, TI_IN (ti_f32 (8, D (1, 1, 1, 1, 1, 1, 1, 1), NULL), ti_f32 (4, D (1, 1, 1, 1), NULL)),

@@ -90,6 +90,36 @@ test_dot (void)
   g_assert_null (strstr (dot, "label=\"w\""));
 }
 
+/* A Constant node stays a node of the DOT text, joined to its reader (the graph view may draw
+ * it as a row instead; DOT keeps every node). */
+static void
+test_dot_constant_node (void)
+{
+  g_autoptr(FbGraph) g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", 2, TP_DIMS (2, 6));
+  g_autoptr(FbTensor) t = fb_tensor_new (FB_DTYPE_INT64, 1, TP_DIMS (2), NULL);
+  FbShape shape = fb_tensor_shape (t);
+  FbNode *c = fb_graph_add_node (g, FB_OP_CONSTANT, "target_shape", 0, 1);
+  FbValue *s = fb_graph_add_value (g, "target_shape:0", FB_DTYPE_INT64, &shape);
+  FbAttr value = { .name = "value", .type = FB_ATTR_TENSOR };
+  FbValue *y;
+  g_autofree char *dot = NULL, *edge = NULL, *node = NULL;
+
+  fb_tensor_set_f64 (t, 0, 3);
+  fb_tensor_set_f64 (t, 1, 4);
+  value.t = t;
+  fb_node_set_attr (g, c, &value);
+  s->constant = fb_tensor_ref (t);
+  fb_node_set_output (c, 0, s);
+  y = tp_op (g, FB_OP_RESHAPE, "reshape", x, s, NULL);
+  tp_output (g, y);
+  dot = fb_graph_to_dot (g);
+  node = g_strdup_printf ("n%u [label=\"Constant\\ntarget_shape\"", c->id);
+  edge = g_strdup_printf ("n%u -> n%u ", c->id, y->producer->id);
+  g_assert_nonnull (strstr (dot, node));
+  g_assert_nonnull (strstr (dot, edge));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -98,5 +128,6 @@ main (int argc, char **argv)
   g_test_add_func ("/printer/stable", test_stable);
   g_test_add_func ("/printer/fused-body", test_fused_body_nests);
   g_test_add_func ("/printer/dot", test_dot);
+  g_test_add_func ("/printer/dot-constant-node", test_dot_constant_node);
   return g_test_run ();
 }

@@ -7,6 +7,7 @@
 #include "fb-test-cli.h"
 #include "fb-window.h"
 #include "fb-window-export.h"
+#include "fb-ptx.h"
 
 #include <cairo.h>
 #include <json-glib/json-glib.h>
@@ -340,6 +341,134 @@ test_kernel (void)
   }
 }
 
+/* ---- PTX, which needs no GPU ---------------------------------------------------------------- */
+
+static char *listing (void);
+
+/* TRUE when ptxas -arch=sm_90 takes the file (a refusal fails the test); FALSE, with why in
+ * *skip_reason, when this machine has no ptxas. */
+static gboolean
+ptxas_accepts (const char *path, char **skip_reason)
+{
+  g_autofree char *ptxas = fb_ptx_find_tool ("ptxas");
+  g_autofree char *cubin = NULL;
+
+  if (ptxas == NULL)
+    {
+      *skip_reason = g_strdup ("ptxas (the CUDA toolkit's PTX assembler) is not on this machine: "
+                               "the exported PTX was checked for its structure only");
+      return FALSE;
+    }
+  cubin = g_strconcat (path, ".cubin", NULL);
+  g_free (spawn (TRUE, ptxas, "-arch=sm_90", "-o", cubin, path, NULL));
+  g_assert_true (g_file_test (cubin, G_FILE_TEST_IS_REGULAR));
+  g_unlink (cubin);
+  return TRUE;
+}
+
+static void
+assert_ptx_module (const char *ptx)
+{
+  g_assert_true (g_str_has_prefix (ptx, "// "));
+  g_assert_nonnull (strstr (ptx, "\n.version "));
+  g_assert_nonnull (strstr (ptx, "\n.target sm_90"));
+  g_assert_nonnull (strstr (ptx, ".visible .entry "));
+}
+
+/* File → Export → PTX: the final stage's kernels for the GPU, on a machine that may have none,
+ * written atomically (nothing else left beside it) and asked about before it replaces a file. */
+static void
+test_ptx (void)
+{
+  g_autofree char *before = listing ();
+  g_autofree char *path = NULL, *ptx = NULL, *after = NULL, *skip = NULL;
+  g_autoptr(GError) error = NULL;
+  GtkWidget *question;
+
+  select_stage ("final");
+  g_assert_true (fb_window_can_export (window, FB_EXPORT_PTX));
+  path = export (FB_EXPORT_PTX, "sample.ptx");
+  g_assert_true (g_file_get_contents (path, &ptx, NULL, &error));
+  assert_ptx_module (ptx);
+  /* The same module the command line writes. */
+  g_assert_nonnull (strstr (ptx, "// kernel n70_Softmax (Softmax"));
+  /* The file alone is new in the folder: no temporary is left beside it. */
+  after = listing ();
+  {
+    g_auto(GStrv) was = g_strsplit (before, ",", -1);
+    g_auto(GStrv) now = g_strsplit (after, ",", -1);
+
+    g_assert_cmpuint (g_strv_length (now), ==, g_strv_length (was) + (before[0] != '\0' ? 1 : 0));
+    g_assert_true (g_strv_contains ((const char * const *) now, "sample.ptx"));
+    for (guint i = 0; before[0] != '\0' && was[i] != NULL; i++)
+      g_assert_true (g_strv_contains ((const char * const *) now, was[i]));
+  }
+
+  /* A second export to the same file asks first; Cancel keeps the file as it was. */
+  g_assert_true (g_file_set_contents (path, "kept", -1, &error));
+  {
+    g_autoptr(GFile) file = g_file_new_for_path (path);
+    g_autofree char *text = NULL;
+
+    fb_window_export_to (window, FB_EXPORT_PTX, file, FALSE);
+    question = fb_window_get_export_question (window);
+    g_assert_nonnull (question);
+    adw_message_dialog_response (ADW_MESSAGE_DIALOG (question), "cancel");
+    settle ();
+    g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+    g_assert_cmpstr (text, ==, "kept");
+    fb_window_export_to (window, FB_EXPORT_PTX, file, FALSE);
+    adw_message_dialog_response (ADW_MESSAGE_DIALOG (fb_window_get_export_question (window)),
+                                 "replace");
+    settle ();
+    g_clear_pointer (&text, g_free);
+    g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+    g_assert_cmpstr (text, ==, ptx);
+  }
+  if (!ptxas_accepts (path, &skip))
+    g_test_skip (skip);
+}
+
+/* With the code view on the cuda target, a kernel's assembly is its PTX, and it has no object. */
+static void
+test_kernel_ptx (void)
+{
+  FbCodeView *code = fb_window_get_code_view (window);
+  FbStage *final = select_stage ("final");
+  g_autofree char *path = NULL, *ptx = NULL, *skip = NULL;
+  g_autoptr(GError) error = NULL;
+  FbNode *softmax = NULL;
+
+  for (guint i = 0; i < final->graph->nodes->len && softmax == NULL; i++)
+    if (((FbNode *) g_ptr_array_index (final->graph->nodes, i))->op == FB_OP_SOFTMAX)
+      softmax = g_ptr_array_index (final->graph->nodes, i);
+  g_assert_nonnull (softmax);
+  g_assert_true (fb_graph_view_select_node (after_view (), softmax->id));
+  settle ();
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-kernel", NULL));
+  fb_code_view_set_target (code, "cuda");
+  settle ();
+  g_assert_cmpstr (fb_code_view_get_target (code), ==, "cuda");
+  g_assert_nonnull (fb_code_view_get_kernel (code));
+  path = export (FB_EXPORT_ASSEMBLY, "softmax.ptx");
+  g_assert_true (g_file_get_contents (path, &ptx, NULL, &error));
+  assert_ptx_module (ptx);
+  g_assert_false (fb_window_can_export (window, FB_EXPORT_OBJECT));
+  {
+    g_autofree char *o = path_in ("softmax.o");
+    g_autoptr(GFile) file = g_file_new_for_path (o);
+
+    fb_window_export_to (window, FB_EXPORT_OBJECT, file, FALSE);
+    g_assert_false (fb_window_is_exporting (window));
+    g_assert_nonnull (strstr (fb_window_get_export_status (window), "PTX, not objects"));
+    g_assert_false (g_file_test (o, G_FILE_TEST_EXISTS));
+  }
+  fb_code_view_set_target (code, "cpu");
+  settle ();
+  if (!ptxas_accepts (path, &skip))
+    g_test_skip (skip);
+}
+
 /* ---- cancel, refuse to overwrite, fail cleanly ------------------------------------------- */
 
 static int
@@ -461,6 +590,8 @@ main (int argc, char **argv)
   g_assert_no_error (error);
   app = fb_application_new (G_APPLICATION_NON_UNIQUE);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+  /* The kernels these tests look for are the channels-first ones (generated loops). */
+  g_settings_set_string (fb_application_get_settings (app), "layout", "nchw");
   window = fb_window_new (app);
   gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
   gtk_window_present (GTK_WINDOW (window));
@@ -473,6 +604,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/export/bundle", test_bundle);
   g_test_add_func ("/ui/export/shared-library", test_shared_library);
   g_test_add_func ("/ui/export/kernel", test_kernel);
+  g_test_add_func ("/ui/export/ptx", test_ptx);
+  g_test_add_func ("/ui/export/kernel-ptx", test_kernel_ptx);
   g_test_add_func ("/ui/export/cancel", test_cancel);
   g_test_add_func ("/ui/export/overwrite", test_overwrite);
   g_test_add_func ("/ui/export/failure", test_failure);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The graph layout and the graph view: scopes and groups, Graphviz placement, seeding from the
- * previous stage, zoom and fit arithmetic, search, selection and walking along edges, in a real
- * window. */
+ * previous stage, zoom and fit arithmetic (a tall graph fitted to its width, a first picture that
+ * never shows empty space), search, selection and walking along edges, in a real window. */
 #include "fb-graph-layout.h"
 #include "fb-graph-view.h"
 #include "fb-ui.h"
@@ -98,6 +98,59 @@ build_scoped (guint n_layers)
     }
   h->is_output = TRUE;
   g_ptr_array_add (graph->outputs, h);
+  return graph;
+}
+
+/* A chain of n Relu nodes: far taller than wide. */
+static FbGraph *
+build_tall (guint n)
+{
+  g_autoptr(FbModel) model = fb_model_new (NULL);
+  FbGraph *graph = fb_graph_new (model);
+  FbValue *h = add_input (graph);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("relu_%u", i);
+
+      h = add_op (graph, FB_OP_RELU, name, h, NULL);
+    }
+  h->is_output = TRUE;
+  g_ptr_array_add (graph->outputs, h);
+  return graph;
+}
+
+/* A chain of twelve, then sixty branches side by side: its top is one box far from the left. */
+static FbGraph *
+build_top_heavy (void)
+{
+  g_autoptr(FbModel) model = fb_model_new (NULL);
+  FbGraph *graph = fb_graph_new (model);
+  FbValue *h = add_input (graph), *branches[60];
+  FbNode *sum;
+  g_autofree char *out_name = NULL;
+  FbValue *out;
+
+  for (guint i = 0; i < 12; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("stem_%u", i);
+
+      h = add_op (graph, FB_OP_RELU, name, h, NULL);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (branches); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("branch_%u", i);
+
+      branches[i] = add_op (graph, FB_OP_SIGMOID, name, h, NULL);
+    }
+  sum = fb_graph_add_node (graph, FB_OP_SUM, "sum", G_N_ELEMENTS (branches), 1);
+  for (guint i = 0; i < G_N_ELEMENTS (branches); i++)
+    sum->inputs[i] = branches[i];
+  out_name = g_strdup ("sum:0");
+  out = fb_graph_add_value (graph, out_name, FB_DTYPE_FLOAT32, &h->shape);
+  fb_node_set_output (sum, 0, out);
+  out->is_output = TRUE;
+  g_ptr_array_add (graph->outputs, out);
   return graph;
 }
 
@@ -380,7 +433,14 @@ fixture_set_up (Fixture       *f,
 {
   g_autoptr(FbGraphLayout) layout = NULL;
 
-  f->graph = data != NULL ? build_scoped (GPOINTER_TO_UINT (data)) : build_chain ();
+  if (data == NULL)
+    f->graph = build_chain ();
+  else if (g_str_equal (data, "tall"))
+    f->graph = build_tall (110);
+  else if (g_str_equal (data, "top-heavy"))
+    f->graph = build_top_heavy ();
+  else
+    f->graph = build_scoped (60);
   f->window = gtk_window_new ();
   gtk_window_set_default_size (GTK_WINDOW (f->window), 800, 600);
   f->view = FB_GRAPH_VIEW (fb_graph_view_new ());
@@ -502,6 +562,80 @@ test_view_walk (Fixture       *f,
 }
 
 static void
+visible_rect (FbGraphView *view,
+              double      *x0,
+              double      *y0,
+              double      *x1,
+              double      *y1)
+{
+  double zoom;
+
+  fb_graph_view_get_viewport (view, x0, y0, &zoom);
+  *x1 = *x0 + gtk_widget_get_width (GTK_WIDGET (view)) / zoom;
+  *y1 = *y0 + gtk_widget_get_height (GTK_WIDGET (view)) / zoom;
+}
+
+static gboolean
+item_shows (FbGraphView       *view,
+            const FbSceneItem *item)
+{
+  double x0, y0, x1, y1;
+
+  visible_rect (view, &x0, &y0, &x1, &y1);
+  return item->x >= x0 && item->y >= y0 && item->x + item->width <= x1 && item->y + item->height <= y1;
+}
+
+static void
+test_view_fit_tall (Fixture       *f,
+                    gconstpointer  data)
+{
+  FbGraphScene *scene = fb_graph_view_get_scene (f->view);
+  const FbSceneItem *top = item_of (scene, g_ptr_array_index (f->graph->nodes, 0));
+  double width, height;
+  double w = gtk_widget_get_width (GTK_WIDGET (f->view)), h = gtk_widget_get_height (GTK_WIDGET (f->view));
+
+  fb_graph_scene_get_bounds (scene, &width, &height);
+  /* Fitting all of it would shrink it past reading... */
+  g_assert_cmpfloat (h / height, <, FB_GRAPH_VIEW_READABLE_ZOOM / 2);
+  fb_graph_view_set_viewport (f->view, 5000, 5000, 0.05);
+  fb_graph_view_zoom_to_fit (f->view);
+  /* ...so its width fits, at a size where the text reads, from its first node. */
+  g_assert_cmpfloat (fb_graph_view_get_zoom (f->view), >=, FB_GRAPH_VIEW_READABLE_ZOOM);
+  g_assert_cmpfloat (width * fb_graph_view_get_zoom (f->view), <=, w + 1e-6);
+  g_assert_true (item_shows (f->view, top));
+
+  /* Showing a few boxes far down: on screen afterwards, readable. */
+  {
+    graphene_rect_t rects[2];
+    const FbSceneItem *a = item_of (scene, g_ptr_array_index (f->graph->nodes, 80));
+    const FbSceneItem *b = item_of (scene, g_ptr_array_index (f->graph->nodes, 82));
+
+    graphene_rect_init (&rects[0], a->x, a->y, a->width, a->height);
+    graphene_rect_init (&rects[1], b->x, b->y, b->width, b->height);
+    fb_graph_view_show_rects (f->view, rects, 2);
+    g_assert_cmpfloat (fb_graph_view_get_zoom (f->view), >=, FB_GRAPH_VIEW_READABLE_ZOOM);
+    g_assert_true (item_shows (f->view, a));
+    g_assert_true (item_shows (f->view, b));
+  }
+}
+
+static void
+test_view_first_picture (Fixture       *f,
+                         gconstpointer  data)
+{
+  FbGraphScene *scene = fb_graph_view_get_scene (f->view);
+  const FbSceneItem *top = item_of (scene, node_named (f->graph, "stem_0"));
+  double width, height;
+
+  /* Too wide to read whole: the first picture is its top, readable, and that top is one box in
+   * the middle of the width, which is what it shows rather than the empty left of the picture. */
+  fb_graph_scene_get_bounds (scene, &width, &height);
+  g_assert_cmpfloat (width * FB_GRAPH_VIEW_READABLE_ZOOM, >, 2 * gtk_widget_get_width (GTK_WIDGET (f->view)));
+  g_assert_cmpfloat (fb_graph_view_get_zoom (f->view), ==, FB_GRAPH_VIEW_READABLE_ZOOM);
+  g_assert_true (item_shows (f->view, top));
+}
+
+static void
 count_toggle (guint      *toggles,
               const char *path,
               gboolean    expanded)
@@ -583,7 +717,10 @@ main (int    argc,
   g_test_add ("/ui/graph-view/zoom-fit", Fixture, NULL, fixture_set_up, test_view_zoom_fit, fixture_tear_down);
   g_test_add ("/ui/graph-view/search", Fixture, NULL, fixture_set_up, test_view_search, fixture_tear_down);
   g_test_add ("/ui/graph-view/walk", Fixture, NULL, fixture_set_up, test_view_walk, fixture_tear_down);
-  g_test_add ("/ui/graph-view/groups", Fixture, GUINT_TO_POINTER (60), fixture_set_up, test_view_groups, fixture_tear_down);
+  g_test_add ("/ui/graph-view/groups", Fixture, "scoped", fixture_set_up, test_view_groups, fixture_tear_down);
+  g_test_add ("/ui/graph-view/fit-tall", Fixture, "tall", fixture_set_up, test_view_fit_tall, fixture_tear_down);
+  g_test_add ("/ui/graph-view/first-picture", Fixture, "top-heavy", fixture_set_up, test_view_first_picture,
+              fixture_tear_down);
   g_test_add ("/ui/graph-view/marks", Fixture, NULL, fixture_set_up, test_view_marks, fixture_tear_down);
   return g_test_run ();
 }

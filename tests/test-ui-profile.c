@@ -723,6 +723,51 @@ test_profile_button_ab (void)
   fb_window_clear_profile (window);
 }
 
+static gboolean
+pass_disabled (const char *pass)
+{
+  const FbPipelineOptions *options = fb_run_get_options (run ());
+  for (guint i = 0; i < options->disabled_passes->len; i++)
+    if (g_strcmp0 (g_ptr_array_index (options->disabled_passes, i), pass) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The eager baseline preset: both fusion passes off (the final stage then has a kernel per ONNX
+ * node), a profile made so, and everything back on when it is turned off. */
+static void
+test_eager_baseline (void)
+{
+  const char *error_before = fb_window_get_last_error (window);
+  guint fused_nodes = fb_run_get_stage (run (), fb_run_n_stages (run ()) - 1)->graph->nodes->len;
+
+  fb_window_clear_profile (window);
+  fb_window_set_eager_baseline (window, TRUE);
+  settle ();
+  g_assert_true (fb_window_get_eager_baseline (window));
+  g_assert_true (pass_disabled ("fuse-epilogue"));
+  g_assert_true (pass_disabled ("fuse-elementwise"));
+  g_assert_cmpuint (final_stage ()->graph->nodes->len, >, fused_nodes);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.profile", NULL));
+  settle ();
+  g_assert_true (fb_window_get_last_error (window) == error_before);
+  FbProfile *eager = fb_window_get_profile (window);
+  g_assert_nonnull (eager);
+  /* The profile records the toggles it was made with: both fusions off. */
+  guint off = 0;
+  for (guint i = 0; i < eager->pipeline->disabled_passes->len; i++)
+    off += g_str_has_prefix (g_ptr_array_index (eager->pipeline->disabled_passes, i), "fuse-");
+  g_assert_cmpuint (off, ==, 2);
+  g_assert_true (fb_window_is_profile_painted (window));
+
+  fb_window_set_eager_baseline (window, FALSE);
+  settle ();
+  g_assert_false (pass_disabled ("fuse-epilogue"));
+  g_assert_false (pass_disabled ("fuse-elementwise"));
+  g_assert_cmpuint (final_stage ()->graph->nodes->len, ==, fused_nodes);
+  fb_window_clear_profile (window);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -760,6 +805,7 @@ main (int    argc,
   g_test_add_func ("/ui/profile/targets", test_targets);
   g_test_add_func ("/ui/profile/button", test_profile_button);
   g_test_add_func ("/ui/profile/button-ab", test_profile_button_ab);
+  g_test_add_func ("/ui/profile/eager-baseline", test_eager_baseline);
   status = screenshot != NULL ? 0 : g_test_run ();
 
   gtk_window_destroy (GTK_WINDOW (window));

@@ -259,6 +259,26 @@ test_no_fuse (void)
   g_free ((char *) name);
 }
 
+/* The window took the settings it was opened with (the layout main set before opening it,
+ * the passes left enabled), and a new window takes what this one changed. */
+static void
+test_settings_taken (void)
+{
+  GSettings *settings = fb_application_get_settings (app);
+
+  g_assert_cmpint (fb_run_get_options (run ())->layout, ==, FB_LAYOUT_NCHW);
+  g_settings_set_string (settings, "layout", "nhwc");
+  FbWindow *second = fb_window_new (app);
+  g_assert_cmpint (g_settings_get_enum (settings, "layout"), ==, 1);
+  GVariant *state = g_action_group_get_action_state (G_ACTION_GROUP (second), "layout");
+  g_assert_cmpstr (g_variant_get_string (state, NULL), ==, "nhwc");
+  g_variant_unref (state);
+  gtk_window_destroy (GTK_WINDOW (second));
+  g_settings_set_string (settings, "layout", "nchw");
+  settle ();
+  g_assert_cmpint (fb_run_get_options (run ())->layout, ==, FB_LAYOUT_NCHW);
+}
+
 static void
 test_layout_toggle (void)
 {
@@ -452,6 +472,8 @@ open_window (void)
 {
   const char *model = g_getenv ("FB_TEST_SCREENSHOT_MODEL");
 
+  /* These tests walk the channels-first stages; the window takes the layout from the settings. */
+  g_settings_set_string (fb_application_get_settings (app), "layout", "nchw");
   window = fb_window_new (app);
   gtk_window_set_default_size (GTK_WINDOW (window), 1400, 860);
   gtk_window_present (GTK_WINDOW (window));
@@ -509,6 +531,7 @@ main (int    argc,
   g_test_add_func ("/ui/window/selection", test_selection);
   g_test_add_func ("/ui/window/toggle-pass", test_toggle_pass);
   g_test_add_func ("/ui/window/no-fuse", test_no_fuse);
+  g_test_add_func ("/ui/window/settings-taken", test_settings_taken);
   g_test_add_func ("/ui/window/layout", test_layout_toggle);
   g_test_add_func ("/ui/window/cancel", test_cancel);
   g_test_add_func ("/ui/window/search", test_search);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The code view's pages as GtkSourceView 5 views: highlighting for kernel IR, LLVM IR and
- * x86-64 assembly, a search context per page, and lines marked as coming from the selected
- * node. GtkSourceView has LLVM IR; the kernel IR and AT&T assembly definitions ship in the
- * GResource (resources/language-specs), so they work from the build tree. */
+/* The code view's pages as GtkSourceView 5 views: highlighting for kernel IR, LLVM IR, x86-64
+ * assembly, PTX and SASS, a search context per page, and lines marked as coming from the
+ * selected node. GtkSourceView has LLVM IR; the kernel IR, AT&T assembly, PTX and SASS
+ * definitions ship in the GResource (resources/language-specs), so they work from the build
+ * tree. */
 #pragma once
 
 #include <gtksourceview/gtksource.h>
@@ -22,8 +23,11 @@ const char *_fb_code_source_language  (GtkTextView *view);
 int       _fb_code_source_search      (GtkTextView *view,
                                        const char  *text,
                                        gboolean     forward);
-/* Marks (FB_CODE_MARK_TAG) the lines of view that mention any of names; the number marked. */
+/* Marks (FB_CODE_MARK_TAG) the lines i of view where marks[i] (gboolean) is TRUE, and no
+ * other; the number marked. marks NULL clears. */
 guint     _fb_code_source_mark_lines  (GtkTextView       *view,
-                                       const char *const *names);
+                                       GArray            *marks);
+/* The lines (from 1, guint) that carry the mark, read from the buffer. */
+GArray   *_fb_code_source_marked      (GtkTextView       *view);
 
 G_END_DECLS

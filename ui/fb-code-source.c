@@ -2,7 +2,6 @@
 #include "fb-code-source-private.h"
 
 #include <adwaita.h>
-#include <string.h>
 
 #define LANGUAGE_SPECS "resource:///io/github/fusebench/Fusebench/language-specs"
 
@@ -31,22 +30,30 @@ follow_dark (AdwStyleManager *style, GParamSpec *pspec, GtkSourceBuffer *buffer)
   gtk_source_buffer_set_style_scheme (buffer, gtk_source_style_scheme_manager_get_scheme (schemes, id));
 }
 
-void
-_fb_code_source_setup (GtkTextView *view, const char *language_id)
+static void
+set_language (GtkTextView *view, const char *language_id)
 {
-  GtkSourceBuffer *buffer;
-  GtkSourceLanguage *language;
-  AdwStyleManager *style = adw_style_manager_get_default ();
-  GtkSourceSearchContext *search;
+  GtkSourceBuffer *buffer = GTK_SOURCE_BUFFER (gtk_text_view_get_buffer (view));
+  GtkSourceLanguage *language = gtk_source_language_manager_get_language (language_manager (),
+                                                                          language_id);
 
-  g_assert (GTK_SOURCE_IS_VIEW (view));
-  buffer = GTK_SOURCE_BUFFER (gtk_text_view_get_buffer (view));
-  language = gtk_source_language_manager_get_language (language_manager (), language_id);
   if (language == NULL)
     g_warning ("no GtkSourceView language '%s': the code is shown without highlighting",
                language_id);
   gtk_source_buffer_set_language (buffer, language);
   gtk_source_buffer_set_highlight_syntax (buffer, language != NULL);
+}
+
+void
+_fb_code_source_setup (GtkTextView *view, const char *language_id)
+{
+  GtkSourceBuffer *buffer;
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  GtkSourceSearchContext *search;
+
+  g_assert (GTK_SOURCE_IS_VIEW (view));
+  buffer = GTK_SOURCE_BUFFER (gtk_text_view_get_buffer (view));
+  set_language (view, language_id);
   follow_dark (style, NULL, buffer);
   g_signal_connect_object (style, "notify::dark", G_CALLBACK (follow_dark), buffer, 0);
   gtk_text_buffer_create_tag (GTK_TEXT_BUFFER (buffer), FB_CODE_MARK_TAG,
@@ -89,33 +96,45 @@ _fb_code_source_search (GtkTextView *view, const char *text, gboolean forward)
 }
 
 guint
-_fb_code_source_mark_lines (GtkTextView *view, const char *const *names)
+_fb_code_source_mark_lines (GtkTextView *view, GArray *marks)
 {
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (view);
   GtkTextIter start, end;
   guint marked = 0;
+  int n_lines = gtk_text_buffer_get_line_count (buffer);
 
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   gtk_text_buffer_remove_tag_by_name (buffer, FB_CODE_MARK_TAG, &start, &end);
-  for (int line = 0; names != NULL && names[0] != NULL && line < gtk_text_buffer_get_line_count (buffer); line++)
+  for (int line = 0; marks != NULL && line < n_lines && (guint) line < marks->len; line++)
     {
       GtkTextIter a, b;
-      g_autofree char *text = NULL;
-      gboolean hit = FALSE;
 
+      if (!g_array_index (marks, gboolean, line))
+        continue;
       gtk_text_buffer_get_iter_at_line (buffer, &a, line);
       b = a;
-      if (!gtk_text_iter_ends_line (&b))
-        gtk_text_iter_forward_to_line_end (&b);
-      text = gtk_text_buffer_get_text (buffer, &a, &b, FALSE);
-      for (guint i = 0; names[i] != NULL && !hit; i++)
-        hit = names[i][0] != '\0' && strstr (text, names[i]) != NULL;
-      if (hit)
-        {
-          gtk_text_iter_forward_line (&b);
-          gtk_text_buffer_apply_tag_by_name (buffer, FB_CODE_MARK_TAG, &a, &b);
-          marked++;
-        }
+      gtk_text_iter_forward_line (&b);
+      gtk_text_buffer_apply_tag_by_name (buffer, FB_CODE_MARK_TAG, &a, &b);
+      marked++;
     }
   return marked;
+}
+
+GArray *
+_fb_code_source_marked (GtkTextView *view)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (view);
+  GtkTextTag *tag = gtk_text_tag_table_lookup (gtk_text_buffer_get_tag_table (buffer), FB_CODE_MARK_TAG);
+  GArray *lines = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  for (int line = 0; line < gtk_text_buffer_get_line_count (buffer); line++)
+    {
+      GtkTextIter at;
+      guint number = line + 1;
+
+      gtk_text_buffer_get_iter_at_line (buffer, &at, line);
+      if (gtk_text_iter_has_tag (&at, tag))
+        g_array_append_val (lines, number);
+    }
+  return lines;
 }

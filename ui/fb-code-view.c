@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fb-code-view.h"
+#include "fb-code-marks-private.h"
 #include "fb-code-source-private.h"
 
 #include <adwaita.h>
@@ -22,7 +23,10 @@ struct _FbCodeView {
   GtkTextView   *ll_view;
   GtkTextView   *opt_view;
   GtkTextView   *asm_view;
+  GtkTextView   *ptx_view;
+  GtkTextView   *sass_view;
   GtkSearchEntry *search_entry;
+  GtkDropDown   *target_choice;
 
   FbLowering    *lowering;      /* of the request on show; owns what kernels point to */
   GPtrArray     *kernels;       /* FbLoweredKernel*, or NULL */
@@ -30,19 +34,40 @@ struct _FbCodeView {
   GCancellable  *cancellable;   /* the request in flight, NULL when none */
   char          *message;
   gboolean       choosing;      /* while the choice is filled in, not picked by the user */
-  char         **marked_names;  /* names whose lines in the kernel IR are marked */
-  guint          n_marked;
+  GArray        *marked_prov;   /* guint: the selection's original nodes, whose lines are marked */
+  char          *search_text;   /* what was searched last (the entry's, or fb_code_view_search's) */
+  guint          n_marked;      /* of the kernel IR */
 };
+
+/* The pages in the order lowering makes them, and the targets that have them. */
+static const struct {
+  const char *name;
+  gboolean    cpu, cuda;
+} pages[] = {
+  { FB_CODE_VIEW_KERNEL_IR, TRUE, TRUE },
+  { FB_CODE_VIEW_LLVM_IR, TRUE, TRUE },
+  { FB_CODE_VIEW_OPTIMIZED_IR, TRUE, TRUE },
+  { FB_CODE_VIEW_ASSEMBLY, TRUE, FALSE },
+  { FB_CODE_VIEW_PTX, FALSE, TRUE },
+  { FB_CODE_VIEW_SASS, FALSE, TRUE },
+};
+
+/* The targets of target_choice, in its order. */
+static const char * const targets[] = { "cpu", "cuda" };
 
 G_DEFINE_FINAL_TYPE (FbCodeView, fb_code_view, GTK_TYPE_WIDGET)
 
 enum {
   PROP_0,
   PROP_BUSY,
+  PROP_TARGET,
   N_PROPS
 };
 
 static GParamSpec *properties[N_PROPS];
+
+static void set_target (FbCodeView *self,
+                        const char *target);
 
 GtkWidget *
 fb_code_view_new (void)
@@ -99,6 +124,8 @@ reset (FbCodeView *self)
   set_text (self->ll_view, NULL);
   set_text (self->opt_view, NULL);
   set_text (self->asm_view, NULL);
+  set_text (self->ptx_view, NULL);
+  set_text (self->sass_view, NULL);
 }
 
 static void
@@ -114,6 +141,40 @@ show_message (FbCodeView *self,
   adw_status_page_set_description (self->message_page, message);
   gtk_widget_set_visible (self->switcher, FALSE);
   gtk_stack_set_visible_child_name (self->state_stack, "message");
+}
+
+static gboolean
+is_cuda (FbCodeView *self)
+{
+  return gtk_drop_down_get_selected (self->target_choice) == 1;
+}
+
+/* The marks of the kernel on show, from the selection's provenance, on every page it has. */
+static void
+mark (FbCodeView *self)
+{
+  const FbLoweredKernel *lk = self->kernels != NULL && self->shown >= 0
+                              ? g_ptr_array_index (self->kernels, self->shown) : NULL;
+  g_autoptr(GArray) kir = NULL;
+  g_autoptr(GArray) ll = NULL;
+  g_autoptr(GArray) opt = NULL;
+  g_autoptr(GArray) last = NULL;
+
+  if (lk == NULL)
+    {
+      self->n_marked = 0;
+      return;
+    }
+  kir = _fb_code_marks_kernel_ir (lk->kernel, lk->stages,
+                                  self->marked_prov != NULL ? (const guint *) self->marked_prov->data : NULL,
+                                  self->marked_prov != NULL ? self->marked_prov->len : 0);
+  ll = _fb_code_marks_follow (kir, lk->stages->llvm_ir_lines);
+  opt = _fb_code_marks_follow (kir, lk->stages->llvm_ir_opt_lines);
+  last = _fb_code_marks_follow (kir, lk->stages->assembly_lines);
+  self->n_marked = _fb_code_source_mark_lines (self->kir_view, kir);
+  _fb_code_source_mark_lines (self->ll_view, ll);
+  _fb_code_source_mark_lines (self->opt_view, opt);
+  _fb_code_source_mark_lines (is_cuda (self) ? self->ptx_view : self->asm_view, last);
 }
 
 static char *
@@ -166,8 +227,15 @@ show_kernel (FbCodeView *self,
   set_text (self->kir_view, lk->stages->kernel_ir);
   set_text (self->ll_view, lk->stages->llvm_ir);
   set_text (self->opt_view, lk->stages->llvm_ir_opt);
-  set_text (self->asm_view, lk->stages->assembly);
-  self->n_marked = _fb_code_source_mark_lines (self->kir_view, (const char * const *) self->marked_names);
+  /* The target's last stages: x86-64, or PTX and its SASS. */
+  if (is_cuda (self))
+    {
+      set_text (self->ptx_view, lk->stages->assembly);
+      set_text (self->sass_view, lk->stages->sass);
+    }
+  else
+    set_text (self->asm_view, lk->stages->assembly);
+  mark (self);
   g_clear_pointer (&self->message, g_free);
   gtk_widget_set_visible (self->switcher, TRUE);
   gtk_stack_set_visible_child_name (self->state_stack, "code");
@@ -229,6 +297,10 @@ fb_code_view_show_kernels (FbCodeView *self,
   g_return_if_fail (node_ids != NULL);
 
   reset (self);
+  /* The pages follow the target the kernels are lowered for; the window is not asked again. */
+  self->choosing = TRUE;
+  set_target (self, fb_lowering_get_target (lowering));
+  self->choosing = FALSE;
   self->lowering = fb_lowering_ref (lowering);
   set_label (self->note_label, note);
   gtk_stack_set_visible_child_name (self->state_stack, "busy");
@@ -312,7 +384,22 @@ page_view (FbCodeView *self,
     return self->opt_view;
   if (g_strcmp0 (page, FB_CODE_VIEW_ASSEMBLY) == 0)
     return self->asm_view;
+  if (g_strcmp0 (page, FB_CODE_VIEW_PTX) == 0)
+    return self->ptx_view;
+  if (g_strcmp0 (page, FB_CODE_VIEW_SASS) == 0)
+    return self->sass_view;
   return NULL;
+}
+
+gboolean
+fb_code_view_has_page (FbCodeView *self,
+                       const char *page)
+{
+  g_return_val_if_fail (FB_IS_CODE_VIEW (self), FALSE);
+  for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
+    if (g_strcmp0 (pages[i].name, page) == 0)
+      return is_cuda (self) ? pages[i].cuda : pages[i].cpu;
+  return FALSE;
 }
 
 char *
@@ -336,9 +423,65 @@ fb_code_view_set_page (FbCodeView *self,
                          const char   *page)
 {
   g_return_if_fail (FB_IS_CODE_VIEW (self));
-  g_return_if_fail (page_view (self, page) != NULL);
+  g_return_if_fail (fb_code_view_has_page (self, page));
 
   gtk_stack_set_visible_child_name (self->code_stack, page);
+}
+
+/* The target's pages are the ones on offer; the page on show becomes its counterpart. */
+static void
+show_pages (FbCodeView *self)
+{
+  const char *page = gtk_stack_get_visible_child_name (self->code_stack);
+  gboolean cuda = is_cuda (self);
+
+  for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
+    {
+      GtkWidget *child = gtk_widget_get_parent (GTK_WIDGET (page_view (self, pages[i].name)));
+      gtk_stack_page_set_visible (gtk_stack_get_page (self->code_stack, child),
+                                  cuda ? pages[i].cuda : pages[i].cpu);
+    }
+  if (cuda && (g_strcmp0 (page, FB_CODE_VIEW_ASSEMBLY) == 0 || page == NULL))
+    gtk_stack_set_visible_child_name (self->code_stack, page ? FB_CODE_VIEW_PTX : FB_CODE_VIEW_KERNEL_IR);
+  else if (!cuda && (g_strcmp0 (page, FB_CODE_VIEW_PTX) == 0 || g_strcmp0 (page, FB_CODE_VIEW_SASS) == 0))
+    gtk_stack_set_visible_child_name (self->code_stack, FB_CODE_VIEW_ASSEMBLY);
+}
+
+static void
+set_target (FbCodeView *self,
+            const char *target)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (targets); i++)
+    if (g_strcmp0 (targets[i], target) == 0 && gtk_drop_down_get_selected (self->target_choice) != i)
+      gtk_drop_down_set_selected (self->target_choice, i);
+}
+
+static void
+on_target_chosen (FbCodeView *self)
+{
+  show_pages (self);
+  if (self->choosing)
+    return;
+  /* The code on show is the other target's: the window lowers for this one and shows it. */
+  reset (self);
+  gtk_stack_set_visible_child_name (self->state_stack, "empty");
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TARGET]);
+}
+
+const char *
+fb_code_view_get_target (FbCodeView *self)
+{
+  g_return_val_if_fail (FB_IS_CODE_VIEW (self), NULL);
+  return targets[is_cuda (self) ? 1 : 0];
+}
+
+void
+fb_code_view_set_target (FbCodeView *self,
+                         const char *target)
+{
+  g_return_if_fail (FB_IS_CODE_VIEW (self));
+  g_return_if_fail (g_strcmp0 (target, "cpu") == 0 || g_strcmp0 (target, "cuda") == 0);
+  set_target (self, target);
 }
 
 static void
@@ -350,11 +493,6 @@ on_kernel_chosen (FbCodeView *self)
     return;
   show_kernel (self, selected);
 }
-
-/* The pages in the order lowering makes them. */
-static const char * const pages[] = {
-  FB_CODE_VIEW_KERNEL_IR, FB_CODE_VIEW_LLVM_IR, FB_CODE_VIEW_OPTIMIZED_IR, FB_CODE_VIEW_ASSEMBLY,
-};
 
 const char *
 fb_code_view_get_page (FbCodeView *self)
@@ -371,17 +509,23 @@ fb_code_view_step_page (FbCodeView *self,
   int index = -1;
 
   g_return_val_if_fail (FB_IS_CODE_VIEW (self), FALSE);
+  g_return_val_if_fail (delta != 0, FALSE);
   page = fb_code_view_get_page (self);
   for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
-    if (g_strcmp0 (pages[i], page) == 0)
+    if (g_strcmp0 (pages[i].name, page) == 0)
       index = i;
-  index += delta;
-  if (index < 0 || index >= (int) G_N_ELEMENTS (pages))
-    return FALSE;
-  gtk_stack_set_visible_child_name (self->code_stack, pages[index]);
+  /* Pages of the other target are stepped over, each step a page of this one. */
+  for (int steps = ABS (delta); steps > 0;)
+    {
+      index += delta > 0 ? 1 : -1;
+      if (index < 0 || index >= (int) G_N_ELEMENTS (pages))
+        return FALSE;
+      if (fb_code_view_has_page (self, pages[index].name))
+        steps--;
+    }
+  gtk_stack_set_visible_child_name (self->code_stack, pages[index].name);
   /* The search goes on in the new page. */
-  _fb_code_source_search (page_view (self, pages[index]),
-                          gtk_editable_get_text (GTK_EDITABLE (self->search_entry)), TRUE);
+  _fb_code_source_search (page_view (self, pages[index].name), self->search_text, TRUE);
   return TRUE;
 }
 
@@ -399,6 +543,8 @@ fb_code_view_search (FbCodeView *self,
                      gboolean    forward)
 {
   g_return_val_if_fail (FB_IS_CODE_VIEW (self), 0);
+  g_free (self->search_text);
+  self->search_text = g_strdup (text);
   return _fb_code_source_search (page_view (self, fb_code_view_get_page (self)), text, forward);
 }
 
@@ -415,13 +561,27 @@ on_search_previous (FbCodeView *self)
 }
 
 void
-fb_code_view_set_marked_names (FbCodeView        *self,
-                               const char *const *names)
+fb_code_view_set_marked_prov (FbCodeView  *self,
+                              const guint *prov,
+                              guint        n)
 {
   g_return_if_fail (FB_IS_CODE_VIEW (self));
-  g_strfreev (self->marked_names);
-  self->marked_names = g_strdupv ((char **) names);
-  self->n_marked = _fb_code_source_mark_lines (self->kir_view, names);
+  g_return_if_fail (prov != NULL || n == 0);
+  g_clear_pointer (&self->marked_prov, g_array_unref);
+  self->marked_prov = g_array_sized_new (FALSE, FALSE, sizeof (guint), n);
+  g_array_append_vals (self->marked_prov, prov, n);
+  mark (self);
+}
+
+GArray *
+fb_code_view_get_marked_lines (FbCodeView *self,
+                               const char *page)
+{
+  GtkTextView *view;
+
+  g_return_val_if_fail (FB_IS_CODE_VIEW (self), NULL);
+  g_return_val_if_fail ((view = page_view (self, page)) != NULL, NULL);
+  return _fb_code_source_marked (view);
 }
 
 guint
@@ -472,7 +632,8 @@ fb_code_view_dispose (GObject *object)
   g_clear_pointer (&self->kernels, g_ptr_array_unref);
   g_clear_pointer (&self->lowering, fb_lowering_unref);
   g_clear_pointer (&self->message, g_free);
-  g_clear_pointer (&self->marked_names, g_strfreev);
+  g_clear_pointer (&self->marked_prov, g_array_unref);
+  g_clear_pointer (&self->search_text, g_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), FB_TYPE_CODE_VIEW);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
@@ -493,6 +654,9 @@ fb_code_view_get_property (GObject    *object,
     case PROP_BUSY:
       g_value_set_boolean (value, fb_code_view_is_busy (self));
       break;
+    case PROP_TARGET:
+      g_value_set_string (value, fb_code_view_get_target (self));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -510,6 +674,11 @@ fb_code_view_class_init (FbCodeViewClass *klass)
   properties[PROP_BUSY] =
     g_param_spec_boolean ("busy", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* Notified when the user (or fb_code_view_set_target) picks another target, not when the
+   * kernels shown bring theirs. */
+  properties[PROP_TARGET] =
+    g_param_spec_string ("target", NULL, NULL, "cpu",
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_source_init ();
@@ -529,13 +698,18 @@ fb_code_view_class_init (FbCodeViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FbCodeView, ll_view);
   gtk_widget_class_bind_template_child (widget_class, FbCodeView, opt_view);
   gtk_widget_class_bind_template_child (widget_class, FbCodeView, asm_view);
+  gtk_widget_class_bind_template_child (widget_class, FbCodeView, ptx_view);
+  gtk_widget_class_bind_template_child (widget_class, FbCodeView, sass_view);
   gtk_widget_class_bind_template_child (widget_class, FbCodeView, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, FbCodeView, target_choice);
   gtk_widget_class_bind_template_callback (widget_class, on_search_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_search_previous);
-  /* Alt+Left and Alt+Right step through the lowering: kernel IR, LLVM IR, optimized, assembly. */
+  /* Alt+Left and Alt+Right step through the lowering: kernel IR, LLVM IR, optimized, assembly
+   * (or PTX and SASS). */
   gtk_widget_class_add_binding (widget_class, GDK_KEY_Right, GDK_ALT_MASK, step_page_binding, "i", 1);
   gtk_widget_class_add_binding (widget_class, GDK_KEY_Left, GDK_ALT_MASK, step_page_binding, "i", -1);
   gtk_widget_class_bind_template_callback (widget_class, on_kernel_chosen);
+  gtk_widget_class_bind_template_callback (widget_class, on_target_chosen);
   gtk_widget_class_bind_template_callback (widget_class, on_close_clicked);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "codeview");
@@ -550,4 +724,7 @@ fb_code_view_init (FbCodeView *self)
   _fb_code_source_setup (self->ll_view, "llvm");
   _fb_code_source_setup (self->opt_view, "llvm");
   _fb_code_source_setup (self->asm_view, "fusebench-x86-att");
+  _fb_code_source_setup (self->ptx_view, "fusebench-ptx");
+  _fb_code_source_setup (self->sass_view, "fusebench-sass");
+  show_pages (self);
 }

@@ -17,6 +17,8 @@ struct _FbCompareView {
   int          stage;
   FbGraphView *active;
   gboolean     syncing;        /* while one view is being brought in step with the other */
+  FbGraphConstants constants;  /* how every layout draws constants */
+  gboolean     focus_pending;  /* scroll to the stage's changes once both pictures are there */
 
   /* From the shown stage's changes. */
   GHashTable  *change_of;      /* node id -> FbChange* (of the stage on the right) */
@@ -59,9 +61,9 @@ fb_compare_view_get_layout (FbCompareView *self,
   if ((layout = g_ptr_array_index (self->layouts, index)) != NULL)
     return layout;
   stage = fb_run_get_stage (self->run, index);
-  layout = fb_graph_layout_new (stage->graph,
-                                index > 0 ? fb_compare_view_get_layout (self, index - 1) : NULL,
-                                index > 0 ? stage->changes : NULL);
+  layout = fb_graph_layout_new_full (stage->graph,
+                                     index > 0 ? fb_compare_view_get_layout (self, index - 1) : NULL,
+                                     index > 0 ? stage->changes : NULL, self->constants);
   /* The stage, not the run: a layout outlives the run it was made for when the next run keeps
    * its stage. */
   fb_graph_layout_hold (layout, fb_stage_ref (stage), (GDestroyNotify) fb_stage_unref);
@@ -149,6 +151,66 @@ update_headers (FbCompareView *self,
     }
 }
 
+/* The boxes of view that show what stage changed on that side: added and changed nodes on the
+ * right, removed, fused and changed ones on the left (a Constant drawn as a row: its reader's
+ * box, a node in a folded group: the group's). */
+static void
+add_change_rects (FbCompareView *self,
+                  FbGraphView   *view,
+                  FbStage       *stage,
+                  GArray        *rects)
+{
+  FbGraphScene *scene = fb_graph_view_get_scene (view);
+  FbGraphLayout *layout = fb_graph_view_get_layout (view);
+  gboolean before = view == self->before_view;
+  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
+
+  for (guint i = 0; stage->changes != NULL && i < stage->changes->len; i++)
+    {
+      const FbChange *change = &g_array_index (stage->changes, FbChange, i);
+      gboolean here = change->kind == FB_CHANGE_CHANGED
+                      || (before ? change->kind != FB_CHANGE_ADDED : change->kind == FB_CHANGE_ADDED);
+      FbNode *node = here ? fb_graph_layout_find_node (layout, change->node_id) : NULL;
+      int index = node != NULL ? fb_graph_scene_find_node (scene, node) : -1;
+      const FbSceneItem *item;
+      graphene_rect_t rect;
+
+      if (index < 0 || g_hash_table_contains (seen, GINT_TO_POINTER (index + 1)))
+        continue;
+      g_hash_table_add (seen, GINT_TO_POINTER (index + 1));
+      item = fb_graph_scene_item (scene, index);
+      graphene_rect_init (&rect, item->x, item->y, item->width, item->height);
+      g_array_append_val (rects, rect);
+    }
+}
+
+/* Both sides open on what the pass did, once both pictures are there: the layouts are seeded one
+ * by the other, so the same place on both sides holds the same part of the graph. */
+static gboolean
+try_focus (FbCompareView *self)
+{
+  gboolean two = gtk_widget_get_visible (self->before_box);
+  g_autoptr(GArray) rects = NULL;
+  FbStage *stage;
+
+  if (!self->focus_pending || self->run == NULL || self->stage < 0)
+    return FALSE;
+  if (fb_graph_view_get_scene (self->after_view) == NULL
+      || (two && fb_graph_view_get_scene (self->before_view) == NULL))
+    return FALSE;
+  self->focus_pending = FALSE;
+  stage = fb_run_get_stage (self->run, self->stage);
+  rects = g_array_new (FALSE, FALSE, sizeof (graphene_rect_t));
+  add_change_rects (self, self->after_view, stage, rects);
+  if (two)
+    add_change_rects (self, self->before_view, stage, rects);
+  if (rects->len == 0)
+    return FALSE;
+  /* The right side moves; the left one follows it through on_viewport_changed. */
+  fb_graph_view_show_rects (self->after_view, (const graphene_rect_t *) rects->data, rects->len);
+  return TRUE;
+}
+
 static void
 apply_stage (FbCompareView *self)
 {
@@ -204,6 +266,7 @@ apply_stage (FbCompareView *self)
     }
   self->syncing = FALSE;
   update_headers (self, before, after);
+  try_focus (self);
 }
 
 void
@@ -260,7 +323,33 @@ fb_compare_view_set_stage (FbCompareView *self,
   if (index == self->stage)
     return;
   self->stage = index;
+  self->focus_pending = TRUE;
   apply_stage (self);
+}
+
+void
+fb_compare_view_set_constants (FbCompareView    *self,
+                               FbGraphConstants  constants)
+{
+  g_return_if_fail (FB_IS_COMPARE_VIEW (self));
+
+  if (constants == self->constants)
+    return;
+  self->constants = constants;
+  if (self->run == NULL)
+    return;
+  /* Every box changes size: every layout is made again, seeded one by the other as before. */
+  g_ptr_array_set_size (self->layouts, 0);
+  g_ptr_array_set_size (self->layouts, fb_run_n_stages (self->run));
+  self->focus_pending = TRUE;
+  apply_stage (self);
+}
+
+FbGraphConstants
+fb_compare_view_get_constants (FbCompareView *self)
+{
+  g_return_val_if_fail (FB_IS_COMPARE_VIEW (self), FB_GRAPH_CONSTANTS_AS_ROWS);
+  return self->constants;
 }
 
 int
@@ -358,7 +447,13 @@ on_selection_changed (FbGraphView   *view,
   self->syncing = TRUE;
   if (gtk_widget_get_visible (self->before_box))
     {
-      if (node != NULL)
+      const FbValue *constant = fb_graph_view_get_selected_constant (view);
+
+      /* A constant is the same value on both sides, whether a Constant node or an initializer
+         makes it there (fold-constants turns the one into the other, keeping the value's id). */
+      if (constant != NULL && fb_graph_view_select_constant (other, constant->id))
+        ;
+      else if (node != NULL)
         {
           if (!fb_graph_view_select_node (other, counterpart (self, view, node->id)))
             fb_graph_view_clear_selection (other);
@@ -407,8 +502,10 @@ on_scene_changed (FbGraphView   *view,
   FbGraphView *other = view == self->before_view ? self->after_view : self->before_view;
   double x, y, zoom;
 
+  if (self->syncing || try_focus (self))
+    return;
   /* A view that got its first picture and fitted it: the other one follows. */
-  if (self->syncing || !gtk_widget_get_visible (self->before_box) || fb_graph_view_get_scene (other) == NULL)
+  if (!gtk_widget_get_visible (self->before_box) || fb_graph_view_get_scene (other) == NULL)
     return;
   self->syncing = TRUE;
   fb_graph_view_get_viewport (self->after_view, &x, &y, &zoom);

@@ -21,7 +21,13 @@ GtkWidget     *fb_compare_view_new             (void);
 void           fb_compare_view_set_run         (FbCompareView *self,
                                                 FbRun         *run);
 FbRun         *fb_compare_view_get_run         (FbCompareView *self);
-/* Shows stage index on the right and the stage before it on the left (stage 0 alone). */
+/* How both sides draw constants (FB_GRAPH_CONSTANTS_AS_ROWS at first): a change lays every
+ * stage out again, keeping the stage, the open groups and the selection. */
+void           fb_compare_view_set_constants   (FbCompareView    *self,
+                                                FbGraphConstants  constants);
+FbGraphConstants fb_compare_view_get_constants (FbCompareView    *self);
+/* Shows stage index on the right and the stage before it on the left (stage 0 alone), both
+ * scrolled to what the pass added, removed or changed once their pictures are there. */
 void           fb_compare_view_set_stage       (FbCompareView *self,
                                                 int            index);
 int            fb_compare_view_get_stage       (FbCompareView *self);

@@ -219,6 +219,10 @@ _fb_graph_layout_build_tree (FbGraphLayout *self)
       FbGraphGroup *group = self->root;
       FbGroupChild child = { node, NULL };
 
+      /* Drawn inside its readers' boxes: no member of any group, so that a scope of nothing
+         but constants never becomes an empty frame. */
+      if (self->is_row[i])
+        continue;
       if (node->name != NULL && strchr (node->name, '/') != NULL)
         {
           g_auto(GStrv) parts = g_strsplit (node->name, "/", -1);

@@ -69,6 +69,13 @@ struct _FbGraphLayout {
   FbGraphGroup  **node_group;   /* by node index: innermost group */
   guint          *node_child;   /* by node index: child index in its innermost group */
   GHashTable     *uses;         /* FbValue* -> GPtrArray of FbNode* */
+  FbGraphConstants constants;
+  gboolean       *is_row;       /* by node index: a Constant node drawn as rows of its readers */
+  guint          *row_start;    /* by node index, and one more: its rows in rows */
+  FbConstantRow  *rows;
+  GHashTable     *value_reader; /* FbValue* -> the first FbNode* that shows it as a row */
+  GHashTable     *value_by_id;  /* made on first use, like value_by_name */
+  GHashTable     *value_by_name;
   guint           n_dot_runs;
   guint           n_seeded;
 };
@@ -81,6 +88,11 @@ FbGroupLayout *_fb_graph_layout_cached     (FbGraphGroup *group,
                                             const char   *key);
 FbGraphScene  *_fb_graph_scene_new         (FbGraphLayout *layout,
                                             GHashTable    *expanded);
+/* fb-graph-rows.c: decides which constants are rows (before the tree is built: a Constant
+ * drawn as rows is no member of any group) and, once it is, gives them their readers' groups. */
+void           _fb_graph_layout_build_rows (FbGraphLayout *layout);
+void           _fb_graph_layout_place_rows (FbGraphLayout *layout);
+void           _fb_graph_layout_free_rows  (FbGraphLayout *layout);
 /* fb-graph-group.c */
 void           _fb_graph_layout_build_tree (FbGraphLayout *layout);
 void           _fb_graph_group_free        (FbGraphGroup  *group);

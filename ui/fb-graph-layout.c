@@ -13,9 +13,19 @@ fb_graph_layout_new (FbGraph       *graph,
                      FbGraphLayout *previous,
                      GArray        *changes)
 {
+  return fb_graph_layout_new_full (graph, previous, changes, FB_GRAPH_CONSTANTS_AS_ROWS);
+}
+
+FbGraphLayout *
+fb_graph_layout_new_full (FbGraph          *graph,
+                          FbGraphLayout    *previous,
+                          GArray           *changes,
+                          FbGraphConstants  constants)
+{
   FbGraphLayout *self;
 
   g_return_val_if_fail (graph != NULL, NULL);
+  g_return_val_if_fail (previous == NULL || previous->constants == constants, NULL);
 
   self = g_new0 (FbGraphLayout, 1);
   g_atomic_ref_count_init (&self->ref_count);
@@ -57,7 +67,10 @@ fb_graph_layout_new (FbGraph       *graph,
       g_array_append_val (members, change->node_id);
     }
   self->uses = fb_graph_build_uses (graph);
+  self->constants = constants;
+  _fb_graph_layout_build_rows (self);
   _fb_graph_layout_build_tree (self);
+  _fb_graph_layout_place_rows (self);
   return self;
 }
 
@@ -86,6 +99,7 @@ fb_graph_layout_unref (FbGraphLayout *layout)
   g_hash_table_unref (layout->uses);
   g_free (layout->node_group);
   g_free (layout->node_child);
+  _fb_graph_layout_free_rows (layout);
   g_clear_pointer (&layout->previous, fb_graph_layout_unref);
   /* Last: the holds keep the graph alive. */
   for (guint i = 0; i < layout->holds->len; i++)
@@ -270,7 +284,12 @@ _fb_place_size_of_child (FbGraphLayout *layout,
   FbGroupChild *child = &g_array_index (group->children, FbGroupChild, child_index);
 
   if (child->node != NULL)
-    _fb_graph_node_size (child->node, width, height);
+    {
+      guint n_rows;
+      const FbConstantRow *rows = fb_graph_layout_node_rows (layout, child->node, &n_rows);
+
+      _fb_graph_node_size (child->node, rows, n_rows, width, height);
+    }
   else if (!g_hash_table_contains (expanded, child->group->path))
     _fb_graph_group_size (child->group, width, height);
   else
@@ -361,7 +380,9 @@ collect_edges_of (FbGraphLayout *self,
 
           if (value == NULL || value->producer == NULL)
             continue;
-          if ((producer = _fb_graph_layout_node_index (self, value->producer)) < 0)
+          /* A Constant drawn as a row of this node: no edge, the row says it. */
+          if ((producer = _fb_graph_layout_node_index (self, value->producer)) < 0
+              || self->is_row[producer])
             continue;
           from = child_of (self, group, producer);
           if (from == -2 && is_root)

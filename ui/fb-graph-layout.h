@@ -8,6 +8,11 @@
  * collapsing only lays out what changed. A layout may be seeded by the layout of the previous
  * stage: items that exist in both keep their places, so a pass's diff reads as a diff.
  *
+ * Constants are drawn the way Netron draws them: a Constant node that only feeds other nodes,
+ * and an initializer (a value known at compile time that no node makes), is no box of its own
+ * but a row inside the box of each node that reads it. FB_GRAPH_CONSTANTS_AS_NODES keeps
+ * Constant nodes as boxes (initializers stay rows: no node makes them).
+ *
  * fb_graph_layout_compute () blocks and is meant for a worker thread; the FbGraphScene it
  * returns is immutable, and the UI thread draws it while the next one is being computed. */
 #pragma once
@@ -37,12 +42,53 @@ typedef struct _FbGraphScene  FbGraphScene;
 /* How many boxes the default expansion lets a picture hold. */
 #define FB_GRAPH_LAYOUT_DEFAULT_BUDGET 150
 
+typedef enum {
+  FB_GRAPH_CONSTANTS_AS_ROWS,    /* Constant nodes and initializers are rows of their readers */
+  FB_GRAPH_CONSTANTS_AS_NODES,   /* Constant nodes are boxes; initializers are still rows */
+} FbGraphConstants;
+
+/* A constant that a node reads, drawn as a row inside the node's box. */
+typedef struct {
+  FbValue        *value;         /* the tensor read; value->constant holds it */
+  FbNode         *constant;      /* the Constant node that makes it, NULL for an initializer or
+                                    a value a pass folded */
+  guint           input;         /* the reader's input slot */
+} FbConstantRow;
+
+/* The row's label: the ONNX name of the reader's input slot ("W", "shape"), else the value's. */
+const char      *fb_constant_row_label            (const FbNode        *reader,
+                                                   const FbConstantRow *row);
+/* "float32[64x3x7x7]", "int64[3] = [1,-1,64]", "float32 = 0.5": the type, and the value when
+ * it has at most six elements. */
+char            *fb_constant_row_text             (const FbConstantRow *row);
+
 /* previous (may be NULL) is the layout of the stage before, changes (FbChange, may be NULL) the
  * diff against it: unchanged items keep the places they had there, and a fused node takes the
- * place of its members. The graph must outlive the layout: see fb_graph_layout_hold (). */
+ * place of its members. The graph must outlive the layout: see fb_graph_layout_hold ().
+ * fb_graph_layout_new () draws constants as rows. previous must draw them the same way. */
 FbGraphLayout   *fb_graph_layout_new              (FbGraph       *graph,
                                                    FbGraphLayout *previous,
                                                    GArray        *changes);
+FbGraphLayout   *fb_graph_layout_new_full         (FbGraph          *graph,
+                                                   FbGraphLayout    *previous,
+                                                   GArray           *changes,
+                                                   FbGraphConstants  constants);
+FbGraphConstants fb_graph_layout_get_constants    (FbGraphLayout *layout);
+/* TRUE for a Constant node drawn as rows of its readers instead of as a box. */
+gboolean         fb_graph_layout_node_is_row      (FbGraphLayout *layout,
+                                                   const FbNode  *node);
+/* The constants node shows as rows, in input order; NULL with *n_rows 0 when none. */
+const FbConstantRow *fb_graph_layout_node_rows    (FbGraphLayout *layout,
+                                                   const FbNode  *node,
+                                                   guint         *n_rows);
+/* The first node (in graph order) that shows value as a row, or NULL. */
+FbNode          *fb_graph_layout_constant_reader  (FbGraphLayout *layout,
+                                                   const FbValue *value);
+/* A value declared in the graph, by id or by name; NULL when there is none. */
+FbValue         *fb_graph_layout_find_value       (FbGraphLayout *layout,
+                                                   guint          value_id);
+FbValue         *fb_graph_layout_find_value_by_name (FbGraphLayout *layout,
+                                                     const char    *name);
 FbGraphLayout   *fb_graph_layout_ref              (FbGraphLayout *layout);
 void             fb_graph_layout_unref            (FbGraphLayout *layout);
 /* Keeps data alive (released with release) as long as the layout lives: the owner of the graph. */
@@ -54,7 +100,8 @@ FbGraphLayout   *fb_graph_layout_get_previous     (FbGraphLayout *layout);
 FbGraphGroup    *fb_graph_layout_get_root         (FbGraphLayout *layout);
 FbGraphGroup    *fb_graph_layout_lookup_group     (FbGraphLayout *layout,
                                                    const char    *path);
-/* The innermost group holding node (the root for nodes without a scope). */
+/* The innermost group holding node (the root for nodes without a scope); for a Constant node
+ * drawn as rows, the group of its first reader. */
 FbGraphGroup    *fb_graph_layout_node_group       (FbGraphLayout *layout,
                                                    const FbNode  *node);
 FbNode          *fb_graph_layout_find_node        (FbGraphLayout *layout,
@@ -114,6 +161,8 @@ typedef struct {
   double          x, y;          /* top-left corner */
   double          width, height;
   int             parent;        /* index of the enclosing FRAME, -1 at the top */
+  guint           n_rows;        /* NODE: the constants it reads, drawn as rows in its box */
+  const FbConstantRow *rows;     /* owned by the layout */
 } FbSceneItem;
 
 typedef struct {
@@ -138,12 +187,29 @@ const FbSceneEdge *fb_graph_scene_edge            (FbGraphScene *scene,
 void             fb_graph_scene_get_bounds        (FbGraphScene *scene,
                                                    double       *width,
                                                    double       *height);
-/* The item that shows node: the node's own box, or the collapsed group that hides it; -1 when
- * the node is not in this graph. */
+/* The item that shows node: the node's own box, or the collapsed group that hides it (for a
+ * Constant node drawn as rows, its first reader's); -1 when the node is not in this graph. */
 int              fb_graph_scene_find_node         (FbGraphScene *scene,
                                                    const FbNode *node);
 int              fb_graph_scene_find_group        (FbGraphScene       *scene,
                                                    const FbGraphGroup *group);
+/* The item that shows value as a row (its first reader, or the group that hides it), or -1. */
+int              fb_graph_scene_find_constant     (FbGraphScene  *scene,
+                                                   const FbValue *value);
+/* The row of NODE item under scene point (x, y), or -1 (outside the rows, or on "+N more"). */
+int              fb_graph_scene_row_at            (FbGraphScene *scene,
+                                                   guint         item,
+                                                   double        x,
+                                                   double        y);
+/* Where row of NODE item is drawn, in scene coordinates; FALSE when it is not drawn (one of the
+ * rows folded into "+N more"). */
+gboolean         fb_graph_scene_row_rect          (FbGraphScene *scene,
+                                                   guint         item,
+                                                   guint         row,
+                                                   double       *x,
+                                                   double       *y,
+                                                   double       *width,
+                                                   double       *height);
 /* The topmost item at (x, y): a node or collapsed group before the frame around it. */
 int              fb_graph_scene_item_at           (FbGraphScene *scene,
                                                    double        x,

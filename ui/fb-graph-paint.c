@@ -237,6 +237,69 @@ draw_fused_members (FbGraphPaint              *d,
     }
 }
 
+/* The constants the node reads, one line each: the input's name in a column, then the type and
+ * the value when it is small. A row carries the marks, search matches and selection of the
+ * Constant node it stands for. */
+static void
+draw_rows (FbGraphPaint      *d,
+           const FbSceneItem *item)
+{
+  cairo_t *cr = d->cr;
+  guint shown = _fb_graph_rows_shown (item->n_rows);
+  double top = item->y + _fb_graph_rows_top (item->node);
+  double x = item->x + FB_GRAPH_NODE_PAD, w = item->width - 2 * FB_GRAPH_NODE_PAD;
+  double label_w = 0;
+
+  set_rgb (cr, &d->fg, 0.18);
+  cairo_set_line_width (cr, 1);
+  cairo_move_to (cr, item->x + 4, top - 1.5);
+  cairo_line_to (cr, item->x + item->width - 4, top - 1.5);
+  cairo_stroke (cr);
+  for (guint i = 0; i < shown; i++)
+    label_w = MAX (label_w, g_utf8_strlen (fb_constant_row_label (item->node, &item->rows[i]), -1)
+                            * FB_GRAPH_TEXT_CHAR);
+  label_w = MIN (label_w + 8, w * FB_GRAPH_ROW_LABEL_MAX);
+
+  for (guint i = 0; i < shown; i++)
+    {
+      const FbConstantRow *row = &item->rows[i];
+      double ry = top + i * FB_GRAPH_ROW_HEIGHT;
+      FbGraphMark mark = row->constant != NULL ? paint_mark (d, row->constant) : FB_GRAPH_MARK_NONE;
+      gboolean selected = d->selected_constant != NULL && d->selected_constant == row->value;
+      gboolean matched = row->constant != NULL && d->match_set != NULL
+                         && g_hash_table_contains (d->match_set, row->constant);
+
+      if (selected || matched || mark != FB_GRAPH_MARK_NONE)
+        {
+          fb_graph_paint_rounded_rect (cr, item->x + FB_GRAPH_NODE_PAD / 2, ry,
+                                       item->width - FB_GRAPH_NODE_PAD, FB_GRAPH_ROW_HEIGHT - 1, 3);
+          set_rgb (cr, selected ? &accent : matched ? &match_color : &mark_colors[mark],
+                   selected ? 0.22 : 0.3);
+          cairo_fill_preserve (cr);
+          cairo_set_line_width (cr, selected ? 2 : 1);
+          set_rgb (cr, selected ? &accent : matched ? &match_color : &mark_colors[mark], 1);
+          cairo_stroke (cr);
+        }
+      if (d->zoom < TEXT_MIN_ZOOM)
+        continue;
+      {
+        g_autofree char *text = fb_constant_row_text (row);
+
+        draw_text (d, fb_constant_row_label (item->node, row), d->small_font, x, ry + 1, label_w - 4,
+                   PANGO_ELLIPSIZE_MIDDLE, &d->fg, 0.65);
+        draw_text (d, text, d->mono_font, x + label_w, ry + 1, w - label_w, PANGO_ELLIPSIZE_END,
+                   &d->fg, 0.9);
+      }
+    }
+  if (item->n_rows > shown && d->zoom >= TEXT_MIN_ZOOM)
+    {
+      g_autofree char *more = g_strdup_printf ("+%u more constants", item->n_rows - shown);
+
+      draw_text (d, more, d->small_font, x, top + shown * FB_GRAPH_ROW_HEIGHT + 1, w,
+                 PANGO_ELLIPSIZE_END, &d->fg, 0.6);
+    }
+}
+
 static void
 draw_node (FbGraphPaint              *d,
            FbGraphScene      *scene,
@@ -275,7 +338,8 @@ draw_node (FbGraphPaint              *d,
   cairo_stroke (cr);
   cairo_set_dash (cr, NULL, 0, 0);
 
-  if (d->selected_item >= 0 && item == fb_graph_scene_item (scene, d->selected_item))
+  if (d->selected_item >= 0 && d->selected_constant == NULL
+      && item == fb_graph_scene_item (scene, d->selected_item))
     {
       fb_graph_paint_rounded_rect (cr, item->x - 3, item->y - 3, item->width + 6, item->height + 6, FB_GRAPH_RADIUS + 2);
       cairo_set_line_width (cr, 3);
@@ -284,6 +348,8 @@ draw_node (FbGraphPaint              *d,
     }
   if (body != NULL)
     draw_fused_members (d, item, body);
+  if (item->n_rows > 0)
+    draw_rows (d, item);
   if (d->zoom < TEXT_MIN_ZOOM)
     return;
 
@@ -431,7 +497,8 @@ draw_edge (FbGraphPaint              *d,
     }
   if (!visible (d, x0 - 12, y0 - 12, x1 - x0 + 170, y1 - y0 + 24))
     return;
-  selected = sel >= 0 && (edge->from == sel || edge->to == sel);
+  /* A constant's row is selected, not the box it sits in: the box's edges stay as they are. */
+  selected = sel >= 0 && d->selected_constant == NULL && (edge->from == sel || edge->to == sel);
 
   cairo_move_to (cr, p[0], p[1]);
   for (guint i = 1; i + 2 < edge->n_points; i += 3)

@@ -30,6 +30,8 @@ typedef struct {
   GHashTable           *group_marks;   /* FbGraphGroup* -> number of marked nodes, or NULL */
   GHashTable           *match_set;     /* FbNode* of the search matches, or NULL */
   int                   selected_item; /* scene item, or -1 */
+  const FbValue        *selected_constant; /* its rows are drawn selected (the item is one of
+                                              their readers, not itself selected), or NULL */
   struct _FbProfileOverlay *overlay;   /* a profile painted on the boxes, or NULL */
 } FbGraphPaint;
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fb-graph-picture.h"
+#include "fb-profile-overlay-private.h"
 #include "fb-graph-paint.h"
 
 #include <cairo-pdf.h>
@@ -49,10 +50,11 @@ append_bytes (void                *closure,
 }
 
 static void
-paint_onto (cairo_surface_t *surface,
-            FbGraphScene    *scene,
-            GHashTable      *marks,
-            double           scale,
+paint_onto (cairo_surface_t  *surface,
+            FbGraphScene     *scene,
+            GHashTable       *marks,
+            FbProfileOverlay *overlay,
+            double            scale,
             double           width,
             double           height)
 {
@@ -87,7 +89,18 @@ paint_onto (cairo_surface_t *surface,
   paint.y1 = height + MARGIN;
   paint.marks = marks;
   paint.selected_item = -1;
+  paint.overlay = overlay;
+  if (overlay)
+    _fb_profile_overlay_sync (overlay, fb_graph_scene_get_layout (scene));
   fb_graph_paint_scene (&paint, scene);
+  if (overlay)
+    {
+      /* The legend in picture coordinates, at the bottom-left as the window shows it. */
+      cairo_identity_matrix (cr);
+      cairo_scale (cr, scale, scale);
+      _fb_profile_overlay_legend (overlay, cr, paint.text, FALSE, width + 2 * MARGIN,
+                                  height + 2 * MARGIN);
+    }
   g_object_unref (paint.text);
   fb_graph_paint_clear_fonts (&paint);
   cairo_destroy (cr);
@@ -95,11 +108,12 @@ paint_onto (cairo_surface_t *surface,
   g_object_unref (map);
 }
 
-GBytes *
-fb_graph_picture_render (FbGraphScene         *scene,
-                         FbGraphPictureFormat  format,
-                         GHashTable           *marks,
-                         GError              **error)
+static GBytes *
+render_scene (FbGraphScene         *scene,
+              FbGraphPictureFormat  format,
+              GHashTable           *marks,
+              FbProfileOverlay     *overlay,
+              GError              **error)
 {
   g_autoptr(GByteArray) out = g_byte_array_new ();
   cairo_surface_t *surface;
@@ -129,7 +143,7 @@ fb_graph_picture_render (FbGraphScene         *scene,
     }
   if ((status = cairo_surface_status (surface)) == CAIRO_STATUS_SUCCESS)
     {
-      paint_onto (surface, scene, marks, scale, w, h);
+      paint_onto (surface, scene, marks, overlay, scale, w, h);
       if (format == FB_GRAPH_PICTURE_PNG)
         status = cairo_surface_write_to_png_stream (surface, append_bytes, out);
       cairo_surface_finish (surface);
@@ -149,10 +163,31 @@ fb_graph_picture_render (FbGraphScene         *scene,
 }
 
 GBytes *
+fb_graph_picture_render (FbGraphScene         *scene,
+                         FbGraphPictureFormat  format,
+                         GHashTable           *marks,
+                         GError              **error)
+{
+  return render_scene (scene, format, marks, NULL, error);
+}
+
+GBytes *
 fb_graph_picture_render_graph (FbGraph              *graph,
                                FbGraphPictureFormat  format,
                                GCancellable         *cancellable,
                                GError              **error)
+{
+  return fb_graph_picture_render_profiled (graph, format, NULL, FB_PROFILE_METRIC_SHARE,
+                                           cancellable, error);
+}
+
+GBytes *
+fb_graph_picture_render_profiled (FbGraph              *graph,
+                                  FbGraphPictureFormat  format,
+                                  FbProfile            *profile,
+                                  FbProfileMetric       metric,
+                                  GCancellable         *cancellable,
+                                  GError              **error)
 {
   g_autoptr(FbGraphLayout) layout = NULL;
   g_autoptr(GHashTable) expanded = NULL;
@@ -167,5 +202,8 @@ fb_graph_picture_render_graph (FbGraph              *graph,
   scene = fb_graph_layout_compute (layout, expanded, cancellable, error);
   if (scene == NULL)
     return NULL;
-  return fb_graph_picture_render (scene, format, NULL, error);
+  FbProfileOverlay *overlay = profile ? _fb_profile_overlay_new (profile, NULL, metric) : NULL;
+  GBytes *bytes = render_scene (scene, format, NULL, overlay, error);
+  g_clear_pointer (&overlay, _fb_profile_overlay_free);
+  return bytes;
 }

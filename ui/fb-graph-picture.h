@@ -4,6 +4,7 @@
 #pragma once
 
 #include "fb-graph-layout.h"
+#include "fb-profile-overlay.h"
 
 #include <gio/gio.h>
 
@@ -34,5 +35,14 @@ GBytes   *fb_graph_picture_render_graph (FbGraph              *graph,
                                          FbGraphPictureFormat  format,
                                          GCancellable         *cancellable,
                                          GError              **error);
+
+/* The same with profile (may be NULL) painted on the boxes as the window paints it, by metric,
+ * with its legend. The caller has checked that the profile matches the graph's model. */
+GBytes   *fb_graph_picture_render_profiled (FbGraph              *graph,
+                                            FbGraphPictureFormat  format,
+                                            FbProfile            *profile,
+                                            FbProfileMetric       metric,
+                                            GCancellable         *cancellable,
+                                            GError              **error);
 
 G_END_DECLS

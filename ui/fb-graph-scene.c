@@ -75,6 +75,7 @@ place (FbGraphScene *self,
         {
           item.kind = FB_SCENE_ITEM_NODE;
           item.node = child->node;
+          item.rows = fb_graph_layout_node_rows (self->layout, child->node, &item.n_rows);
           g_array_append_val (self->items, item);
           self->node_item[_fb_graph_layout_node_index (self->layout, child->node)] = child_item[i];
           continue;
@@ -148,7 +149,8 @@ build_links (FbGraphScene *self)
 
           if (value == NULL || value->producer == NULL)
             continue;
-          if ((producer = _fb_graph_layout_node_index (self->layout, value->producer)) < 0)
+          if ((producer = _fb_graph_layout_node_index (self->layout, value->producer)) < 0
+              || self->layout->is_row[producer])
             continue;
           from = self->node_item[producer];
           if (from < 0 || to < 0 || from == to)
@@ -187,6 +189,15 @@ _fb_graph_scene_new (FbGraphLayout *layout,
   self->width = root->width;
   self->height = root->height;
   place (self, layout->root, expanded, 0, 0, -1);
+  /* A Constant drawn as rows shows where its first reader does. */
+  for (guint i = 0; i < layout->graph->nodes->len; i++)
+    if (layout->is_row[i])
+      {
+        FbNode *node = g_ptr_array_index (layout->graph->nodes, i);
+        FbNode *reader = g_hash_table_lookup (layout->value_reader, node->outputs[0]);
+
+        self->node_item[i] = self->node_item[_fb_graph_layout_node_index (layout, reader)];
+      }
   build_links (self);
   return self;
 }
@@ -295,6 +306,67 @@ fb_graph_scene_find_group (FbGraphScene       *scene,
   g_return_val_if_fail (group != NULL, -1);
 
   return GPOINTER_TO_INT (g_hash_table_lookup (scene->group_item, group)) - 1;
+}
+
+int
+fb_graph_scene_find_constant (FbGraphScene  *scene,
+                              const FbValue *value)
+{
+  FbNode *reader;
+
+  g_return_val_if_fail (scene != NULL, -1);
+  g_return_val_if_fail (value != NULL, -1);
+
+  if ((reader = fb_graph_layout_constant_reader (scene->layout, value)) == NULL)
+    return -1;
+  return fb_graph_scene_find_node (scene, reader);
+}
+
+gboolean
+fb_graph_scene_row_rect (FbGraphScene *scene,
+                         guint         item,
+                         guint         row,
+                         double       *x,
+                         double       *y,
+                         double       *width,
+                         double       *height)
+{
+  const FbSceneItem *it;
+
+  g_return_val_if_fail (scene != NULL, FALSE);
+  g_return_val_if_fail (item < scene->items->len, FALSE);
+
+  it = &g_array_index (scene->items, FbSceneItem, item);
+  if (it->kind != FB_SCENE_ITEM_NODE || row >= _fb_graph_rows_shown (it->n_rows))
+    return FALSE;
+  *x = it->x + FB_GRAPH_NODE_PAD / 2;
+  *y = it->y + _fb_graph_rows_top (it->node) + row * FB_GRAPH_ROW_HEIGHT;
+  *width = it->width - FB_GRAPH_NODE_PAD;
+  *height = FB_GRAPH_ROW_HEIGHT;
+  return TRUE;
+}
+
+int
+fb_graph_scene_row_at (FbGraphScene *scene,
+                       guint         item,
+                       double        x,
+                       double        y)
+{
+  const FbSceneItem *it;
+  double top;
+  int row;
+
+  g_return_val_if_fail (scene != NULL, -1);
+  g_return_val_if_fail (item < scene->items->len, -1);
+
+  it = &g_array_index (scene->items, FbSceneItem, item);
+  if (it->kind != FB_SCENE_ITEM_NODE || it->n_rows == 0 || x < it->x || x >= it->x + it->width)
+    return -1;
+  top = it->y + _fb_graph_rows_top (it->node);
+  if (y < top)
+    return -1;
+  row = (int) ((y - top) / FB_GRAPH_ROW_HEIGHT);
+  return row < (int) _fb_graph_rows_shown (it->n_rows) ? row : -1;
 }
 
 int

@@ -21,6 +21,10 @@ G_BEGIN_DECLS
 #define FB_GRAPH_FUSED_ROW        20.0    /* one member of a fused node */
 #define FB_GRAPH_FUSED_MAX_ROWS   8       /* members drawn before "+N more" */
 #define FB_GRAPH_RADIUS           6.0
+#define FB_GRAPH_ROW_HEIGHT       16.0    /* one constant the node reads */
+#define FB_GRAPH_ROW_MAX          8       /* lines of rows, the last "+N more" when there are more */
+#define FB_GRAPH_ROW_VALUES       6       /* elements of a constant written out in its row */
+#define FB_GRAPH_ROW_LABEL_MAX    0.45    /* of the text width: the most a row's label column takes */
 
 /* The members of a FUSED node, or NULL. */
 FbGraph *_fb_graph_fused_body      (const FbNode *node);
@@ -29,9 +33,21 @@ char    *_fb_graph_node_title      (const FbNode *node);
 /* "1x768x64"; "?" when unknown; "1x3 (+1)" when there are more outputs. */
 char    *_fb_graph_node_shape_text (const FbNode *node);
 char    *_fb_graph_value_text      (const FbValue *value);
-void     _fb_graph_node_size       (const FbNode *node,
-                                    double       *width,
-                                    double       *height);
+/* rows: the constants the node shows (fb_graph_layout_node_rows). */
+void     _fb_graph_node_size       (const FbNode        *node,
+                                    const FbConstantRow *rows,
+                                    guint                n_rows,
+                                    double              *width,
+                                    double              *height);
+/* Below the top of a node's box: where its first constant row starts. */
+double   _fb_graph_rows_top        (const FbNode *node);
+/* How many of n_rows are drawn as rows (the rest are counted on a "+N more" line). */
+guint    _fb_graph_rows_shown      (guint n_rows);
+/* How many lines the rows take: the rows drawn, and "+N more". */
+guint    _fb_graph_rows_lines      (guint n_rows);
+/* fb-graph-slots.c: "W" for input 1 of a Conv; NULL when ONNX gives that input no single name. */
+const char *_fb_graph_input_slot_name (FbOpKind op,
+                                       guint    input);
 void     _fb_graph_group_size      (const FbGraphGroup *group,
                                     double             *width,
                                     double             *height);

@@ -240,6 +240,7 @@ _fb_graph_view_snapshot (GtkWidget   *widget,
   d.paint.group_marks = self->group_marks;
   d.paint.match_set = self->match_set;
   d.paint.selected_item = self->selected_item;
+  d.paint.selected_constant = self->selected_constant;
   d.paint.overlay = self->overlay;
 
   if (self->overlay != NULL && scene != NULL)

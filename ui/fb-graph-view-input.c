@@ -87,7 +87,7 @@ on_click_released (GtkGestureClick *gesture,
   if (in_minimap (self, x, y))
     center_from_minimap (self, x, y);
   else
-    _fb_graph_view_select_item (self, item_at_widget (self, x, y), FALSE);
+    _fb_graph_view_select_at (self, x, y);
 }
 
 static void

@@ -28,11 +28,19 @@ struct _FbGraphView {
   double           zoom;
 
   gboolean         has_selection;
-  guint            selected_id;     /* the selected node, when selected_path is NULL */
+  guint            selected_id;     /* the selected node, when selected_path is NULL and
+                                       selected_value is FALSE */
   char            *selected_name;   /* its name, to find it again in another stage */
   char            *selected_path;   /* the selected group */
-  int              selected_item;   /* its item in the scene, -1 */
+  gboolean         selected_value;  /* an initializer's row: selected_id and selected_name are
+                                       the value's */
+  guint            selected_reader; /* the node whose row of the selected constant was clicked,
+                                       0: its first reader */
+  int              selected_item;   /* its item in the scene (a constant's: its reader's), -1 */
+  const FbValue   *selected_constant; /* the constant whose rows are selected, or NULL */
   gboolean         reveal_pending;  /* scroll to the selection when the next scene lands */
+  GArray          *focus_rects;     /* graphene_rect_t: fb_graph_view_show_rects () waiting
+                                       for the view's size, or NULL */
 
   char            *anchor_path;     /* keep this group's corner still across a relayout */
   double           anchor_wx, anchor_wy;
@@ -87,11 +95,19 @@ void     _fb_graph_view_emit_group_toggled         (FbGraphView *self,
                                                     gboolean     expanded);
 void     _fb_graph_view_emit_populate_context_menu (FbGraphView *self,
                                                     FbNode      *node);
+/* fb-graph-view-fit.c: both once the view has a size and a scene. */
+void     _fb_graph_view_show_first_picture (FbGraphView *self);
+/* Shows focus_rects, and drops them. */
+void     _fb_graph_view_apply_focus     (FbGraphView  *self);
 /* fb-graph-view-select.c */
 int      _fb_graph_view_resolve_selection (FbGraphView *self);
 void     _fb_graph_view_select_item     (FbGraphView  *self,
                                          int           index,
                                          gboolean      reveal);
+/* Selects what a click at widget point (wx, wy) lands on: a constant's row, a box, nothing. */
+void     _fb_graph_view_select_at       (FbGraphView  *self,
+                                         double        wx,
+                                         double        wy);
 /* fb-graph-view-input.c */
 void     _fb_graph_view_init_input      (FbGraphView  *self);
 /* fb-graph-view-draw.c */

@@ -5,12 +5,44 @@
 
 #include <math.h>
 
+/* The constant a Constant node makes, when the node is one. */
+static const FbValue *
+constant_of (const FbNode *node)
+{
+  if (node == NULL || node->op != FB_OP_CONSTANT || node->n_outputs != 1)
+    return NULL;
+  return node->outputs[0];
+}
+
+/* The item of the box showing constant as a row: the reader that was clicked while it still
+ * shows that row, else the first reader. */
+static int
+constant_item (FbGraphView   *self,
+               FbGraphLayout *layout,
+               const FbValue *constant)
+{
+  FbNode *reader = self->selected_reader != 0 ? fb_graph_layout_find_node (layout, self->selected_reader) : NULL;
+
+  if (reader != NULL)
+    {
+      guint n_rows;
+      const FbConstantRow *rows = fb_graph_layout_node_rows (layout, reader, &n_rows);
+
+      for (guint i = 0; i < n_rows; i++)
+        if (rows[i].value == constant)
+          return fb_graph_scene_find_node (self->scene, reader);
+    }
+  return fb_graph_scene_find_constant (self->scene, constant);
+}
+
 int
 _fb_graph_view_resolve_selection (FbGraphView *self)
 {
   FbGraphLayout *layout;
   FbNode *node;
+  FbValue *value;
 
+  self->selected_constant = NULL;
   if (self->scene == NULL || !self->has_selection)
     return -1;
   layout = fb_graph_scene_get_layout (self->scene);
@@ -20,27 +52,51 @@ _fb_graph_view_resolve_selection (FbGraphView *self)
 
       return group != NULL ? fb_graph_scene_find_group (self->scene, group) : -1;
     }
+  if (self->selected_value)
+    {
+      value = fb_graph_layout_find_value (layout, self->selected_id);
+      if (value == NULL && self->selected_name != NULL)
+        value = fb_graph_layout_find_value_by_name (layout, self->selected_name);
+      if (value == NULL || fb_graph_layout_constant_reader (layout, value) == NULL)
+        return -1;
+      self->selected_id = value->id;
+      self->selected_constant = value;
+      return constant_item (self, layout, value);
+    }
   node = fb_graph_layout_find_node (layout, self->selected_id);
   if (node == NULL && self->selected_name != NULL)
     node = fb_graph_layout_find_node_by_name (layout, self->selected_name);
   if (node == NULL)
     return -1;
   self->selected_id = node->id;
+  if (fb_graph_layout_node_is_row (layout, node))
+    {
+      self->selected_constant = constant_of (node);
+      return constant_item (self, layout, self->selected_constant);
+    }
   return fb_graph_scene_find_node (self->scene, node);
 }
 
+/* One of node, group and value (an initializer's row) is set, or none; reader is the node whose
+ * row of a constant was clicked. */
 static void
-set_selection (FbGraphView *self,
-               FbNode      *node,
-               FbGraphGroup *group,
-               gboolean     reveal)
+set_selection (FbGraphView   *self,
+               FbNode        *node,
+               FbGraphGroup  *group,
+               const FbValue *value,
+               const FbNode  *reader,
+               gboolean       reveal)
 {
   g_clear_pointer (&self->selected_path, g_free);
   g_clear_pointer (&self->selected_name, g_free);
-  self->has_selection = node != NULL || group != NULL;
-  self->selected_id = node != NULL ? node->id : 0;
+  self->has_selection = node != NULL || group != NULL || value != NULL;
+  self->selected_value = value != NULL;
+  self->selected_id = node != NULL ? node->id : value != NULL ? value->id : 0;
+  self->selected_reader = reader != NULL ? reader->id : 0;
   if (node != NULL)
     self->selected_name = g_strdup (node->name);
+  else if (value != NULL)
+    self->selected_name = g_strdup (value->name);
   if (group != NULL)
     self->selected_path = g_strdup (fb_graph_group_get_path (group));
   self->selected_item = _fb_graph_view_resolve_selection (self);
@@ -59,11 +115,60 @@ _fb_graph_view_select_item (FbGraphView *self,
 
   if (index < 0)
     {
-      set_selection (self, NULL, NULL, FALSE);
+      set_selection (self, NULL, NULL, NULL, NULL, FALSE);
       return;
     }
   item = fb_graph_scene_item (self->scene, index);
-  set_selection (self, item->node, item->node == NULL ? item->group : NULL, reveal);
+  set_selection (self, item->node, item->node == NULL ? item->group : NULL, NULL, NULL, reveal);
+}
+
+void
+_fb_graph_view_select_at (FbGraphView *self,
+                          double       wx,
+                          double       wy)
+{
+  double sx, sy;
+  int index, row;
+  const FbSceneItem *item;
+  const FbConstantRow *r;
+
+  if (self->scene == NULL)
+    return;
+  fb_graph_view_widget_to_scene (self, wx, wy, &sx, &sy);
+  index = fb_graph_scene_item_at (self->scene, sx, sy);
+  if (index < 0 || (row = fb_graph_scene_row_at (self->scene, index, sx, sy)) < 0)
+    {
+      _fb_graph_view_select_item (self, index, FALSE);
+      return;
+    }
+  /* A row: its constant, in the box that was clicked. A Constant node is selected as the node
+   * it is, so that the inspector, the other side and the kernel map treat it as one. */
+  item = fb_graph_scene_item (self->scene, index);
+  r = &item->rows[row];
+  set_selection (self, r->constant, NULL, r->constant == NULL ? r->value : NULL, item->node, FALSE);
+}
+
+gboolean
+fb_graph_view_select_at (FbGraphView *self,
+                         double       wx,
+                         double       wy)
+{
+  g_return_val_if_fail (FB_IS_GRAPH_VIEW (self), FALSE);
+
+  _fb_graph_view_select_at (self, wx, wy);
+  return self->has_selection;
+}
+
+const FbValue *
+fb_graph_view_get_selected_constant (FbGraphView *self)
+{
+  g_return_val_if_fail (FB_IS_GRAPH_VIEW (self), NULL);
+
+  if (self->layout == NULL || !self->has_selection || self->selected_path != NULL)
+    return NULL;
+  if (!self->selected_value)
+    return constant_of (fb_graph_layout_find_node (self->layout, self->selected_id));
+  return fb_graph_layout_find_value (self->layout, self->selected_id);
 }
 
 FbNode *
@@ -71,7 +176,8 @@ fb_graph_view_get_selected_node (FbGraphView *self)
 {
   g_return_val_if_fail (FB_IS_GRAPH_VIEW (self), NULL);
 
-  if (self->layout == NULL || !self->has_selection || self->selected_path != NULL)
+  if (self->layout == NULL || !self->has_selection || self->selected_path != NULL
+      || self->selected_value)
     return NULL;
   return fb_graph_layout_find_node (self->layout, self->selected_id);
 }
@@ -117,14 +223,42 @@ fb_graph_view_select_node (FbGraphView *self,
 
   if (self->layout == NULL || (node = fb_graph_layout_find_node (self->layout, node_id)) == NULL)
     return FALSE;
-  if (self->has_selection && self->selected_path == NULL && self->selected_id == node_id)
+  if (self->has_selection && self->selected_path == NULL && !self->selected_value
+      && self->selected_id == node_id)
     return TRUE;
   if (open_ancestors (self, fb_graph_layout_node_group (self->layout, node)))
     {
       self->reveal_pending = TRUE;
       _fb_graph_view_relayout (self);
     }
-  set_selection (self, node, NULL, TRUE);
+  set_selection (self, node, NULL, NULL, NULL, TRUE);
+  return TRUE;
+}
+
+gboolean
+fb_graph_view_select_constant (FbGraphView *self,
+                               guint        value_id)
+{
+  FbValue *value;
+  FbNode *reader;
+
+  g_return_val_if_fail (FB_IS_GRAPH_VIEW (self), FALSE);
+
+  if (self->layout == NULL || (value = fb_graph_layout_find_value (self->layout, value_id)) == NULL)
+    return FALSE;
+  /* Made by a Constant node here (as a row or as a box): that node is what is selected. */
+  if (value->producer != NULL)
+    return constant_of (value->producer) == value && fb_graph_view_select_node (self, value->producer->id);
+  if ((reader = fb_graph_layout_constant_reader (self->layout, value)) == NULL)
+    return FALSE;
+  if (self->has_selection && self->selected_value && self->selected_id == value_id)
+    return TRUE;
+  if (open_ancestors (self, fb_graph_layout_node_group (self->layout, reader)))
+    {
+      self->reveal_pending = TRUE;
+      _fb_graph_view_relayout (self);
+    }
+  set_selection (self, NULL, NULL, value, NULL, TRUE);
   return TRUE;
 }
 
@@ -146,7 +280,7 @@ fb_graph_view_select_group (FbGraphView *self,
       self->reveal_pending = TRUE;
       _fb_graph_view_relayout (self);
     }
-  set_selection (self, NULL, group, TRUE);
+  set_selection (self, NULL, group, NULL, NULL, TRUE);
   return TRUE;
 }
 
@@ -156,7 +290,7 @@ fb_graph_view_clear_selection (FbGraphView *self)
   g_return_if_fail (FB_IS_GRAPH_VIEW (self));
 
   if (self->has_selection)
-    set_selection (self, NULL, NULL, FALSE);
+    set_selection (self, NULL, NULL, NULL, NULL, FALSE);
 }
 
 static double

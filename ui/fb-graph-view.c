@@ -145,39 +145,6 @@ fb_graph_view_zoom_out (FbGraphView *self)
   fb_graph_view_zoom_at (self, 1 / ZOOM_STEP, _fb_graph_view_width (self) / 2, _fb_graph_view_height (self) / 2);
 }
 
-void
-fb_graph_view_zoom_to_fit (FbGraphView *self)
-{
-  double width, height, zoom;
-
-  g_return_if_fail (FB_IS_GRAPH_VIEW (self));
-
-  if (self->scene == NULL)
-    return;
-  fb_graph_scene_get_bounds (self->scene, &width, &height);
-  /* Never blow a small graph up beyond its natural size. */
-  zoom = MIN (1.0, 0.96 * MIN (_fb_graph_view_width (self) / MAX (width, 1), _fb_graph_view_height (self) / MAX (height, 1)));
-  zoom = CLAMP (zoom, FB_GRAPH_VIEW_MIN_ZOOM, FB_GRAPH_VIEW_MAX_ZOOM);
-  fb_graph_view_set_viewport (self, width / 2 - _fb_graph_view_width (self) / zoom / 2,
-                              height / 2 - _fb_graph_view_height (self) / zoom / 2, zoom);
-}
-
-/* The first picture of a graph: all of it when that is readable, else its top at a size where
- * the text shows, centred across. */
-static void
-show_first_picture (FbGraphView *self)
-{
-  double width, height, w = _fb_graph_view_width (self), zoom, x;
-
-  fb_graph_view_zoom_to_fit (self);
-  if (self->zoom >= FB_GRAPH_VIEW_READABLE_ZOOM)
-    return;
-  fb_graph_scene_get_bounds (self->scene, &width, &height);
-  zoom = FB_GRAPH_VIEW_READABLE_ZOOM;
-  x = width * zoom <= w ? width / 2 - w / zoom / 2 : 0;
-  fb_graph_view_set_viewport (self, x, 0, zoom);
-}
-
 /* Scrolls so that item is on screen, centring it only when it was not. */
 void
 _fb_graph_view_reveal_item (FbGraphView *self,
@@ -490,7 +457,9 @@ scene_ready (GObject      *source,
       g_clear_pointer (&self->anchor_path, g_free);
     }
   if (self->fit_pending && gtk_widget_get_width (GTK_WIDGET (self)) > 0)
-    show_first_picture (self);
+    _fb_graph_view_show_first_picture (self);
+  if (self->focus_rects != NULL && gtk_widget_get_width (GTK_WIDGET (self)) > 0)
+    _fb_graph_view_apply_focus (self);
   if (self->reveal_pending)
     {
       _fb_graph_view_reveal_item (self, self->selected_item);
@@ -544,7 +513,10 @@ fb_graph_view_set_layout (FbGraphView   *self,
       g_clear_pointer (&self->scene, fb_graph_scene_unref);
       g_hash_table_remove_all (self->expanded);
       self->has_selection = FALSE;
+      self->selected_value = FALSE;
+      self->selected_constant = NULL;
       self->selected_item = -1;
+      g_clear_pointer (&self->focus_rects, g_array_unref);
       g_clear_pointer (&self->selected_path, g_free);
       g_clear_pointer (&self->selected_name, g_free);
       g_clear_pointer (&self->query, g_free);
@@ -654,7 +626,9 @@ fb_graph_view_size_allocate (GtkWidget *widget,
   FbGraphView *self = FB_GRAPH_VIEW (widget);
 
   if (self->fit_pending && self->scene != NULL)
-    show_first_picture (self);
+    _fb_graph_view_show_first_picture (self);
+  if (self->focus_rects != NULL && self->scene != NULL)
+    _fb_graph_view_apply_focus (self);
   gtk_popover_present (GTK_POPOVER (self->popover));
 }
 
@@ -693,6 +667,7 @@ fb_graph_view_finalize (GObject *object)
   g_free (self->selected_name);
   g_free (self->selected_path);
   g_free (self->anchor_path);
+  g_clear_pointer (&self->focus_rects, g_array_unref);
 
   G_OBJECT_CLASS (fb_graph_view_parent_class)->finalize (object);
 }

@@ -73,7 +73,15 @@ void           fb_graph_view_zoom_at            (FbGraphView   *self,
                                                  double         wy);
 void           fb_graph_view_zoom_in            (FbGraphView   *self);
 void           fb_graph_view_zoom_out           (FbGraphView   *self);
+/* All of the graph when its text stays readable; a graph much taller than wide is fitted to the
+ * width instead, from its top. */
 void           fb_graph_view_zoom_to_fit        (FbGraphView   *self);
+/* Scrolls and zooms to show the n_rects scene rectangles (graphene_rect_t): all of them when
+ * that keeps the text readable, else the readable screenful that holds the most. Waits for the
+ * view's size when it has none yet; replaces the first picture's fit. */
+void           fb_graph_view_show_rects         (FbGraphView           *self,
+                                                 const graphene_rect_t *rects,
+                                                 guint                  n_rects);
 void           fb_graph_view_widget_to_scene    (FbGraphView   *self,
                                                  double         wx,
                                                  double         wy,
@@ -85,14 +93,27 @@ void           fb_graph_view_scene_to_widget    (FbGraphView   *self,
                                                  double        *wx,
                                                  double        *wy);
 
-/* The selected node, or NULL (also NULL when a group is selected). */
+/* The selected node, or NULL (also NULL when a group or an initializer's row is selected; a
+ * Constant node's row selects the Constant node). */
 FbNode        *fb_graph_view_get_selected_node  (FbGraphView   *self);
+/* The constant tensor selected: the output of a selected Constant node (a box or a row), or the
+ * initializer whose row is selected; NULL otherwise. */
+const FbValue *fb_graph_view_get_selected_constant (FbGraphView *self);
 FbGraphGroup  *fb_graph_view_get_selected_group (FbGraphView   *self);
 /* Selects the node of that id, opening the groups that hide it; FALSE if there is none. */
 gboolean       fb_graph_view_select_node        (FbGraphView   *self,
                                                  guint          node_id);
 gboolean       fb_graph_view_select_group       (FbGraphView   *self,
                                                  const char    *path);
+/* Selects the constant value of that id: its Constant node, or its rows when it is an
+ * initializer; FALSE when this graph has no such constant. */
+gboolean       fb_graph_view_select_constant    (FbGraphView   *self,
+                                                 guint          value_id);
+/* Selects what a click at widget point (wx, wy) selects: a constant's row, a box or nothing;
+ * TRUE when something is selected. */
+gboolean       fb_graph_view_select_at          (FbGraphView   *self,
+                                                 double         wx,
+                                                 double         wy);
 void           fb_graph_view_clear_selection    (FbGraphView   *self);
 /* Moves the selection along an edge (or sideways); FALSE when there is nowhere to go. */
 gboolean       fb_graph_view_walk               (FbGraphView   *self,

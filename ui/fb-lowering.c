@@ -20,19 +20,30 @@ typedef struct {
 } Job;
 
 FbLowering *
-fb_lowering_new (FbStage *final)
+fb_lowering_new (FbStage    *final,
+                 const char *target)
 {
   FbLowering *lowering;
+  const FbBackend *backend;
 
   g_return_val_if_fail (final != NULL && final->graph != NULL, NULL);
+  g_return_val_if_fail (target != NULL, NULL);
 
+  if ((backend = fb_backend_lookup (target)) == NULL)
+    return NULL;
   lowering = g_new0 (FbLowering, 1);
   g_atomic_ref_count_init (&lowering->ref_count);
   lowering->stage = fb_stage_ref (final);
-  /* The workbench shows the cpu target's kernels (a choice of target is the window's to add). */
-  lowering->backend = fb_backend_lookup ("cpu");
+  lowering->backend = backend;
   g_mutex_init (&lowering->lock);
   return lowering;
+}
+
+const char *
+fb_lowering_get_target (FbLowering *lowering)
+{
+  g_return_val_if_fail (lowering != NULL, NULL);
+  return lowering->backend->name;
 }
 
 FbLowering *
@@ -153,38 +164,18 @@ kernels_thread (GTask        *task,
   for (guint i = 0; i < plan->kernels->len; i++)
     {
       const FbKernel *kernel = g_ptr_array_index (plan->kernels, i);
-      FbKernelStages *stages;
+      const FbKernelStages *stages;
       FbLoweredKernel *lk;
+      GError *error = NULL;
 
       if (!wanted (job, kernel->node_id))
         continue;
-      g_mutex_lock (&lowering->lock);
-      stages = g_ptr_array_index (lowering->stages, i);
-      g_mutex_unlock (&lowering->lock);
-      if (stages == NULL)
+      if (g_task_return_error_if_cancelled (task))
+        return;
+      if ((stages = fb_lowering_kernel_stages (lowering, kernel, &error)) == NULL)
         {
-          GError *error = NULL;
-
-          if (g_task_return_error_if_cancelled (task))
-            return;
-          /* Without the lock: LLVM takes its time, and other kernels need not wait for it. */
-          stages = lowering->backend->kernel_stages (lowering->backend, kernel, plan, &error);
-          if (stages == NULL)
-            {
-              g_prefix_error (&error, "%s (node %s): ", kernel->name,
-                              kernel->node != NULL && kernel->node->name != NULL ? kernel->node->name : "?");
-              g_task_return_error (task, error);
-              return;
-            }
-          g_mutex_lock (&lowering->lock);
-          if (g_ptr_array_index (lowering->stages, i) == NULL)
-            g_ptr_array_index (lowering->stages, i) = stages;
-          else
-            {
-              fb_kernel_stages_free (stages);
-              stages = g_ptr_array_index (lowering->stages, i);
-            }
-          g_mutex_unlock (&lowering->lock);
+          g_task_return_error (task, error);
+          return;
         }
       lk = g_new (FbLoweredKernel, 1);
       lk->kernel = kernel;
@@ -192,6 +183,44 @@ kernels_thread (GTask        *task,
       g_ptr_array_add (kernels, lk);
     }
   g_task_return_pointer (task, g_steal_pointer (&kernels), (GDestroyNotify) g_ptr_array_unref);
+}
+
+const FbKernelStages *
+fb_lowering_kernel_stages (FbLowering     *lowering,
+                           const FbKernel *kernel,
+                           GError        **error)
+{
+  FbPlan *plan;
+  FbKernelStages *stages;
+  guint index;
+
+  g_return_val_if_fail (lowering != NULL && kernel != NULL, NULL);
+  plan = fb_lowering_peek_plan (lowering);
+  g_return_val_if_fail (plan != NULL && g_ptr_array_find (plan->kernels, kernel, &index), NULL);
+
+  g_mutex_lock (&lowering->lock);
+  stages = g_ptr_array_index (lowering->stages, index);
+  g_mutex_unlock (&lowering->lock);
+  if (stages != NULL)
+    return stages;
+  /* Without the lock: LLVM takes its time, and other kernels need not wait for it. */
+  stages = lowering->backend->kernel_stages (lowering->backend, kernel, plan, error);
+  if (stages == NULL)
+    {
+      g_prefix_error (error, "%s (node %s): ", kernel->name,
+                      kernel->node != NULL && kernel->node->name != NULL ? kernel->node->name : "?");
+      return NULL;
+    }
+  g_mutex_lock (&lowering->lock);
+  if (g_ptr_array_index (lowering->stages, index) == NULL)
+    g_ptr_array_index (lowering->stages, index) = stages;
+  else
+    {
+      fb_kernel_stages_free (stages);
+      stages = g_ptr_array_index (lowering->stages, index);
+    }
+  g_mutex_unlock (&lowering->lock);
+  return stages;
 }
 
 void

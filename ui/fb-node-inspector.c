@@ -278,6 +278,58 @@ fb_node_inspector_show_node (FbNodeInspector *self,
 }
 
 void
+fb_node_inspector_show_constant (FbNodeInspector *self,
+                                 FbGraph         *graph,
+                                 const FbValue   *value,
+                                 const char      *note)
+{
+  g_autoptr(GString) tensor = g_string_new (NULL);
+  guint n_readers = 0;
+
+  g_return_if_fail (FB_IS_NODE_INSPECTOR (self));
+  g_return_if_fail (graph != NULL);
+  g_return_if_fail (value != NULL && value->constant != NULL);
+
+  reset (self, "Initializer");
+  add_label (self, "Initializer", "title-3");
+  add_label (self, value->name != NULL ? value->name : "", "monospace");
+  if (note != NULL)
+    add_label (self, note, "accent");
+  add_heading (self, "Value");
+  append_tensor (tensor, value->constant);
+  add_label (self, tensor->str, "monospace");
+  if (value->constant->numel > MAX_LIST_ITEMS)
+    {
+      g_autofree char *size = g_strdup_printf ("%" G_GINT64_FORMAT " elements, %" G_GSIZE_FORMAT " bytes",
+                                               value->constant->numel, fb_tensor_nbytes (value->constant));
+
+      add_label (self, size, "dim-label");
+    }
+  add_heading (self, "Read by");
+  for (guint i = 0; i < graph->nodes->len; i++)
+    {
+      const FbNode *node = g_ptr_array_index (graph->nodes, i);
+
+      for (guint k = 0; k < node->n_inputs; k++)
+        if (node->inputs[k] == value)
+          {
+            if (n_readers++ < MAX_LIST_ITEMS * 2)
+              add_pair (self, node->op_type != NULL ? node->op_type : fb_op_name (node->op),
+                        node->name != NULL ? node->name : "");
+            break;
+          }
+    }
+  if (n_readers > MAX_LIST_ITEMS * 2)
+    {
+      g_autofree char *more = g_strdup_printf ("… and %u more", n_readers - MAX_LIST_ITEMS * 2);
+
+      add_label (self, more, "dim-label");
+    }
+  else if (n_readers == 0)
+    add_label (self, "No node of this graph reads it", "dim-label");
+}
+
+void
 fb_node_inspector_set_kernel (FbNodeInspector *self,
                               const char      *summary,
                               const char      *action_name)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The inspector pane: everything about the selected node (op, attributes, inputs and outputs with
  * dtypes and shapes, fused members, the original ONNX nodes it stands for, the kernel that carries
- * its work) or group. */
+ * its work), initializer or group. */
 #pragma once
 
 #include "fb-graph-layout.h"
@@ -27,6 +27,11 @@ void        fb_node_inspector_set_kernel (FbNodeInspector *self,
                                           const char      *action_name);
 /* The summary of the "Kernel" section, or NULL when there is none. */
 const char *fb_node_inspector_get_kernel_summary (FbNodeInspector *self);
+/* An initializer, or a value a pass folded: a constant no node of graph makes. note as above. */
+void        fb_node_inspector_show_constant (FbNodeInspector *self,
+                                             FbGraph         *graph,
+                                             const FbValue   *value,
+                                             const char      *note);
 void        fb_node_inspector_show_group (FbNodeInspector    *self,
                                           const FbGraphGroup *group);
 void        fb_node_inspector_clear      (FbNodeInspector *self);

@@ -11,6 +11,11 @@ G_BEGIN_DECLS
 
 typedef struct _FbProfileOverlay FbProfileOverlay;
 
+/* An overlay of profile (previous: the A/B profile, may be NULL) painted by metric; attributed
+ * on the first _fb_profile_overlay_sync. */
+FbProfileOverlay *_fb_profile_overlay_new (FbProfile       *profile,
+                                           FbProfile       *previous,
+                                           FbProfileMetric  metric);
 void     _fb_profile_overlay_free       (FbProfileOverlay *overlay);
 /* Attributes the profile on the graph of layout if it is not the one attributed last. */
 void     _fb_profile_overlay_sync       (FbProfileOverlay *overlay,

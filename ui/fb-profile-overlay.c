@@ -666,12 +666,21 @@ fb_graph_view_set_profile (FbGraphView *self,
   g_clear_pointer (&self->overlay, _fb_profile_overlay_free);
   if (profile != NULL)
     {
-      self->overlay = g_new0 (FbProfileOverlay, 1);
-      self->overlay->profile = fb_profile_ref (profile);
-      self->overlay->previous = previous != NULL ? fb_profile_ref (previous) : NULL;
-      self->overlay->metric = metric;
+      self->overlay = _fb_profile_overlay_new (profile, previous, metric);
     }
   _fb_graph_view_invalidate (self);
+}
+
+FbProfileOverlay *
+_fb_profile_overlay_new (FbProfile       *profile,
+                         FbProfile       *previous,
+                         FbProfileMetric  metric)
+{
+  FbProfileOverlay *overlay = g_new0 (FbProfileOverlay, 1);
+  overlay->profile = fb_profile_ref (profile);
+  overlay->previous = previous != NULL ? fb_profile_ref (previous) : NULL;
+  overlay->metric = metric;
+  return overlay;
 }
 
 FbProfile *

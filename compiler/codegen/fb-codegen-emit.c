@@ -278,6 +278,8 @@ loop (FbEmit *e, const FbKStmt *s)
   LLVMPositionBuilderAtEnd (e->b, body);
   e->vars[s->loop.var] = i;
   stmts (e, s->loop.body);
+  /* The step and the branch back are the loop's own. */
+  _fb_debug_lines_at (e, s);
   LLVMValueRef next = LLVMBuildNSWAdd (e->b, i, LLVMConstInt (i64, 1, 0), "");
   LLVMBasicBlockRef latch = LLVMGetInsertBlock (e->b);
   LLVMBuildBr (e->b, head);
@@ -327,6 +329,7 @@ _fb_codegen_stmts (FbEmit *e, const GPtrArray *body)
   for (guint i = 0; i < body->len; i++)
     {
       const FbKStmt *s = g_ptr_array_index (body, i);
+      _fb_debug_lines_at (e, s);
       switch (s->kind)
         {
         case FB_KS_LOOP:
@@ -397,6 +400,7 @@ emit_phase (FbEmit *e, const FbKPhase *phase)
   e->fn = body;
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext (ctx, body, "entry");
   LLVMPositionBuilderAtEnd (e->b, entry);
+  _fb_debug_lines_enter (e, body, phase);
   for (guint i = 0; i < na; i++)
     e->args[i] = LLVMGetParam (body, i);
   e->begin = LLVMGetParam (body, na);
@@ -404,7 +408,9 @@ emit_phase (FbEmit *e, const FbKPhase *phase)
   for (guint i = 0; i < e->k->accs->len; i++)
     e->accs[i] = LLVMBuildAlloca (e->b, reg_type (ctx, g_array_index (e->k->accs, FbDType, i)), "acc");
   stmts (e, phase->body);
+  _fb_debug_lines_at (e, phase);
   LLVMBuildRetVoid (e->b);
+  _fb_debug_lines_leave (e);
 
   /* The entry point. */
   LLVMTypeRef et_params[3] = { ptr, i64, i64 };
@@ -412,6 +418,7 @@ emit_phase (FbEmit *e, const FbKPhase *phase)
   LLVMValueRef fn = LLVMAddFunction (e->mod, phase->fn, et);
   add_attr (ctx, fn, LLVMAttributeFunctionIndex, "nounwind");
   LLVMPositionBuilderAtEnd (e->b, LLVMAppendBasicBlockInContext (ctx, fn, "entry"));
+  _fb_debug_lines_enter (e, fn, phase);
   g_autofree LLVMValueRef *cargs = g_new0 (LLVMValueRef, na + 2);
   for (guint i = 0; i < na; i++)
     {
@@ -423,18 +430,20 @@ emit_phase (FbEmit *e, const FbKPhase *phase)
   cargs[na + 1] = LLVMGetParam (fn, 2);
   LLVMBuildCall2 (e->b, bt, body, cargs, na + 2, "");
   LLVMBuildRetVoid (e->b);
+  _fb_debug_lines_leave (e);
 }
 
 LLVMModuleRef
 _fb_codegen_emit_kernel (LLVMContextRef ctx, const FbKernel *kernel, const char *triple,
                          const char *data_layout, GError **error)
 {
-  return _fb_codegen_emit_kernel_math (ctx, kernel, triple, data_layout, FALSE, error);
+  return _fb_codegen_emit_kernel_math (ctx, kernel, triple, data_layout, FALSE, NULL, error);
 }
 
 LLVMModuleRef
 _fb_codegen_emit_kernel_math (LLVMContextRef ctx, const FbKernel *kernel, const char *triple,
-                              const char *data_layout, gboolean gpu_math, GError **error)
+                              const char *data_layout, gboolean gpu_math,
+                              const FbKernelLines *lines, GError **error)
 {
   /* Named after the content, like its functions: cached objects carry no node's name. */
   const char *mod_name = kernel->phases->len ? ((FbKPhase *) g_ptr_array_index (kernel->phases, 0))->fn
@@ -447,12 +456,15 @@ _fb_codegen_emit_kernel_math (LLVMContextRef ctx, const FbKernel *kernel, const 
   e.args = g_new0 (LLVMValueRef, kernel->args->len + 1);
   e.accs = g_new0 (LLVMValueRef, kernel->accs->len + 1);
   e.vars = g_new0 (LLVMValueRef, kernel->n_vars + 1);
+  if (lines != NULL)
+    e.debug = _fb_debug_lines_new (mod, kernel, lines);
   for (guint p = 0; p < kernel->phases->len; p++)
     {
       const FbKPhase *ph = g_ptr_array_index (kernel->phases, p);
       if (ph->conv == NULL)     /* a oneDNN convolution is run by the runtime */
         emit_phase (&e, ph);
     }
+  _fb_debug_lines_free (e.debug);
   LLVMDisposeBuilder (e.b);
   g_free (e.args);
   g_free (e.accs);

@@ -10,6 +10,8 @@
 
 G_BEGIN_DECLS
 
+typedef struct _FbDebugLines FbDebugLines;
+
 typedef struct {
   LLVMContextRef  ctx;
   LLVMModuleRef   mod;
@@ -23,6 +25,8 @@ typedef struct {
   gboolean        gpu;          /* NVPTX: no libm calls, math inline (fb-codegen-ptx-math.c) */
   const gboolean *invariant;    /* per argument: nothing writes it while the kernel runs, so its
                                    loads may go through the read-only cache (NULL: none) */
+  FbDebugLines   *debug;        /* kernel IR lines as debug locations, or NULL for none */
+  LLVMMetadataRef scope;        /* the subprogram of fn while debug is set */
 } FbEmit;
 
 /* Builds the module of one kernel: a function per phase. */
@@ -31,10 +35,31 @@ LLVMModuleRef _fb_codegen_emit_kernel (LLVMContextRef ctx, const FbKernel *kerne
                                        GError **error);
 
 /* The same with the GPU's math (fb-codegen-ptx-math.c) when gpu_math: lets the host check the
- * arithmetic the PTX does. */
+ * arithmetic the PTX does; with lines (may be NULL), every instruction's debug location is the
+ * kernel IR line of its statement. */
 LLVMModuleRef _fb_codegen_emit_kernel_math (LLVMContextRef ctx, const FbKernel *kernel,
                                             const char *triple, const char *data_layout,
-                                            gboolean gpu_math, GError **error);
+                                            gboolean gpu_math, const FbKernelLines *lines,
+                                            GError **error);
+
+/* Fills the line maps of st from its texts and the kernel IR's lines (fb-stage-lines.c). */
+void          _fb_kernel_stages_map  (FbKernelStages *st, const FbKernelLines *lines);
+
+/* Debug locations pointing into the kernel IR (fb-codegen-lines.c). */
+FbDebugLines *_fb_debug_lines_new    (LLVMModuleRef mod, const FbKernel *kernel,
+                                      const FbKernelLines *lines);
+/* Finalizes the module's debug information. */
+void          _fb_debug_lines_free   (FbDebugLines *dl);
+/* The kernel IR holds copy (a statement or phase made of another) where it holds original;
+ * original NULL forgets copy. */
+void          _fb_debug_lines_alias  (FbDebugLines *dl, gconstpointer copy, gconstpointer original);
+/* fn becomes e's scope (a subprogram at the line of phase); what is built next is at that
+ * line. Nothing without e->debug. */
+void          _fb_debug_lines_enter  (FbEmit *e, LLVMValueRef fn, gconstpointer phase);
+/* What is built next is at the line of stmt_or_phase (unchanged when the text lacks it). */
+void          _fb_debug_lines_at     (FbEmit *e, gconstpointer stmt_or_phase);
+/* Ends fn's scope: no location is carried into the next function. */
+void          _fb_debug_lines_leave  (FbEmit *e);
 
 /* The pieces of emission the NVPTX kernels share with the CPU's (fb-codegen-emit.c). */
 LLVMTypeRef   _fb_codegen_reg_type    (LLVMContextRef ctx, FbDType t);

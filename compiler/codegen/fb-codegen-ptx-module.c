@@ -142,7 +142,13 @@ generate_part (FbPtxGpu *g, const FbKernel *k, guint p, const FbKPhase *ph, cons
   FbKPhase sub = *ph;
   sub.fn = fn;
   sub.body = body;
-  return generate (g, k, p, &sub, distinct, l, error);
+  /* Their debug locations are those of the statements and the phase they are made of. */
+  _fb_debug_lines_alias (g->e.debug, &loop, par);
+  _fb_debug_lines_alias (g->e.debug, &sub, ph);
+  gboolean ok = generate (g, k, p, &sub, distinct, l, error);
+  _fb_debug_lines_alias (g->e.debug, &loop, NULL);
+  _fb_debug_lines_alias (g->e.debug, &sub, NULL);
+  return ok;
 }
 
 /* A phase with library calls: the generated statements before and after them, where the calls
@@ -202,13 +208,16 @@ library_parts (FbPtxGpu *g, const FbKernel *k, guint p, const FbKPhase *ph, cons
 
 }
 
-/* Fills module->phases and the LLVM module; FALSE with error naming the kernel. */
+/* Fills module->phases and the LLVM module; FALSE with error naming the kernel. With lines,
+ * every instruction's debug location is its kernel IR line. */
 static gboolean
 build (LLVMModuleRef mod, const FbKernel *k, const FbPlan *plan, gboolean emulate,
-       FbPtxModule *out, guint *n_generated, GError **error)
+       const FbKernelLines *lines, FbPtxModule *out, guint *n_generated, GError **error)
 {
   LLVMContextRef ctx = LLVMGetModuleContext (mod);
   FbPtxGpu g = { .e = { .ctx = ctx, .mod = mod, .k = k, .gpu = TRUE }, .emulate = emulate };
+  if (lines != NULL)
+    g.e.debug = _fb_debug_lines_new (mod, k, lines);
   g.i64 = LLVMInt64TypeInContext (ctx);
   g.i32 = LLVMInt32TypeInContext (ctx);
   g_autofree gboolean *distinct = distinct_args (k, plan);
@@ -246,6 +255,7 @@ build (LLVMModuleRef mod, const FbKernel *k, const FbPlan *plan, gboolean emulat
         }
       g_array_append_val (out->phases, info);
     }
+  _fb_debug_lines_free (g.e.debug);
   LLVMDisposeBuilder (g.e.b);
   g_free (g.e.args);
   g_free (g.e.accs);
@@ -278,19 +288,14 @@ optimize (LLVMModuleRef mod, LLVMTargetMachineRef tm, const FbKernel *k, GError 
   return TRUE;
 }
 
-/* The module of kernel for the GPU, or (emulate) for the host with *object set. */
-static FbPtxModule *
-make (const FbKernel *kernel, const FbPlan *plan, gboolean emulate, GBytes **object,
-      GError **error)
+/* The optimized LLVM module of kernel in ctx, for tm's target (the GPU, or the host when
+ * emulate), out's phases and IR texts filled in; NULL with *error set when it cannot be made,
+ * and NULL without when no phase has generated code. lines (may be NULL) as in build. */
+static LLVMModuleRef
+kernel_module (LLVMContextRef ctx, LLVMTargetMachineRef tm, const FbKernel *kernel,
+               const FbPlan *plan, gboolean emulate, const FbKernelLines *lines,
+               FbPtxModule *out, GError **error)
 {
-  g_autoptr(FbPtxModule) out = g_new0 (FbPtxModule, 1);
-  out->phases = g_array_new (FALSE, TRUE, sizeof (FbPtxPhase));
-  if (kernel->phases->len == 0)
-    return g_steal_pointer (&out);
-  LLVMTargetMachineRef tm = emulate ? _fb_codegen_target_machine (error) : _fb_ptx_target_machine (error);
-  if (tm == NULL)
-    return NULL;
-  LLVMContextRef ctx = LLVMContextCreate ();
   const char *mod_name = ((FbKPhase *) g_ptr_array_index (kernel->phases, 0))->fn;
   LLVMModuleRef mod = LLVMModuleCreateWithNameInContext (mod_name, ctx);
   char *triple = LLVMGetTargetMachineTriple (tm);
@@ -302,7 +307,7 @@ make (const FbKernel *kernel, const FbPlan *plan, gboolean emulate, GBytes **obj
   LLVMDisposeMessage (layout);
   LLVMDisposeTargetData (td);
   guint n_generated = 0;
-  gboolean ok = build (mod, kernel, plan, emulate, out, &n_generated, error);
+  gboolean ok = build (mod, kernel, plan, emulate, lines, out, &n_generated, error);
   if (ok && n_generated > 0)
     {
       out->llvm_ir = take_message (LLVMPrintModuleToString (mod));
@@ -310,40 +315,90 @@ make (const FbKernel *kernel, const FbPlan *plan, gboolean emulate, GBytes **obj
       if (ok)
         {
           out->llvm_ir_opt = take_message (LLVMPrintModuleToString (mod));
-          LLVMMemoryBufferRef buf = NULL;
-          char *msg = NULL;
-          if (LLVMTargetMachineEmitToMemoryBuffer (tm, mod, emulate ? LLVMObjectFile : LLVMAssemblyFile,
-                                                   &msg, &buf))
-            {
-              g_autofree char *m = take_message (msg);
-              g_set_error (error, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_LLVM,
-                           "kernel %s: LLVM could not emit %s: %s", kernel->name,
-                           emulate ? "the emulation" : "PTX", m);
-              ok = FALSE;
-            }
-          else if (emulate)
-            {
-              *object = g_bytes_new (LLVMGetBufferStart (buf), LLVMGetBufferSize (buf));
-              LLVMDisposeMemoryBuffer (buf);
-            }
-          else
-            {
-              out->ptx = g_strndup (LLVMGetBufferStart (buf), LLVMGetBufferSize (buf));
-              LLVMDisposeMemoryBuffer (buf);
-            }
+          return mod;
         }
     }
   LLVMDisposeModule (mod);
+  return NULL;
+}
+
+LLVMModuleRef
+_fb_ptx_kernel_module (LLVMContextRef ctx, LLVMTargetMachineRef tm, const FbKernel *kernel,
+                       const FbPlan *plan, FbPtxModule *out, GError **error)
+{
+  g_assert (ctx != NULL && tm != NULL && kernel != NULL && out != NULL);
+  if (out->phases == NULL)
+    out->phases = g_array_new (FALSE, TRUE, sizeof (FbPtxPhase));
+  if (kernel->phases->len == 0)
+    return NULL;
+  return kernel_module (ctx, tm, kernel, plan, FALSE, NULL, out, error);
+}
+
+/* The module of kernel for the GPU, or (emulate) for the host with *object set; lines (may be
+ * NULL) as in build. */
+static FbPtxModule *
+make (const FbKernel *kernel, const FbPlan *plan, gboolean emulate, const FbKernelLines *lines,
+      GBytes **object, GError **error)
+{
+  g_autoptr(FbPtxModule) out = g_new0 (FbPtxModule, 1);
+  out->phases = g_array_new (FALSE, TRUE, sizeof (FbPtxPhase));
+  if (kernel->phases->len == 0)
+    return g_steal_pointer (&out);
+  LLVMTargetMachineRef tm = emulate ? _fb_codegen_target_machine (error) : _fb_ptx_target_machine (error);
+  if (tm == NULL)
+    return NULL;
+  LLVMContextRef ctx = LLVMContextCreate ();
+  GError *failed = NULL;
+  LLVMModuleRef mod = kernel_module (ctx, tm, kernel, plan, emulate, lines, out, &failed);
+  gboolean ok = failed == NULL;
+  if (mod != NULL)
+    {
+      LLVMMemoryBufferRef buf = NULL;
+      char *msg = NULL;
+      if (LLVMTargetMachineEmitToMemoryBuffer (tm, mod, emulate ? LLVMObjectFile : LLVMAssemblyFile,
+                                               &msg, &buf))
+        {
+          g_autofree char *m = take_message (msg);
+          g_set_error (&failed, FB_CODEGEN_ERROR, FB_CODEGEN_ERROR_LLVM,
+                       "kernel %s: LLVM could not emit %s: %s", kernel->name,
+                       emulate ? "the emulation" : "PTX", m);
+          ok = FALSE;
+        }
+      else if (emulate)
+        {
+          *object = g_bytes_new (LLVMGetBufferStart (buf), LLVMGetBufferSize (buf));
+          LLVMDisposeMemoryBuffer (buf);
+        }
+      else
+        {
+          out->ptx = g_strndup (LLVMGetBufferStart (buf), LLVMGetBufferSize (buf));
+          LLVMDisposeMemoryBuffer (buf);
+        }
+      LLVMDisposeModule (mod);
+    }
   LLVMContextDispose (ctx);
   LLVMDisposeTargetMachine (tm);
-  return ok ? g_steal_pointer (&out) : NULL;
+  if (!ok)
+    {
+      g_propagate_error (error, failed);
+      return NULL;
+    }
+  return g_steal_pointer (&out);
 }
 
 FbPtxModule *
 fb_codegen_ptx (const FbKernel *kernel, const FbPlan *plan, GError **error)
 {
   g_return_val_if_fail (kernel != NULL, NULL);
-  return make (kernel, plan, FALSE, NULL, error);
+  return make (kernel, plan, FALSE, NULL, NULL, error);
+}
+
+FbPtxModule *
+_fb_codegen_ptx_lines (const FbKernel *kernel, const FbPlan *plan, const FbKernelLines *lines,
+                       GError **error)
+{
+  g_assert (kernel != NULL && lines != NULL);
+  return make (kernel, plan, FALSE, lines, NULL, error);
 }
 
 FbPtxModule *
@@ -352,5 +407,5 @@ fb_codegen_ptx_emulation (const FbKernel *kernel, const FbPlan *plan, GBytes **o
 {
   g_return_val_if_fail (kernel != NULL && object != NULL, NULL);
   *object = NULL;
-  return make (kernel, plan, TRUE, object, error);
+  return make (kernel, plan, TRUE, NULL, object, error);
 }

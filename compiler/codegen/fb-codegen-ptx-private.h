@@ -83,6 +83,18 @@ typedef struct {
  * no other argument shares its bytes (noalias). */
 void     _fb_ptx_emit_phase    (FbPtxGpu *g, const FbKPhase *phase, const gboolean *distinct);
 
+/* fb_codegen_ptx with every instruction's debug location its kernel IR line (the code view's
+ * stages). */
+FbPtxModule *_fb_codegen_ptx_lines (const FbKernel *kernel, const FbPlan *plan,
+                                    const FbKernelLines *lines, GError **error);
+
+/* The optimized NVPTX module of kernel in ctx (out's phases and IR texts filled in, its ptx
+ * left NULL); NULL with *error set when it cannot be made, NULL without when the kernel has no
+ * generated code. */
+LLVMModuleRef _fb_ptx_kernel_module (LLVMContextRef ctx, LLVMTargetMachineRef tm,
+                                     const FbKernel *kernel, const FbPlan *plan,
+                                     FbPtxModule *out, GError **error);
+
 /* The NVPTX target machine for sm_90 (a new one per call: not shared between threads). */
 LLVMTargetMachineRef _fb_ptx_target_machine (GError **error);
 

@@ -102,15 +102,23 @@ fb_ptx_assemble (const char *ptx, GBytes **cubin, char **info, GError **error)
   return ok;
 }
 
-/* The SASS of ptx, or NULL when the tools are missing (a failure is said in the text). */
+/* The SASS of ptx: what `ptxas -arch=sm_90` makes of it, disassembled; where a tool is
+ * missing or fails, a comment that says which and why. */
 static char *
 sass_of (const char *ptx)
 {
   g_autofree char *ptxas = fb_ptx_find_tool ("ptxas");
   g_autofree char *cuobjdump = fb_ptx_find_tool ("cuobjdump");
   g_autofree char *nvdisasm = cuobjdump ? NULL : fb_ptx_find_tool ("nvdisasm");
-  if (ptxas == NULL || (cuobjdump == NULL && nvdisasm == NULL))
-    return NULL;
+  if (cuobjdump == NULL && nvdisasm == NULL)
+    return g_strdup_printf ("// no SASS: neither cuobjdump nor nvdisasm (the CUDA toolkit's "
+                            "disassemblers) is on PATH or under $CUDA_HOME/bin%s\n"
+                            "// with one of them installed, this page shows the SASS that "
+                            "ptxas -arch=sm_90 makes of the PTX\n",
+                            ptxas != NULL ? "" : "; ptxas, which assembles the PTX, is missing too");
+  if (ptxas == NULL)
+    return g_strdup ("// no SASS: ptxas (the CUDA toolkit's PTX assembler) is not on PATH or "
+                     "under $CUDA_HOME/bin, so there is no cubin to disassemble\n");
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) cubin = NULL;
   if (!fb_ptx_assemble (ptx, &cubin, NULL, &error))
@@ -134,8 +142,9 @@ fb_codegen_ptx_stages (const FbKernel *kernel, const FbPlan *plan, GError **erro
 {
   g_return_val_if_fail (kernel != NULL, NULL);
   g_autoptr(FbKernelStages) st = g_new0 (FbKernelStages, 1);
-  st->kernel_ir = fb_kernel_to_string (kernel, plan);
-  g_autoptr(FbPtxModule) m = fb_codegen_ptx (kernel, plan, error);
+  g_autoptr(FbKernelLines) kir_lines = NULL;
+  st->kernel_ir = fb_kernel_to_string_lines (kernel, plan, &kir_lines);
+  g_autoptr(FbPtxModule) m = _fb_codegen_ptx_lines (kernel, plan, kir_lines, error);
   if (m == NULL)
     return NULL;
   g_autoptr(GString) note = g_string_new (NULL);
@@ -175,7 +184,7 @@ fb_codegen_ptx_stages (const FbKernel *kernel, const FbPlan *plan, GError **erro
   st->llvm_ir = g_strconcat (ir_note, m->llvm_ir ? m->llvm_ir : "", NULL);
   st->llvm_ir_opt = g_strconcat (ir_note, m->llvm_ir_opt ? m->llvm_ir_opt : "", NULL);
   st->assembly = g_strconcat (ptx_note, m->ptx ? m->ptx : "", NULL);
-  if (m->ptx)
-    st->sass = sass_of (m->ptx);
+  st->sass = m->ptx != NULL ? sass_of (m->ptx) : g_strdup (ptx_note);
+  _fb_kernel_stages_map (st, kir_lines);
   return g_steal_pointer (&st);
 }

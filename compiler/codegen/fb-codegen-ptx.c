@@ -450,6 +450,8 @@ emit_cooperative_row (FbPtxGpu *g)
             memset (pending, 0, (nargs + 1) * sizeof (gboolean));
             break;
           }
+      /* A row's barriers, shuffles and shared memory are its statement's. */
+      _fb_debug_lines_at (&g->e, s);
       switch (g->map->rows[i])
         {
         case FB_PTX_ROW_UNIFORM:
@@ -493,12 +495,16 @@ emit_body (FbPtxGpu *g, const FbKPhase *phase)
   LLVMValueRef last = LLVMBuildMul (b, g->e.end, c64 (g, map->inner), "");
   LLVMValueRef block = sreg (g, "llvm.nvvm.read.ptx.sreg.ctaid.x");
   LLVMValueRef blocks = sreg (g, "llvm.nvvm.read.ptx.sreg.nctaid.x");
+  /* The grid loop is the parallel loop of the kernel IR. */
+  const FbKStmt *par = g_ptr_array_index (phase->body, 0);
+  _fb_debug_lines_at (&g->e, par);
   Loop l;
   if (map->cooperative)
     {
       LLVMValueRef u = loop_begin (g, &l, LLVMBuildAdd (b, first, block, ""), last, blocks);
       bind_nest (g, map->nest, map->n_nest, 1, u, narrow);
       emit_cooperative_row (g);
+      _fb_debug_lines_at (&g->e, par);
       loop_end (g, &l);
       return;
     }
@@ -511,6 +517,7 @@ emit_body (FbPtxGpu *g, const FbKPhase *phase)
   LLVMValueRef u = loop_begin (g, &l, start, last, step);
   emit_items (g, map->nest, map->n_nest, 1, u, narrow, map->vec, map->body,
               map->vec > 1 ? first : NULL, last);
+  _fb_debug_lines_at (&g->e, par);
   loop_end (g, &l);
 }
 
@@ -560,6 +567,7 @@ _fb_ptx_emit_phase (FbPtxGpu *g, const FbKPhase *phase, const gboolean *distinct
   g->e.fn = body;
   g->n_shared = 0;
   LLVMPositionBuilderAtEnd (g->e.b, LLVMAppendBasicBlockInContext (ctx, body, "entry"));
+  _fb_debug_lines_enter (&g->e, body, phase);
   for (guint i = 0; i < na; i++)
     g->e.args[i] = LLVMGetParam (body, i);
   g->e.begin = LLVMGetParam (body, na);
@@ -569,7 +577,9 @@ _fb_ptx_emit_phase (FbPtxGpu *g, const FbKPhase *phase, const gboolean *distinct
     g->e.accs[i] = LLVMBuildAlloca (g->e.b, _fb_codegen_reg_type (ctx, g_array_index (k->accs, FbDType, i)), "acc");
   g->tid = sreg (g, "llvm.nvvm.read.ptx.sreg.tid.x");
   emit_body (g, phase);
+  _fb_debug_lines_at (&g->e, phase);
   LLVMBuildRetVoid (g->e.b);
+  _fb_debug_lines_leave (&g->e);
 
   LLVMTypeRef et_params[4] = { gptr, g->i64, g->i64, ptr };
   LLVMTypeRef et = LLVMFunctionType (LLVMVoidTypeInContext (ctx), et_params, extra + 1, FALSE);
@@ -582,6 +592,7 @@ _fb_ptx_emit_phase (FbPtxGpu *g, const FbKPhase *phase, const gboolean *distinct
   annotate (g, fn, "kernel", 1);
   annotate (g, fn, "maxntidx", g->map->block_threads);
   LLVMPositionBuilderAtEnd (g->e.b, LLVMAppendBasicBlockInContext (ctx, fn, "entry"));
+  _fb_debug_lines_enter (&g->e, fn, phase);
   g_autofree LLVMValueRef *cargs = g_new0 (LLVMValueRef, na + 3);
   for (guint i = 0; i < na; i++)
     {
@@ -600,5 +611,6 @@ _fb_ptx_emit_phase (FbPtxGpu *g, const FbKPhase *phase, const gboolean *distinct
     cargs[na + 2] = LLVMGetParam (fn, 3);
   LLVMBuildCall2 (g->e.b, bt, body, cargs, na + extra, "");
   LLVMBuildRetVoid (g->e.b);
+  _fb_debug_lines_leave (&g->e);
 }
 

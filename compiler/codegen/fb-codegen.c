@@ -175,7 +175,8 @@ fb_codegen_kernel_object_gpu_math (const FbKernel *kernel, GError **error)
   LLVMContextRef ctx = LLVMContextCreate ();
   LLVMTargetDataRef td = LLVMCreateTargetDataLayout (tm);
   char *layout = LLVMCopyStringRepOfTargetData (td);
-  LLVMModuleRef mod = _fb_codegen_emit_kernel_math (ctx, kernel, host_triple, layout, TRUE, error);
+  LLVMModuleRef mod = _fb_codegen_emit_kernel_math (ctx, kernel, host_triple, layout, TRUE, NULL,
+                                                    error);
   LLVMDisposeMessage (layout);
   LLVMDisposeTargetData (td);
   GBytes *obj = NULL;
@@ -198,6 +199,10 @@ fb_kernel_stages_free (FbKernelStages *stages)
   g_free (stages->llvm_ir_opt);
   g_free (stages->assembly);
   g_free (stages->sass);
+  g_clear_pointer (&stages->kir_phase, g_array_unref);
+  g_clear_pointer (&stages->llvm_ir_lines, g_array_unref);
+  g_clear_pointer (&stages->llvm_ir_opt_lines, g_array_unref);
+  g_clear_pointer (&stages->assembly_lines, g_array_unref);
   g_free (stages);
 }
 
@@ -242,7 +247,8 @@ fb_codegen_kernel_stages (const FbKernel *kernel, const FbPlan *plan, GError **e
 {
   g_return_val_if_fail (kernel != NULL, NULL);
   g_autoptr(FbKernelStages) st = g_new0 (FbKernelStages, 1);
-  st->kernel_ir = fb_kernel_to_string (kernel, plan);
+  g_autoptr(FbKernelLines) lines = NULL;
+  st->kernel_ir = fb_kernel_to_string_lines (kernel, plan, &lines);
   if (kernel->phases->len == 0)
     {
       const char *why = kernel->kind == FB_KERNEL_VIEW
@@ -251,13 +257,20 @@ fb_codegen_kernel_stages (const FbKernel *kernel, const FbPlan *plan, GError **e
       st->llvm_ir = g_strdup (why);
       st->llvm_ir_opt = g_strdup (why);
       st->assembly = g_strdup (why);
+      _fb_kernel_stages_map (st, lines);
       return g_steal_pointer (&st);
     }
   LLVMTargetMachineRef tm = _fb_codegen_target_machine (error);
   if (tm == NULL)
     return NULL;
   LLVMContextRef ctx = LLVMContextCreate ();
-  LLVMModuleRef mod = build (ctx, tm, kernel, error);
+  /* As build does, with the kernel IR's lines as debug locations. */
+  LLVMTargetDataRef td = LLVMCreateTargetDataLayout (tm);
+  char *layout = LLVMCopyStringRepOfTargetData (td);
+  LLVMModuleRef mod = _fb_codegen_emit_kernel_math (ctx, kernel, host_triple, layout, FALSE, lines,
+                                                    error);
+  LLVMDisposeMessage (layout);
+  LLVMDisposeTargetData (td);
   gboolean ok = mod != NULL;
   if (ok)
     {
@@ -277,9 +290,11 @@ fb_codegen_kernel_stages (const FbKernel *kernel, const FbPlan *plan, GError **e
     LLVMDisposeModule (mod);
   LLVMContextDispose (ctx);
   LLVMDisposeTargetMachine (tm);
-  if (ok)
-    note_library_phases (kernel, st);
-  return ok ? g_steal_pointer (&st) : NULL;
+  if (!ok)
+    return NULL;
+  note_library_phases (kernel, st);
+  _fb_kernel_stages_map (st, lines);
+  return g_steal_pointer (&st);
 }
 
 /* ---- whole plans -------------------------------------------------------------------------- */

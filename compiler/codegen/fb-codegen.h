@@ -27,19 +27,34 @@ typedef enum {
  * for; part of every cache key. Static, valid for the life of the process. */
 const char *fb_codegen_host_target   (void);
 
-/* The lowering stages of one kernel, as the UI shows them. */
+/* The lowering stages of one kernel, as the UI shows them. Every instruction carries the kernel
+ * IR line of the statement it came from as its debug location (!dbg in the IR, .loc in the
+ * assembly and the PTX); the *_lines maps read those back, so that a line of any stage leads to
+ * the kernel IR line, and that line's phase to the graph nodes it computes (FbKPhase.prov). */
 typedef struct {
-  char *kernel_ir;              /* fb_kernel_to_string */
-  char *llvm_ir;                /* as generated */
-  char *llvm_ir_opt;            /* after default<O3> */
-  char *assembly;               /* x86-64, AT&T syntax; PTX for the CUDA target */
-  char *sass;                   /* CUDA target: the SASS of the PTX where the toolkit's tools
-                                   are on this machine; NULL otherwise */
+  char   *kernel_ir;            /* fb_kernel_to_string */
+  char   *llvm_ir;              /* as generated */
+  char   *llvm_ir_opt;          /* after default<O3> */
+  char   *assembly;             /* x86-64, AT&T syntax; PTX for the CUDA target */
+  char   *sass;                 /* CUDA target: the SASS of the PTX where ptxas and cuobjdump
+                                   or nvdisasm are on this machine, else a comment saying which
+                                   tool is missing; NULL for the cpu target */
+  GArray *kir_phase;            /* guint per line of kernel_ir: 1 + the phase the line belongs
+                                   to, 0 for the kernel's header and arguments */
+  GArray *llvm_ir_lines;        /* guint per line of llvm_ir: the kernel IR line its code came
+                                   from (from 1), 0 for none */
+  GArray *llvm_ir_opt_lines;    /* the same for llvm_ir_opt */
+  GArray *assembly_lines;       /* the same for assembly */
 } FbKernelStages;
 
 FbKernelStages *fb_codegen_kernel_stages (const FbKernel *kernel, const FbPlan *plan,
                                           GError **error);
 void            fb_kernel_stages_free    (FbKernelStages *stages);
+
+/* For each line of text (LLVM IR as LLVM prints it, or assembly and PTX with .loc directives),
+ * the kernel IR line its debug location names; 0 where none (fb-stage-lines.c). */
+GArray         *fb_stage_lines_llvm_ir   (const char *text);
+GArray         *fb_stage_lines_assembly  (const char *text);
 
 /* The object code of one kernel (an ELF relocatable, position independent). */
 GBytes     *fb_codegen_kernel_object (const FbKernel *kernel, GError **error);

@@ -64,9 +64,16 @@ typedef struct {
 FbPtxModule *fb_codegen_ptx        (const FbKernel *kernel, const FbPlan *plan, GError **error);
 void         fb_ptx_module_free    (FbPtxModule *module);
 
+/* Every generated kernel of plan (a plan lowered for the GPU) in one PTX module for sm_90,
+ * each kernel's code as fb_codegen_ptx makes it, kernels of equal code once; the text starts
+ * with comments that name each kernel's entries and launch shapes. Caller frees; NULL with an
+ * error naming the kernel that could not be made, or saying that no kernel has code. */
+char        *fb_codegen_ptx_plan   (const FbPlan *plan, GError **error);
+
 /* The lowering stages of one kernel for the CUDA target: kernel IR, LLVM IR before and after
- * optimization, PTX as assembly, and SASS (stages->sass) when ptxas and cuobjdump or nvdisasm
- * are on this machine (NULL otherwise). Library phases are noted, not compiled. */
+ * optimization, PTX as assembly (each instruction with its kernel IR line as debug location),
+ * and SASS (stages->sass) where ptxas and cuobjdump or nvdisasm are on this machine, else a
+ * comment naming the missing tool. Library phases are noted, not compiled. */
 FbKernelStages *fb_codegen_ptx_stages (const FbKernel *kernel, const FbPlan *plan,
                                        GError **error);
 

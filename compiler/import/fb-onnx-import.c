@@ -400,6 +400,27 @@ upgrade_node (Importer *im, FbGraph *graph, FbNode *node, GError **error)
   return _fb_onnx_upgrade_broadcast (graph, node, error);
 }
 
+/* ONNX allows one attribute of a name per node; with two, which one a reader sees depends on
+ * where it looks, and an upgrade that drops the first would leave the second behind. */
+static gboolean
+attr_names_are_unique (const FbNode *node, GError **error)
+{
+  g_autoptr(GHashTable) seen = NULL;
+
+  if (node->n_attrs < 2)
+    return TRUE;
+  seen = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint a = 0; a < node->n_attrs; a++)
+    if (!g_hash_table_add (seen, (gpointer) node->attrs[a].name))
+      {
+        g_set_error (error, FB_IMPORT_ERROR, FB_IMPORT_ERROR_INVALID,
+                     "node '%s' (%s) has the attribute '%s' twice", node->name, node->op_type,
+                     node->attrs[a].name);
+        return FALSE;
+      }
+  return TRUE;
+}
+
 static gboolean
 bind_node (Importer *im, FbGraph *graph, Scope *scope, FbNode *node, const Onnx__NodeProto *proto,
            GError **error)
@@ -430,6 +451,8 @@ bind_node (Importer *im, FbGraph *graph, Scope *scope, FbNode *node, const Onnx_
                        "node '%s' has an empty attribute", node->name);
         return FALSE;
       }
+  if (!attr_names_are_unique (node, error))
+    return FALSE;
   if (!upgrade_node (im, graph, node, error))
     return FALSE;
   if (node->op == FB_OP_CONSTANT && node->n_outputs == 1 && node->outputs[0] != NULL)

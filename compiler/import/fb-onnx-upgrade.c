@@ -16,6 +16,8 @@
 
 #include <string.h>
 
+static gboolean is_legacy_broadcast_op (FbOpKind op);
+
 /* ---- node surgery ---------------------------------------------------------------------------- */
 
 static gboolean
@@ -79,6 +81,87 @@ unsupported (const FbNode *node, const char *what, GError **error)
   g_set_error (error, FB_IMPORT_ERROR, FB_IMPORT_ERROR_UNSUPPORTED,
                "node '%s' (%s, opset %d): %s", node->name, node->op_type, node->opset, what);
   return FALSE;
+}
+
+/* ---- the attributes the upgrade consumes ------------------------------------------------------- */
+
+static const char *
+attr_type_name (FbAttrType type)
+{
+  static const char *const names[] = { "undefined", "a float", "an int", "a string", "a tensor",
+                                       "a graph", "a list of floats", "a list of ints",
+                                       "a list of strings" };
+  return (guint) type < G_N_ELEMENTS (names) ? names[type] : "of an unknown kind";
+}
+
+/* An attribute the upgrade reads, rewrites or drops must be of the kind its old form had: one of
+ * another kind (a graph or a tensor where ints belong) is a broken file, and dropping it would
+ * orphan what it owns. Absent is fine. */
+static gboolean
+expect_attr (const FbNode *node, const char *name, FbAttrType type, GError **error)
+{
+  const FbAttr *a = fb_node_attr (node, name);
+
+  if (a == NULL || a->type == type)
+    return TRUE;
+  g_set_error (error, FB_IMPORT_ERROR, FB_IMPORT_ERROR_INVALID,
+               "node '%s' (%s, opset %d): attribute '%s' is %s, expected %s", node->name,
+               node->op_type, node->opset, name, attr_type_name (a->type), attr_type_name (type));
+  return FALSE;
+}
+
+/* Checks, before any surgery, every attribute that upgrade_before_7 and attrs_to_inputs touch. */
+static gboolean
+upgraded_attrs_are_valid (const FbNode *node, GError **error)
+{
+  gboolean ok = TRUE;
+
+  if (node->opset < 7)
+    {
+      ok = ok && expect_attr (node, "consumed_inputs", FB_ATTR_INTS, error);
+      if (node->op == FB_OP_DROPOUT || node->op == FB_OP_BATCH_NORMALIZATION)
+        ok = ok && expect_attr (node, "is_test", FB_ATTR_INT, error);
+      if (is_legacy_broadcast_op (node->op) || node->op == FB_OP_GEMM)
+        ok = ok && expect_attr (node, "broadcast", FB_ATTR_INT, error);
+      if (is_legacy_broadcast_op (node->op))
+        ok = ok && expect_attr (node, "axis", FB_ATTR_INT, error);
+      if (node->op == FB_OP_RESHAPE)
+        ok = ok && expect_attr (node, "shape", FB_ATTR_INTS, error);
+      if (node->op == FB_OP_PAD)
+        ok = ok && expect_attr (node, "paddings", FB_ATTR_INTS, error)
+                && expect_attr (node, "pads", FB_ATTR_INTS, error);
+      if (node->op == FB_OP_UPSAMPLE)
+        ok = ok && expect_attr (node, "width_scale", FB_ATTR_FLOAT, error)
+                && expect_attr (node, "height_scale", FB_ATTR_FLOAT, error)
+                && expect_attr (node, "mode", FB_ATTR_STRING, error)
+                && expect_attr (node, "scales", FB_ATTR_FLOATS, error);
+      if (node->op == FB_OP_BATCH_NORMALIZATION || node->op == FB_OP_INSTANCE_NORMALIZATION)
+        ok = ok && expect_attr (node, "spatial", FB_ATTR_INT, error);
+    }
+  switch (node->op)
+    {
+    case FB_OP_SLICE:
+      if (node->opset < 10)
+        ok = ok && expect_attr (node, "starts", FB_ATTR_INTS, error)
+                && expect_attr (node, "ends", FB_ATTR_INTS, error)
+                && expect_attr (node, "axes", FB_ATTR_INTS, error);
+      break;
+    case FB_OP_TOPK:
+      if (node->opset < 10)
+        ok = ok && expect_attr (node, "k", FB_ATTR_INT, error);
+      break;
+    case FB_OP_SQUEEZE: case FB_OP_UNSQUEEZE: case FB_OP_REDUCE_SUM:
+      if (node->opset < 13)
+        ok = ok && expect_attr (node, "axes", FB_ATTR_INTS, error);
+      break;
+    case FB_OP_SPLIT:
+      if (node->opset < 13)
+        ok = ok && expect_attr (node, "split", FB_ATTR_INTS, error);
+      break;
+    default:
+      break;
+    }
+  return ok;
 }
 
 /* ---- the written form ------------------------------------------------------------------------ */
@@ -300,6 +383,8 @@ _fb_onnx_upgrade_node (FbGraph *graph, FbNode *node, char **written, gboolean *p
   *pending = FALSE;
   if (node->op == FB_OP_UNKNOWN || *node->domain != '\0')
     return TRUE;
+  if (!upgraded_attrs_are_valid (node, error))
+    return FALSE;
   before = written_text (node);
   if (node->opset < 7 && !upgrade_before_7 (graph, node, pending, error))
     return FALSE;

@@ -2,7 +2,7 @@
 /* Conv and ConvTranspose as direct loops (no im2col buffer): for every (output channel, input
  * channel, kernel tap) the innermost loop runs along a contiguous output row, so it vectorizes.
  * Values are converted to double once per call and accumulated in double. Also the window
- * geometry that the pools share. */
+ * geometry that the pools share, and MaxUnpool, which undoes a MaxPool through its indices. */
 #include "fb-interp-private.h"
 
 #include <string.h>
@@ -483,4 +483,79 @@ _fb_interp_conv_transpose (FbInterpCtx *ctx, const FbNode *node, FbTensor *const
     return FALSE;
   out[0] = _fb_interp_channels (node, y, FALSE, error);
   return out[0] != NULL;
+}
+
+/* MaxUnpool: zeros, with each value of X written where its index in I points. I numbers the
+ * elements of the whole output (MaxPool's flattened indices), and the later of two values for
+ * one place wins, as in ONNX's reference. */
+gboolean
+_fb_interp_max_unpool (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbTensor **out,
+                       GError **error)
+{
+  FbTensor *x = in[0], *ind = in[1];
+  guint nk, np, ns;
+  const int64_t *kernel = fb_node_attr_ints (node, "kernel_shape", &nk);
+  const int64_t *pads = fb_node_attr_ints (node, "pads", &np);
+  const int64_t *strides = fb_node_attr_ints (node, "strides", &ns);
+  int64_t dims[FB_MAX_RANK];
+  g_autofree int64_t *shape = NULL, *iv = NULL;
+  g_autofree double *xv = NULL, *yv = NULL;
+  guint n_shape;
+  g_autoptr(FbTensor) y = NULL;
+
+  if (!_fb_interp_need_float (node, x, error))
+    return FALSE;
+  if (kernel == NULL || x->rank != (int) nk + 2 || (pads && np != 2 * nk) || (strides && ns != nk))
+    return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
+                            "kernel_shape, pads and strides do not fit an input of rank %d",
+                            x->rank);
+  if (ind->dtype != FB_DTYPE_INT64 || ind->rank != x->rank ||
+      memcmp (ind->dims, x->dims, sizeof (int64_t) * x->rank) != 0)
+    return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
+                            "I must be int64 of X's shape");
+  if (node->n_inputs > 2 && in[2] != NULL)
+    {
+      if (!_fb_interp_int_list (node, in[2], "output_shape", &shape, &n_shape, error))
+        return FALSE;
+      if (n_shape != (guint) x->rank)
+        return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
+                                "output_shape has %u entries for an input of rank %d", n_shape,
+                                x->rank);
+      memcpy (dims, shape, sizeof (int64_t) * x->rank);
+    }
+  else
+    {
+      dims[0] = x->dims[0];
+      dims[1] = x->dims[1];
+      for (guint i = 0; i < nk; i++)
+        {
+          int64_t s = strides ? strides[i] : 1, pad = pads ? pads[i] + pads[i + nk] : 0;
+          if (x->dims[2 + i] < 1 || s < 1 || kernel[i] < 1 ||
+              __builtin_mul_overflow (x->dims[2 + i] - 1, s, &dims[2 + i]) ||
+              __builtin_add_overflow (dims[2 + i], kernel[i], &dims[2 + i]) ||
+              __builtin_sub_overflow (dims[2 + i], pad, &dims[2 + i]) || dims[2 + i] < 0)
+            return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
+                                    "spatial axis %u cannot be unpooled", i);
+        }
+    }
+  y = _fb_interp_new (node, x->dtype, x->rank, dims, error);
+  if (y == NULL)
+    return FALSE;
+  xv = _fb_interp_read_f64 (x);
+  iv = _fb_interp_read_i64 (ind);
+  yv = _fb_interp_alloc (node, y->numel, sizeof (double), error);
+  if (yv == NULL)
+    return FALSE;
+  for (int64_t i = 0; i < x->numel; i++)
+    {
+      if (iv[i] < 0 || iv[i] >= y->numel)
+        return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
+                                "index %" G_GINT64_FORMAT " (element %" G_GINT64_FORMAT " of I) is "
+                                "outside the %" G_GINT64_FORMAT " elements of the output", iv[i],
+                                i, y->numel);
+      yv[iv[i]] = xv[i];
+    }
+  _fb_interp_write_f64 (y, yv);
+  out[0] = g_steal_pointer (&y);
+  return TRUE;
 }

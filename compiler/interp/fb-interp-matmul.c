@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* MatMul (numpy semantics: 1-D promotion, broadcast batch axes), Gemm, and Einsum in its
- * matrix-product forms, which reduce to a permutation, a batched MatMul and a permutation back.
- * Floats accumulate in double (one row of results at a time); integers in int64. */
+/* MatMul (numpy semantics: 1-D promotion, broadcast batch axes), Gemm, and Einsum of one or two
+ * operands, which reduces to diagonals and sums within each operand, then a permutation, a
+ * batched MatMul and a permutation back. Floats accumulate in double (one row of results at a
+ * time); integers in int64. */
 #include "fb-interp-private.h"
 
 #include <string.h>
@@ -346,15 +347,6 @@ parse_equation (const FbNode *node, Equation *eq, GError **error)
                             &eq->out_len, &eq->out_ellipsis_at))
     return _fb_interp_fail (error, node, FB_INTERP_ERROR_UNSUPPORTED,
                             "equation '%s' cannot be parsed", text);
-  /* A label repeated inside one term takes a diagonal: not a matrix product. */
-  for (guint t = 0; t < eq->n_terms; t++)
-    for (int i = 0; i < eq->term_len[t]; i++)
-      for (int j = i + 1; j < eq->term_len[t]; j++)
-        if (eq->term_labels[t][i] == eq->term_labels[t][j])
-          return _fb_interp_fail (error, node, FB_INTERP_ERROR_UNSUPPORTED,
-                                  "equation '%s' repeats '%c' in one operand (a diagonal); only "
-                                  "matrix-product forms are supported", text,
-                                  eq->term_labels[t][i]);
   for (int i = 0; i < MAX (eq->out_len, 0); i++)
     {
       gboolean found = FALSE;
@@ -424,6 +416,53 @@ label_index (const Term *t, char c)
 {
   const char *p = memchr (t->labels, c, t->rank);
   return p ? (int) (p - t->labels) : -1;
+}
+
+/* A label repeated within a term selects its diagonal: the term keeps the label's first axis
+ * and reads only the elements whose indices agree along all of its axes. */
+static gboolean
+take_diagonals (const FbNode *node, guint which, Term *t, GError **error)
+{
+  int rank = 0, from[FB_MAX_RANK];
+  char labels[FB_MAX_RANK];
+  int64_t dims[FB_MAX_RANK], src_strides[FB_MAX_RANK], strides[FB_MAX_RANK] = { 0 };
+  int64_t dst_strides[FB_MAX_RANK], n;
+  double *r;
+
+  for (int i = 0; i < t->rank; i++)
+    {
+      char *seen = memchr (labels, t->labels[i], rank);
+      if (seen == NULL)
+        {
+          labels[rank] = t->labels[i];
+          dims[rank] = t->dims[i];
+          from[i] = rank++;
+        }
+      else if (dims[seen - labels] != t->dims[i])
+        return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
+                                "operand %u repeats label '%c' over the extents %" G_GINT64_FORMAT
+                                " and %" G_GINT64_FORMAT, which, t->labels[i],
+                                dims[seen - labels], t->dims[i]);
+      else
+        from[i] = (int) (seen - labels);
+    }
+  if (rank == t->rank)
+    return TRUE;
+  /* The diagonal's stride along a kept axis is the sum of the strides of the axes it stands
+   * for. */
+  _fb_strides (t->rank, t->dims, src_strides);
+  for (int i = 0; i < t->rank; i++)
+    strides[from[i]] += src_strides[i];
+  n = _fb_interp_prod (dims, 0, rank);
+  r = g_new (double, MAX (n, 1));
+  _fb_strides (rank, dims, dst_strides);
+  _fb_copy_strided (r, dst_strides, t->v, strides, rank, dims, sizeof (double));
+  g_free (t->v);
+  t->v = r;
+  t->rank = rank;
+  memcpy (t->labels, labels, rank);
+  memcpy (t->dims, dims, sizeof (int64_t) * rank);
+  return TRUE;
 }
 
 /* Sums term over the axes whose labels keep says FALSE for. */
@@ -507,11 +546,16 @@ _fb_interp_einsum (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, Fb
     if (eq.ellipsis_at[t] >= 0)
       n_ell = MAX (n_ell, in[t]->rank - eq.term_len[t]);
   for (guint t = 0; t < eq.n_terms; t++)
-    if (!expand_term (node, &eq, t, in[t], n_ell, &terms[t], error))
+    if (!expand_term (node, &eq, t, in[t], n_ell, &terms[t], error) ||
+        !take_diagonals (node, t, &terms[t], error))
       goto done;
 
   /* The output labels: as written, or (implicit form) the ellipsis then every label used once,
    * in alphabetical order. */
+  if (eq.out_len >= 0 && eq.out_ellipsis_at < 0 && n_ell > 0)
+    return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
+                            "the equation's ellipsis stands for %d dimensions but its output has "
+                            "none", n_ell);
   if (eq.out_len >= 0)
     {
       if (eq.out_len + (eq.out_ellipsis_at >= 0 ? n_ell : 0) > FB_MAX_RANK)
@@ -533,13 +577,15 @@ _fb_interp_einsum (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, Fb
     {
       for (int e = 0; e < n_ell; e++)
         out_labels[out_len++] = (char) ('0' + e);
+      /* Every occurrence counts: a label repeated within one term is not "used once". */
       for (char c = 'A'; c <= 'z'; c++)
         {
           int uses = 0;
           if (!g_ascii_isalpha (c))
             continue;
           for (guint t = 0; t < eq.n_terms; t++)
-            uses += label_index (&terms[t], c) >= 0;
+            for (int i = 0; i < eq.term_len[t]; i++)
+              uses += eq.term_labels[t][i] == c;
           if (uses == 1 && out_len < FB_MAX_RANK)
             out_labels[out_len++] = c;
         }

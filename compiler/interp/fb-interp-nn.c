@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Pools (MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool) and normalizations
- * (BatchNormalization, InstanceNormalization, LayerNormalization, LRN). Statistics accumulate in
- * double. Pools marked channels-last run between two transposes. */
+ * (BatchNormalization, InstanceNormalization, LayerNormalization, LRN,
+ * MeanVarianceNormalization). Statistics accumulate in double. Pools marked channels-last run between two transposes. */
 #include "fb-interp-private.h"
 
 #include <math.h>
@@ -465,6 +465,81 @@ _fb_interp_lrn (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbTen
   if (y == NULL)
     return FALSE;
   _fb_interp_write_f64 (y, yv);
+  out[0] = y;
+  return TRUE;
+}
+
+/* MeanVarianceNormalization: (X - mean) / (std + 1e-9) over the axes (default [0, 2, 3]), as
+ * ONNX's function body defines it. The variance is the mean square deviation (two passes),
+ * which equals the body's E[X²] - E[X]² without its cancellation. */
+gboolean
+_fb_interp_mvn (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbTensor **out,
+                GError **error)
+{
+  static const int64_t default_axes[] = { 0, 2, 3 };
+  FbTensor *x = in[0];
+  guint n_axes;
+  const int64_t *axes = fb_node_attr_ints (node, "axes", &n_axes);
+  gboolean reduced[FB_MAX_RANK] = { FALSE };
+  int64_t kept_dims[FB_MAX_RANK], kept_strides[FB_MAX_RANK], groups = 1, per_group = 1;
+  g_autofree double *xv = NULL, *mean = NULL, *var = NULL;
+  g_autofree int64_t *group = NULL;
+  FbTensor *y;
+
+  if (!_fb_interp_need_float (node, x, error))
+    return FALSE;
+  if (axes == NULL)
+    {
+      axes = default_axes;
+      n_axes = G_N_ELEMENTS (default_axes);
+    }
+  for (guint k = 0; k < n_axes; k++)
+    {
+      int a;
+      if (!fb_axis_normalize (axes[k], x->rank, &a) || reduced[a])
+        return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
+                                "axes entry %" G_GINT64_FORMAT " is out of range for rank %d or "
+                                "repeated", axes[k], x->rank);
+      reduced[a] = TRUE;
+    }
+  for (int d = 0; d < x->rank; d++)
+    {
+      kept_dims[d] = reduced[d] ? 1 : x->dims[d];
+      groups *= kept_dims[d];
+      per_group *= reduced[d] ? x->dims[d] : 1;
+    }
+  _fb_strides (x->rank, kept_dims, kept_strides);
+  xv = _fb_interp_read_f64 (x);
+  group = _fb_interp_alloc (node, MAX (x->numel, 1), sizeof (int64_t), error);
+  mean = group ? _fb_interp_alloc (node, MAX (groups, 1), sizeof (double), error) : NULL;
+  var = mean ? _fb_interp_alloc (node, MAX (groups, 1), sizeof (double), error) : NULL;
+  if (var == NULL)
+    return FALSE;
+  /* Each element's group: its coordinates on the kept axes. */
+  for (int64_t i = 0; i < x->numel; i++)
+    {
+      int64_t r = i, g = 0;
+      for (int d = x->rank - 1; d >= 0; d--)
+        {
+          if (!reduced[d])
+            g += (r % x->dims[d]) * kept_strides[d];
+          r /= x->dims[d];
+        }
+      group[i] = g;
+      mean[g] += xv[i];
+    }
+  for (int64_t g = 0; g < groups; g++)
+    mean[g] /= (double) MAX (per_group, 1);
+  for (int64_t i = 0; i < x->numel; i++)
+    var[group[i]] += (xv[i] - mean[group[i]]) * (xv[i] - mean[group[i]]);
+  for (int64_t g = 0; g < groups; g++)
+    var[g] = sqrt (var[g] / (double) MAX (per_group, 1)) + 1e-9;
+  for (int64_t i = 0; i < x->numel; i++)
+    xv[i] = (xv[i] - mean[group[i]]) / var[group[i]];
+  y = _fb_interp_new (node, x->dtype, x->rank, x->dims, error);
+  if (y == NULL)
+    return FALSE;
+  _fb_interp_write_f64 (y, xv);
   out[0] = y;
   return TRUE;
 }

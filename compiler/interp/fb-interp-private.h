@@ -32,6 +32,15 @@ int       _fb_interp_opset          (const FbNode *node);
 gboolean  _fb_interp_need           (const FbNode *node, FbTensor *const *in, guint i,
                                      GError **error);
 
+/* ---- subgraphs ---------------------------------------------------------------------------- */
+
+/* Runs body (a subgraph of owner, the node being run) below the environment owner runs in,
+ * its inputs bound to inputs; its outputs, or NULL (fb-interp.c). */
+GPtrArray *_fb_interp_run_body      (FbInterpCtx *ctx, const FbGraph *body, FbTensor *const *inputs,
+                                     guint n_inputs, const FbNode *owner, GError **error);
+/* FALSE with FB_INTERP_ERROR_CANCELLED once the run was cancelled. */
+gboolean  _fb_interp_check_cancelled (FbInterpCtx *ctx, GError **error);
+
 /* ---- tensors ------------------------------------------------------------------------------ */
 
 /* A new zeroed output; a size that cannot be allocated is a runtime error naming the node. */
@@ -142,6 +151,7 @@ gboolean _fb_interp_cumsum          (FbInterpCtx *, const FbNode *, FbTensor *co
 gboolean _fb_interp_conv            (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
 gboolean _fb_interp_conv_transpose  (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
 gboolean _fb_interp_check_window    (const FbNode *node, GError **error);
+gboolean _fb_interp_max_unpool      (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
 /* fb-interp-nn.c */
 gboolean _fb_interp_pool            (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
 gboolean _fb_interp_global_pool     (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
@@ -149,6 +159,7 @@ gboolean _fb_interp_batch_norm      (FbInterpCtx *, const FbNode *, FbTensor *co
 gboolean _fb_interp_instance_norm   (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
 gboolean _fb_interp_layer_norm      (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
 gboolean _fb_interp_lrn             (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_mvn             (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
 /* fb-interp-matmul.c */
 gboolean _fb_interp_matmul          (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
 gboolean _fb_interp_gemm            (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
@@ -219,6 +230,16 @@ gboolean _fb_interp_conv_integer    (FbInterpCtx *, const FbNode *, FbTensor *co
 gboolean _fb_interp_det             (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
 /* fb-interp-grid.c */
 gboolean _fb_interp_grid_sample     (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+/* fb-interp-signal.c */
+gboolean _fb_interp_dft             (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_stft            (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_mel_weight_matrix (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+/* fb-interp-roi-align.c */
+gboolean _fb_interp_roi_align       (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+/* fb-interp-tfidf.c */
+gboolean _fb_interp_tfidf           (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+/* fb-interp-scan.c */
+gboolean _fb_interp_scan            (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
 gboolean _fb_interp_check_grid_sample (const FbNode *node, GError **error);
 /* fb-interp-quant.c */
 gboolean _fb_interp_quantize        (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);

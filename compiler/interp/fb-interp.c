@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Graph execution: environments, the release plan that frees every intermediate after its last
- * reader, If / Loop / fused bodies, and the dispatch table from operator to kernel. */
+ * reader, If / Loop / fused bodies (Scan's in fb-interp-scan.c, through _fb_interp_run_body),
+ * and the dispatch table from operator to kernel. */
 #include "fb-interp-private.h"
 
 #include <string.h>
@@ -186,6 +187,14 @@ static const OpEntry op_table[] = {
   [FB_OP_SOFTMAX_CE_LOSS]        = { _fb_interp_softmax_ce_loss, _fb_interp_check_loss },
   [FB_OP_TAN]                    = { _fb_interp_math, _fb_interp_check_math },
   [FB_OP_THRESHOLDED_RELU]       = { _fb_interp_math, _fb_interp_check_math },
+  [FB_OP_MAX_UNPOOL]             = { _fb_interp_max_unpool, NULL },
+  [FB_OP_SCAN]                   = { _fb_interp_scan, NULL },
+  [FB_OP_DFT]                    = { _fb_interp_dft, NULL },
+  [FB_OP_STFT]                   = { _fb_interp_stft, NULL },
+  [FB_OP_MEL_WEIGHT_MATRIX]      = { _fb_interp_mel_weight_matrix, NULL },
+  [FB_OP_ROI_ALIGN]              = { _fb_interp_roi_align, NULL },
+  [FB_OP_TFIDF_VECTORIZER]       = { _fb_interp_tfidf, NULL },
+  [FB_OP_MEAN_VARIANCE_NORMALIZATION] = { _fb_interp_mvn, NULL },
   [FB_OP_FUSED]                  = { run_control_fused, NULL },
 };
 
@@ -394,13 +403,14 @@ run_node (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbTensor **
   entry = &op_table[node->op];
   info = fb_op_info (node->op);
   /* The kernels index their required inputs freely: arity is checked here once for all. Loop's
-   * first two inputs (trip count, condition) are the only optional ones inside min_inputs. */
+   * first two inputs (trip count, condition) and Scan-8's sequence_lens are the only optional
+   * ones inside min_inputs. */
   if (node->n_inputs > info->max_inputs || node->n_inputs < info->min_inputs ||
       node->n_outputs < info->min_outputs || node->n_outputs > info->max_outputs)
     return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
                             "has %u inputs and %u outputs, outside what the operator takes",
                             node->n_inputs, node->n_outputs);
-  required = node->op == FB_OP_LOOP ? 0 : info->min_inputs;
+  required = node->op == FB_OP_LOOP || node->op == FB_OP_SCAN ? 0 : info->min_inputs;
   for (guint k = 0; k < required; k++)
     if (in[k] == NULL)
       return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME, "input %u is required", k);
@@ -450,6 +460,22 @@ run_control_if (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbTen
                             cond ? "then_branch" : "else_branch");
   results = run_graph (ctx, branch, ctx->env, NULL, 0, node, error);
   return results != NULL && bind_outputs (node, results, out, error);
+}
+
+GPtrArray *
+_fb_interp_run_body (FbInterpCtx *ctx, const FbGraph *body, FbTensor *const *inputs,
+                     guint n_inputs, const FbNode *owner, GError **error)
+{
+  return run_graph (ctx, body, ctx->env, inputs, n_inputs, owner, error);
+}
+
+gboolean
+_fb_interp_check_cancelled (FbInterpCtx *ctx, GError **error)
+{
+  if (!g_cancellable_is_cancelled (ctx->cancellable))
+    return TRUE;
+  g_set_error (error, FB_INTERP_ERROR, FB_INTERP_ERROR_CANCELLED, "cancelled");
+  return FALSE;
 }
 
 static gboolean

@@ -113,9 +113,31 @@ einsum_flops (const FbNode *node)
   FbEinsumEq eq;
   double contracted = 1.0;
 
-  if (equation == NULL || node->n_inputs != 2 ||
+  if (equation == NULL || node->n_inputs < 1 || node->n_inputs > 2 ||
       !_fb_einsum_parse (node, equation, node->n_inputs, &eq, NULL))
     return 0.0;
+  /* One operand: a permutation or a diagonal moves data; summing the labels the output leaves
+   * out adds (their extents' product - 1) times per output element. */
+  if (node->n_inputs == 1)
+    {
+      const FbValue *x = node->inputs[0];
+      int d = 0, n_labels = (int) strlen (eq.in[0]);
+      double summed = 1.0;
+      if (x == NULL || x->shape.rank < 0)
+        return 0.0;
+      for (const char *c = eq.in[0]; *c; c++)
+        {
+          if (*c == '.')
+            {
+              d += x->shape.rank - (n_labels - 1);
+              continue;
+            }
+          if (strchr (eq.out, *c) == NULL && strchr (eq.in[0], *c) == c)
+            summed *= in_dim (node, 0, d);
+          d++;
+        }
+      return summed > 1.0 ? out_numel (node) * (summed - 1.0) : 0.0;
+    }
   /* Labels in both operands and not in the output are summed over. */
   for (const char *c = eq.in[0]; *c; c++)
     {
@@ -228,6 +250,35 @@ loop_flops (const FbNode *node)
   if (m != NULL && m->constant != NULL && m->constant->numel == 1)
     return body * (double) MAX (fb_tensor_get_i64 (m->constant, 0), 0);
   return body;
+}
+
+/* Scan runs its body once per slice of its scan inputs: their extent along their scan axis. */
+static double
+scan_flops (const FbNode *node)
+{
+  double body = graph_flops (fb_node_attr_graph (node, "body"));
+  int64_t m = fb_node_attr_int (node, "num_scan_inputs", 0);
+  guint first = node->n_inputs > m ? node->n_inputs - (guint) m : 0;
+  guint n_axes;
+  const int64_t *axes = fb_node_attr_ints (node, "scan_input_axes", &n_axes);
+  const FbValue *x = fb_node_input (node, first);
+  int axis;
+
+  /* Scan-8 scans axis 1 (after the batch); from opset 9 the first scan input's axis. */
+  if (x == NULL || x->shape.rank < 1)
+    return body;
+  if (node->opset > 0 && node->opset < 9)
+    axis = 1;
+  else if (!fb_axis_normalize (n_axes > 0 ? axes[0] : 0, x->shape.rank, &axis))
+    return body;
+  return axis < x->shape.rank && x->shape.dim[axis] > 0 ? body * (double) x->shape.dim[axis] : body;
+}
+
+/* A direct DFT: every complex output sums n complex products (8 flops each). */
+static double
+dft_flops (double out, double n)
+{
+  return out / 2.0 * MAX (n, 1.0) * 8.0;
 }
 
 static double
@@ -374,6 +425,44 @@ node_flops (const FbNode *node)
     case FB_OP_SOFTMAX_CE_LOSS:
       /* the log-softmax of the scores, then the gathered loss */
       return in_numel (node, 0) * (4.0 + COST_TRANSCENDENTAL) + 2.0 * in_numel (node, 1);
+    case FB_OP_MEAN_VARIANCE_NORMALIZATION:
+      return 5.0 * in_numel (node, 0);
+    case FB_OP_DFT:
+      {
+        /* the signal's length along the transformed axis (default 1) */
+        const FbValue *x = fb_node_input (node, 0);
+        int axis = 1;
+        if (x && node->opset >= 20)
+          axis = -2;
+        if (x && x->shape.rank > 0 && fb_axis_normalize (fb_node_attr_int (node, "axis", axis),
+                                                         x->shape.rank, &axis))
+          return dft_flops (out, in_dim (node, 0, axis));
+        return dft_flops (out, 1.0);
+      }
+    case FB_OP_STFT:
+      /* each frame's bins are a DFT over the frame (the window's length when given) */
+      return dft_flops (out, in_numel (node, 2) > 0 ? in_numel (node, 2) : 1.0) + in_numel (node, 0);
+    case FB_OP_MEL_WEIGHT_MATRIX:
+      return out * 4.0;
+    case FB_OP_ROI_ALIGN:
+      {
+        /* a bilinear tap (about 10 flops) per sample, sampling_ratio² samples a bin (2 x 2 when
+         * adaptive, the common case) */
+        double r = (double) MAX (fb_node_attr_int (node, "sampling_ratio", 0), 2);
+        return out * r * r * 10.0;
+      }
+    case FB_OP_MAX_UNPOOL:
+      return 0.0;
+    case FB_OP_TFIDF_VECTORIZER:
+      {
+        /* every pool n-gram compared at every position and skip */
+        guint n_ngrams;
+        fb_node_attr_ints (node, "ngram_indexes", &n_ngrams);
+        return in_numel (node, 0) * (double) n_ngrams *
+               (double) (MAX (fb_node_attr_int (node, "max_skip_count", 0), 0) + 1);
+      }
+    case FB_OP_SCAN:
+      return scan_flops (node);
 
     /* Control flow and fused groups: what their bodies do */
     case FB_OP_IF:

@@ -116,7 +116,8 @@ fb_graph_to_dot (const FbGraph *graph)
         {
           const FbValue *v = n->inputs[k];
           g_autofree char *from = NULL;
-          if (v == NULL || v->constant != NULL)
+          /* An initializer has no node to start from; a Constant node's value does. */
+          if (v == NULL || (v->constant != NULL && v->producer == NULL))
             continue;
           if (v->producer != NULL && v->graph == graph)
             from = g_strdup_printf ("n%u", v->producer->id);

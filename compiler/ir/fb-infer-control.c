@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Inference for nodes that run subgraphs: If (both branches, merged), Loop (loop-carried values
- * to a fixed point, scan outputs stacked) and the fused groups that passes create. */
+ * to a fixed point, scan outputs stacked), Scan (states to a fixed point, slices in and out)
+ * and the fused groups that passes create. */
 #include "fb-infer-private.h"
+#include "fb-scan-spec.h"
 
 /* Loop-carried shapes are generalized at most this many times before giving up on them; each
  * round can only forget information, so real bodies settle in one or two. */
@@ -264,6 +266,208 @@ _fb_infer_loop (FbGraph *graph, FbNode *node, GError **error)
           if (!_fb_infer_set_output (node, k, o->dtype, &s, error))
             return FALSE;
         }
+    }
+  return TRUE;
+}
+
+/* ---- Scan ------------------------------------------------------------------------------------- */
+
+/* s without dimension d. */
+static FbShape
+shape_drop (const FbShape *s, int d)
+{
+  FbShape r = *s;
+
+  r.rank = s->rank - 1;
+  for (int i = d; i < r.rank; i++)
+    {
+      r.dim[i] = s->dim[i + 1];
+      r.sym[i] = s->sym[i + 1];
+    }
+  return r;
+}
+
+/* s with a dimension of extent dim (named sym) inserted at d; s->rank < FB_MAX_RANK. */
+static FbShape
+shape_insert (const FbShape *s, int d, int64_t dim, const char *sym)
+{
+  FbShape r = *s;
+
+  r.rank = s->rank + 1;
+  for (int i = r.rank - 1; i > d; i--)
+    {
+      r.dim[i] = s->dim[i - 1];
+      r.sym[i] = s->sym[i - 1];
+    }
+  r.dim[d] = dim;
+  r.sym[d] = dim >= 0 ? NULL : sym;
+  return r;
+}
+
+/* The extent a scan input is scanned along, or the batch, merged into *dim: error when two
+ * inputs disagree. */
+static gboolean
+merge_extent (const FbNode *node, const FbShape *s, int d, const char *what, int64_t *dim,
+              const char **sym, GError **error)
+{
+  if (s->dim[d] >= 0 && *dim >= 0 && s->dim[d] != *dim)
+    return _fb_infer_fail (error, node, "the scan inputs disagree on the %s: %" G_GINT64_FORMAT
+                           " and %" G_GINT64_FORMAT, what, *dim, s->dim[d]);
+  if (s->dim[d] >= 0)
+    *dim = s->dim[d];
+  else if (*sym == NULL)
+    *sym = s->sym[d];
+  return TRUE;
+}
+
+gboolean
+_fb_infer_scan (FbGraph *graph, FbNode *node, GError **error)
+{
+  g_auto(FbScanSpec) spec = { 0 };
+  g_autoptr(GArray) saved = g_array_new (FALSE, FALSE, sizeof (Saved));
+  g_autofree FbShape *carried = NULL, *slices = NULL;
+  g_autofree FbDType *types = NULL;
+  GError *local = NULL;
+  int64_t seq = FB_DIM_UNKNOWN, batch = FB_DIM_UNKNOWN;
+  const char *seq_sym = NULL, *batch_sym = NULL;
+  gboolean settled = FALSE;
+  FbGraph *body;
+
+  if (!fb_scan_spec_read (node, &spec, &local))
+    {
+      _fb_infer_invalid (error, node, "%s", local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  body = fb_node_attr_graph (node, "body");
+  if (spec.batched && (!_fb_infer_check_type (node, 0, FB_TYPES_INT64, error) ||
+                       (fb_node_input (node, 0) != NULL && node->inputs[0]->shape.rank >= 0 &&
+                        node->inputs[0]->shape.rank != 1 &&
+                        !_fb_infer_fail (error, node, "sequence_lens must be a vector"))))
+    return FALSE;
+  for (guint i = spec.first; i < node->n_inputs; i++)
+    if (_fb_infer_require (node, i, error) == NULL)
+      return FALSE;
+
+  /* What one iteration sees of each scan input: the input without its scan axis (and, for
+   * Scan-8, without the batch). */
+  slices = g_new (FbShape, MAX (spec.n_in, 1));
+  for (guint j = 0; j < spec.n_in; j++)
+    {
+      const FbShape *s = &node->inputs[spec.first + spec.n_state + j]->shape;
+      int a;
+      slices[j] = fb_shape_unknown ();
+      if (s->rank < 0)
+        continue;
+      if (!fb_axis_normalize (spec.in_axis[j], s->rank, &a) || (spec.batched && s->rank < 2))
+        return _fb_infer_fail (error, node, "scan input %u of rank %d has no scan axis %"
+                               G_GINT64_FORMAT, j, s->rank, spec.in_axis[j]);
+      if (!merge_extent (node, s, a, "sequence length", &seq, &seq_sym, error) ||
+          (spec.batched && !merge_extent (node, s, 0, "batch", &batch, &batch_sym, error)))
+        return FALSE;
+      slices[j] = shape_drop (s, a);
+      if (spec.batched)
+        slices[j] = shape_drop (&slices[j], 0);
+    }
+  carried = g_new (FbShape, MAX (spec.n_state, 1));
+  types = g_new (FbDType, MAX (spec.n_state, 1));
+  for (guint k = 0; k < spec.n_state; k++)
+    {
+      const FbValue *v = node->inputs[spec.first + k];
+      types[k] = v->dtype;
+      carried[k] = v->shape;
+      if (spec.batched && v->shape.rank >= 0)
+        {
+          if (v->shape.rank < 1 ||
+              !merge_extent (node, &v->shape, 0, "batch", &batch, &batch_sym, error))
+            return v->shape.rank < 1 ? _fb_infer_fail (error, node, "state %u has no batch axis", k)
+                                     : FALSE;
+          carried[k] = shape_drop (&v->shape, 0);
+        }
+    }
+
+  /* As for Loop: infer the body, widen the states by what it makes of them, until they hold for
+   * every iteration. */
+  snapshot (body, saved);
+  for (int round = 0; !settled; round++)
+    {
+      if (round > 0)
+        restore (saved);
+      for (guint k = 0; k < spec.n_state; k++)
+        if (!_fb_infer_merge_value (node, g_ptr_array_index (body->inputs, k), types[k],
+                                    &carried[k], error))
+          return FALSE;
+      for (guint j = 0; j < spec.n_in; j++)
+        if (!_fb_infer_merge_value (node, g_ptr_array_index (body->inputs, spec.n_state + j),
+                                    node->inputs[spec.first + spec.n_state + j]->dtype, &slices[j],
+                                    error))
+          return FALSE;
+      if (!infer_body (node, "body", body, error))
+        return FALSE;
+      settled = TRUE;
+      for (guint k = 0; k < spec.n_state; k++)
+        {
+          FbValue *o = g_ptr_array_index (body->outputs, k);
+          FbShape joined;
+          if (types[k] == FB_DTYPE_UNDEFINED)
+            types[k] = o->dtype;
+          else if (o->dtype != FB_DTYPE_UNDEFINED && o->dtype != types[k])
+            return _fb_infer_fail (error, node, "state %u enters as %s but the body makes it %s", k,
+                                   fb_dtype_name (types[k]), fb_dtype_name (o->dtype));
+          joined = _fb_shape_join (&carried[k], &o->shape);
+          if (!fb_shape_equal (&joined, &carried[k]) && round + 1 >= LOOP_MAX_ROUNDS)
+            joined = fb_shape_unknown ();
+          if (!fb_shape_equal (&joined, &carried[k]))
+            {
+              carried[k] = joined;
+              settled = FALSE;
+            }
+        }
+    }
+
+  for (guint k = 0; k < node->n_outputs; k++)
+    {
+      FbShape s;
+      FbDType t;
+      if (k < spec.n_state)
+        {
+          s = carried[k];
+          t = types[k];
+          if (spec.batched && s.rank >= 0)
+            {
+              if (!_fb_infer_check_rank (node, (int64_t) s.rank + 1, error))
+                return FALSE;
+              s = shape_insert (&s, 0, batch, batch_sym);
+            }
+        }
+      else
+        {
+          /* The slices of every iteration stack along the scan output's axis. */
+          guint j = k - spec.n_state;
+          FbValue *o = g_ptr_array_index (body->outputs, k);
+          int a;
+          s = o->shape;
+          t = o->dtype;
+          if (s.rank >= 0)
+            {
+              int extra = spec.batched ? 2 : 1;
+              if (!_fb_infer_check_rank (node, (int64_t) s.rank + extra, error))
+                return FALSE;
+              if (!fb_axis_normalize (spec.out_axis[j], s.rank + 1, &a))
+                return _fb_infer_fail (error, node, "scan_output_axes[%u] = %" G_GINT64_FORMAT
+                                       " is out of range for rank %d", j, spec.out_axis[j],
+                                       s.rank + 1);
+              if (spec.batched)
+                {
+                  FbShape with_seq = shape_insert (&s, 0, seq, seq_sym);
+                  s = shape_insert (&with_seq, 0, batch, batch_sym);
+                }
+              else
+                s = shape_insert (&s, a, seq, seq_sym);
+            }
+        }
+      if (!_fb_infer_set_output (node, k, t, &s, error))
+        return FALSE;
     }
   return TRUE;
 }

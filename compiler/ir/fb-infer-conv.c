@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Inference for sliding-window operators: Conv, ConvTranspose, AveragePool, MaxPool and the
  * global pools, in ONNX's channels-first layout or, marked by the layout pass with
- * FB_ATTR_LAYOUT = "nhwc", channels-last. */
+ * FB_ATTR_LAYOUT = "nhwc", channels-last; and MaxUnpool (channels-first only). */
 #include "fb-infer-private.h"
 
 #include <string.h>
@@ -287,6 +287,27 @@ _fb_infer_conv (FbGraph *graph, FbNode *node, GError **error)
 }
 
 gboolean
+_fb_infer_conv_spatial (const FbNode *node, const FbValue *x, const FbValue *w, FbShape *out,
+                        GError **error)
+{
+  Window win;
+  int n = x->shape.rank - 2;
+
+  if (n < 1 || n > FB_MAX_RANK - 2)
+    return _fb_infer_fail (error, node, "the input must have rank 3 to %d, not %d", FB_MAX_RANK,
+                           x->shape.rank);
+  if (w->shape.rank >= 0 && w->shape.rank != x->shape.rank)
+    return _fb_infer_fail (error, node, "the input has rank %d but the weights have rank %d",
+                           x->shape.rank, w->shape.rank);
+  if (!read_weight_window (node, w, n, &win, error))
+    return FALSE;
+  for (int i = 0; i < n; i++)
+    if (!window_extent (node, &win, i, x->shape.dim[2 + i], &out->dim[2 + i], error))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
 _fb_infer_conv_transpose (FbGraph *graph, FbNode *node, GError **error)
 {
   FbValue *x, *w;
@@ -443,5 +464,89 @@ _fb_infer_global_pool (FbGraph *graph, FbNode *node, GError **error)
   c = nhwc ? rank - 1 : 1;
   out = layout_shape (nhwc, rank, x->shape.dim[0], x->shape.sym[0], x->shape.dim[c],
                       x->shape.sym[c], ones, NULL);
+  return _fb_infer_set_output (node, 0, x->dtype, &out, error);
+}
+
+/* MaxUnpool: X and I (MaxPool's values and indices) of one shape; the output is output_shape
+ * when given, else what a MaxPool of the attributes' window would have pooled from. */
+gboolean
+_fb_infer_max_unpool (FbGraph *graph, FbNode *node, GError **error)
+{
+  FbValue *x = _fb_infer_require (node, 0, error), *ind = _fb_infer_require (node, 1, error);
+  const int64_t *kernel, *pads;
+  int64_t strides[FB_MAX_RANK];
+  g_autofree int64_t *shape = NULL;
+  guint nk, np;
+  int n, ns;
+  FbShape out;
+
+  if (x == NULL || ind == NULL || !_fb_infer_check_type (node, 0, FB_TYPES_FLOAT, error) ||
+      !_fb_infer_check_type (node, 1, FB_TYPES_INT64, error) ||
+      !_fb_infer_check_type (node, 2, FB_TYPES_INT64, error) || !check_input_rank (node, x, error) ||
+      !_fb_infer_attr_ints (node, "kernel_shape", -1, &kernel, &nk, error))
+    return FALSE;
+  if (kernel == NULL)
+    return _fb_infer_fail (error, node, "the attribute 'kernel_shape' is missing");
+  n = (int) nk;
+  if (n + 2 > FB_MAX_RANK || (x->shape.rank >= 0 && x->shape.rank != n + 2))
+    return _fb_infer_fail (error, node, "kernel_shape has %d entries for an input of rank %d", n,
+                           x->shape.rank);
+  for (int i = 0; i < n; i++)
+    if (kernel[i] <= 0)
+      return _fb_infer_fail (error, node, "kernel_shape[%d] is %" G_GINT64_FORMAT ", not positive",
+                             i, kernel[i]);
+  if (!positive_list (node, "strides", n, strides, error) ||
+      !_fb_infer_attr_ints (node, "pads", 2 * n, &pads, &np, error))
+    return FALSE;
+  for (guint i = 0; pads && i < np; i++)
+    if (pads[i] < 0)
+      return _fb_infer_fail (error, node, "pads[%u] is %" G_GINT64_FORMAT ", negative", i, pads[i]);
+  if (x->shape.rank >= 0 && ind->shape.rank == x->shape.rank)
+    for (int d = 0; d < x->shape.rank; d++)
+      if (x->shape.dim[d] >= 0 && ind->shape.dim[d] >= 0 && x->shape.dim[d] != ind->shape.dim[d])
+        return _fb_infer_fail (error, node, "X and I differ in dimension %d", d);
+  if (ind->shape.rank >= 0 && ind->shape.rank != n + 2)
+    return _fb_infer_fail (error, node, "I has rank %d, X rank %d", ind->shape.rank, n + 2);
+
+  if (fb_node_input (node, 2) != NULL)
+    {
+      if (!_fb_infer_const_ints (node, 2, "output_shape", FB_MAX_RANK, &shape, &ns, error))
+        return FALSE;
+      out = _fb_shape_of_rank (n + 2);
+      if (ns >= 0 && ns != n + 2)
+        return _fb_infer_fail (error, node, "output_shape has %d entries for an input of rank %d",
+                               ns, n + 2);
+      for (int d = 0; d < ns; d++)
+        {
+          if (shape[d] < 0)
+            return _fb_infer_fail (error, node, "output_shape[%d] is %" G_GINT64_FORMAT
+                                   ", negative", d, shape[d]);
+          out.dim[d] = shape[d];
+        }
+      return _fb_infer_set_output (node, 0, x->dtype, &out, error);
+    }
+  out = _fb_shape_of_rank (n + 2);
+  if (x->shape.rank < 0)
+    return _fb_infer_set_output (node, 0, x->dtype, &out, error);
+  for (int d = 0; d < 2; d++)
+    {
+      out.dim[d] = x->shape.dim[d];
+      out.sym[d] = x->shape.sym[d];
+    }
+  for (int i = 0; i < n; i++)
+    {
+      int64_t in = x->shape.dim[2 + i], e;
+      if (in < 0)
+        continue;
+      /* (in - 1) * stride + kernel - pad_begin - pad_end */
+      if (in == 0 || __builtin_mul_overflow (in - 1, strides[i], &e) ||
+          __builtin_add_overflow (e, kernel[i], &e))
+        return _fb_infer_fail (error, node, "spatial axis %d of extent %" G_GINT64_FORMAT
+                               " cannot be unpooled", i, in);
+      e -= pads ? pads[i] + pads[i + n] : 0;
+      if (e < 0)
+        return _fb_infer_fail (error, node, "the pads leave spatial axis %d negative", i);
+      out.dim[2 + i] = e;
+    }
   return _fb_infer_set_output (node, 0, x->dtype, &out, error);
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Inference for indexed and data-sized operators added for conformance: GatherND,
  * ScatterElements and Scatter, OneHot, ReverseSequence, Compress, NonZero, Unique,
- * NonMaxSuppression, the quantizers and the window functions. */
+ * NonMaxSuppression, the quantizers, the window functions, and the samplers GridSample and
+ * RoiAlign. */
 #include "fb-infer-private.h"
+#include "fb-roi-spec.h"
 
 #include <string.h>
 
@@ -316,7 +318,7 @@ _fb_infer_grid_sample (FbGraph *graph, FbNode *node, GError **error)
 }
 
 /* MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv: the result's type (int32, or the
- * output zero point's), its rank and the extents the operands give directly. */
+ * output zero point's), its rank and extents (a convolution's spatial ones from its window). */
 gboolean
 _fb_infer_qlinear (FbGraph *graph, FbNode *node, GError **error)
 {
@@ -347,6 +349,8 @@ _fb_infer_qlinear (FbGraph *graph, FbNode *node, GError **error)
       out.sym[0] = a->shape.sym[0];
       if (b->shape.rank >= 1)
         out.dim[1] = b->shape.dim[0];
+      if (!_fb_infer_conv_spatial (node, a, b, &out, error))
+        return FALSE;
     }
   else if (!conv && a->shape.rank >= 2 && b->shape.rank >= 2)
     {
@@ -386,5 +390,66 @@ _fb_infer_det (FbGraph *graph, FbNode *node, GError **error)
       out = x->shape;
       out.rank = r - 2;
     }
+  return _fb_infer_set_output (node, 0, x->dtype, &out, error);
+}
+
+/* RoiAlign: X [N, C, H, W], rois [num_rois, 4] of X's type, batch_indices [num_rois] (int64);
+ * the output is [num_rois, C, output_height, output_width]. */
+gboolean
+_fb_infer_roi_align (FbGraph *graph, FbNode *node, GError **error)
+{
+  static const guint floats[] = { 0, 1 };
+  FbValue *x = _fb_infer_require (node, 0, error), *rois = _fb_infer_require (node, 1, error);
+  FbValue *idx = _fb_infer_require (node, 2, error);
+  GError *local = NULL;
+  FbRoiSpec spec;
+  FbDType dtype;
+  int64_t n = FB_DIM_UNKNOWN;
+  const char *n_sym = NULL;
+  FbShape out = _fb_shape_of_rank (4);
+
+  if (x == NULL || rois == NULL || idx == NULL ||
+      !_fb_infer_check_type (node, 0, FB_TYPES_FLOAT, error) ||
+      !_fb_infer_same_type (node, floats, 2, &dtype, error) ||
+      !_fb_infer_check_type (node, 2, FB_TYPES_INT64, error))
+    return FALSE;
+  if (!fb_roi_spec_read (node, &spec, &local))
+    {
+      _fb_infer_fail (error, node, "%s", local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  if (x->shape.rank >= 0 && x->shape.rank != 4)
+    return _fb_infer_fail (error, node, "X has rank %d; it must be [N, C, H, W]", x->shape.rank);
+  if (rois->shape.rank >= 0 &&
+      (rois->shape.rank != 2 || (rois->shape.dim[1] >= 0 && rois->shape.dim[1] != 4)))
+    {
+      g_autofree char *s = fb_shape_to_string (&rois->shape);
+      return _fb_infer_fail (error, node, "rois has shape %s; it must be [num_rois, 4]", s);
+    }
+  if (idx->shape.rank >= 0 && idx->shape.rank != 1)
+    return _fb_infer_fail (error, node, "batch_indices has rank %d; it must be a vector",
+                           idx->shape.rank);
+  if (rois->shape.rank == 2)
+    {
+      n = rois->shape.dim[0];
+      n_sym = rois->shape.sym[0];
+    }
+  if (idx->shape.rank == 1 && idx->shape.dim[0] >= 0)
+    {
+      if (n >= 0 && idx->shape.dim[0] != n)
+        return _fb_infer_fail (error, node, "batch_indices has %" G_GINT64_FORMAT " entries for %"
+                               G_GINT64_FORMAT " boxes", idx->shape.dim[0], n);
+      n = idx->shape.dim[0];
+    }
+  out.dim[0] = n;
+  out.sym[0] = n >= 0 ? NULL : n_sym;
+  if (x->shape.rank == 4)
+    {
+      out.dim[1] = x->shape.dim[1];
+      out.sym[1] = x->shape.sym[1];
+    }
+  out.dim[2] = spec.out_h;
+  out.dim[3] = spec.out_w;
   return _fb_infer_set_output (node, 0, x->dtype, &out, error);
 }

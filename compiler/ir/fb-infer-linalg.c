@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Inference for contractions: MatMul (numpy semantics), Gemm, and Einsum in its matrix-product
- * forms (permutations of one operand, contractions of two). */
+/* Inference for contractions: MatMul (numpy semantics), Gemm, and Einsum of one or two operands
+ * (permutations, diagonals, sums within an operand and contractions between two). */
 #include "fb-infer-private.h"
 
 #include <string.h>
@@ -117,9 +117,11 @@ is_label (char c)
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-/* Parses one term (labels and at most one "...") into out ('.' for the ellipsis). */
+/* Parses one term (labels and at most one "...") into out ('.' for the ellipsis). An operand's
+ * term may repeat a label (its diagonal); the output's may not (unique). */
 static gboolean
-parse_term (const FbNode *node, const char *text, gsize len, char *out, GError **error)
+parse_term (const FbNode *node, const char *text, gsize len, gboolean unique, char *out,
+            GError **error)
 {
   gsize n = 0;
   gboolean ellipsis = FALSE;
@@ -141,9 +143,9 @@ parse_term (const FbNode *node, const char *text, gsize len, char *out, GError *
       if (n >= FB_MAX_RANK + 1)
         return _fb_infer_unsupported (error, node, "Einsum term '%.*s' has more than %d "
                                       "dimensions", (int) len, text, FB_MAX_RANK);
-      if (c != '.' && memchr (out, c, n) != NULL)
-        return _fb_infer_unsupported (error, node, "Einsum term '%.*s' repeats '%c' (a diagonal); "
-                                      "only matrix-product forms are supported", (int) len, text, c);
+      if (unique && c != '.' && memchr (out, c, n) != NULL)
+        return _fb_infer_fail (error, node, "the Einsum output '%.*s' repeats '%c'", (int) len,
+                               text, c);
       out[n++] = c;
     }
   out[n] = '\0';
@@ -166,8 +168,8 @@ _fb_einsum_parse (const FbNode *node, const char *equation, guint n_inputs, FbEi
   if (n_inputs == 0)
     return _fb_infer_invalid (error, node, "Einsum needs at least one input");
   if (n_inputs > FB_EINSUM_MAX_INPUTS)
-    return _fb_infer_unsupported (error, node, "Einsum of %u operands; only matrix-product forms "
-                                  "of one or two operands are supported", n_inputs);
+    return _fb_infer_unsupported (error, node, "Einsum of %u operands; only one or two operands "
+                                  "are supported", n_inputs);
   arrow = strstr (s->str, "->");
   lhs_end = arrow ? arrow : s->str + s->len;
   p = s->str;
@@ -179,7 +181,7 @@ _fb_einsum_parse (const FbNode *node, const char *equation, guint n_inputs, FbEi
       if ((k + 1 < n_inputs) != (end < lhs_end))
         return _fb_infer_fail (error, node, "equation '%s' does not have %u terms", equation,
                                n_inputs);
-      if (!parse_term (node, p, end - p, eq->in[k], error))
+      if (!parse_term (node, p, end - p, FALSE, eq->in[k], error))
         return FALSE;
       for (const char *c = eq->in[k]; *c; c++)
         {
@@ -192,7 +194,7 @@ _fb_einsum_parse (const FbNode *node, const char *equation, guint n_inputs, FbEi
 
   if (arrow != NULL)
     {
-      if (!parse_term (node, arrow + 2, strlen (arrow + 2), eq->out, error))
+      if (!parse_term (node, arrow + 2, strlen (arrow + 2), TRUE, eq->out, error))
         return FALSE;
       for (const char *c = eq->out; *c; c++)
         if (count[(int) *c] == 0)
@@ -215,17 +217,6 @@ _fb_einsum_parse (const FbNode *node, const char *equation, guint n_inputs, FbEi
       eq->out[n] = '\0';
     }
 
-  /* The supported class: nothing is summed within a single operand. */
-  for (guint k = 0; k < n_inputs; k++)
-    for (const char *c = eq->in[k]; *c; c++)
-      {
-        gboolean in_out = strchr (eq->out, *c) != NULL;
-        gboolean in_other = n_inputs == 2 && strchr (eq->in[1 - k], *c) != NULL;
-        if (!in_out && (!in_other || *c == '.'))
-          return _fb_infer_unsupported (error, node, "Einsum '%s' sums over '%s' within one operand; "
-                                        "only matrix-product forms are supported", equation,
-                                        *c == '.' ? "..." : (char[]) { *c, '\0' });
-      }
   return TRUE;
 }
 
@@ -291,9 +282,9 @@ _fb_infer_einsum (FbGraph *graph, FbNode *node, GError **error)
               continue;
             }
           if (s->dim[d] >= 0 && label_dim[(int) *c] >= 0 && s->dim[d] != label_dim[(int) *c])
-            return _fb_infer_fail (error, node, "label '%c' has extent %" G_GINT64_FORMAT " in one "
-                                   "operand and %" G_GINT64_FORMAT " in another", *c, s->dim[d],
-                                   label_dim[(int) *c]);
+            return _fb_infer_fail (error, node, "label '%c' has the extents %" G_GINT64_FORMAT
+                                   " and %" G_GINT64_FORMAT " (a repeated label needs equal "
+                                   "extents)", *c, s->dim[d], label_dim[(int) *c]);
           if (s->dim[d] >= 0)
             label_dim[(int) *c] = s->dim[d];
           else if (label_sym[(int) *c] == NULL)
@@ -302,6 +293,10 @@ _fb_infer_einsum (FbGraph *graph, FbNode *node, GError **error)
         }
     }
 
+  /* numpy neither sums nor drops the dimensions an ellipsis stands for. */
+  if (strchr (eq.out, '.') == NULL && ellipsis.rank > 0)
+    return _fb_infer_fail (error, node, "equation '%s' has an ellipsis of %d dimensions in an "
+                           "operand but none in its output", equation, ellipsis.rank);
   out = (FbShape) { 0 };
   for (const char *c = eq.out; *c; c++)
     {

@@ -194,3 +194,27 @@ _fb_infer_lrn (FbGraph *graph, FbNode *node, GError **error)
     return _fb_infer_fail (error, node, "size %" G_GINT64_FORMAT " is not positive", size->i);
   return _fb_infer_set_output (node, 0, x->dtype, &x->shape, error);
 }
+
+/* MeanVarianceNormalization: axes (default [0, 2, 3]) must name distinct dimensions of X. */
+gboolean
+_fb_infer_mvn (FbGraph *graph, FbNode *node, GError **error)
+{
+  static const int64_t default_axes[] = { 0, 2, 3 };
+  FbValue *x = _fb_infer_require (node, 0, error);
+  const int64_t *axes;
+  guint n;
+  gboolean mask[FB_MAX_RANK];
+
+  if (x == NULL || !_fb_infer_check_type (node, 0, FB_TYPES_FLOAT, error) ||
+      !_fb_infer_attr_ints (node, "axes", -1, &axes, &n, error))
+    return FALSE;
+  if (axes == NULL)
+    {
+      axes = default_axes;
+      n = G_N_ELEMENTS (default_axes);
+    }
+  if (x->shape.rank >= 0 &&
+      !_fb_infer_axes_mask (node, axes, (int) n, x->shape.rank, "axes", mask, error))
+    return FALSE;
+  return _fb_infer_set_output (node, 0, x->dtype, &x->shape, error);
+}

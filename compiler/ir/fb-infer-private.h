@@ -195,6 +195,10 @@ gboolean  _fb_infer_upsample      (FbGraph *graph, FbNode *node, GError **error)
 /* fb-infer-conv.c */
 gboolean  _fb_infer_conv          (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_conv_transpose (FbGraph *graph, FbNode *node, GError **error);
+/* The spatial extents of a convolution's output over channels-first x (of known rank) with
+ * weights w, into out's axes 2 on (ConvInteger, QLinearConv). */
+gboolean  _fb_infer_conv_spatial  (const FbNode *node, const FbValue *x, const FbValue *w,
+                                   FbShape *out, GError **error);
 gboolean  _fb_infer_pool          (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_global_pool   (FbGraph *graph, FbNode *node, GError **error);
 
@@ -203,6 +207,7 @@ gboolean  _fb_infer_batch_norm    (FbGraph *graph, FbNode *node, GError **error)
 gboolean  _fb_infer_instance_norm (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_layer_norm    (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_lrn           (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_mvn           (FbGraph *graph, FbNode *node, GError **error);
 
 /* fb-infer-linalg.c */
 gboolean  _fb_infer_matmul        (FbGraph *graph, FbNode *node, GError **error);
@@ -219,6 +224,7 @@ gboolean  _fb_infer_size          (FbGraph *graph, FbNode *node, GError **error)
 /* fb-infer-control.c */
 gboolean  _fb_infer_if            (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_loop          (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_scan          (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_fused         (FbGraph *graph, FbNode *node, GError **error);
 
 /* fb-infer-recurrent.c */
@@ -229,18 +235,17 @@ gboolean  _fb_infer_lstm          (FbGraph *graph, FbNode *node, GError **error)
 
 #define FB_EINSUM_MAX_INPUTS 2
 
-/* A parsed equation of the supported class: every term a list of distinct labels, an ellipsis
- * standing for leading broadcast (batch) dimensions. Labels are letters; the ellipsis is stored
- * as the label '.' and expands to ellipsis_rank dimensions. */
+/* A parsed equation of one or two operands. Labels are letters; an operand's term may repeat
+ * one (its diagonal), and a label missing from the output is summed over. The ellipsis is
+ * stored as the label '.' and stands for the broadcast dimensions it covers. */
 typedef struct {
   guint n_inputs;
   char  in[FB_EINSUM_MAX_INPUTS][FB_MAX_RANK + 2];   /* NUL-terminated labels, '.' = ellipsis */
-  char  out[FB_MAX_RANK + 2];
+  char  out[FB_MAX_RANK + 2];                        /* explicit, or numpy's implicit output */
 } FbEinsumEq;
 
-/* Parses equation for n_inputs operands. UNSUPPORTED (naming the node) outside the matrix-product
- * class: a permutation of one operand, or a contraction of two operands where every label
- * appears in the output or in both operands. */
+/* Parses equation for n_inputs operands (numpy's rules: an implicit output is the ellipsis,
+ * then the labels used once, in order); errors name the node. */
 gboolean  _fb_einsum_parse        (const FbNode *node, const char *equation, guint n_inputs,
                                    FbEinsumEq *eq, GError **error);
 
@@ -264,5 +269,14 @@ gboolean  _fb_infer_window        (FbGraph *graph, FbNode *node, GError **error)
 gboolean  _fb_infer_grid_sample   (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_qlinear       (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_det           (FbGraph *graph, FbNode *node, GError **error);
+/* fb-infer-conv.c */
+gboolean  _fb_infer_max_unpool    (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_roi_align     (FbGraph *graph, FbNode *node, GError **error);
+/* fb-infer-signal.c */
+gboolean  _fb_infer_dft           (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_stft          (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_mel_weight_matrix (FbGraph *graph, FbNode *node, GError **error);
+/* fb-infer-text.c */
+gboolean  _fb_infer_tfidf         (FbGraph *graph, FbNode *node, GError **error);
 
 G_END_DECLS

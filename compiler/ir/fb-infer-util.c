@@ -66,7 +66,9 @@ _fb_infer_require (const FbNode *node, guint i, GError **error)
 {
   FbValue *v = fb_node_input (node, i);
 
-  if (v == NULL)
+  /* Rules fetch their inputs together and check once (x = require (0), y = require (1)), so
+   * with several missing the first one's error stands: setting a GError twice is a bug. */
+  if (v == NULL && (error == NULL || *error == NULL))
     _fb_infer_invalid (error, node, "required input %u is missing", i);
   return v;
 }

@@ -169,6 +169,14 @@ infer_unknown (FbGraph *graph, FbNode *node, GError **error)
 #define INFER_SOFTMAX_CE_LOSS         _fb_infer_loss
 #define INFER_TAN                     _fb_infer_math_unary
 #define INFER_THRESHOLDED_RELU        _fb_infer_math_unary
+#define INFER_DFT                     _fb_infer_dft
+#define INFER_MAX_UNPOOL              _fb_infer_max_unpool
+#define INFER_MEAN_VARIANCE_NORMALIZATION _fb_infer_mvn
+#define INFER_MEL_WEIGHT_MATRIX       _fb_infer_mel_weight_matrix
+#define INFER_ROI_ALIGN               _fb_infer_roi_align
+#define INFER_SCAN                    _fb_infer_scan
+#define INFER_STFT                    _fb_infer_stft
+#define INFER_TFIDF_VECTORIZER        _fb_infer_tfidf
 #define INFER_FUSED                   _fb_infer_fused
 
 static const FbInferFunc infer_table[] = {

@@ -105,12 +105,76 @@ print_expr (GString *s, const FbKExpr *e)
     }
 }
 
+struct _FbKernelLines {
+  GHashTable *start;            /* FbKStmt* or FbKPhase* -> its first line */
+  GArray     *phase_first;      /* guint: the first line of each phase, in order */
+  guint       n_lines;
+  /* While printing: the line the text's end is on, counted up to scanned. */
+  guint       line;
+  gsize       scanned;
+};
+
+void
+fb_kernel_lines_free (FbKernelLines *lines)
+{
+  if (lines == NULL)
+    return;
+  g_hash_table_unref (lines->start);
+  g_array_unref (lines->phase_first);
+  g_free (lines);
+}
+
+/* Counts the lines printed since the last look. */
 static void
-print_stmts (GString *s, const GPtrArray *body, int indent)
+advance (FbKernelLines *lines, const GString *s)
+{
+  for (; lines->scanned < s->len; lines->scanned++)
+    if (s->str[lines->scanned] == '\n')
+      lines->line++;
+}
+
+/* Notes that what is printed next (at the start of a line) is p. */
+static void
+note (FbKernelLines *lines, const GString *s, gconstpointer p)
+{
+  if (lines == NULL)
+    return;
+  advance (lines, s);
+  g_hash_table_insert (lines->start, (gpointer) p, GUINT_TO_POINTER (lines->line));
+}
+
+guint
+fb_kernel_lines_of (const FbKernelLines *lines, gconstpointer stmt_or_phase)
+{
+  g_return_val_if_fail (lines != NULL, 0);
+  return GPOINTER_TO_UINT (g_hash_table_lookup (lines->start, stmt_or_phase));
+}
+
+int
+fb_kernel_lines_phase_at (const FbKernelLines *lines, guint line)
+{
+  g_return_val_if_fail (lines != NULL, -1);
+  int phase = -1;
+  for (guint p = 0; p < lines->phase_first->len; p++)
+    if (g_array_index (lines->phase_first, guint, p) <= line)
+      phase = p;
+  return line >= 1 && line <= lines->n_lines ? phase : -1;
+}
+
+guint
+fb_kernel_lines_count (const FbKernelLines *lines)
+{
+  g_return_val_if_fail (lines != NULL, 0);
+  return lines->n_lines;
+}
+
+static void
+print_stmts (GString *s, const GPtrArray *body, int indent, FbKernelLines *lines)
 {
   for (guint i = 0; i < body->len; i++)
     {
       const FbKStmt *st = g_ptr_array_index (body, i);
+      note (lines, s, st);
       g_string_append_printf (s, "%*s", indent, "");
       switch (st->kind)
         {
@@ -118,7 +182,7 @@ print_stmts (GString *s, const GPtrArray *body, int indent)
           g_string_append_printf (s, "for i%u in 0..", st->loop.var);
           print_expr (s, st->loop.extent);
           g_string_append (s, st->loop.parallel ? " parallel:\n" : ":\n");
-          print_stmts (s, st->loop.body, indent + 2);
+          print_stmts (s, st->loop.body, indent + 2, lines);
           break;
         case FB_KS_STORE:
           g_string_append_printf (s, "a%u[", st->store.arg);
@@ -272,7 +336,8 @@ geometry:
 }
 
 static void
-print_kernel (GString *s, const FbKernel *k, const FbPlan *plan, gboolean canonical)
+print_kernel (GString *s, const FbKernel *k, const FbPlan *plan, gboolean canonical,
+              FbKernelLines *lines)
 {
   g_string_append_printf (s, "kernel %s (%s)", canonical ? "" : k->name, kind_name (k->kind));
   if (!canonical)
@@ -302,6 +367,9 @@ print_kernel (GString *s, const FbKernel *k, const FbPlan *plan, gboolean canoni
   for (guint p = 0; p < k->phases->len; p++)
     {
       const FbKPhase *ph = g_ptr_array_index (k->phases, p);
+      note (lines, s, ph);
+      if (lines != NULL)
+        g_array_append_val (lines->phase_first, lines->line);
       if (ph->conv)
         {
           g_string_append_printf (s, "  phase %u: %s\n", p,
@@ -313,7 +381,7 @@ print_kernel (GString *s, const FbKernel *k, const FbPlan *plan, gboolean canoni
         }
       g_string_append_printf (s, "  phase %u: %s, %" G_GINT64_FORMAT " parallel iterations\n", p,
                               canonical ? "" : ph->fn, ph->extent);
-      print_stmts (s, ph->body, 4);
+      print_stmts (s, ph->body, 4, lines);
     }
 }
 
@@ -322,7 +390,24 @@ fb_kernel_to_string (const FbKernel *kernel, const FbPlan *plan)
 {
   g_return_val_if_fail (kernel != NULL, NULL);
   GString *s = g_string_new (NULL);
-  print_kernel (s, kernel, plan, FALSE);
+  print_kernel (s, kernel, plan, FALSE, NULL);
+  return g_string_free (s, FALSE);
+}
+
+char *
+fb_kernel_to_string_lines (const FbKernel *kernel, const FbPlan *plan, FbKernelLines **lines)
+{
+  g_return_val_if_fail (kernel != NULL, NULL);
+  g_return_val_if_fail (lines != NULL, NULL);
+  FbKernelLines *l = g_new0 (FbKernelLines, 1);
+  l->start = g_hash_table_new (NULL, NULL);
+  l->phase_first = g_array_new (FALSE, FALSE, sizeof (guint));
+  l->line = 1;
+  GString *s = g_string_new (NULL);
+  print_kernel (s, kernel, plan, FALSE, l);
+  advance (l, s);
+  l->n_lines = s->len > 0 && s->str[s->len - 1] == '\n' ? l->line - 1 : l->line;
+  *lines = l;
   return g_string_free (s, FALSE);
 }
 
@@ -332,7 +417,7 @@ fb_kernel_hash (const FbKernel *kernel, const char *target)
   g_return_val_if_fail (kernel != NULL, NULL);
   g_autoptr(GString) s = g_string_new (target ? target : "");
   g_string_append_c (s, '\n');
-  print_kernel (s, kernel, NULL, TRUE);
+  print_kernel (s, kernel, NULL, TRUE, NULL);
   return g_compute_checksum_for_string (G_CHECKSUM_SHA256, s->str, s->len);
 }
 
@@ -374,7 +459,7 @@ fb_plan_to_string (const FbPlan *plan)
   for (guint i = 0; i < plan->kernels->len; i++)
     {
       g_string_append_c (s, '\n');
-      print_kernel (s, g_ptr_array_index (plan->kernels, i), plan, FALSE);
+      print_kernel (s, g_ptr_array_index (plan->kernels, i), plan, FALSE, NULL);
     }
   return g_string_free (s, FALSE);
 }

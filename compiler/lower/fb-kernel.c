@@ -51,6 +51,7 @@ phase_free (gpointer p)
   g_free (phase->fn);
   g_ptr_array_unref (phase->body);
   g_free (phase->conv);
+  g_array_unref (phase->prov);
   g_free (phase);
 }
 
@@ -139,8 +140,29 @@ fb_kernel_add_phase (FbKernel *kernel, int64_t extent, double work)
   phase->extent = extent;
   phase->work = work;
   phase->body = g_ptr_array_new ();
+  phase->prov = g_array_new (FALSE, FALSE, sizeof (guint));
   g_ptr_array_add (kernel->phases, phase);
   return phase;
+}
+
+gboolean
+fb_kphase_has_prov (const FbKPhase *phase, guint prov)
+{
+  g_return_val_if_fail (phase != NULL, FALSE);
+  for (guint i = 0; phase->prov != NULL && i < phase->prov->len; i++)
+    if (g_array_index (phase->prov, guint, i) == prov)
+      return TRUE;
+  return FALSE;
+}
+
+void
+fb_kphase_add_prov (FbKPhase *phase, const guint *prov, guint n)
+{
+  g_return_if_fail (phase != NULL && phase->prov != NULL);
+  g_return_if_fail (prov != NULL || n == 0);
+  for (guint i = 0; i < n; i++)
+    if (!fb_kphase_has_prov (phase, prov[i]))
+      g_array_append_val (phase->prov, prov[i]);
 }
 
 FbKPhase *

@@ -155,6 +155,9 @@ typedef struct {
   GPtrArray *body;            /* FbKStmt*; the first is the parallel loop */
   FbKConv   *conv;            /* set for a library phase (a oneDNN or cuDNN convolution, a
                                  cuBLASLt product): no body, no generated code */
+  GArray    *prov;            /* guint: the original ONNX nodes whose work the phase does
+                                 (indices into the model's table; the members of a fused node
+                                 that emitted it or were computed in its loops) */
 } FbKPhase;
 
 typedef enum {
@@ -240,6 +243,9 @@ guint       fb_kernel_new_var      (FbKernel *kernel);
 FbKPhase   *fb_kernel_add_phase    (FbKernel *kernel, int64_t extent, double work);
 /* A phase running conv (copied) instead of generated code. */
 FbKPhase   *fb_kernel_add_conv_phase (FbKernel *kernel, const FbKConv *conv, double work);
+/* Adds the original nodes prov[0..n) to what phase stands for (each once). */
+void        fb_kphase_add_prov     (FbKPhase *phase, const guint *prov, guint n);
+gboolean    fb_kphase_has_prov     (const FbKPhase *phase, guint prov);
 const char *fb_kernel_strdup       (FbKernel *kernel, const char *s);
 
 /* Expressions (folding constants and keeping indices in affine form as they are built) */
@@ -268,6 +274,23 @@ FbKStmt *fb_ks_call      (FbKernel *k, const char *callee, guint n_args, FbKExpr
 
 /* The printed kernel IR: the lowering stage the UI shows (caller frees). */
 char       *fb_kernel_to_string    (const FbKernel *kernel, const FbPlan *plan);
+
+/* Where the statements and phases of a kernel stand in its printed IR: code generation gives
+ * every instruction the kernel IR line of the statement it came from (a debug location), so a
+ * line of LLVM IR, assembly or PTX leads back to the kernel IR and, through its phase, to the
+ * graph nodes. Lines count from 1. */
+typedef struct _FbKernelLines FbKernelLines;
+/* fb_kernel_to_string, and where everything in it starts (*lines, caller frees). */
+char       *fb_kernel_to_string_lines (const FbKernel *kernel, const FbPlan *plan,
+                                       FbKernelLines **lines);
+void        fb_kernel_lines_free   (FbKernelLines *lines);
+/* The line a statement (FbKStmt*) or phase (FbKPhase*) of the kernel starts on; 0 for one the
+ * text does not hold. */
+guint       fb_kernel_lines_of     (const FbKernelLines *lines, gconstpointer stmt_or_phase);
+/* The phase whose text holds line (its header and body), or -1 (the kernel's header, its
+ * arguments). */
+int         fb_kernel_lines_phase_at (const FbKernelLines *lines, guint line);
+guint       fb_kernel_lines_count  (const FbKernelLines *lines);
 /* A hex digest of everything that determines the kernel's code (its IR, argument types) and the
  * target: the key of the compiled-kernel cache. Independent of buffer numbering. */
 char       *fb_kernel_hash         (const FbKernel *kernel, const char *target);
@@ -286,6 +309,7 @@ guint       fb_plan_root           (const FbPlan *plan, guint index);
 char       *fb_plan_to_string      (const FbPlan *plan);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbKernel, fb_kernel_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbKernelLines, fb_kernel_lines_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbPlan, fb_plan_unref)
 
 G_END_DECLS

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Geometry of 1-D and 2-D windows (convolutions and pools), shared by their lowerings.
- * Only compiler/lower/ includes this header. */
+/* Geometry of windows (convolutions and pools), shared by their lowerings: the 1-D and 2-D
+ * form of the im2col convolutions and the fast pools, and the form over any number of spatial
+ * axes of the direct convolutions and the N-d pools. Only compiler/lower/ includes this header. */
 #pragma once
 
 #include "fb-lower-private.h"
@@ -35,5 +36,32 @@ guint    _fb_lower_pad_input   (FbLowerCtx *c, const FbValue *x, const FbConvGeo
 gboolean _fb_lower_dnnl_conv_fits (const FbNode *node, const FbConvGeom *g);
 gboolean _fb_lower_dnnl_conv      (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g,
                                    gboolean *taken, GError **error);
+
+/* A window over sp spatial axes, on channels-first coordinates [n, c, spatial...] whatever the
+ * node's layout (a channels-last node maps them on access, fb-lower-window.c). */
+typedef struct {
+  int      sp;                  /* spatial axes (the input's rank less 2) */
+  gboolean nhwc;                /* channels-last ("fb_layout" = "nhwc"): channels are the last axis */
+  int64_t  N, C, Co;            /* batch, input channels, output channels */
+  int64_t  in[FB_MAX_RANK];     /* input extent per spatial axis */
+  int64_t  out[FB_MAX_RANK];    /* output extent per spatial axis */
+  int64_t  k[FB_MAX_RANK];      /* kernel extent (the weights' or kernel_shape) */
+  int64_t  s[FB_MAX_RANK];      /* strides */
+  int64_t  d[FB_MAX_RANK];      /* dilations */
+  int64_t  pb[FB_MAX_RANK];     /* padding at the start (auto_pad resolved; a ConvTranspose's
+                                   are its pads attribute only, see _fb_lower_deconv_begin_pads) */
+  int64_t  pe[FB_MAX_RANK];     /* declared padding at the end (ceil_mode may read past it) */
+} FbWindowNd;
+
+/* Reads the window of node over x (w: the weights, NULL for a pool, whose kernel_shape is then
+ * required) and its output 0, checking that the attributes fit the rank. */
+gboolean _fb_lower_window_nd     (const FbNode *node, const FbValue *x, const FbValue *w,
+                                  FbWindowNd *g, GError **error);
+/* Channels-first coordinates of a value of the window's rank from its own (phys), and back. */
+void     _fb_lower_window_to_cf  (const FbWindowNd *g, FbKExpr **phys, FbKExpr **cf);
+void     _fb_lower_window_to_phys (const FbWindowNd *g, FbKExpr **cf, FbKExpr **phys);
+/* MaxPool and AveragePool over any number of spatial axes and any element type MaxPool takes,
+ * either layout, with MaxPool's indices (fb-lower-pool-nd.c). */
+gboolean _fb_lower_pool_nd       (FbLowerCtx *c, const FbNode *node, GError **error);
 
 G_END_DECLS

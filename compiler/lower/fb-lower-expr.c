@@ -64,9 +64,21 @@ const_scalar (FbKernel *k, const FbTensor *t)
   return fb_kx_const_i (k, t->dtype, fb_tensor_get_i64 (t, 0));
 }
 
+/* m is computed in the phase being built (the last one, when it is the member's): its work
+ * is that phase's too. */
+static void
+attribute (FbLowerCtx *c, const FbNode *m)
+{
+  if (c->attributed == NULL || c->k->phases->len <= c->member_first)
+    return;
+  fb_kphase_add_prov (g_ptr_array_index (c->k->phases, c->k->phases->len - 1), m->prov, m->n_prov);
+  g_hash_table_add (c->attributed, (gpointer) m);
+}
+
 static FbKExpr *
 node_expr (FbLowerCtx *c, const FbNode *m, int rank, FbKExpr **coords, GError **error)
 {
+  attribute (c, m);
   FbKExpr *in[16] = { 0 };
   if (m->n_inputs > G_N_ELEMENTS (in))
     {
@@ -85,46 +97,7 @@ node_expr (FbLowerCtx *c, const FbNode *m, int rank, FbKExpr **coords, GError **
           return NULL;
       }
   if (m->op == FB_OP_BATCH_NORMALIZATION)
-    {
-      /* y = x * a[c] + b[c] with a, b folded from the statistics at compile time. */
-      int r;
-      int64_t dims[FB_MAX_RANK];
-      _fb_lower_dims (m->outputs[0], &r, dims);
-      if (c->merged_rank >= 0 || r < 2 || rank != r)
-        {
-          _fb_lower_fail (error, m, FB_LOWER_ERROR_UNSUPPORTED, "unexpected coordinates");
-          return NULL;
-        }
-      for (guint j = 1; j < 5; j++)
-        if (m->inputs[j] == NULL || m->inputs[j]->constant == NULL)
-          {
-            _fb_lower_fail (error, m, FB_LOWER_ERROR_UNSUPPORTED,
-                            "scale, bias, mean and variance must be constants");
-            return NULL;
-          }
-      int64_t ch = dims[1];
-      g_autoptr(FbTensor) a = fb_tensor_new (FB_DTYPE_FLOAT32, 1, &ch, NULL);
-      g_autoptr(FbTensor) b = fb_tensor_new (FB_DTYPE_FLOAT32, 1, &ch, NULL);
-      double eps = fb_node_attr_float (m, "epsilon", 1e-5f);
-      for (int64_t i = 0; i < ch; i++)
-        {
-          double s = fb_tensor_get_f64 (m->inputs[1]->constant, i);
-          double bias = fb_tensor_get_f64 (m->inputs[2]->constant, i);
-          double mean = fb_tensor_get_f64 (m->inputs[3]->constant, i);
-          double var = fb_tensor_get_f64 (m->inputs[4]->constant, i);
-          double f = s / sqrt (var + eps);
-          fb_tensor_set_f64 (a, i, f);
-          fb_tensor_set_f64 (b, i, bias - mean * f);
-        }
-      g_autofree char *an = g_strdup_printf ("%s.scale", m->name);
-      g_autofree char *bn = g_strdup_printf ("%s.shift", m->name);
-      guint aa = _fb_lower_const_arg (c, a, an), ba = _fb_lower_const_arg (c, b, bn);
-      FbKExpr *x = fb_kx_cast (c->k, in[0], FB_DTYPE_FLOAT32);
-      FbKExpr *y = fb_kx_binary (c->k, FB_KB_ADD,
-                                 fb_kx_binary (c->k, FB_KB_MUL, x, fb_kx_load (c->k, aa, coords[1])),
-                                 fb_kx_load (c->k, ba, coords[1]));
-      return fb_kx_cast (c->k, y, m->outputs[0]->dtype);
-    }
+    return _fb_lower_batchnorm_expr (c, m, rank, coords, in[0], error);
   return _fb_lower_scalar_op (c, m, in, error);
 }
 

@@ -183,8 +183,8 @@ lower_reverse_sequence (FbLowerCtx *c, const FbNode *node, GError **error)
 
 /* ---- quantization ------------------------------------------------------------------------- */
 
-static gboolean
-quant_range (FbDType t, double *lo, double *hi)
+gboolean
+_fb_lower_quant_range (FbDType t, double *lo, double *hi)
 {
   switch (t)
     {
@@ -198,13 +198,23 @@ quant_range (FbDType t, double *lo, double *hi)
 }
 
 /* round-half-even (q) + zero, clamped to [lo, hi]; NaN becomes 0. */
-static FbKExpr *
-saturate (FbKernel *k, FbDType ct, FbKExpr *q, FbKExpr *zero, double lo, double hi)
+FbKExpr *
+_fb_lower_saturate (FbKernel *k, FbDType ct, FbKExpr *q, FbKExpr *zero, double lo, double hi)
 {
   q = bin (k, FB_KB_ADD, fb_kx_unary (k, FB_KU_ROUND, q), fb_kx_cast (k, zero, ct));
   FbKExpr *cl = bin (k, FB_KB_MIN, bin (k, FB_KB_MAX, q, fb_kx_const_f (k, ct, lo)),
                      fb_kx_const_f (k, ct, hi));
   return fb_kx_select (k, fb_kx_unary (k, FB_KU_ISNAN, q), fb_kx_const_f (k, ct, 0.0), cl);
+}
+
+FbKExpr *
+_fb_lower_requantize (FbKernel *k, FbKExpr *acc, FbKExpr *s0, FbKExpr *s1, FbKExpr *s2,
+                      FbKExpr *zero, double lo, double hi)
+{
+  const FbDType f = FB_DTYPE_FLOAT32;
+  FbKExpr *m = bin (k, FB_KB_DIV, bin (k, FB_KB_MUL, fb_kx_cast (k, s0, f), fb_kx_cast (k, s1, f)),
+                    fb_kx_cast (k, s2, f));
+  return _fb_lower_saturate (k, f, bin (k, FB_KB_MUL, fb_kx_cast (k, acc, f), m), zero, lo, hi);
 }
 
 static gboolean
@@ -237,12 +247,12 @@ lower_linear_quant (FbLowerCtx *c, const FbNode *node, GError **error)
   if (quantize)
     {
       double lo, hi;
-      if (!quant_range (y->dtype, &lo, &hi))
+      if (!_fb_lower_quant_range (y->dtype, &lo, &hi))
         return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "cannot quantize to %s",
                                fb_dtype_name (y->dtype));
       /* In the scale's type, as the reference divides. */
       FbDType ct = s->dtype == FB_DTYPE_FLOAT16 ? FB_DTYPE_FLOAT32 : s->dtype;
-      r = saturate (k, ct, bin (k, FB_KB_DIV, fb_kx_cast (k, v, ct), fb_kx_cast (k, s, ct)), zp,
+      r = _fb_lower_saturate (k, ct, bin (k, FB_KB_DIV, fb_kx_cast (k, v, ct), fb_kx_cast (k, s, ct)), zp,
                     lo, hi);
     }
   else
@@ -290,7 +300,7 @@ lower_dynamic_quant (FbLowerCtx *c, const FbNode *node, GError **error)
                                                                       fb_kx_acc (k, mn)),
                                                    fb_kx_const_f (k, f, 255.0))));
   FbKExpr *pos = bin (k, FB_KB_GT, fb_kx_acc (k, sc), fb_kx_const_f (k, f, 0.0));
-  FbKExpr *z = saturate (k, f, bin (k, FB_KB_DIV, fb_kx_unary (k, FB_KU_NEG, fb_kx_acc (k, mn)),
+  FbKExpr *z = _fb_lower_saturate (k, f, bin (k, FB_KB_DIV, fb_kx_unary (k, FB_KU_NEG, fb_kx_acc (k, mn)),
                                     fb_kx_acc (k, sc)),
                          fb_kx_const_f (k, f, 0.0), 0, 255);
   z = fb_kx_select (k, pos, z, fb_kx_const_f (k, f, 0.0));
@@ -303,7 +313,7 @@ lower_dynamic_quant (FbLowerCtx *c, const FbNode *node, GError **error)
   FbKExpr *s = fb_kx_load (k, sa, fb_kx_index (k, 0));
   FbKExpr *zz = fb_kx_load (k, zf, fb_kx_index (k, 0));
   v = fb_kx_cast (k, fb_kx_load (k, xa, _fb_lower_index (k, xr, xd, co)), f);
-  FbKExpr *q = saturate (k, f, bin (k, FB_KB_DIV, v, s), zz, 0, 255);
+  FbKExpr *q = _fb_lower_saturate (k, f, bin (k, FB_KB_DIV, v, s), zz, 0, 255);
   q = fb_kx_select (k, bin (k, FB_KB_GT, s, fb_kx_const_f (k, f, 0.0)), q, zz);
   return _fb_lower_store (c, body, y, co, fb_kx_cast (k, q, FB_DTYPE_UINT8), error);
 }
@@ -349,19 +359,17 @@ lower_matmul_integer (FbLowerCtx *c, const FbNode *node, GError **error)
   FbKExpr *r = fb_kx_acc (k, acc);
   if (q)
     {
-      const FbDType f = FB_DTYPE_FLOAT32;
       double lo, hi;
-      if (!quant_range (y->dtype, &lo, &hi))
+      if (!_fb_lower_quant_range (y->dtype, &lo, &hi))
         return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "cannot quantize to %s",
                                fb_dtype_name (y->dtype));
       FbKExpr *s[3];
       const guint si[3] = { 1, 4, 6 };
       for (int i = 0; i < 3; i++)
-        s[i] = fb_kx_cast (k, fb_kx_load (k, _fb_lower_arg (c, node->inputs[si[i]], FB_KARG_INPUT),
-                                          fb_kx_index (k, 0)), f);
-      FbKExpr *m = bin (k, FB_KB_DIV, bin (k, FB_KB_MUL, s[0], s[1]), s[2]);
+        s[i] = fb_kx_load (k, _fb_lower_arg (c, node->inputs[si[i]], FB_KARG_INPUT),
+                           fb_kx_index (k, 0));
       FbKExpr *zy = fb_kx_load (k, _fb_lower_arg (c, node->inputs[7], FB_KARG_INPUT), fb_kx_index (k, 0));
-      r = saturate (k, f, bin (k, FB_KB_MUL, fb_kx_cast (k, r, f), m), zy, lo, hi);
+      r = _fb_lower_requantize (k, r, s[0], s[1], s[2], zy, lo, hi);
     }
   return _fb_lower_store (c, body, y, co, fb_kx_cast (k, r, y->dtype), error);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Softmax, LogSoftmax, LayerNormalization (with its Mean and InvStdDev outputs),
- * InstanceNormalization and LRN. The first four: per row of the kept
+ * InstanceNormalization, MeanVarianceNormalization and LRN. All but LRN: per row of the kept
  * dimensions, passes over the normalized ones with accumulators (max and sum of exponentials;
  * mean and variance), then the normalized values stored. The input is recomputed in each pass
  * when it is an elementwise expression, which is cheaper than storing it. */
@@ -150,6 +150,75 @@ lower_norm (FbLowerCtx *c, const FbNode *node, int rank, const int64_t *dims, GE
   return _fb_lower_store (c, l, node->outputs[0], rc, y, error);
 }
 
+/* MeanVarianceNormalization: (x - mean) / (sqrt (var) + 1e-9) over the axes (default
+ * [0, 2, 3], any set of dimensions), mean and variance in two passes as the interpreter takes
+ * them. */
+static gboolean
+lower_mvn (FbLowerCtx *c, const FbNode *node, int rank, const int64_t *dims, GError **error)
+{
+  static const int64_t default_axes[] = { 0, 2, 3 };
+  FbKernel *k = c->k;
+  const FbValue *x = node->inputs[0];
+  guint n_axes, mask = 0;
+  const int64_t *axes = fb_node_attr_ints (node, "axes", &n_axes);
+  if (axes == NULL)
+    {
+      axes = default_axes;
+      n_axes = G_N_ELEMENTS (default_axes);
+    }
+  for (guint i = 0; i < n_axes; i++)
+    {
+      int a;
+      if (!fb_axis_normalize (axes[i], rank, &a) || (mask & (1u << a)))
+        return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "bad axes");
+      mask |= 1u << a;
+    }
+  FbDType t = x->dtype;
+  int64_t count = 1, numel = 1;
+  for (int d = 0; d < rank; d++)
+    {
+      numel *= dims[d];
+      if (mask & (1u << d))
+        count *= dims[d];
+    }
+  FbKExpr *coords[FB_MAX_RANK], *rc[FB_MAX_RANK];
+  GPtrArray *body = _fb_lower_kept_nest (c, rank, dims, mask, coords, 6.0 * numel);
+  guint mean = fb_kernel_new_acc (k, t), dev = fb_kernel_new_acc (k, t);
+  FbKExpr *n = fb_kx_const_f (k, t, (double) MAX (count, 1));
+
+  g_ptr_array_add (body, fb_ks_assign (k, mean, fb_kx_const_f (k, t, 0.0)));
+  memcpy (rc, coords, sizeof rc);
+  GPtrArray *l = _fb_lower_reduce_loops (k, body, rank, dims, mask, rc);
+  FbKExpr *v = _fb_lower_value_at (c, x, rank, rc, error);
+  if (v == NULL)
+    return FALSE;
+  g_ptr_array_add (l, fb_ks_assign (k, mean, fb_kx_binary (k, FB_KB_ADD, fb_kx_acc (k, mean), v)));
+  g_ptr_array_add (body, fb_ks_assign (k, mean, fb_kx_binary (k, FB_KB_DIV, fb_kx_acc (k, mean), n)));
+
+  g_ptr_array_add (body, fb_ks_assign (k, dev, fb_kx_const_f (k, t, 0.0)));
+  memcpy (rc, coords, sizeof rc);
+  l = _fb_lower_reduce_loops (k, body, rank, dims, mask, rc);
+  v = _fb_lower_value_at (c, x, rank, rc, error);
+  if (v == NULL)
+    return FALSE;
+  FbKExpr *d = fb_kx_binary (k, FB_KB_SUB, v, fb_kx_acc (k, mean));
+  g_ptr_array_add (l, fb_ks_assign (k, dev, fb_kx_binary (k, FB_KB_ADD, fb_kx_acc (k, dev),
+                                                          fb_kx_binary (k, FB_KB_MUL, d, d))));
+  /* dev becomes the standard deviation plus the spec's epsilon */
+  g_ptr_array_add (body, fb_ks_assign (k, dev,
+    fb_kx_binary (k, FB_KB_ADD, fb_kx_unary (k, FB_KU_SQRT, fb_kx_binary (k, FB_KB_DIV, fb_kx_acc (k, dev), n)),
+                  fb_kx_const_f (k, t, 1e-9))));
+
+  memcpy (rc, coords, sizeof rc);
+  l = _fb_lower_reduce_loops (k, body, rank, dims, mask, rc);
+  v = _fb_lower_value_at (c, x, rank, rc, error);
+  if (v == NULL)
+    return FALSE;
+  FbKExpr *y = fb_kx_binary (k, FB_KB_DIV, fb_kx_binary (k, FB_KB_SUB, v, fb_kx_acc (k, mean)),
+                             fb_kx_acc (k, dev));
+  return _fb_lower_store (c, l, node->outputs[0], rc, y, error);
+}
+
 /* LRN: y = x / (bias + alpha / size * Σ x²)^beta over a window of channels (dim 1), the window
  * clipped at the ends by a select on each cell. */
 static gboolean
@@ -212,5 +281,7 @@ _fb_lower_normalize (FbLowerCtx *c, const FbNode *node, GError **error)
     return lower_softmax (c, node, rank, dims, error);
   if (node->op == FB_OP_LRN)
     return lower_lrn (c, node, rank, dims, error);
+  if (node->op == FB_OP_MEAN_VARIANCE_NORMALIZATION)
+    return lower_mvn (c, node, rank, dims, error);
   return lower_norm (c, node, rank, dims, error);
 }

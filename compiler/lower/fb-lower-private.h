@@ -27,6 +27,11 @@ typedef struct {
                                    elementwise chain from v to O is applied to it in registers
                                    and O is stored instead */
   GHashTable    *body_uses;     /* uses within the group being lowered */
+  /* Provenance of phases: the phases from member_first on are those of the member being
+   * emitted; a member computed in place (inlined, or a sunk chain) gives its original nodes to
+   * the phase its expression is built in, and is noted in attributed. */
+  guint          member_first;
+  GHashTable    *attributed;
   /* While a sunk value's chain is built: v reads as subst_expr. */
   const FbValue *subst_value;
   FbKExpr       *subst_expr;
@@ -100,6 +105,12 @@ gboolean  _fb_lower_index_node    (FbLowerCtx *c, const FbNode *node, GError **e
 gboolean  _fb_lower_index_supports (const FbNode *node, char **reason);
 /* GridSample over 2-D inputs (fb-lower-grid.c). */
 gboolean  _fb_lower_grid_sample   (FbLowerCtx *c, const FbNode *node, GError **error);
+/* DFT, STFT and MelWeightMatrix of sizes known at compile time (fb-lower-signal.c). */
+gboolean  _fb_lower_signal        (FbLowerCtx *c, const FbNode *node, GError **error);
+/* RoiAlign (fb-lower-roi-align.c). */
+gboolean  _fb_lower_roi_align     (FbLowerCtx *c, const FbNode *node, GError **error);
+/* TfIdfVectorizer (fb-lower-tfidf.c). */
+gboolean  _fb_lower_tfidf         (FbLowerCtx *c, const FbNode *node, GError **error);
 /* CastLike, EyeLike, Hardmax and the losses (fb-lower-math.c). */
 gboolean  _fb_lower_math_node     (FbLowerCtx *c, const FbNode *node, GError **error);
 
@@ -111,11 +122,21 @@ gboolean  _fb_lower_contraction   (FbLowerCtx *c, const FbNode *node, GError **e
 gboolean  _fb_lower_pool          (FbLowerCtx *c, const FbNode *node, GError **error);
 gboolean  _fb_lower_movement      (FbLowerCtx *c, const FbNode *node, GError **error);
 gboolean  _fb_lower_scatter_nd    (FbLowerCtx *c, const FbNode *node, GError **error);
+gboolean  _fb_lower_max_unpool    (FbLowerCtx *c, const FbNode *node, GError **error);
 gboolean  _fb_lower_topk          (FbLowerCtx *c, const FbNode *node, GError **error);
+/* The range of a quantized type; round-half-even (q) + zero clamped to [lo, hi] in type ct,
+ * NaN giving 0; and the requantization of an integer sum acc, saturate (acc * s0 * s1 / s2)
+ * with the scales multiplied in float32 in that order, as the reference does
+ * (fb-lower-index.c). */
+gboolean  _fb_lower_quant_range   (FbDType t, double *lo, double *hi);
+FbKExpr  *_fb_lower_saturate      (FbKernel *k, FbDType ct, FbKExpr *q, FbKExpr *zero, double lo,
+                                   double hi);
+FbKExpr  *_fb_lower_requantize    (FbKernel *k, FbKExpr *acc, FbKExpr *s0, FbKExpr *s1,
+                                   FbKExpr *s2, FbKExpr *zero, double lo, double hi);
 /* MatMul by loops, for the types sgemm does not take (fb-lower-imatmul.c). */
 gboolean  _fb_lower_matmul_loops  (FbLowerCtx *c, const FbNode *node, GError **error);
 gboolean  _fb_lower_einsum        (FbLowerCtx *c, const FbNode *node, GError **error);
-/* ConvTranspose and 3-D Conv as direct loops (fb-lower-convnd.c). */
+/* ConvTranspose, 3-D Conv, ConvInteger and QLinearConv as direct loops (fb-lower-convnd.c). */
 gboolean  _fb_lower_conv_direct   (FbLowerCtx *c, const FbNode *node, GError **error);
 /* ConvTranspose: a oneDNN deconvolution where it has an optimized one, else the direct loops
  * (fb-lower-deconv.c). */
@@ -124,6 +145,15 @@ gboolean  _fb_lower_conv_transpose (FbLowerCtx *c, const FbNode *node, GError **
  * output, as shape inference gave it), from its pads, auto_pad or output_shape. */
 void      _fb_lower_deconv_begin_pads (const FbNode *node, int sp, const int64_t *in,
                                        const int64_t *out, const int64_t *kernel, int64_t *begin);
+/* BatchNormalization (fb-lower-batchnorm.c): whether node is in training mode; its scalar at
+ * inference for input scalar x (an elementwise op); the kernel of its other forms (training,
+ * or the statistics outputs asked for). */
+gboolean  _fb_lower_bn_training   (const FbNode *node);
+FbKExpr  *_fb_lower_batchnorm_expr (FbLowerCtx *c, const FbNode *node, int rank,
+                                    FbKExpr **coords, FbKExpr *x, GError **error);
+gboolean  _fb_lower_batchnorm     (FbLowerCtx *c, const FbNode *node, GError **error);
+/* Det by LU decomposition with partial pivoting, a matrix per iteration (fb-lower-det.c). */
+gboolean  _fb_lower_det           (FbLowerCtx *c, const FbNode *node, GError **error);
 /* GRU and LSTM: the input projection, then the recurrence per direction and batch row. */
 gboolean  _fb_lower_recurrent     (FbLowerCtx *c, const FbNode *node, GError **error);
 /* Resize and Upsample: gathers and blends through per-axis tables made at compile time. */
@@ -146,8 +176,9 @@ gboolean  _fb_lower_conv          (FbLowerCtx *c, const FbNode *node, GError **e
 
 /* Attributes */
 gboolean  _fb_lower_is_nhwc       (const FbNode *node);
-/* Whether node runs on the host through the interpreter (fb-cpu-host.c): If and Loop, and steps
- * whose output sizes, input sizes or shape operands (axes, pads, sizes, k) only the run gives. */
+/* Whether node runs on the host through the interpreter (fb-cpu-host.c): If, Loop and Scan, and
+ * steps whose output sizes, input sizes or shape operands (axes, pads, sizes, k, transform
+ * lengths) only the run gives. */
 gboolean  _fb_lower_on_host       (const FbNode *node);
 /* An integer list from a constant input (or NULL/0 when the input is absent). */
 gboolean  _fb_lower_const_ints    (const FbNode *node, guint input, int64_t **out, guint *n,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Reductions (ReduceSum and family, ArgMax, ArgMin, global pools) and windowed pools. A reduction is
- * a loop nest over the kept dimensions (the outermost in parallel) around an accumulator loop
- * over the reduced ones; its input may be an elementwise expression computed in the loop. */
+/* Reductions (ReduceSum and family, ArgMax, ArgMin, global pools) and windowed pools (the 1-D
+ * and 2-D float ones; fb-lower-pool-nd.c has the others). A reduction is a loop nest over the
+ * kept dimensions (the outermost in parallel) around an accumulator loop over the reduced
+ * ones; its input may be an elementwise expression computed in the loop. */
 #include "fb-lower-conv.h"
 
 #include <math.h>
@@ -209,7 +210,11 @@ _fb_lower_reduce (FbLowerCtx *c, const FbNode *node, GError **error)
       if (mask & (1u << d))
         count *= dims[d];
     }
-  if (!noop && column_reducible (node, rank, dims, mask, count))
+  /* The column form is for a CPU thread's vector loads; on a GPU it leaves one thread per block
+   * of 64 channels looping over the whole map (ResNet-50's channels-last global pool took a
+   * quarter of its time so), where an accumulator per output element is one thread per channel
+   * with neighbouring threads reading neighbouring addresses. */
+  if (!noop && !_fb_lower_for_gpu (c) && column_reducible (node, rank, dims, mask, count))
     return lower_column_reduce (c, node, rank, dims, mask, count, error);
   GPtrArray *body = _fb_lower_kept_nest (c, rank, dims, mask, coords, (double) numel);
   if (noop)
@@ -393,10 +398,35 @@ pool_in_place (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError **
   return _fb_lower_store (c, body, node->outputs[0], yc, r, error);
 }
 
+/* Whether the fast forms below take the pool: a 1-D or 2-D float one, and an average whose
+ * divisor avg_divisor gives: no dilation (it counts a window's cells as a contiguous span),
+ * and with count_include_pad no window reaching past the declared padding (ceil_mode's last
+ * ones, whose cells past it do not count). The N-d form takes the others. */
+static gboolean
+fast_pool (const FbNode *node)
+{
+  int rank = node->inputs[0]->shape.rank;
+  if ((rank != 3 && rank != 4) || !fb_dtype_is_float (node->inputs[0]->dtype))
+    return FALSE;
+  if (node->op != FB_OP_AVERAGE_POOL)
+    return TRUE;
+  FbWindowNd w;
+  if (!_fb_lower_window_nd (node, node->inputs[0], NULL, &w, NULL))
+    return TRUE;    /* the fast form's own checks say what is wrong */
+  gboolean include_pad = fb_node_attr_int (node, "count_include_pad", 0) != 0;
+  for (int i = 0; i < w.sp; i++)
+    if (w.d[i] != 1 ||
+        (include_pad && (w.out[i] - 1) * w.s[i] + w.k[i] > w.in[i] + w.pb[i] + w.pe[i]))
+      return FALSE;
+  return TRUE;
+}
+
 gboolean
 _fb_lower_pool (FbLowerCtx *c, const FbNode *node, GError **error)
 {
   FbKernel *k = c->k;
+  if (!fast_pool (node))
+    return _fb_lower_pool_nd (c, node, error);
   FbConvGeom g;
   if (!_fb_lower_conv_geom (node, &g, error))
     return FALSE;

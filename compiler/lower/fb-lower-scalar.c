@@ -40,9 +40,11 @@ pow_expr (FbKernel *k, FbDType t, FbKExpr *x, FbKExpr *e)
     }
   if (!fb_dtype_is_float (t))
     {
+      /* Integer powers are exact; a GPU's pow is not (9^3 came out 728.99...), so the double
+       * result is rounded before it is cut to an integer. */
       FbKExpr *r = bin (k, FB_KB_POW, fb_kx_cast (k, x, FB_DTYPE_FLOAT64),
                         fb_kx_cast (k, e, FB_DTYPE_FLOAT64));
-      return fb_kx_cast (k, r, t);
+      return fb_kx_cast (k, fb_kx_unary (k, FB_KU_ROUND, r), t);
     }
   return bin (k, FB_KB_POW, x, fb_kx_cast (k, e, t));
 }

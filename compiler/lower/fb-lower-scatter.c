@@ -2,7 +2,9 @@
 /* ScatterND: the data copied to the output in one phase, then the updates written in a second
  * one. The second phase runs in parallel over the elements of one update slice and in order
  * over the index tuples, so that tuples naming the same slice combine (reduction) or overwrite
- * each other (none) in the order ONNX gives them. */
+ * each other (none) in the order ONNX gives them.
+ *
+ * MaxUnpool the same way: zeros, then every value stored at its index, in order. */
 #include "fb-lower-private.h"
 
 #include <string.h>
@@ -73,5 +75,50 @@ _fb_lower_scatter_nd (FbLowerCtx *c, const FbNode *node, GError **error)
   if (op != FB_KB_COUNT)
     u = fb_kx_binary (k, op, fb_kx_load (k, oa, at), u);
   g_ptr_array_add (body, fb_ks_store (k, oa, at, u));
+  return TRUE;
+}
+
+/* MaxUnpool's indices number the elements of the whole output and need not stay in their
+ * plane, so the stores run in one sequential loop: the later of two values for a place wins, as
+ * in the interpreter. An index outside the output is the interpreter's error, and the lowering's
+ * for constant indices; one the run gives stores nothing (the element at the clamped place is
+ * written back unchanged). */
+gboolean
+_fb_lower_max_unpool (FbLowerCtx *c, const FbNode *node, GError **error)
+{
+  FbKernel *k = c->k;
+  const FbValue *x = node->inputs[0], *ind = node->inputs[1], *y = node->outputs[0];
+  int xr, ir, yr;
+  int64_t xd[FB_MAX_RANK], id[FB_MAX_RANK], yd[FB_MAX_RANK];
+  if (!_fb_lower_dims (x, &xr, xd) || !_fb_lower_dims (ind, &ir, id) ||
+      !_fb_lower_dims (y, &yr, yd) || xr != ir || memcmp (xd, id, sizeof (int64_t) * xr) != 0)
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "needs X and I of one static shape");
+  int64_t nx = 1, ny = 1, one = 1;
+  for (int d = 0; d < xr; d++)
+    nx *= xd[d];
+  for (int d = 0; d < yr; d++)
+    ny *= yd[d];
+  for (int64_t i = 0; ind->constant && i < ind->constant->numel; i++)
+    if (fb_tensor_get_i64 (ind->constant, i) < 0 || fb_tensor_get_i64 (ind->constant, i) >= ny)
+      return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "index %" G_GINT64_FORMAT
+                             " (element %" G_GINT64_FORMAT " of I) is outside the %" G_GINT64_FORMAT
+                             " elements of the output", fb_tensor_get_i64 (ind->constant, i), i, ny);
+  guint ya = _fb_lower_out_arg (c, y);
+  FbKExpr *e, *i;
+  GPtrArray *body = _fb_lower_nest (c, 1, &ny, &e, (double) ny);
+  g_ptr_array_add (body, fb_ks_store (k, ya, e, fb_kx_const_f (k, y->dtype, 0.0)));
+  if (nx == 0 || ny == 0)
+    return TRUE;
+  guint xa = _fb_lower_arg (c, x, FB_KARG_INPUT), ia = _fb_lower_arg (c, ind, FB_KARG_INPUT);
+  body = _fb_lower_nest (c, 1, &one, &e, (double) nx);
+  body = _fb_lower_loop (k, body, fb_kx_index (k, nx), &i);
+  FbKExpr *at = fb_kx_cast (k, fb_kx_load (k, ia, i), FB_DTYPE_INT64);
+  FbKExpr *inside = fb_kx_binary (k, FB_KB_AND, fb_kx_binary (k, FB_KB_GE, at, fb_kx_index (k, 0)),
+                                  fb_kx_binary (k, FB_KB_LT, at, fb_kx_index (k, ny)));
+  at = fb_kx_binary (k, FB_KB_MIN, fb_kx_binary (k, FB_KB_MAX, at, fb_kx_index (k, 0)),
+                     fb_kx_index (k, ny - 1));
+  FbKExpr *v = fb_kx_select (k, inside, fb_kx_cast (k, fb_kx_load (k, xa, i), y->dtype),
+                             fb_kx_load (k, ya, at));
+  g_ptr_array_add (body, fb_ks_store (k, ya, at, v));
   return TRUE;
 }

@@ -36,6 +36,12 @@ dtype_ok (FbDType t)
     }
 }
 
+static FbDType
+value_dtype (const FbValue *v)
+{
+  return v->constant ? v->constant->dtype : v->dtype;
+}
+
 static gboolean
 output_used (const FbNode *node, guint i)
 {
@@ -48,7 +54,7 @@ dtypes_supported (const FbNode *node, char **reason)
   for (guint i = 0; i < node->n_inputs; i++)
     {
       FbValue *v = node->inputs[i];
-      FbDType t = v ? (v->constant ? v->constant->dtype : v->dtype) : FB_DTYPE_FLOAT32;
+      FbDType t = v ? value_dtype (v) : FB_DTYPE_FLOAT32;
       if (!dtype_ok (t))
         return no (reason, "input '%s' has element type %s, which the CPU target does not "
                    "compute", v->name, fb_dtype_name (t));
@@ -88,6 +94,15 @@ run_time_operand (const FbNode *node)
     case FB_OP_DROPOUT:
       /* The mask (all ones at inference) comes from the interpreter. */
       return output_used (node, 1);
+    case FB_OP_MAX_UNPOOL:
+      return non_constant (node, 2);
+    /* Transform lengths, frame steps and band counts size the loops. */
+    case FB_OP_DFT:
+      return non_constant (node, 1) || non_constant (node, 2);
+    case FB_OP_STFT:
+      return non_constant (node, 1) || non_constant (node, 3);
+    case FB_OP_MEL_WEIGHT_MATRIX:
+      return non_constant (node, 0) || non_constant (node, 1);
     default:
       return FALSE;
     }
@@ -109,6 +124,63 @@ _fb_lower_on_host (const FbNode *node)
     if (non_constant (node, i) && !fb_shape_is_static (&node->inputs[i]->shape))
       return TRUE;
   return run_time_operand (node);
+}
+
+static gboolean
+batchnorm_supported (const FbNode *node, char **reason)
+{
+  if (node->inputs[0]->shape.rank < 2)
+    return no (reason, "BatchNormalization needs a channel dimension");
+  if (!fb_dtype_is_float (node->inputs[0]->dtype))
+    return no (reason, "BatchNormalization needs a float input");
+  for (guint i = 1; i < 5; i++)
+    if (fb_node_input (node, i) == NULL)
+      return no (reason, "BatchNormalization needs its input %u", i);
+  for (guint i = 3; i < node->n_outputs; i++)
+    if (output_used (node, i))
+      return no (reason, "the saved mean and variance outputs (before opset 14) are not "
+                 "computed");
+  /* spatial=0 (before opset 9): parameters per element, which only inference takes. */
+  gboolean statistics = _fb_lower_bn_training (node) || output_used (node, 1) ||
+                        output_used (node, 2);
+  if (statistics && node->opset > 0 && node->opset < 9 && fb_node_attr_int (node, "spatial", 1) == 0)
+    return no (reason, "BatchNormalization's statistics outputs with spatial=0 are not "
+               "computed");
+  return TRUE;
+}
+
+/* ConvInteger and QLinearConv: integer operands, the zero points and scales the ONNX spec
+ * allows (per tensor for x, per tensor or per output channel for w). */
+static gboolean
+integer_conv_supported (const FbNode *node, char **reason)
+{
+  gboolean q = node->op == FB_OP_QLINEAR_CONV;
+  const FbValue *x = node->inputs[0], *w = node->inputs[q ? 3 : 1];
+  const FbValue *zx = fb_node_input (node, 2), *zw = fb_node_input (node, q ? 5 : 3);
+  int rx, rw;
+  int64_t dx[FB_MAX_RANK], dw[FB_MAX_RANK];
+  if (!_fb_lower_dims (x, &rx, dx) || !_fb_lower_dims (w, &rw, dw) || rx < 3 || rw != rx)
+    return no (reason, "%s needs an input of rank 3 or more and weights of the same rank",
+               fb_op_name (node->op));
+  if (!fb_dtype_is_integer (value_dtype (x)) || !fb_dtype_is_integer (value_dtype (w)))
+    return no (reason, "%s needs integer x and w", fb_op_name (node->op));
+  int64_t co = dw[0];
+  if (zx && _fb_lower_numel (zx) != 1)
+    return no (reason, "x_zero_point must be a scalar");
+  if (zw && _fb_lower_numel (zw) != 1 && _fb_lower_numel (zw) != co)
+    return no (reason, "w_zero_point must be a scalar or hold one value per output channel");
+  if (!q)
+    return TRUE;
+  if (_fb_lower_numel (node->inputs[1]) != 1 || _fb_lower_numel (node->inputs[6]) != 1 ||
+      _fb_lower_numel (node->inputs[7]) != 1)
+    return no (reason, "x_scale, y_scale and y_zero_point must be scalars");
+  int64_t nws = _fb_lower_numel (node->inputs[4]);
+  if (nws != 1 && nws != co)
+    return no (reason, "w_scale must be a scalar or hold one value per output channel");
+  FbDType yz = value_dtype (node->inputs[7]);
+  if (yz != FB_DTYPE_INT8 && yz != FB_DTYPE_UINT8)
+    return no (reason, "y_zero_point must be int8 or uint8, not %s", fb_dtype_name (yz));
+  return TRUE;
 }
 
 static gboolean
@@ -159,20 +231,20 @@ supports_member (const FbNode *node, char **reason)
         return no (reason, "only 1-D, 2-D and 3-D convolutions are compiled");
       return TRUE;
     case FB_OP_MAX_POOL: case FB_OP_AVERAGE_POOL:
-      if (node->inputs[0]->shape.rank != 3 && node->inputs[0]->shape.rank != 4)
-        return no (reason, "only 1-D and 2-D pools are compiled");
-      if (!fb_dtype_is_float (node->inputs[0]->dtype))
-        return no (reason, "pools run on floats only");
+      if (node->inputs[0]->shape.rank < 3)
+        return no (reason, "pools need an input of rank 3 or more");
+      if (node->inputs[0]->dtype == FB_DTYPE_BOOL ||
+          (node->op == FB_OP_AVERAGE_POOL && !fb_dtype_is_float (node->inputs[0]->dtype)))
+        return no (reason, "%s does not take element type %s", fb_op_name (node->op),
+                   fb_dtype_name (node->inputs[0]->dtype));
       return TRUE;
     case FB_OP_BATCH_NORMALIZATION:
-      if (output_used (node, 1) || output_used (node, 2) ||
-          fb_node_attr_int (node, "training_mode", 0))
-        return no (reason, "BatchNormalization in training mode is not compiled");
-      for (guint i = 1; i < 5; i++)
-        if (node->inputs[i] == NULL || node->inputs[i]->constant == NULL)
-          return no (reason, "BatchNormalization needs constant statistics");
-      if (node->inputs[0]->shape.rank < 2)
-        return no (reason, "BatchNormalization needs a channel dimension");
+      return batchnorm_supported (node, reason);
+    case FB_OP_CONV_INTEGER: case FB_OP_QLINEAR_CONV:
+      return integer_conv_supported (node, reason);
+    case FB_OP_DET:
+      if (!fb_dtype_is_float (node->inputs[0]->dtype) || node->inputs[0]->shape.rank < 2)
+        return no (reason, "Det needs float matrices [..., M, M]");
       return TRUE;
     case FB_OP_LAYER_NORMALIZATION:
       if (!fb_dtype_is_float (node->inputs[0]->dtype))
@@ -205,6 +277,7 @@ supports_member (const FbNode *node, char **reason)
         return no (reason, "axes must be known at compile time");
       return TRUE;
     case FB_OP_SOFTMAX: case FB_OP_LOG_SOFTMAX: case FB_OP_INSTANCE_NORMALIZATION:
+    case FB_OP_MEAN_VARIANCE_NORMALIZATION:
       if (!fb_dtype_is_float (node->inputs[0]->dtype))
         return no (reason, "needs a float input");
       return TRUE;
@@ -214,12 +287,21 @@ supports_member (const FbNode *node, char **reason)
       return _fb_lower_index_supports (node, reason);
     case FB_OP_MATMUL_INTEGER: case FB_OP_QLINEAR_MATMUL:
       return _fb_lower_index_supports (node, reason);
-    case FB_OP_CONV_INTEGER: case FB_OP_QLINEAR_CONV: case FB_OP_DET:
-      return no (reason, "%s is not compiled by the CPU target (the interpreter runs it)",
-                 fb_op_name (node->op));
     case FB_OP_GRID_SAMPLE:
       if (!fb_dtype_is_float (node->inputs[0]->dtype) || node->inputs[0]->shape.rank != 4)
         return no (reason, "GridSample runs on float inputs of rank 4 (2-D sampling)");
+      return TRUE;
+    case FB_OP_MAX_UNPOOL:
+      if (!fb_dtype_is_float (node->inputs[0]->dtype))
+        return no (reason, "MaxUnpool runs on float inputs");
+      return TRUE;
+    case FB_OP_DFT: case FB_OP_STFT: case FB_OP_ROI_ALIGN:
+      if (!fb_dtype_is_float (node->inputs[0]->dtype))
+        return no (reason, "%s runs on float inputs", fb_op_name (node->op));
+      return TRUE;
+    case FB_OP_TFIDF_VECTORIZER:
+      if (fb_node_attr (node, "pool_strings") != NULL)
+        return no (reason, "TfIdfVectorizer over strings is not supported");
       return TRUE;
     default:
       return TRUE;

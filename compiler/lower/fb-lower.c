@@ -328,8 +328,12 @@ _fb_lower_is_elementwise (const FbNode *node)
 {
   if (fb_op_has_flag (node->op, FB_OPF_ELEMENTWISE))
     return node->op != FB_OP_DROPOUT || node->n_outputs < 2 || node->outputs[1] == NULL;
-  return node->op == FB_OP_BATCH_NORMALIZATION && node->n_outputs >= 1 &&
-         (node->n_outputs == 1 || node->outputs[1] == NULL);
+  if (node->op != FB_OP_BATCH_NORMALIZATION || node->n_outputs < 1 || _fb_lower_bn_training (node))
+    return FALSE;
+  for (guint i = 1; i < node->n_outputs; i++)
+    if (node->outputs[i] != NULL)
+      return FALSE;
+  return TRUE;
 }
 
 static guint
@@ -373,6 +377,44 @@ chain_end (FbLowerCtx *c, const FbValue *v, const FbValue **end)
         return FALSE;
     }
   return *end != NULL;
+}
+
+/* The members computed in place on v on its way to a sunk chain's end. */
+static void
+chain_members (FbLowerCtx *c, const FbValue *v, GPtrArray *out)
+{
+  GPtrArray *users = g_hash_table_lookup (c->body_uses, v);
+  for (guint i = 0; users != NULL && i < users->len; i++)
+    {
+      const FbNode *u = g_ptr_array_index (users, i);
+      if (g_ptr_array_find (out, u, NULL))
+        continue;
+      g_ptr_array_add (out, (gpointer) u);
+      if (u->n_outputs == 1 && u->outputs[0] && g_hash_table_contains (c->inline_of, u->outputs[0]))
+        chain_members (c, u->outputs[0], out);
+    }
+}
+
+/* The phases member m just emitted (from first on) do its work, and that of the chain sunk
+ * into its loops: where the chain became a library's post-op rather than an expression, no
+ * phase was given it while it was built. */
+static void
+attribute_member (FbLowerCtx *c, const FbNode *m, guint first)
+{
+  g_autoptr(GPtrArray) chain = g_ptr_array_new ();
+  if (m->n_outputs > 0 && m->outputs[0] && g_hash_table_contains (c->sunk, m->outputs[0]))
+    chain_members (c, m->outputs[0], chain);
+  for (guint p = first; p < c->k->phases->len; p++)
+    {
+      FbKPhase *ph = g_ptr_array_index (c->k->phases, p);
+      fb_kphase_add_prov (ph, m->prov, m->n_prov);
+      for (guint i = 0; i < chain->len; i++)
+        {
+          const FbNode *u = g_ptr_array_index (chain, i);
+          if (!g_hash_table_contains (c->attributed, u))
+            fb_kphase_add_prov (ph, u->prov, u->n_prov);
+        }
+    }
 }
 
 static void
@@ -434,6 +476,22 @@ emit_member (FbLowerCtx *c, const FbNode *m, GError **error)
       return _fb_lower_index_node (c, m, error);
     case FB_OP_GRID_SAMPLE:
       return _fb_lower_grid_sample (c, m, error);
+    case FB_OP_BATCH_NORMALIZATION:
+      return _fb_lower_batchnorm (c, m, error);
+    case FB_OP_DET:
+      return _fb_lower_det (c, m, error);
+    case FB_OP_CONV_INTEGER: case FB_OP_QLINEAR_CONV:
+      return _fb_lower_conv_direct (c, m, error);
+    case FB_OP_MEAN_VARIANCE_NORMALIZATION:
+      return _fb_lower_normalize (c, m, error);
+    case FB_OP_MAX_UNPOOL:
+      return _fb_lower_max_unpool (c, m, error);
+    case FB_OP_DFT: case FB_OP_STFT: case FB_OP_MEL_WEIGHT_MATRIX:
+      return _fb_lower_signal (c, m, error);
+    case FB_OP_ROI_ALIGN:
+      return _fb_lower_roi_align (c, m, error);
+    case FB_OP_TFIDF_VECTORIZER:
+      return _fb_lower_tfidf (c, m, error);
     default:
       return _fb_lower_movement (c, m, error);
     }
@@ -449,9 +507,10 @@ lower_group (FbLowerPlan *lp, const FbNode *node, GError **error)
   g_autoptr(GHashTable) sunk = g_hash_table_new (NULL, NULL);
   g_autoptr(GHashTable) body_uses = g_hash_table_new_full (NULL, NULL, NULL,
                                                            (GDestroyNotify) g_ptr_array_unref);
+  g_autoptr(GHashTable) attributed = g_hash_table_new (NULL, NULL);
   FbLowerCtx c = { .lp = lp, .k = k, .node = node, .bind = bind, .arg_of = arg_of,
                    .inline_of = inline_of, .sunk = sunk, .body_uses = body_uses,
-                   .merged_rank = -1 };
+                   .merged_rank = -1, .attributed = attributed };
   g_autoptr(GPtrArray) members = g_ptr_array_new ();
   if (node->op == FB_OP_FUSED)
     {
@@ -518,8 +577,18 @@ lower_group (FbLowerPlan *lp, const FbNode *node, GError **error)
       if (g_hash_table_contains (skip, m) ||
           (m->n_outputs > 0 && m->outputs[0] && g_hash_table_contains (inline_of, m->outputs[0])))
         continue;
+      c.member_first = k->phases->len;
+      g_hash_table_remove_all (attributed);
       if (!emit_member (&c, m, error))
         return FALSE;
+      attribute_member (&c, m, c.member_first);
+    }
+  /* A phase no member claimed (none known so far) stands for the whole node. */
+  for (guint i = 0; i < k->phases->len; i++)
+    {
+      FbKPhase *ph = g_ptr_array_index (k->phases, i);
+      if (ph->prov->len == 0)
+        fb_kphase_add_prov (ph, node->prov, node->n_prov);
     }
   for (guint i = 0; i < k->phases->len; i++)
     k->flops += ((FbKPhase *) g_ptr_array_index (k->phases, i))->work;
@@ -531,7 +600,7 @@ lower_group (FbLowerPlan *lp, const FbNode *node, GError **error)
   return TRUE;
 }
 
-/* If, Loop and the steps of _fb_lower_on_host run on the host (fb-cpu-host.c), the operators
+/* If, Loop, Scan and the steps of _fb_lower_on_host run on the host (fb-cpu-host.c), the operators
  * whose output size depends on the data among them. Outputs whose size only the run tells (a
  * Loop's scan outputs under a trip count fed at run time, NonZero, Unique, Range with run-time
  * bounds) get dynamic buffers. */

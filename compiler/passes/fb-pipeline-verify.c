@@ -132,7 +132,7 @@ verify_nodes (FbGraph *g, GError **error)
             return FALSE;
           continue;
         }
-      if (n->op == FB_OP_IF || n->op == FB_OP_LOOP)
+      if (n->op == FB_OP_IF || n->op == FB_OP_LOOP || n->op == FB_OP_SCAN)
         continue;
       if (!verify_inferred (g, n, error))
         return FALSE;

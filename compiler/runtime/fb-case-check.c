@@ -102,7 +102,8 @@ verdict_fail (FbCaseVerdict *v, char *reason)
 }
 
 static void
-compare_outputs (const FbGraph *graph, GPtrArray *outputs, const char *set_dir, FbCaseVerdict *v)
+compare_outputs (const FbGraph *graph, GPtrArray *outputs, const char *set_dir, double rtol,
+                 double atol, FbCaseVerdict *v)
 {
   for (guint i = 0; i < outputs->len; i++)
     {
@@ -124,8 +125,7 @@ compare_outputs (const FbGraph *graph, GPtrArray *outputs, const char *set_dir, 
           verdict_fail (v, g_strdup (error->message));
           return;
         }
-      fb_tensor_compare (expected, g_ptr_array_index (outputs, i), FB_COMPARE_RTOL,
-                         FB_COMPARE_ATOL, &cmp);
+      fb_tensor_compare (expected, g_ptr_array_index (outputs, i), rtol, atol, &cmp);
       if (v->worst_output == NULL || cmp.worst_abs > v->worst_abs)
         {
           g_free (v->worst_output);
@@ -143,6 +143,15 @@ void
 fb_case_check (const char *case_dir, const FbPipelineOptions *options,
                const FbBackend *backend, const FbBackendOptions *backend_options,
                FbCaseVerdict *v)
+{
+  fb_case_check_within (case_dir, options, backend, backend_options, FB_COMPARE_RTOL,
+                        FB_COMPARE_ATOL, v);
+}
+
+void
+fb_case_check_within (const char *case_dir, const FbPipelineOptions *options,
+                      const FbBackend *backend, const FbBackendOptions *backend_options,
+                      double rtol, double atol, FbCaseVerdict *v)
 {
   g_autofree char *model = NULL;
   g_autoptr(GPtrArray) sets = NULL;
@@ -178,7 +187,7 @@ fb_case_check (const char *case_dir, const FbPipelineOptions *options,
           g_clear_error (&error);
           continue;
         }
-      compare_outputs (fb_pipeline_final (pipeline), outputs, set_dir, v);
+      compare_outputs (fb_pipeline_final (pipeline), outputs, set_dir, rtol, atol, v);
     }
   v->n_compiled = fb_specializer_n_compiled (spec);
 }

@@ -30,6 +30,12 @@ void       fb_case_check        (const char *case_dir, const FbPipelineOptions *
                                  const FbBackend *backend,
                                  const FbBackendOptions *backend_options,
                                  FbCaseVerdict *verdict);
+/* The same at a tolerance of the caller's (|actual - expected| <= atol + rtol * |expected|):
+ * TF32 contractions on a GPU are checked at 1e-3 / 1e-3, strict float32 at 1e-4. */
+void       fb_case_check_within (const char *case_dir, const FbPipelineOptions *options,
+                                 const FbBackend *backend,
+                                 const FbBackendOptions *backend_options, double rtol,
+                                 double atol, FbCaseVerdict *verdict);
 void       fb_case_verdict_clear (FbCaseVerdict *verdict);
 
 G_END_DECLS

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Host steps of the CPU executor. The CPU target has no control flow of its own: If and Loop
- * run on the host through the reference interpreter (fb_interp_node_with_scope), reading and
+/* Host steps of the CPU executor. The CPU target has no control flow of its own: If, Loop and
+ * Scan run on the host through the reference interpreter (fb_interp_node_with_scope), reading and
  * writing the same buffers as the generated kernels around them. Their bodies may read values
  * of the enclosing graph; lowering made each such value an argument of the kernel (after the
  * node's inputs, before its outputs), and here they seed the bodies' environment. A Loop's

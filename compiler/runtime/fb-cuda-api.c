@@ -179,10 +179,20 @@ static const char *const cudnn_names[] = {
 };
 G_STATIC_ASSERT (G_N_ELEMENTS (cudnn_names) * sizeof (void *) == sizeof (FbCudnn));
 
+static const char *const cudnn_graph_names[] = {
+  "cudnnBackendCreateDescriptor", "cudnnBackendDestroyDescriptor", "cudnnBackendFinalize",
+  "cudnnBackendSetAttribute", "cudnnBackendGetAttribute", "cudnnBackendExecute",
+  "cudnnAddTensor", "cudnnActivationForward",
+};
+G_STATIC_ASSERT (G_N_ELEMENTS (cudnn_graph_names) * sizeof (void *) == sizeof (FbCudnnGraph));
+
 static FbCuDriver driver;
 static FbCublasLt cublaslt;
 static FbCudnn cudnn;
+static FbCudnnGraph cudnn_graph;
 static gboolean driver_ok, cublaslt_ok, cudnn_ok;
+static gboolean cudnn_graph_tried, cudnn_graph_ok;
+static char *cudnn_graph_why;
 
 const FbCuDriver *
 _fb_cuda_driver (GError **error)
@@ -215,6 +225,29 @@ _fb_cuda_cudnn (GError **error)
     cudnn_ok = TRUE;
   g_mutex_unlock (&lock);
   return cudnn_ok ? &cudnn : NULL;
+}
+
+const FbCudnnGraph *
+_fb_cuda_cudnn_graph (const char **why)
+{
+  g_mutex_lock (&lock);
+  if (!cudnn_graph_tried && cudnn_ok)
+    {
+      g_autoptr(GError) error = NULL;
+      cudnn_graph_tried = TRUE;
+      cudnn_graph_ok = resolve (&cudnn_lib, &cudnn_graph, cudnn_graph_names,
+                                G_N_ELEMENTS (cudnn_graph_names), &error);
+      if (!cudnn_graph_ok)
+        {
+          memset (&cudnn_graph, 0, sizeof cudnn_graph);
+          cudnn_graph_why = g_strdup (error->message);
+        }
+    }
+  const FbCudnnGraph *table = cudnn_graph_ok ? &cudnn_graph : NULL;
+  if (why)
+    *why = cudnn_graph_ok ? NULL : cudnn_graph_why ? cudnn_graph_why : "cuDNN is not open";
+  g_mutex_unlock (&lock);
+  return table;
 }
 
 const char *

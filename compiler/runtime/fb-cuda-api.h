@@ -246,12 +246,111 @@ typedef struct {
                                                      cudnnTensorDescriptor_t y_desc, void *y);
 } FbCudnn;
 
+/* ---- cuDNN 9's graph (backend) API and the legacy calls an unfused epilogue uses ----------
+ * Optional: a cuDNN without them still runs every convolution through the legacy fused call.
+ * The numbers are cuDNN 9's ABI (cudnn_graph.h), which keeps them stable across 9.x. */
+typedef void *cudnnBackendDescriptor_t;
+
+#define FB_CUDNN_BACKEND_POINTWISE_DESCRIPTOR                    0
+#define FB_CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR                  1
+#define FB_CUDNN_BACKEND_ENGINE_DESCRIPTOR                       2
+#define FB_CUDNN_BACKEND_ENGINECFG_DESCRIPTOR                    3
+#define FB_CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR                   4
+#define FB_CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR               5
+#define FB_CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR 10
+#define FB_CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR          13
+#define FB_CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR               15
+#define FB_CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR                 16
+#define FB_CUDNN_BACKEND_TENSOR_DESCRIPTOR                       17
+
+#define FB_CUDNN_ATTR_POINTWISE_MODE                             0
+#define FB_CUDNN_ATTR_POINTWISE_MATH_PREC                        1
+#define FB_CUDNN_ATTR_CONVOLUTION_COMP_TYPE                      100
+#define FB_CUDNN_ATTR_CONVOLUTION_CONV_MODE                      101
+#define FB_CUDNN_ATTR_CONVOLUTION_DILATIONS                      102
+#define FB_CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES                 103
+#define FB_CUDNN_ATTR_CONVOLUTION_POST_PADDINGS                  104
+#define FB_CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS                   105
+#define FB_CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS                   106
+#define FB_CUDNN_ATTR_ENGINEHEUR_MODE                            200
+#define FB_CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH                 201
+#define FB_CUDNN_ATTR_ENGINEHEUR_RESULTS                         202
+#define FB_CUDNN_ATTR_ENGINECFG_ENGINE                           300
+#define FB_CUDNN_ATTR_EXECUTION_PLAN_HANDLE                      400
+#define FB_CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG               401
+#define FB_CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE              402
+#define FB_CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA        700
+#define FB_CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA         701
+#define FB_CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC    702
+#define FB_CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W            703
+#define FB_CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X            704
+#define FB_CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y            705
+#define FB_CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR          750
+#define FB_CUDNN_ATTR_OPERATION_POINTWISE_XDESC                  751
+#define FB_CUDNN_ATTR_OPERATION_POINTWISE_BDESC                  752
+#define FB_CUDNN_ATTR_OPERATION_POINTWISE_YDESC                  753
+#define FB_CUDNN_ATTR_OPERATIONGRAPH_HANDLE                      800
+#define FB_CUDNN_ATTR_OPERATIONGRAPH_OPS                         801
+#define FB_CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT                      900
+#define FB_CUDNN_ATTR_TENSOR_DATA_TYPE                           901
+#define FB_CUDNN_ATTR_TENSOR_DIMENSIONS                          902
+#define FB_CUDNN_ATTR_TENSOR_STRIDES                             903
+#define FB_CUDNN_ATTR_TENSOR_UNIQUE_ID                           906
+#define FB_CUDNN_ATTR_TENSOR_IS_VIRTUAL                          907
+#define FB_CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS                    1000
+#define FB_CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS                 1001
+#define FB_CUDNN_ATTR_VARIANT_PACK_WORKSPACE                     1003
+#define FB_CUDNN_ATTR_ENGINE_GLOBAL_INDEX                        1301
+#define FB_CUDNN_ATTR_ENGINE_NUMERICAL_NOTE                      1303
+
+#define FB_CUDNN_TYPE_HANDLE                                     0
+#define FB_CUDNN_TYPE_DATA_TYPE                                  1
+#define FB_CUDNN_TYPE_BOOLEAN                                    2
+#define FB_CUDNN_TYPE_INT64                                      3
+#define FB_CUDNN_TYPE_FLOAT                                      4
+#define FB_CUDNN_TYPE_VOID_PTR                                   6
+#define FB_CUDNN_TYPE_CONVOLUTION_MODE                           7
+#define FB_CUDNN_TYPE_HEUR_MODE                                  8
+#define FB_CUDNN_TYPE_NUMERICAL_NOTE                             11
+#define FB_CUDNN_TYPE_POINTWISE_MODE                             14
+#define FB_CUDNN_TYPE_BACKEND_DESCRIPTOR                         15
+
+#define FB_CUDNN_POINTWISE_ADD                                   0
+#define FB_CUDNN_POINTWISE_RELU_FWD                              100
+#define FB_CUDNN_HEUR_MODE_INSTANT                               0
+#define FB_CUDNN_HEUR_MODE_FALLBACK                              2
+#define FB_CUDNN_NUMERICAL_NOTE_TENSOR_CORE                      0
+#define FB_CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS              1
+
+typedef struct {
+  cudnnStatus_t (*CreateDescriptor) (int type, cudnnBackendDescriptor_t *desc);
+  cudnnStatus_t (*DestroyDescriptor) (cudnnBackendDescriptor_t desc);
+  cudnnStatus_t (*Finalize) (cudnnBackendDescriptor_t desc);
+  cudnnStatus_t (*SetAttribute) (cudnnBackendDescriptor_t desc, int name, int type, int64_t count,
+                                 const void *values);
+  cudnnStatus_t (*GetAttribute) (cudnnBackendDescriptor_t desc, int name, int type,
+                                 int64_t requested, int64_t *returned, void *values);
+  cudnnStatus_t (*Execute) (cudnnHandle_t handle, cudnnBackendDescriptor_t plan,
+                            cudnnBackendDescriptor_t variant_pack);
+  /* Legacy calls of an epilogue that runs after an unfused convolution. */
+  cudnnStatus_t (*AddTensor) (cudnnHandle_t handle, const void *alpha, cudnnTensorDescriptor_t a_desc,
+                              const void *a, const void *beta, cudnnTensorDescriptor_t c_desc,
+                              void *c);
+  cudnnStatus_t (*ActivationForward) (cudnnHandle_t handle, cudnnActivationDescriptor_t act,
+                                      const void *alpha, cudnnTensorDescriptor_t x_desc,
+                                      const void *x, const void *beta,
+                                      cudnnTensorDescriptor_t y_desc, void *y);
+} FbCudnnGraph;
+
 /* The libraries, opened once per process (thread safe). Each getter returns the table, or NULL
  * with an FB_RUNTIME_ERROR_DEVICE error that lists every place it looked and why each failed.
  * FUSEBENCH_CUDA_LIBRARY_PATH (a colon-separated list of folders) is searched first. */
 const FbCuDriver *_fb_cuda_driver   (GError **error);
 const FbCublasLt *_fb_cuda_cublaslt (GError **error);
 const FbCudnn    *_fb_cuda_cudnn    (GError **error);
+/* cuDNN's graph API from the library _fb_cuda_cudnn opened, or NULL (with the reason in *why,
+ * for the caller's notes) when that cuDNN lacks it. */
+const FbCudnnGraph *_fb_cuda_cudnn_graph (const char **why);
 
 /* Where a library was found, or NULL (for messages and `fusebench info`-like reports). */
 const char       *_fb_cuda_library_path (const char *soname);

@@ -95,7 +95,7 @@ measure (const FbCuDriver *cu, CUstream stream, CUevent a, CUevent b, double *gb
               .ldc = GEMM_N, .batch = 1, .alpha = 1 },
   };
   FbCudaLibPhase *phase = _fb_cuda_lib_phase_new (&libs, &cv, bufs[0], bufs[1], 0, 0, bufs[2],
-                                                  "ceiling", error);
+                                                  FALSE, "ceiling", error);
   gboolean ok = phase != NULL;
   size_t workspace = ok ? _fb_cuda_lib_phase_workspace (phase) : 0;
   if (ok && workspace > 0)

@@ -32,6 +32,7 @@ struct _FbCudaModule {
   CUcontext      ctx;
   FbCudaLibs     libs;
   CUdeviceptr    arena, weights, arg_block;
+  gsize          weights_bytes;
   CUdeviceptr   *inputs_dev;    /* per graph input */
   CUdeviceptr   *bufptr;        /* per buffer: its device address (0: none or host only) */
   guint8        *host_arena;    /* host copies for host steps, laid out like the device's */

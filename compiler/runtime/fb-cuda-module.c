@@ -4,7 +4,7 @@
  * input (so that addresses never change), the weights packed and uploaded once, each kernel's
  * PTX loaded as a module, each kernel's argument array (its buffers' device addresses) on the
  * device, the library phases made. Then the kernels are cut into segments at the host steps
- * (If, Loop: the reference interpreter runs them on copies of their buffers, fb-cpu-host.c),
+ * (If, Loop, Scan: the reference interpreter runs them on copies of their buffers, fb-cpu-host.c),
  * and each device segment is captured once as a CUDA graph; a run uploads the inputs, replays
  * the segments in order (or, eager, launches kernel by kernel) and reads the outputs back.
  * Every host-device copy is counted. */
@@ -151,6 +151,7 @@ place_buffers (FbCudaModule *m, GError **error)
           !_fb_cuda_check (m->cu, m->cu->MemcpyHtoD (m->weights, packed, wbytes), error,
                            "uploading the weights"))
         return FALSE;
+      m->weights_bytes = wbytes;
       m->up_copies++;
       m->up_bytes += wbytes;
     }
@@ -182,6 +183,13 @@ place_buffers (FbCudaModule *m, GError **error)
         }
     }
   return TRUE;
+}
+
+/* Whether addr lies in the weights (constants, which a library phase may reorder once). */
+static gboolean
+is_weight (const FbCudaModule *m, CUdeviceptr addr)
+{
+  return m->weights != 0 && addr >= m->weights && addr < m->weights + m->weights_bytes;
 }
 
 static gboolean
@@ -225,7 +233,7 @@ bind_kernels (FbCudaModule *m, GPtrArray *code, GError **error)
                                                 cv->bias != FB_KCONV_NO_ARG ? ka[cv->bias] : 0,
                                                 cv->add != FB_KCONV_NO_ARG ? ka[cv->add] : 0,
                                                 ka[cv->y] + (gemm ? cv->gemm.off_c * 4 : 0),
-                                                e->kernel->name, error);
+                                                is_weight (m, ka[cv->w]), e->kernel->name, error);
               if (ep->lib == NULL)
                 return FALSE;
               workspace = MAX (workspace, _fb_cuda_lib_phase_workspace (ep->lib));

@@ -23,16 +23,23 @@ typedef struct {
   CUdeviceptr       workspace;
   size_t            workspace_bytes;
   gboolean          strict_float32;
+  GHashTable       *conv_choices;   /* convolution shape -> the way timed fastest */
 } FbCudaLibs;
 
-/* y, x, w, bias, add: device addresses of the phase's arguments (0 where absent). */
+/* y, x, w, bias, add: device addresses of the phase's arguments (0 where absent);
+ * w_constant: w holds weights fixed for the module's life (a channels-last convolution then
+ * reorders them once, to the filter layout cuDNN's channels-last kernels read). */
 FbCudaLibPhase *_fb_cuda_lib_phase_new  (FbCudaLibs *libs, const FbKConv *cv, CUdeviceptr x,
                                          CUdeviceptr w, CUdeviceptr bias, CUdeviceptr add,
-                                         CUdeviceptr y, const char *kernel_name,
-                                         GError **error);
+                                         CUdeviceptr y, gboolean w_constant,
+                                         const char *kernel_name, GError **error);
 /* Workspace bytes the phase needs (the module allocates the largest before any run). */
 size_t          _fb_cuda_lib_phase_workspace (const FbCudaLibPhase *phase);
 gboolean        _fb_cuda_lib_phase_run  (FbCudaLibs *libs, FbCudaLibPhase *phase, GError **error);
+/* How a convolution phase runs and what the other ways measured; NULL for products. */
+const char     *_fb_cuda_lib_phase_choice (const FbCudaLibPhase *phase);
+/* The way a convolution phase runs ("graph", "legacy call", ...); NULL for products. */
+const char     *_fb_cuda_lib_phase_way    (const FbCudaLibPhase *phase);
 void            _fb_cuda_lib_phase_free (FbCudaLibs *libs, FbCudaLibPhase *phase);
 void            _fb_cuda_libs_clear     (FbCudaLibs *libs);
 

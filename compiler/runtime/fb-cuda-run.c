@@ -188,6 +188,13 @@ static void report_kernel_times (FbCudaModule *m, guint top);
 GPtrArray *
 fb_cuda_module_run_timed (FbCudaModule *m, GPtrArray *inputs, guint n, double *ms, GError **error)
 {
+  return fb_cuda_module_run_timed_marked (m, inputs, n, ms, NULL, NULL, error);
+}
+
+GPtrArray *
+fb_cuda_module_run_timed_marked (FbCudaModule *m, GPtrArray *inputs, guint n, double *ms,
+                                 FbCudaRunMark mark, gpointer data, GError **error)
+{
   g_return_val_if_fail (m != NULL && inputs != NULL, NULL);
   if (!check_inputs (m, inputs, error))
     return NULL;
@@ -200,6 +207,8 @@ fb_cuda_module_run_timed (FbCudaModule *m, GPtrArray *inputs, guint n, double *m
   for (guint i = 0; i < n; i++)
     {
       float elapsed = 0;
+      if (mark)
+        mark (i, FALSE, data);
       if ((ms && !_fb_cuda_check (m->cu, m->cu->EventRecord (m->ev_start, m->libs.stream), error,
                                   "a CUDA event")) ||
           !run_segments (m, NULL, error) ||
@@ -212,6 +221,8 @@ fb_cuda_module_run_timed (FbCudaModule *m, GPtrArray *inputs, guint n, double *m
         return NULL;
       if (ms)
         ms[i] = elapsed;
+      if (mark)
+        mark (i, TRUE, data);
     }
   const char *top = g_getenv ("FUSEBENCH_CUDA_KERNEL_TIMES");
   if (top != NULL && atoi (top) > 0)
@@ -308,9 +319,37 @@ fb_cuda_module_describe (FbCudaModule *m)
       else
         device++;
     }
+  /* How the convolutions run, by way, in the order first met. */
+  g_autoptr(GPtrArray) ways = g_ptr_array_new ();
+  g_autoptr(GArray) counts = g_array_new (FALSE, TRUE, sizeof (guint));
+  for (guint k = 0; k < m->plan->kernels->len; k++)
+    {
+      FbKernel *kernel = m->exec[k].kernel;
+      for (guint p = 0; kernel && p < kernel->phases->len; p++)
+        {
+          const char *way = m->exec[k].phases[p].lib ? _fb_cuda_lib_phase_way (m->exec[k].phases[p].lib)
+                                                     : NULL;
+          if (way == NULL)
+            continue;
+          guint at = 0;
+          while (at < ways->len && g_ptr_array_index (ways, at) != way)
+            at++;
+          if (at == ways->len)
+            {
+              g_ptr_array_add (ways, (gpointer) way);
+              g_array_set_size (counts, ways->len);
+            }
+          g_array_index (counts, guint, at)++;
+        }
+    }
+  GString *convs = g_string_new (NULL);
+  for (guint i = 0; i < ways->len; i++)
+    g_string_append_printf (convs, "%s%u %s", i ? ", " : "; convolutions: ",
+                            g_array_index (counts, guint, i), (const char *) g_ptr_array_index (ways, i));
+  g_autofree char *conv_text = g_string_free (convs, FALSE);
   return g_strdup_printf ("%s of %u device segment%s and %u host step%s; last run: %u copies up "
-                          "(%" G_GUINT64_FORMAT " bytes), %u down (%" G_GUINT64_FORMAT " bytes)",
+                          "(%" G_GUINT64_FORMAT " bytes), %u down (%" G_GUINT64_FORMAT " bytes)%s",
                           m->eager ? "kernel-by-kernel launches" : "CUDA graph replays", device,
                           device == 1 ? "" : "s", host, host == 1 ? "" : "s", m->up_copies,
-                          m->up_bytes, m->down_copies, m->down_bytes);
+                          m->up_bytes, m->down_copies, m->down_bytes, conv_text);
 }

@@ -43,6 +43,13 @@ GPtrArray    *fb_cuda_module_run   (FbCudaModule *module, GPtrArray *inputs,
  * first, outputs read after the last). */
 GPtrArray    *fb_cuda_module_run_timed (FbCudaModule *module, GPtrArray *inputs, guint n,
                                         double *ms, GError **error);
+/* The same, calling mark (i, FALSE, data) just before run i is launched and mark (i, TRUE,
+ * data) once it has finished: the profiler reads its clock there, so that a profiled inference
+ * is timed exactly as `run --iterations` times an unprofiled one (replays only, no copies). */
+typedef void (*FbCudaRunMark) (guint i, gboolean after, gpointer data);
+GPtrArray    *fb_cuda_module_run_timed_marked (FbCudaModule *module, GPtrArray *inputs, guint n,
+                                               double *ms, FbCudaRunMark mark, gpointer data,
+                                               GError **error);
 /* What the last run did: "graph replay of 3 segments, 2 host-device copies (602 KB up), ..." */
 char         *fb_cuda_module_describe (FbCudaModule *module);
 

@@ -13,6 +13,14 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autoptr(GBytes) bytes = g_bytes_new_static (data, size);
   g_autoptr(GError) error = NULL;
   g_autoptr(FbGraph) graph = NULL;
+  static gboolean once;
+
+  /* A warning is a bug caught in the act (a GError set twice, a failed precondition): stop there. */
+  if (!once)
+    {
+      g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+      once = TRUE;
+    }
 
   /* No base folder: external data must be refused, never read from the fuzzer's disk. */
   graph = fb_onnx_import_bytes (bytes, "fuzz.onnx", NULL, NULL, &error);

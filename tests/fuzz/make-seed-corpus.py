@@ -119,8 +119,20 @@ NODE_SEEDS = {"test_convtranspose_output_shape", "test_if_seq", "test_loop11",
               "test_nonmaxsuppression_center_point_box_format", "test_gru_seq_length",
               "test_scatter_elements_with_duplicate_indices", "test_optional_get_element_sequence",
               "test_batchnorm_epsilon_training_mode", "test_elu", "test_dropout_default_mask"}
+# Beyond those, the smallest single-node case of every operator (about 25 KB for all of them), so
+# that a run starts with every operator's attributes and arities in its corpus instead of having to
+# mutate its way to an op name. The whole generated suite (make-node-suite.py, a few MB) is the
+# corpus for a long run; these are what later short runs start from.
+smallest = {}
 for case in node_cases.collect_testcases(None):
     if case.name in NODE_SEEDS:
         save(case.model, "node-" + case.name[len("test_"):])
+    elif len(case.model.graph.node) == 1:
+        size = len(case.model.SerializeToString())
+        op = case.model.graph.node[0].op_type
+        if op not in smallest or size < smallest[op][0]:
+            smallest[op] = (size, case)
+for size, case in smallest.values():
+    save(case.model, "op-" + case.name[len("test_"):])
 for legacy in ("legacy-opset1-cnn", "legacy-opset1-forms", "legacy-opset6-attrs"):
     save(onnx.load(f"../cases/{legacy}/model.onnx"), legacy)

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "fb-test-ptx.h"
+#include "fb-codegen.h"
+#include "fb-jit.h"
+#include "fb-lower.h"
+#include "fb-ptx.h"
+
+#include <math.h>
+#include <string.h>
+
+static gboolean
+has_call (const GPtrArray *body)
+{
+  for (guint i = 0; i < body->len; i++)
+    {
+      const FbKStmt *s = g_ptr_array_index (body, i);
+      if (s->kind == FB_KS_CALL || (s->kind == FB_KS_LOOP && has_call (s->loop.body)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+tp_pure_generated (const FbKernel *k)
+{
+  for (guint p = 0; p < k->phases->len; p++)
+    {
+      const FbKPhase *ph = g_ptr_array_index (k->phases, p);
+      if (ph->conv || has_call (ph->body))
+        return FALSE;
+    }
+  return k->phases->len > 0;
+}
+
+typedef struct {
+  GMutex  lock;
+  GCond   cond;
+  guint   threads, count, generation;
+  float   slots_f[1024];
+  gint32  slots_i[1024];
+} EmuBlock;
+
+typedef struct {
+  FbPtxEmuThread t;             /* first: the emulated code sees only this */
+  EmuBlock      *block;
+  FbPtxEmuFn     fn;
+  void         **args;
+  int64_t        begin, end;
+} EmuThread;
+
+static void
+emu_barrier (FbPtxEmuThread *self)
+{
+  EmuBlock *b = ((EmuThread *) self)->block;
+  g_mutex_lock (&b->lock);
+  guint gen = b->generation;
+  if (++b->count == b->threads)
+    {
+      b->count = 0;
+      b->generation++;
+      g_cond_broadcast (&b->cond);
+    }
+  else
+    while (gen == b->generation)
+      g_cond_wait (&b->cond, &b->lock);
+  g_mutex_unlock (&b->lock);
+}
+
+static float
+emu_shfl_f32 (FbPtxEmuThread *self, float v, gint32 lane_xor)
+{
+  EmuBlock *b = ((EmuThread *) self)->block;
+  b->slots_f[self->tid] = v;
+  emu_barrier (self);
+  float r = b->slots_f[self->tid ^ lane_xor];
+  emu_barrier (self);
+  return r;
+}
+
+static gint32
+emu_shfl_i32 (FbPtxEmuThread *self, gint32 v, gint32 lane_xor)
+{
+  EmuBlock *b = ((EmuThread *) self)->block;
+  b->slots_i[self->tid] = v;
+  emu_barrier (self);
+  gint32 r = b->slots_i[self->tid ^ lane_xor];
+  emu_barrier (self);
+  return r;
+}
+
+static gpointer
+emu_thread (gpointer data)
+{
+  EmuThread *t = data;
+  t->fn (t->args, t->begin, t->end, &t->t);
+  return NULL;
+}
+
+/* Runs a launch of l over [0, extent) on grid blocks: a thread each for cooperative entries
+ * (barriers and shuffles need them all live), one after the other for plain ones. */
+static void
+emulate (FbJit *jit, const FbPtxLaunch *l, void **args, int64_t extent, int64_t grid)
+{
+  g_autoptr(GError) error = NULL;
+  FbPtxEmuFn fn = (FbPtxEmuFn) fb_jit_lookup (jit, l->entry, &error);
+  g_assert_no_error (error);
+  guint T = l->block_threads;
+  g_autofree EmuThread *th = g_new0 (EmuThread, T);
+  g_autofree GThread **gt = g_new0 (GThread *, T);
+  for (int64_t blk = 0; blk < grid; blk++)
+    {
+      EmuBlock *b = g_new0 (EmuBlock, 1);
+      g_mutex_init (&b->lock);
+      g_cond_init (&b->cond);
+      b->threads = T;
+      for (guint t = 0; t < T; t++)
+        {
+          th[t] = (EmuThread) { .t = { .tid = t, .ctaid = blk, .nctaid = grid, .ntid = T,
+                                       .barrier = emu_barrier, .shfl_f32 = emu_shfl_f32,
+                                       .shfl_i32 = emu_shfl_i32 },
+                                .block = b, .fn = fn, .args = args, .begin = 0, .end = extent };
+          if (l->cooperative)
+            gt[t] = g_thread_new ("emu", emu_thread, &th[t]);
+          else
+            emu_thread (&th[t]);
+        }
+      for (guint t = 0; l->cooperative && t < T; t++)
+        g_thread_join (gt[t]);
+      g_mutex_clear (&b->lock);
+      g_cond_clear (&b->cond);
+      g_free (b);
+    }
+}
+
+/* The bytes of buffer b of plan as a tensor of its type and shape. */
+static FbTensor *
+buffer_tensor (const FbPlan *plan, guint b, const void *bytes)
+{
+  const FbBuffer *buf = fb_plan_buffer (plan, b);
+  g_autoptr(GError) error = NULL;
+  FbTensor *t = fb_tensor_new (buf->dtype, buf->rank, buf->dims, &error);
+  g_assert_no_error (error);
+  memcpy (fb_tensor_data_mut (t), bytes, buf->nbytes);
+  return t;
+}
+
+void
+tp_check_emulated (FbGraph *g, FbNode *node, FbTensor **ins, guint n_ins, gboolean want_cooperative)
+{
+  g_autofree FbTensor **expected = ti_run (node, ins);
+  tc_finish (g, node, ins, 0);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPlan) plan = fb_lower_graph (g, fb_codegen_host_target (), &error);
+  g_assert_no_error (error);
+  gboolean cooperative = FALSE;
+  for (int small = 0; small < 2; small++)
+    {
+      g_autoptr(GPtrArray) mem = g_ptr_array_new_with_free_func (g_free);
+      for (guint b = 0; b < plan->buffers->len; b++)
+        {
+          /* Tables made at lowering time (a DFT's roots, an n-gram pool) are constants. */
+          const FbBuffer *buf = fb_plan_buffer (plan, b);
+          g_ptr_array_add (mem, g_malloc0 (MAX (buf->nbytes, 16)));
+          if (buf->constant)
+            memcpy (g_ptr_array_index (mem, b), fb_tensor_data (buf->constant), buf->nbytes);
+        }
+      for (guint i = 0; i < n_ins; i++)
+        memcpy (g_ptr_array_index (mem, g_array_index (plan->inputs, guint, i)),
+                fb_tensor_data (ins[i]), fb_tensor_nbytes (ins[i]));
+      for (guint i = 0; i < plan->kernels->len; i++)
+        {
+          const FbKernel *k = g_ptr_array_index (plan->kernels, i);
+          g_assert_true (tp_pure_generated (k));
+          g_autoptr(GBytes) obj = NULL;
+          g_autoptr(FbPtxModule) m = fb_codegen_ptx_emulation (k, plan, &obj, &error);
+          g_assert_no_error (error);
+          g_autoptr(FbJit) jit = fb_jit_new (&error);
+          g_assert_no_error (error);
+          g_assert_true (fb_jit_add_object (jit, obj, &error));
+          g_autofree void **args = g_new0 (void *, k->args->len + 1);
+          for (guint a = 0; a < k->args->len; a++)
+            args[a] = g_ptr_array_index (mem, fb_plan_root (plan, g_array_index (k->args, FbKArg, a).buffer));
+          for (guint p = 0; p < k->phases->len; p++)
+            {
+              const FbPtxPhase *ph = &g_array_index (m->phases, FbPtxPhase, p);
+              const FbKPhase *kp = g_ptr_array_index (k->phases, p);
+              FbPtxLaunch l = { ph->entry, ph->block_threads, ph->iters_per_block,
+                                ph->blocks_per_iter, ph->cooperative };
+              int64_t grid = (kp->extent + l.iters_per_block - 1) / l.iters_per_block * l.blocks_per_iter;
+              emulate (jit, &l, args, kp->extent, small ? grid / 3 + 1 : grid);
+              cooperative |= l.cooperative;
+            }
+        }
+      for (guint o = 0; o < plan->outputs->len; o++)
+        {
+          guint out = fb_plan_root (plan, g_array_index (plan->outputs, guint, o));
+          g_autoptr(FbTensor) got = buffer_tensor (plan, out, g_ptr_array_index (mem, out));
+          g_assert_cmpint (got->numel, ==, expected[o]->numel);
+          for (int64_t i = 0; i < got->numel; i++)
+            {
+              double want = fb_tensor_get_f64 (expected[o], i), have = fb_tensor_get_f64 (got, i);
+              if (fabs (have - want) > 1e-4 * fabs (want) + 1e-6)
+                g_error ("%s, output %u, element %" G_GINT64_FORMAT " (grid %s): emulated PTX "
+                         "gives %.9g, the interpreter %.9g", fb_op_name (node->op), o, i,
+                         small ? "small" : "as asked", have, want);
+            }
+        }
+    }
+  g_assert_true (cooperative == want_cooperative);
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The helpers of the PTX code generation's tests: whether a kernel is generated code only, and
+ * runs of a node's graph through its PTX kernels emulated on the host (each thread of a
+ * cooperative block an OS thread, barriers and shuffles through a mutex), compared with the
+ * interpreter. */
+#pragma once
+
+#include "fb-test-cpu.h"
+#include "fb-kernel.h"
+
+/* Generated code only: no convolution phase, no library call. */
+gboolean tp_pure_generated (const FbKernel *k);
+/* Runs node's graph (every input fed, as tc_finish makes it from ins) through the emulated PTX
+ * kernels, on the grid each phase asks for and on one of about a third of it (the entries loop
+ * over the grid), and compares every output with the interpreter's (rtol 1e-4, atol 1e-6);
+ * asserts whether some launch was cooperative. */
+void     tp_check_emulated (FbGraph *g, FbNode *node, FbTensor **ins, guint n_ins,
+                            gboolean want_cooperative);
