@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The cuda target's cubin cache without a GPU: keys per device and PTX, atomic files read
- * back whole, a folder that cannot be written counted and named, the cache turned off. */
+ * back whole, damaged files caught before the driver sees them, a folder that cannot be written counted and named, the cache turned off. */
 #include "fb-cuda-cubin-cache.h"
 
 #include <glib/gstdio.h>
@@ -72,15 +72,31 @@ test_store_and_lookup (void)
   gsize size;
   const void *data = g_bytes_get_data (back, &size);
   g_assert_cmpmem (data, size, cubin, sizeof cubin);
-  /* An empty file (a write cut short by a full disk) is not a cubin. */
+  /* Damaged files never reach the driver: cut short, one byte changed, empty, foreign. */
   g_autofree char *path = fb_cubin_cache_path (&cache, ptx);
+  g_autofree char *whole = NULL;
+  gsize whole_size = 0;
+  g_assert_true (g_file_get_contents (path, &whole, &whole_size, NULL));
+  g_assert_true (g_file_set_contents (path, whole, (gssize) whole_size - 1, NULL));
+  g_assert_null (fb_cubin_cache_lookup (&cache, ptx));
+  whole[whole_size - 3] ^= 0x10;
+  g_assert_true (g_file_set_contents (path, whole, (gssize) whole_size, NULL));
+  g_assert_null (fb_cubin_cache_lookup (&cache, ptx));
   g_assert_true (g_file_set_contents (path, "", 0, NULL));
   g_assert_null (fb_cubin_cache_lookup (&cache, ptx));
+  g_assert_true (g_file_set_contents (path, (const char *) cubin, sizeof cubin, NULL));
+  g_assert_null (fb_cubin_cache_lookup (&cache, ptx));
+  g_assert_cmpuint (cache.damaged, ==, 4);
+  /* Stored again, it reads back. */
+  fb_cubin_cache_store (&cache, ptx, cubin, sizeof cubin);
+  g_autoptr(GBytes) again = fb_cubin_cache_lookup (&cache, ptx);
+  g_assert_true (g_bytes_equal (again, back));
   cache.hits = 2;
   cache.compiled = 1;
   cache.refused = 1;
   g_autofree char *text = fb_cubin_cache_describe (&cache);
   g_assert_nonnull (strstr (text, "2 hits, 1 compiled"));
+  g_assert_nonnull (strstr (text, "4 damaged cached files compiled again"));
   g_assert_nonnull (strstr (text, "1 cached file refused by the driver"));
   fb_cubin_cache_clear (&cache);
   remove_tree (dir);

@@ -39,20 +39,47 @@ fb_cubin_cache_path (const FbCubinCache *cache, const char *ptx)
   return g_build_filename (cache->dir, name, NULL);
 }
 
+/* A file: MAGIC, the cubin's length (8 bytes, little-endian), its SHA-256 (32 bytes), the
+ * cubin. */
+#define MAGIC       "FBCUBIN1"
+#define HEADER_SIZE (8 + 8 + 32)
+
+static void
+cubin_digest (const void *cubin, gsize size, guint8 digest[32])
+{
+  g_autoptr(GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  g_checksum_update (sum, cubin, size);
+  gsize len = 32;
+  g_checksum_get_digest (sum, digest, &len);
+}
+
 GBytes *
-fb_cubin_cache_lookup (const FbCubinCache *cache, const char *ptx)
+fb_cubin_cache_lookup (FbCubinCache *cache, const char *ptx)
 {
   g_autofree char *path = fb_cubin_cache_path (cache, ptx);
-  char *data = NULL;
+  g_autofree char *data = NULL;
   gsize size = 0;
   if (path == NULL || !g_file_get_contents (path, &data, &size, NULL))
     return NULL;
-  if (size == 0)
+  guint64 length = 0;
+  guint8 digest[32];
+  if (size > HEADER_SIZE && memcmp (data, MAGIC, 8) == 0)
     {
-      g_free (data);
+      memcpy (&length, data + 8, 8);
+      length = GUINT64_FROM_LE (length);
+    }
+  if (length == 0 || length != size - HEADER_SIZE)
+    {
+      cache->damaged++;
       return NULL;
     }
-  return g_bytes_new_take (data, size);
+  cubin_digest (data + HEADER_SIZE, length, digest);
+  if (memcmp (digest, data + 16, 32) != 0)
+    {
+      cache->damaged++;
+      return NULL;
+    }
+  return g_bytes_new (data + HEADER_SIZE, length);
 }
 
 static void
@@ -74,9 +101,15 @@ fb_cubin_cache_store (FbCubinCache *cache, const char *ptx, const void *cubin, g
       note_write_failure (cache, cache->dir, g_strerror (errno));
       return;
     }
+  g_autofree guint8 *file = g_malloc (HEADER_SIZE + size);
+  guint64 length = GUINT64_TO_LE ((guint64) size);
+  memcpy (file, MAGIC, 8);
+  memcpy (file + 8, &length, 8);
+  cubin_digest (cubin, size, file + 16);
+  memcpy (file + HEADER_SIZE, cubin, size);
   g_autoptr(GError) error = NULL;
   /* g_file_set_contents writes a temporary file beside path and renames it into place. */
-  if (!g_file_set_contents (path, cubin, (gssize) size, &error))
+  if (!g_file_set_contents (path, (const char *) file, (gssize) (HEADER_SIZE + size), &error))
     note_write_failure (cache, path, error->message);
 }
 
@@ -89,6 +122,9 @@ fb_cubin_cache_describe (const FbCubinCache *cache)
   GString *s = g_string_new (NULL);
   g_string_append_printf (s, "cubin cache: %u hit%s, %u compiled from PTX (%.0f ms)", cache->hits,
                           cache->hits == 1 ? "" : "s", cache->compiled, cache->compile_ms);
+  if (cache->damaged)
+    g_string_append_printf (s, ", %u damaged cached file%s compiled again", cache->damaged,
+                            cache->damaged == 1 ? "" : "s");
   if (cache->refused)
     g_string_append_printf (s, ", %u cached file%s refused by the driver and replaced",
                             cache->refused, cache->refused == 1 ? "" : "s");

@@ -635,6 +635,15 @@ conv_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKConv *cv, gboolean w_con
     return FALSE;
   const FbCudnn *dnn = libs->dnn;
   const FbDnnlConvDesc *d = &cv->desc;
+  if (d->transposed)
+    {
+      /* The lowering keeps deconvolutions off the GPU's library phases; a bundle that says
+       * otherwise was not made by it. */
+      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE,
+                   "kernel %s: a transposed convolution as a cuDNN phase, which runs forward "
+                   "convolutions only", p->name);
+      return FALSE;
+    }
   int n_add = 0, relu = 0;
   for (int64_t i = 0; i < d->n_post; i++)
     {
