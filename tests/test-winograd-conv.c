@@ -239,8 +239,11 @@ test_rules (void)
   g_assert_cmpint (fb_dnnl_conv_implementation (&d, impl, sizeof impl), ==, 0);
   g_assert_cmpint (g_str_has_prefix (impl, "winograd:"), ==, cpu);
 
-  FbDnnlConvDesc few = desc (1, 16, 56, 56, 64, 1, 1, 1, 1);
-  FbDnnlConvDesc narrow_out = desc (1, 64, 56, 56, 16, 1, 1, 1, 1);
+  FbDnnlConvDesc few = desc (1, 4, 56, 56, 64, 1, 1, 1, 1);
+  FbDnnlConvDesc narrow_out = desc (1, 64, 56, 56, 4, 1, 1, 1, 1);
+  FbDnnlConvDesc seven = desc (1, 224, 7, 7, 224, 1, 1, 1, 1);     /* 4 tiles */
+  FbDnnlConvDesc big_weights = desc (1, 512, 10, 10, 512, 1, 1, 1, 1);
+  FbDnnlConvDesc batch = desc (4, 512, 10, 10, 512, 1, 1, 1, 1);  /* 36 tiles share them */
   FbDnnlConvDesc small_map = desc (1, 512, 7, 7, 512, 1, 1, 1, 1);  /* weights outweigh tiles */
   FbDnnlConvDesc strided = d;
   strided.sh = strided.sw = 2;
@@ -256,7 +259,9 @@ test_rules (void)
   FbDnnlConvDesc tanh_after = d;
   tanh_after.n_post = 1;
   tanh_after.post[0].kind = FB_DNNL_POST_TANH;
-  const FbDnnlConvDesc *not_taken[] = { &few, &narrow_out, &small_map, &strided, &dilated,
+  g_assert_cmpint (fb_winograd_conv_fits (&batch), ==, cpu);
+  const FbDnnlConvDesc *not_taken[] = { &few, &narrow_out, &seven, &big_weights, &small_map,
+                                        &strided, &dilated,
                                         &five, &grouped, &tanh_after };
   for (guint i = 0; i < G_N_ELEMENTS (not_taken); i++)
     {

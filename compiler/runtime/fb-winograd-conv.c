@@ -45,16 +45,25 @@ struct _FbWinogradConv {
   int            scratch_threads;   /* threads it has room for */
 };
 
-#define SCRATCH_FLOATS ((size_t) POINTS * BLOCK * (CCHUNK + KCHUNK))
+/* Floats from one point's slice of V (of M) to the next: a block's slices plus one cache line,
+ * so that the 36 lines a transform reads or writes fall in different L1 sets (at 6 KB apart
+ * they fell in two, and the input transform took 3 times as long). */
+#define V_POINT (BLOCK * CCHUNK + 16)
+#define M_POINT (BLOCK * KCHUNK + 16)
+#define SCRATCH_FLOATS ((size_t) POINTS * (V_POINT + M_POINT))
 
-/* The measured bounds (two Zen 3 cores, against fb-direct-conv.c on the same buffers, see
- * README.md): with fewer input or output channels the transforms, which cost the same per
- * channel whatever the other count, outweigh the products saved; with fewer tiles per image
- * than MIN_TILES_PER_WEIGHT_KB per KB of one point's transformed weights, streaming the
- * weights (2.25 times the direct convolution's) outweighs the arithmetic (7x7 maps of 512
- * channels: 4 tiles for 1 MB of weights per point). */
-#define MIN_CHANNELS 32
-#define MIN_TILES_PER_WEIGHT_KB 0.25
+/* The bounds, measured on two Zen 3 cores against fb-direct-conv.c on the same buffers
+ * (3x3, pads 1, Relu, warm caches; README.md has the table). Winograd won 1.9 to 3.4x
+ * wherever the map gives many tiles, down to 8 -> 32 channels (1.9x; oneDNN, which takes
+ * fewer than 40 input channels, is at most 1.2x faster than the direct convolution there), and
+ * lost where few tiles share the weights, which it streams 2.25 times as many of as the direct
+ * convolution, once per block of tiles: 7x7 maps (4 tiles) 0.97 to 1.01x at 160 to 224
+ * channels and 0.58x at 512; 10x10 (9 tiles) 1.18x at 256 channels but 0.84x at 512, 20x20 (25
+ * tiles) at 512 1.35x; 12x12 at 128 1.8x. Hence: at least MIN_TILES tiles in the batch, and at
+ * least one tile per TILE_WEIGHT_KB KB of one point's transformed weights (c * co floats). */
+#define MIN_CHANNELS 8
+#define MIN_TILES 9
+#define TILE_WEIGHT_KB 64
 
 int
 fb_winograd_conv_fits (const FbDnnlConvDesc *d)
@@ -72,9 +81,9 @@ fb_winograd_conv_fits (const FbDnnlConvDesc *d)
       default:
         return 0;
       }
-  double tiles = (double) ((d->oh + 3) / 4) * ((d->ow + 3) / 4);
+  double tiles = (double) d->n * ((d->oh + 3) / 4) * ((d->ow + 3) / 4);
   double point_kb = (double) d->c * d->co * sizeof (float) / 1024;
-  if (tiles < MIN_TILES_PER_WEIGHT_KB * point_kb)
+  if (tiles < MIN_TILES || tiles * TILE_WEIGHT_KB < point_kb)
     return 0;
   const char *env = getenv ("FUSEBENCH_WINOGRAD");
   if (env != NULL && strcmp (env, "0") == 0)
@@ -158,7 +167,7 @@ fb_winograd_conv_free (FbWinogradConv *conv)
 /* The post-ops on 8 channels of one pixel; add points at the addend's same 8, read here,
  * before the caller stores the pixel (add may be the output itself). */
 __attribute__ ((target ("avx2,fma"))) static inline __m256
-post_ops (const FbDnnlConvDesc *d, __m256 v, const float *add, __m256i mask)
+post_ops (const FbDnnlConvDesc *d, __m256 v, const float *add, int full, __m256i mask)
 {
   for (int64_t i = 0; i < d->n_post; i++)
     {
@@ -183,7 +192,7 @@ post_ops (const FbDnnlConvDesc *d, __m256 v, const float *add, __m256i mask)
           v = _mm256_min_ps (v, _mm256_set1_ps ((float) p->alpha));
           break;
         case FB_DNNL_POST_ADD:
-          v = _mm256_add_ps (v, _mm256_maskload_ps (add, mask));
+          v = _mm256_add_ps (v, full ? _mm256_loadu_ps (add) : _mm256_maskload_ps (add, mask));
           break;
         default:
           break;
@@ -228,57 +237,81 @@ tile_at (const FbWinogradConv *conv, int64_t t, int64_t *n, int64_t *ty, int64_t
   *tx = t % conv->tw;
 }
 
-/* V of tiles t0 .. t0 + nt - 1, input channels c0 .. c0 + cn - 1, into v [36][BLOCK][CCHUNK].
- * A patch's pixels in the padding (or past the image) are zeros. */
+/* V of one tile's 8 channels: B^T d B of the 6x6 patch at index at of x (its corner, perhaps
+ * outside the image: an index, never a pointer, until a pixel is known inside), whose rows are
+ * rs floats apart and pixels cs, into v (points V_POINT floats apart). Interior: every pixel is inside the image
+ * and all 8 channels are wanted, so no pixel or lane needs testing; a constant where it is
+ * called, so that the compiler makes the fast copy apart. The loops are unrolled for their
+ * arrays to live in registers rather than on the stack (that took twice the time). */
+__attribute__ ((target ("avx2,fma"), always_inline)) static inline void
+transform_patch (const float *x, int64_t at, int64_t rs, int64_t cs, const int row_in[6], const int col_in[6],
+                 int interior, int full, __m256i mask, float *v)
+{
+  __m256 rows[6][6];
+#pragma GCC unroll 6
+  for (int j = 0; j < 6; j++)
+    {
+      __m256 col[6], tc[6];
+#pragma GCC unroll 6
+      for (int i = 0; i < 6; i++)
+        {
+          if (interior)
+            col[i] = _mm256_loadu_ps (x + at + i * rs + j * cs);
+          else if (!(row_in[i] && col_in[j]))
+            col[i] = _mm256_setzero_ps ();
+          else if (full)
+            col[i] = _mm256_loadu_ps (x + at + i * rs + j * cs);
+          else
+            col[i] = _mm256_maskload_ps (x + at + i * rs + j * cs, mask);
+        }
+      input_line (col, tc);
+#pragma GCC unroll 6
+      for (int r = 0; r < 6; r++)
+        rows[r][j] = tc[r];
+    }
+#pragma GCC unroll 6
+  for (int r = 0; r < 6; r++)
+    {
+      __m256 out[6];
+      input_line (rows[r], out);
+#pragma GCC unroll 6
+      for (int s = 0; s < 6; s++)
+        _mm256_storeu_ps (v + (size_t) (r * 6 + s) * V_POINT, out[s]);
+    }
+}
+
+/* V of tiles t0 .. t0 + nt - 1, input channels c0 .. c0 + cn - 1, into v [36][BLOCK][CCHUNK]
+ * (points V_POINT floats apart). A patch's pixels in the padding (or past the image) are
+ * zeros. */
 __attribute__ ((target ("avx2,fma"))) static void
 input_transform (const FbWinogradConv *conv, const float *x, int64_t t0, int64_t nt, int64_t c0,
                  int64_t cn, float *v)
 {
   const FbDnnlConvDesc *d = &conv->d;
   const __m256i lane = _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7);
+  const int64_t rs = d->w * d->c, cs = d->c;
   for (int64_t t = 0; t < nt; t++)
     {
       int64_t n, ty, tx;
       tile_at (conv, t0 + t, &n, &ty, &tx);
       int64_t iy0 = ty * 4 - d->pt, ix0 = tx * 4 - d->pl;
-      int row_in[6], col_in[6];
+      int row_in[6], col_in[6], inside = 1;
       for (int i = 0; i < 6; i++)
         {
           row_in[i] = iy0 + i >= 0 && iy0 + i < d->h;
           col_in[i] = ix0 + i >= 0 && ix0 + i < d->w;
+          inside &= row_in[i] && col_in[i];
         }
-      /* An index, not a pointer: a border tile's corner lies outside the image. */
       int64_t corner = ((n * d->h + iy0) * d->w + ix0) * d->c + c0;
       for (int64_t c = 0; c < cn; c += 8)
         {
           int full = c + 8 <= cn;
           __m256i mask = _mm256_cmpgt_epi32 (_mm256_set1_epi32 ((int) (cn - c)), lane);
-          __m256 rows[6][6];
-          for (int j = 0; j < 6; j++)
-            {
-              __m256 col[6];
-              for (int i = 0; i < 6; i++)
-                {
-                  if (!(row_in[i] && col_in[j]))
-                    {
-                      col[i] = _mm256_setzero_ps ();
-                      continue;
-                    }
-                  const float *p = x + corner + (i * d->w + j) * d->c + c;
-                  col[i] = full ? _mm256_loadu_ps (p) : _mm256_maskload_ps (p, mask);
-                }
-              __m256 tc[6];
-              input_line (col, tc);
-              for (int r = 0; r < 6; r++)
-                rows[r][j] = tc[r];
-            }
-          for (int r = 0; r < 6; r++)
-            {
-              __m256 out[6];
-              input_line (rows[r], out);
-              for (int s = 0; s < 6; s++)
-                _mm256_storeu_ps (v + ((size_t) (r * 6 + s) * BLOCK + t) * CCHUNK + c, out[s]);
-            }
+          float *vt = v + t * CCHUNK + c;
+          if (inside && full)
+            transform_patch (x, corner + c, rs, cs, row_in, col_in, 1, 1, mask, vt);
+          else
+            transform_patch (x, corner + c, rs, cs, row_in, col_in, 0, full, mask, vt);
         }
     }
 }
@@ -346,13 +379,18 @@ output_transform (const FbWinogradConv *conv, const float *m, int64_t t0, int64_
       for (int64_t k = 0; k < kn; k += 8)
         {
           __m256i mask = _mm256_cmpgt_epi32 (_mm256_set1_epi32 ((int) (kn - k)), lane);
+          int full = k + 8 <= kn;
           __m256 cols6[4][6];
+          /* Unrolled, for the arrays to stay in registers (see transform_patch). */
+#pragma GCC unroll 6
           for (int s = 0; s < 6; s++)
             {
               __m256 line[6], o[4];
+#pragma GCC unroll 6
               for (int r = 0; r < 6; r++)
-                line[r] = _mm256_load_ps (m + ((size_t) (r * 6 + s) * BLOCK + t) * KCHUNK + k);
+                line[r] = _mm256_load_ps (m + (size_t) (r * 6 + s) * M_POINT + t * KCHUNK + k);
               output_line (line, o);
+#pragma GCC unroll 4
               for (int a = 0; a < 4; a++)
                 cols6[a][s] = o[a];
             }
@@ -364,24 +402,29 @@ output_transform (const FbWinogradConv *conv, const float *m, int64_t t0, int64_
               for (int64_t c = 0; c < cols; c++)
                 {
                   size_t at = (size_t) (((n * d->oh + oy0 + a) * d->ow + ox0 + c) * d->co + k0 + k);
-                  __m256 val = post_ops (d, _mm256_add_ps (o[c], b), add ? add + at : NULL, mask);
-                  _mm256_maskstore_ps (y + at, mask, val);
+                  __m256 val = post_ops (d, _mm256_add_ps (o[c], b), add ? add + at : NULL, full,
+                                         mask);
+                  /* Masked stores are several times slower than plain ones on Zen. */
+                  if (full)
+                    _mm256_storeu_ps (y + at, val);
+                  else
+                    _mm256_maskstore_ps (y + at, mask, val);
                 }
             }
         }
     }
 }
 
-/* Tiles t0 .. t0 + nt - 1 (nt at most BLOCK), every output channel, with the thread's
- * scratch. */
+/* Tiles t0 .. t0 + nt - 1 (nt at most BLOCK), output chunks kc0 .. kc1 - 1 (of KCHUNK
+ * channels), with the thread's scratch. */
 static void
 run_block (const FbWinogradConv *conv, const float *x, const float *bias, const float *add,
-           float *y, int64_t t0, int64_t nt, float *scratch)
+           float *y, int64_t t0, int64_t nt, int64_t kc0, int64_t kc1, float *scratch)
 {
   const FbDnnlConvDesc *d = &conv->d;
-  float *v = scratch, *m = scratch + (size_t) POINTS * BLOCK * CCHUNK;
+  float *v = scratch, *m = scratch + (size_t) POINTS * V_POINT;
   const int64_t blocks = conv->kp / LANES, groups = (nt + ROWS - 1) / ROWS;
-  for (int64_t k0 = 0; k0 < conv->kp; k0 += KCHUNK)
+  for (int64_t k0 = kc0 * KCHUNK; k0 < conv->kp && k0 < kc1 * KCHUNK; k0 += KCHUNK)
     {
       int64_t kn = conv->kp - k0 < KCHUNK ? conv->kp - k0 : KCHUNK;
       for (int64_t c0 = 0; c0 < d->c; c0 += CCHUNK)
@@ -393,14 +436,30 @@ run_block (const FbWinogradConv *conv, const float *x, const float *bias, const 
               {
                 const float *u = conv->u + ((size_t) (p * blocks + ob) * d->c + c0) * LANES;
                 for (int64_t g = 0; g < groups; g++)
-                  product_tile (v + ((size_t) p * BLOCK + g * ROWS) * CCHUNK, u, cn,
-                                m + ((size_t) p * BLOCK + g * ROWS) * KCHUNK + (ob * LANES - k0),
+                  product_tile (v + (size_t) p * V_POINT + g * ROWS * CCHUNK, u, cn,
+                                m + (size_t) p * M_POINT + g * ROWS * KCHUNK + (ob * LANES - k0),
                                 c0 > 0);
               }
         }
       int64_t real = d->co - k0 < kn ? d->co - k0 : kn;
       output_transform (conv, m, t0, nt, k0, real, bias, add, y);
     }
+}
+
+/* Tiles t0 .. t1 - 1 through output chunks kc0 .. kc1 - 1, in blocks of whole register tiles
+ * as even as BLOCK allows (50 tiles go as 18, 18 and 14, not 24, 24 and 2: each block streams
+ * all the transformed weights of its chunks, however few tiles it has). */
+static void
+run_share (const FbWinogradConv *conv, const float *x, const float *bias, const float *add,
+           float *y, int64_t t0, int64_t t1, int64_t kc0, int64_t kc1, float *scratch)
+{
+  int64_t groups = (t1 - t0 + ROWS - 1) / ROWS, per_block = BLOCK / ROWS;
+  int64_t n_blocks = (groups + per_block - 1) / per_block;
+  if (n_blocks == 0)
+    return;
+  int64_t size = (groups + n_blocks - 1) / n_blocks * ROWS;
+  for (int64_t t = t0; t < t1; t += size)
+    run_block (conv, x, bias, add, y, t, t1 - t < size ? t1 - t : size, kc0, kc1, scratch);
 }
 
 int
@@ -424,7 +483,7 @@ fb_winograd_conv_run (FbWinogradConv *conv, const float *x, const float *bias, c
     }
   /* 64-byte aligned whatever calloc gave. */
   float *scratch0 = (float *) (((uintptr_t) conv->scratch + 63) & ~(uintptr_t) 63);
-  const int64_t tiles = d->n * conv->th * conv->tw;
+  const int64_t tiles = d->n * conv->th * conv->tw, chunks = (conv->kp + KCHUNK - 1) / KCHUNK;
 #pragma omp parallel num_threads (threads)
   {
     int64_t T = 1, me = 0;
@@ -433,9 +492,15 @@ fb_winograd_conv_run (FbWinogradConv *conv, const float *x, const float *bias, c
     me = omp_get_thread_num ();
 #endif
     float *scratch = scratch0 + (size_t) me * SCRATCH_FLOATS;
-    int64_t t1 = tiles * (me + 1) / T;
-    for (int64_t t = tiles * me / T; t < t1; t += BLOCK)
-      run_block (conv, x, bias, add, y, t, t1 - t < BLOCK ? t1 - t : BLOCK, scratch);
+    /* When the output chunks share out evenly, the threads split them, each transforming the
+     * whole input (what it would do anyway, once per chunk) and streaming only its own
+     * chunks' weights; else the tiles, each thread all the weights. */
+    if (chunks % T == 0)
+      run_share (conv, x, bias, add, y, 0, tiles, chunks * me / T, chunks * (me + 1) / T,
+                 scratch);
+    else
+      run_share (conv, x, bias, add, y, tiles * me / T, tiles * (me + 1) / T, 0, chunks,
+                 scratch);
   }
   return 0;
 }
