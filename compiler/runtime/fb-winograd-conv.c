@@ -11,7 +11,9 @@
  * tile, 6 tiles by 16 output channels, twelve 8-float accumulators fed by two weight loads and
  * six broadcasts per input channel.
  *
- * Each thread takes an even share of the tiles and walks it in blocks of BLOCK tiles. For a
+ * Each thread takes an even share of the output chunks when they share out evenly (streaming
+ * only their transformed weights), else of the tiles, and walks its tiles in blocks of at most
+ * BLOCK. For a
  * block and a chunk of KCHUNK output channels: per chunk of CCHUNK input channels, the input
  * transform writes V for the block, and the products add into M; then the output transform
  * reads M and applies the bias and post-ops while storing. V and M of a block stay in L2
@@ -47,7 +49,7 @@ struct _FbWinogradConv {
 
 /* Floats from one point's slice of V (of M) to the next: a block's slices plus one cache line,
  * so that the 36 lines a transform reads or writes fall in different L1 sets (at 6 KB apart
- * they fell in two, and the input transform took 3 times as long). */
+ * they fell in two of its 64). */
 #define V_POINT (BLOCK * CCHUNK + 16)
 #define M_POINT (BLOCK * KCHUNK + 16)
 #define SCRATCH_FLOATS ((size_t) POINTS * (V_POINT + M_POINT))
@@ -242,7 +244,8 @@ tile_at (const FbWinogradConv *conv, int64_t t, int64_t *n, int64_t *ty, int64_t
  * rs floats apart and pixels cs, into v (points V_POINT floats apart). Interior: every pixel is inside the image
  * and all 8 channels are wanted, so no pixel or lane needs testing; a constant where it is
  * called, so that the compiler makes the fast copy apart. The loops are unrolled for their
- * arrays to live in registers rather than on the stack (that took twice the time). */
+ * arrays to live in registers rather than on the stack (with the plain loads and stores where
+ * nothing needs testing, 64 -> 64 channels at 56x56 went from 0.87 to 0.47 ms). */
 __attribute__ ((target ("avx2,fma"), always_inline)) static inline void
 transform_patch (const float *x, int64_t at, int64_t rs, int64_t cs, const int row_in[6], const int col_in[6],
                  int interior, int full, __m256i mask, float *v)
