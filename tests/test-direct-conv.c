@@ -192,6 +192,9 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  /* Its 3x3 stride-1 cases would otherwise run as Winograd (fb-winograd-conv.c), which has
+   * tests of its own. */
+  g_setenv ("FUSEBENCH_WINOGRAD", "0", TRUE);
   g_test_add_func ("/direct-conv/geometry", test_geometry);
   g_test_add_func ("/direct-conv/post-ops", test_post_ops);
   g_test_add_func ("/direct-conv/rules", test_rules);
