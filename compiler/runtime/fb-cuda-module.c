@@ -446,6 +446,7 @@ fb_cuda_module_new (FbPlan *plan, GPtrArray *code, const FbBackendOptions *optio
   m->plan = fb_plan_ref (plan);
   m->eager = options && options->eager;
   m->libs.strict_float32 = options && options->strict_float32;
+  m->libs.tf32_matmul = options && options->tf32_matmul;
   m->bufptr = g_new0 (CUdeviceptr, plan->buffers->len + 1);
   m->host_ptr = g_new0 (void *, plan->buffers->len + 1);
   m->dynamic = g_new0 (FbTensor *, plan->buffers->len + 1);
