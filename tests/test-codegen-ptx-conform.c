@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The conformance lowerings (N-d and integer pools, BatchNormalization with run-time and
  * training statistics, ConvInteger, QLinearConv, Det; DFT, RoiAlign, MaxUnpool,
- * TfIdfVectorizer, MeanVarianceNormalization, Einsum's diagonals, LSTM, GRU, RNN) through the cuda target's code
+ * TfIdfVectorizer, MeanVarianceNormalization, Einsum's diagonals, LSTM, GRU, RNN, LogSoftmax
+ * of large numbers) through the cuda target's code
  * generation, which lowers the same kernel IR to PTX: each kernel, lowered for the GPU, is
  * PTX that ptxas assembles for sm_90 (skipped, with the reason, where ptxas is absent), and
  * the host's emulation of its launches computes what the interpreter does, on the grid asked
@@ -46,7 +47,7 @@ add (Case *c, FbTensor *t)
   c->ins[c->n_ins++] = t;
 }
 
-#define N_CASES 18
+#define N_CASES 19
 
 /* Case `which`, made afresh (tc_finish binds a graph to its inputs once). */
 static void
@@ -200,6 +201,11 @@ make_case (guint which, Case *c)
       add (c, ti_random (3, D (2, 8, 3), 115));
       add (c, ti_random (3, D (2, 8, 8), 116));
       add (c, ti_random (2, D (2, 16), 117));
+      break;
+    case 17:  /* LogSoftmax of large numbers: x - max must not become x - (max + log sum) */
+      n = ti_node (g, FB_OP_LOG_SOFTMAX, 1, 1);
+      ti_attr_int (g, n, "axis", 1);
+      add (c, ti_f32 (2, D (2, 4), V (0, 1, 2, 3, 10000, 10001, 10002, 10003)));
       break;
     default:  /* a batch of Einsum diagonals */
       n = ti_node (g, FB_OP_EINSUM, 1, 1);
