@@ -57,9 +57,9 @@ header_text (const FbPlan *plan, const FbGraph *graph)
 static void
 remove_helper (const char *dir)
 {
-  const char *names[] = { "fb-dnnl-conv.h", "fb-dnnl-conv.c", "fb-dnnl-conv.o", "fb-direct-conv.h",
-                          "fb-direct-conv.c", "fb-direct-conv.o", "fb-winograd-conv.h",
-                          "fb-winograd-conv.c", "fb-winograd-conv.o" };
+  const char *names[] = { "fb-dnnl-conv.h", "fb-dnnl-conv.c", "fb-dnnl-conv.o", "fb-conv-post-ops.h",
+                          "fb-direct-conv.h", "fb-direct-conv.c", "fb-direct-conv.o",
+                          "fb-winograd-conv.h", "fb-winograd-conv.c", "fb-winograd-conv.o" };
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
       g_autofree char *p = g_build_filename (dir, names[i], NULL);
@@ -107,7 +107,8 @@ static gboolean
 compile_conv_helper (const char *cc, const char *tmp, GPtrArray *objs, GError **error)
 {
   const struct { const char *name, *text; } files[] = {
-    { "fb-dnnl-conv.h", fb_text_fb_dnnl_conv_h }, { "fb-direct-conv.h", fb_text_fb_direct_conv_h },
+    { "fb-dnnl-conv.h", fb_text_fb_dnnl_conv_h }, { "fb-conv-post-ops.h", fb_text_fb_conv_post_ops_h },
+    { "fb-direct-conv.h", fb_text_fb_direct_conv_h },
     { "fb-dnnl-conv.c", fb_text_fb_dnnl_conv_c }, { "fb-direct-conv.c", fb_text_fb_direct_conv_c },
     { "fb-winograd-conv.h", fb_text_fb_winograd_conv_h },
     { "fb-winograd-conv.c", fb_text_fb_winograd_conv_c },

@@ -11,6 +11,7 @@
  * share the tiles (or, on small maps, the blocks of output channels); within its share a
  * thread keeps either all the weights or a few rows of the maps in its L2 cache (run_share). */
 #include "fb-direct-conv.h"
+#include "fb-conv-post-ops.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -106,41 +107,6 @@ fb_direct_conv_free (FbDirectConv *conv)
 
 #ifdef FB_DIRECT_X86
 
-/* The post-ops on 8 channels of one pixel; add points at the addend's same 8. */
-__attribute__ ((target ("avx2,fma"))) static inline __m256
-post_ops (const FbDnnlConvDesc *d, __m256 v, const float *add, __m256i mask)
-{
-  for (int64_t i = 0; i < d->n_post; i++)
-    {
-      const FbDnnlPost *p = &d->post[i];
-      switch (p->kind)
-        {
-        case FB_DNNL_POST_RELU:
-          if (p->alpha == 0)
-            v = _mm256_max_ps (v, _mm256_setzero_ps ());
-          else
-            v = _mm256_blendv_ps (v, _mm256_mul_ps (v, _mm256_set1_ps ((float) p->alpha)),
-                                  _mm256_cmp_ps (v, _mm256_setzero_ps (), _CMP_LT_OQ));
-          break;
-        case FB_DNNL_POST_CLIP:
-          v = _mm256_min_ps (_mm256_max_ps (v, _mm256_set1_ps ((float) p->alpha)),
-                             _mm256_set1_ps ((float) p->beta));
-          break;
-        case FB_DNNL_POST_MAX:
-          v = _mm256_max_ps (v, _mm256_set1_ps ((float) p->alpha));
-          break;
-        case FB_DNNL_POST_MIN:
-          v = _mm256_min_ps (v, _mm256_set1_ps ((float) p->alpha));
-          break;
-        case FB_DNNL_POST_ADD:
-          v = _mm256_add_ps (v, _mm256_maskload_ps (add, mask));
-          break;
-        default:
-          break;
-        }
-    }
-  return v;
-}
 
 /* Bias, post-ops and the store of one pixel's 16 channels (fewer in the last block). */
 __attribute__ ((target ("avx2,fma"))) static inline void
@@ -152,8 +118,8 @@ finish (const FbDnnlConvDesc *d, __m256 lo, __m256 hi, const float *bias, const 
       lo = _mm256_add_ps (lo, _mm256_maskload_ps (bias, m0));
       hi = _mm256_add_ps (hi, _mm256_maskload_ps (bias + 8, m1));
     }
-  lo = post_ops (d, lo, add, m0);
-  hi = post_ops (d, hi, add ? add + 8 : NULL, m1);
+  lo = fb_conv_post_ops (d, lo, add, 0, m0);
+  hi = fb_conv_post_ops (d, hi, add ? add + 8 : NULL, 0, m1);
   _mm256_maskstore_ps (y, m0, lo);
   _mm256_maskstore_ps (y + 8, m1, hi);
 }

@@ -20,6 +20,7 @@
  * (BLOCK * 36 * (CCHUNK + KCHUNK) floats), one point's slices of V, M and U in L1, and each
  * transformed weight comes from L3 once per block, used BLOCK times. */
 #include "fb-winograd-conv.h"
+#include "fb-conv-post-ops.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -166,42 +167,6 @@ fb_winograd_conv_free (FbWinogradConv *conv)
 
 #ifdef FB_WINOGRAD_X86
 
-/* The post-ops on 8 channels of one pixel; add points at the addend's same 8, read here,
- * before the caller stores the pixel (add may be the output itself). */
-__attribute__ ((target ("avx2,fma"))) static inline __m256
-post_ops (const FbDnnlConvDesc *d, __m256 v, const float *add, int full, __m256i mask)
-{
-  for (int64_t i = 0; i < d->n_post; i++)
-    {
-      const FbDnnlPost *p = &d->post[i];
-      switch (p->kind)
-        {
-        case FB_DNNL_POST_RELU:
-          if (p->alpha == 0)
-            v = _mm256_max_ps (v, _mm256_setzero_ps ());
-          else
-            v = _mm256_blendv_ps (v, _mm256_mul_ps (v, _mm256_set1_ps ((float) p->alpha)),
-                                  _mm256_cmp_ps (v, _mm256_setzero_ps (), _CMP_LT_OQ));
-          break;
-        case FB_DNNL_POST_CLIP:
-          v = _mm256_min_ps (_mm256_max_ps (v, _mm256_set1_ps ((float) p->alpha)),
-                             _mm256_set1_ps ((float) p->beta));
-          break;
-        case FB_DNNL_POST_MAX:
-          v = _mm256_max_ps (v, _mm256_set1_ps ((float) p->alpha));
-          break;
-        case FB_DNNL_POST_MIN:
-          v = _mm256_min_ps (v, _mm256_set1_ps ((float) p->alpha));
-          break;
-        case FB_DNNL_POST_ADD:
-          v = _mm256_add_ps (v, full ? _mm256_loadu_ps (add) : _mm256_maskload_ps (add, mask));
-          break;
-        default:
-          break;
-        }
-    }
-  return v;
-}
 
 /* B^T applied to one line of six: the input transform along one axis. */
 __attribute__ ((target ("avx2,fma"))) static inline void
@@ -405,8 +370,8 @@ output_transform (const FbWinogradConv *conv, const float *m, int64_t t0, int64_
               for (int64_t c = 0; c < cols; c++)
                 {
                   size_t at = (size_t) (((n * d->oh + oy0 + a) * d->ow + ox0 + c) * d->co + k0 + k);
-                  __m256 val = post_ops (d, _mm256_add_ps (o[c], b), add ? add + at : NULL, full,
-                                         mask);
+                  __m256 val = fb_conv_post_ops (d, _mm256_add_ps (o[c], b), add ? add + at : NULL,
+                                                 full, mask);
                   /* Masked stores are several times slower than plain ones on Zen. */
                   if (full)
                     _mm256_storeu_ps (y + at, val);
