@@ -45,7 +45,7 @@ fb_direct_conv_fits (const FbDnnlConvDesc *d)
     switch (d->post[i].kind)
       {
       case FB_DNNL_POST_RELU: case FB_DNNL_POST_CLIP: case FB_DNNL_POST_MAX:
-      case FB_DNNL_POST_MIN: case FB_DNNL_POST_ADD:
+      case FB_DNNL_POST_MIN: case FB_DNNL_POST_ADD: case FB_DNNL_POST_SUM:
         break;
       default:
         return 0;
@@ -133,6 +133,7 @@ post_ops (const FbDnnlConvDesc *d, __m256 v, const float *add, __m256i mask)
           v = _mm256_min_ps (v, _mm256_set1_ps ((float) p->alpha));
           break;
         case FB_DNNL_POST_ADD:
+        case FB_DNNL_POST_SUM:    /* add is then the output: loaded here, stored after */
           v = _mm256_add_ps (v, _mm256_maskload_ps (add, mask));
           break;
         default:

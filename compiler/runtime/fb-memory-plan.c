@@ -3,7 +3,10 @@
  * offsets (recorded on the final stage's values); the rest (kernel scratch, values inside fused
  * groups, everything when the pass is disabled) are packed after them by lifetime, in kernel
  * order, largest first at the lowest offset free for their whole life. Views take their root's
- * bytes and stretch its life to their own last use. */
+ * bytes and stretch its life to their own last use. So do the outputs of convolutions that add
+ * their residual in place (fb-lower-residual.c), which the pass planned apart: the bytes the
+ * pass gave that residual were its own only until then, so its root is packed here with the
+ * rest, by the life it has now. */
 #include "fb-runtime.h"
 
 #define ALIGN 64
@@ -60,6 +63,17 @@ fb_plan_layout_memory (FbPlan *plan)
   for (guint i = 0; i < plan->outputs->len; i++)
     touch (plan, g_array_index (plan->outputs, guint, i), n_kernels);
 
+  /* Roots with an alias the pass placed elsewhere: sharing the pass did not plan. */
+  g_autofree gboolean *unplanned = g_new0 (gboolean, plan->buffers->len);
+  for (guint i = 0; i < plan->buffers->len; i++)
+    {
+      FbBuffer *b = fb_plan_buffer (plan, i);
+      guint r = fb_plan_root (plan, i);
+      FbBuffer *root = fb_plan_buffer (plan, r);
+      if (b->alias >= 0 && b->value && b->value->buffer > 0 && root->value &&
+          root->value->buffer > 0 && b->value->buffer != root->value->buffer)
+        unplanned[r] = TRUE;
+    }
   /* First the pass's plan. */
   int64_t base = 0;
   for (guint i = 0; i < plan->buffers->len; i++)
@@ -67,7 +81,7 @@ fb_plan_layout_memory (FbPlan *plan)
       FbBuffer *b = fb_plan_buffer (plan, i);
       if (b->alias >= 0 || b->kind == FB_BUF_INPUT || b->kind == FB_BUF_CONST)
         continue;
-      if (b->value && b->value->buffer > 0)
+      if (b->value && b->value->buffer > 0 && !unplanned[i])
         {
           b->offset = b->value->offset;
           base = MAX (base, b->offset + aligned (b->nbytes));
