@@ -103,6 +103,27 @@ count_sums (const FbPlan *plan)
   return n;
 }
 
+/* No two buffers share bytes while both are alive, but where one dies at the kernel that
+ * writes the other (an elementwise node in place, a residual added in place). */
+static void
+check_arena (const FbPlan *plan)
+{
+  for (guint i = 0; i < plan->buffers->len; i++)
+    for (guint j = i + 1; j < plan->buffers->len; j++)
+      {
+        const FbBuffer *a = fb_plan_buffer (plan, i), *b = fb_plan_buffer (plan, j);
+        if (a->alias >= 0 || b->alias >= 0 || a->offset < 0 || b->offset < 0 ||
+            a->kind == FB_BUF_CONST || b->kind == FB_BUF_CONST || a->first_use < 0 ||
+            b->first_use < 0)
+          continue;
+        gboolean bytes = a->offset < b->offset + b->nbytes && b->offset < a->offset + a->nbytes;
+        gboolean life = a->first_use < b->last_use && b->first_use < a->last_use;
+        if (bytes && life)
+          g_error ("buffers %s and %s share bytes while both are alive", a->name, b->name);
+        g_assert_cmpint (a->offset + a->nbytes, <=, plan->arena_bytes);
+      }
+}
+
 static void
 compare_outputs (const char *what, GPtrArray *expected, GPtrArray *actual)
 {
@@ -145,6 +166,7 @@ check_model (const char *name, guint expect_sums, gboolean bundle)
   g_assert_no_error (error);
   fb_plan_layout_memory (plan);
   g_assert_cmpuint (count_sums (plan), ==, expect_sums);
+  check_arena (plan);
 
   g_autoptr(GPtrArray) inputs = make_inputs (graph);
   g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, 2, NULL, &error);
