@@ -97,9 +97,10 @@ post_ops (const FbDnnlConvDesc *d, const dnnl_memory_desc_t *dst_md, dnnl_primit
       if (p->kind == FB_DNNL_POST_ADD)
         s = dnnl_post_ops_append_binary (ops, dnnl_binary_add, dst_md);
       else if (p->kind == FB_DNNL_POST_SUM)
-        /* dst = this point of the chain + dst as it was: the kernels read each output block
-         * before their first store to it, also when they split the reduction into passes,
-         * where a binary post-op's addend may not be the output. */
+        /* dst = this point of the chain + dst as it was. The kernels read each output block
+         * before their first store to it, also where they split the reduction into passes
+         * over the output; a binary post-op reading the output's own bytes would see those
+         * passes' partial sums there. */
         s = dnnl_post_ops_append_sum (ops, 1.0f);
       else if (p->kind == FB_DNNL_POST_MAX || p->kind == FB_DNNL_POST_MIN)
         {
