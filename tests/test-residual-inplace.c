@@ -16,6 +16,7 @@
 #include "fb-test-cpu.h"
 
 #include <glib/gstdio.h>
+#include <string.h>
 
 /* Runs an exported library's model on one input file, writing its one output. */
 static const char program[] =
@@ -43,16 +44,23 @@ model_path (const char *name)
                            "residual", file, NULL);
 }
 
-/* The model through the pass pipeline, channels-last as the cpu target runs it. */
+/* The model through the pass pipeline, channels-last as the cpu target runs it; without the
+ * plan-memory pass when the name says so ("...-no-plan"). */
 static FbPipeline *
 load (const char *name)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *path = model_path (name);
+  g_autofree char *file = g_strdup (name);
+  gboolean no_plan = g_str_has_suffix (file, "-no-plan");
+  if (no_plan)
+    file[strlen (file) - strlen ("-no-plan")] = '\0';
+  g_autofree char *path = model_path (file);
   FbGraph *graph = fb_onnx_import_file (path, NULL, &error);
   g_assert_no_error (error);
   g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
   options->layout = FB_LAYOUT_NHWC;
+  if (no_plan)
+    g_ptr_array_add (options->disabled_passes, g_strdup ("plan-memory"));
   FbPipeline *p = fb_pipeline_new (graph);
   g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
   g_assert_no_error (error);
@@ -269,6 +277,13 @@ test_in_place (void)
   check_model ("inplace", 2, TRUE);
 }
 
+/* Without the plan-memory pass the runtime's packer alone places everything. */
+static void
+test_in_place_no_pass_plan (void)
+{
+  check_model ("inplace-no-plan", 2, FALSE);
+}
+
 static void
 test_read_later (void)
 {
@@ -313,6 +328,7 @@ main (int argc, char **argv)
 {
   tc_init (&argc, &argv);
   g_test_add_func ("/residual-inplace/in-place", test_in_place);
+  g_test_add_func ("/residual-inplace/in-place/no-plan-memory", test_in_place_no_pass_plan);
   g_test_add_func ("/residual-inplace/read-later", test_read_later);
   g_test_add_func ("/residual-inplace/graph-input", test_graph_input);
   g_test_add_func ("/residual-inplace/graph-output", test_graph_output);
