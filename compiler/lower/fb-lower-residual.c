@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Residual adds in place, for the cpu target: a convolution whose fused Add reads a residual
  * that nothing reads after it writes its output over that residual, and adds it with oneDNN's
- * sum post-op (dst += conv) instead of the binary post-op that reads a separate tensor. On a
- * ResNet's 1x1 convolutions the sum ran 0.73 ms where the binary add took 0.87 (56x56), and
- * ONNX Runtime runs them that way too (README.md, "CPU math library").
+ * sum post-op (dst += conv) instead of the binary post-op that reads a separate tensor, as
+ * ONNX Runtime does: ResNet-50's 16 such 1x1 convolutions went from 10.1 to 9.3 ms inside the
+ * network, a text detector's 1x1 Conv + Add of 160x160 maps from 7.7 to 4.8 (README.md, "CPU
+ * math library").
  *
  * Run on the finished plan (every kernel lowered, the graph outputs marked), because only
  * then is it known who reads a buffer last. The output's buffer becomes an alias of the
