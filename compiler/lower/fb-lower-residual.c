@@ -2,8 +2,8 @@
 /* Residual adds in place, for the cpu target: a convolution whose fused Add reads a residual
  * that nothing reads after it writes its output over that residual, and adds it with oneDNN's
  * sum post-op (dst += conv) instead of the binary post-op that reads a separate tensor, as
- * ONNX Runtime does: ResNet-50's 16 such 1x1 convolutions went from 10.1 to 9.3 ms inside the
- * network, a text detector's 1x1 Conv + Add of 160x160 maps from 7.7 to 4.8 (README.md, "CPU
+ * ONNX Runtime does: ResNet-50's 16 such 1x1 convolutions went from 9.4 to 8.9 ms inside the
+ * network, a text detector's 1x1 Conv + Add of 160x160 maps from 8.0 to 4.8 (README.md, "CPU
  * math library").
  *
  * Run on the finished plan (every kernel lowered, the graph outputs marked), because only
