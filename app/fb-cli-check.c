@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* fusebench check CASE_DIR... [--target interp|cpu|cuda] [--strict-float32] [--rtol R]
+/* fusebench check CASE_DIR... [--target interp|cpu|cuda] [--strict-float32 | --tf32-matmul] [--rtol R]
  *                 [--atol A] [PIPELINE]
  *
  * Each CASE_DIR holds model.onnx and test_data_set_* folders with input_K.pb and output_K.pb
@@ -51,7 +51,9 @@ fb_cli_check (int argc, char **argv)
   const GOptionEntry entries[] = {
     { "target", 0, 0, G_OPTION_ARG_STRING, &target, "Where to run: interp, cpu or cuda", "TARGET" },
     { "strict-float32", 0, 0, G_OPTION_ARG_NONE, &backend_options.strict_float32,
-      "cuda: contractions in full float32 instead of TF32", NULL },
+      "cuda: no TF32 at all: convolutions and matrix products in full float32", NULL },
+    { "tf32-matmul", 0, 0, G_OPTION_ARG_NONE, &backend_options.tf32_matmul,
+      "cuda: matrix products in TF32 too (by default only convolutions use it, as PyTorch)", NULL },
     { "eager", 0, 0, G_OPTION_ARG_NONE, &backend_options.eager,
       "cuda: launch kernel by kernel instead of replaying the CUDA graph", NULL },
     { "rtol", 0, 0, G_OPTION_ARG_DOUBLE, &rtol, "Relative tolerance (default 1e-3)", "R" },
@@ -88,6 +90,7 @@ fb_cli_check (int argc, char **argv)
     }
   /* Options are checked once, before any case, so a typo is a usage error, not N failures. */
   else if (!fb_cli_check_target (target, &error) ||
+           !fb_cli_check_precision (&backend_options, &error) ||
            (options = fb_cli_pipeline_options (&pipeline, &error)) == NULL)
     status = fb_cli_fail (error);
   else

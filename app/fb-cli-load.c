@@ -25,6 +25,16 @@ fb_cli_check_target (const char *target, GError **error)
   return FALSE;
 }
 
+gboolean
+fb_cli_check_precision (const FbBackendOptions *options, GError **error)
+{
+  if (!options->strict_float32 || !options->tf32_matmul)
+    return TRUE;
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+               "--strict-float32 turns TF32 off, --tf32-matmul on: give one of them");
+  return FALSE;
+}
+
 FbPipeline *
 fb_cli_load_model (const char *path, const FbCliPipelineArgs *args, GError **error)
 {

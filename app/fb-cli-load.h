@@ -6,12 +6,15 @@
 #include "fb-cli.h"
 #include "fb-graph.h"
 #include "fb-pipeline.h"
+#include "fb-backend.h"
 
 G_BEGIN_DECLS
 
 /* NULL, "interp" and the targets of this build (fb_backend_lookup) are fine; "cpu" or "cuda"
  * missing from the build says so; anything else is unknown. Errors are G_OPTION_ERRORs (exit status 2). */
 gboolean     fb_cli_check_target   (const char *target, GError **error);
+/* --strict-float32 and --tf32-matmul ask for opposite things: a G_OPTION_ERROR when both are. */
+gboolean     fb_cli_check_precision (const FbBackendOptions *options, GError **error);
 /* Imports path and runs the pipeline with the PIPELINE options; the graph to run is
  * fb_pipeline_final() of the result. */
 FbPipeline  *fb_cli_load_model     (const char *path, const FbCliPipelineArgs *args, GError **error);

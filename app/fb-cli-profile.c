@@ -33,6 +33,7 @@ typedef struct {
   gboolean  json;
   gboolean  eager;
   gboolean  strict_float32;
+  gboolean  tf32_matmul;
 } ProfileArgs;
 
 static gboolean
@@ -166,6 +167,7 @@ profile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
     .seed = 1,
     .eager = args->eager,
     .strict_float32 = args->strict_float32,
+    .tf32_matmul = args->tf32_matmul,
   };
   gboolean given = args->input_dir != NULL || args->inputs != NULL;
   FbProfileProgress progress = isatty (STDERR_FILENO) ? show_progress : NULL;
@@ -242,7 +244,9 @@ fb_cli_profile (int argc, char **argv)
     { "eager", 0, 0, G_OPTION_ARG_NONE, &args.eager,
       "cuda: launch kernel by kernel instead of replaying the CUDA graph", NULL },
     { "strict-float32", 0, 0, G_OPTION_ARG_NONE, &args.strict_float32,
-      "cuda: contractions in full float32 instead of TF32", NULL },
+      "cuda: no TF32 at all: convolutions and matrix products in full float32", NULL },
+    { "tf32-matmul", 0, 0, G_OPTION_ARG_NONE, &args.tf32_matmul,
+      "cuda: matrix products in TF32 too (by default only convolutions use it, as PyTorch)", NULL },
     { "input-dir", 0, 0, G_OPTION_ARG_FILENAME, &args.input_dir,
       "Read input_K.pb (or .npy) for the K-th model input", "DIR" },
     { "input", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args.inputs,
@@ -288,6 +292,9 @@ fb_cli_profile (int argc, char **argv)
       fprintf (stderr, "fusebench profile: give --input-dir or --input, not both\n");
       status = FB_EXIT_INPUT;
     }
+  else if (!fb_cli_check_precision (&(FbBackendOptions) { .strict_float32 = args.strict_float32,
+                                                          .tf32_matmul = args.tf32_matmul }, &error))
+    status = fb_cli_fail (error);
   else
     {
       pipeline.channels_last = fb_backend_lookup (on_cuda (&args) ? "cuda" : "cpu")->channels_last;

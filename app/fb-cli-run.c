@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* fusebench run MODEL|BUNDLE [--target interp|cpu|cuda] [--strict-float32] [--eager] [PIPELINE] [--input-dir DIR | --input NAME=FILE ...]
+/* fusebench run MODEL|BUNDLE [--target interp|cpu|cuda] [--strict-float32 | --tf32-matmul] [--eager] [PIPELINE] [--input-dir DIR | --input NAME=FILE ...]
  *                     [--output-dir DIR] [--output NAME=FILE ...] [--iterations N] [--json]
  *
  * Runs the pipeline's final graph on the given inputs, as often as asked, and writes or
@@ -28,6 +28,7 @@ typedef struct {
   int       iterations;
   gboolean  json;
   gboolean  strict_float32;
+  gboolean  tf32_matmul;
   gboolean  eager;
 } RunArgs;
 
@@ -192,7 +193,7 @@ run_model (const char *model, const FbCliPipelineArgs *pipeline_args, const RunA
   FbCompiled *bundle = NULL;      /* owned, freed at the end */
   FbCompiled *compiled = NULL;    /* what runs: the bundle, or the specializer's (borrowed) */
   FbBackendOptions backend_options = { .strict_float32 = args->strict_float32,
-                                       .eager = args->eager };
+                                       .tf32_matmul = args->tf32_matmul, .eager = args->eager };
   int status;
 
   if (!fb_cli_target_resolve (args->target, model, &backend, &error))
@@ -308,7 +309,9 @@ fb_cli_run (int argc, char **argv)
     { "iterations", 0, 0, G_OPTION_ARG_INT, &args.iterations, "Run this many times (timing)", "N" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &args.json, "Print one JSON object", NULL },
     { "strict-float32", 0, 0, G_OPTION_ARG_NONE, &args.strict_float32,
-      "cuda: contractions in full float32 instead of TF32", NULL },
+      "cuda: no TF32 at all: convolutions and matrix products in full float32", NULL },
+    { "tf32-matmul", 0, 0, G_OPTION_ARG_NONE, &args.tf32_matmul,
+      "cuda: matrix products in TF32 too (by default only convolutions use it, as PyTorch)", NULL },
     { "eager", 0, 0, G_OPTION_ARG_NONE, &args.eager,
       "cuda: launch kernel by kernel instead of replaying the CUDA graph", NULL },
     { NULL }
@@ -326,7 +329,9 @@ fb_cli_run (int argc, char **argv)
       fprintf (stderr, "fusebench run: expected one MODEL (see --help)\n");
       status = FB_EXIT_INPUT;
     }
-  else if (!fb_cli_check_target (args.target, &error))
+  else if (!fb_cli_check_target (args.target, &error) ||
+           !fb_cli_check_precision (&(FbBackendOptions) { .strict_float32 = args.strict_float32,
+                                                          .tf32_matmul = args.tf32_matmul }, &error))
     status = fb_cli_fail (error);
   else if (args.iterations < 1)
     {

@@ -174,6 +174,7 @@ profile_with (FbCupti *cupti, GPtrArray *stages, const FbPipelineOptions *pipeli
   FbBackendOptions run_options = {
     .eager = eager,
     .strict_float32 = options && options->strict_float32,
+    .tf32_matmul = options && options->tf32_matmul,
   };
   g_autoptr(FbCudaModule) module = fb_cuda_compile (final, &run_options, error);
   if (module == NULL)

@@ -19,7 +19,8 @@ typedef struct {
   guint64    seed;               /* for the random inputs made when inputs is NULL */
   gboolean   eager;              /* cuda: profile kernel-by-kernel launches instead of the
                                     replay of the captured CUDA graph */
-  gboolean   strict_float32;     /* cuda: contractions in full float32 instead of TF32 */
+  gboolean   strict_float32;     /* cuda: no TF32 anywhere */
+  gboolean   tf32_matmul;        /* cuda: matrix products in TF32 too */
 } FbProfileOptions;
 
 /* Called in the profiling thread: fraction done (0..1) and what it is doing now. */

@@ -122,6 +122,17 @@ test_check_usage_errors (void)
   g_assert_nonnull (strstr (bad_pass->err, "no-such-pass"));
   g_assert_cmpint (target->status, ==, 2);
   g_assert_nonnull (strstr (target->err, "tpu"));
+  /* No TF32 and TF32 in the products at once: refused before any case runs, in every
+   * command that takes both. */
+  const char *commands[] = { "check", "run", "profile" };
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_autofree char *model = case_path ("matmul", i ? "model.onnx" : NULL);
+      g_autoptr(TestRun) both = test_run_fusebench (commands[i], model, "--target", "cuda",
+                                                    "--strict-float32", "--tf32-matmul", NULL);
+      g_assert_cmpint (both->status, ==, 2);
+      g_assert_nonnull (strstr (both->err, "give one of them"));
+    }
 }
 
 static void

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The conformance lowerings (N-d and integer pools, BatchNormalization with run-time and
  * training statistics, ConvInteger, QLinearConv, Det; DFT, RoiAlign, MaxUnpool,
- * TfIdfVectorizer, MeanVarianceNormalization, Einsum's diagonals) through the cuda target's code
+ * TfIdfVectorizer, MeanVarianceNormalization, Einsum's diagonals, LSTM, GRU, RNN, LogSoftmax
+ * of large numbers) through the cuda target's code
  * generation, which lowers the same kernel IR to PTX: each kernel, lowered for the GPU, is
  * PTX that ptxas assembles for sm_90 (skipped, with the reason, where ptxas is absent), and
  * the host's emulation of its launches computes what the interpreter does, on the grid asked
@@ -46,7 +47,7 @@ add (Case *c, FbTensor *t)
   c->ins[c->n_ins++] = t;
 }
 
-#define N_CASES 14
+#define N_CASES 19
 
 /* Case `which`, made afresh (tc_finish binds a graph to its inputs once). */
 static void
@@ -158,6 +159,53 @@ make_case (guint which, Case *c)
       n = ti_node (g, FB_OP_MEAN_VARIANCE_NORMALIZATION, 1, 1);
       add (c, ti_random (4, D (2, 3, 4, 5), 96));
       c->cooperative = TRUE;
+      break;
+    case 13:  /* LSTM both ways: sequence lengths, initial states, peepholes, clip */
+      n = ti_node (g, FB_OP_LSTM, 8, 3);
+      ti_attr_int (g, n, "hidden_size", 5);
+      ti_attr_string (g, n, "direction", "bidirectional");
+      ti_attr_float (g, n, "clip", 2.5f);
+      add (c, ti_random (3, D (4, 3, 6), 100));
+      add (c, ti_random (3, D (2, 20, 6), 101));
+      add (c, ti_random (3, D (2, 20, 5), 102));
+      add (c, ti_random (2, D (2, 40), 103));
+      add (c, ti_tensor (FB_DTYPE_INT32, 1, D (3), V (4, 2, 3)));
+      add (c, ti_random (3, D (2, 3, 5), 104));
+      add (c, ti_random (3, D (2, 3, 5), 105));
+      add (c, ti_random (2, D (2, 15), 106));
+      break;
+    case 14:  /* GRU in reverse, batch-major */
+      n = ti_node (g, FB_OP_GRU, 3, 2);
+      ti_attr_int (g, n, "hidden_size", 7);
+      ti_attr_string (g, n, "direction", "reverse");
+      ti_attr_int (g, n, "layout", 1);
+      add (c, ti_random (3, D (2, 5, 4), 107));
+      add (c, ti_random (3, D (1, 21, 4), 108));
+      add (c, ti_random (3, D (1, 21, 7), 109));
+      break;
+    case 15:  /* GRU with the reset gate after the product */
+      n = ti_node (g, FB_OP_GRU, 4, 2);
+      ti_attr_int (g, n, "hidden_size", 6);
+      ti_attr_int (g, n, "linear_before_reset", 1);
+      add (c, ti_random (3, D (3, 2, 5), 110));
+      add (c, ti_random (3, D (1, 18, 5), 111));
+      add (c, ti_random (3, D (1, 18, 6), 112));
+      add (c, ti_random (2, D (1, 36), 113));
+      break;
+    case 16:  /* RNN both ways, Tanh and Relu */
+      n = ti_node (g, FB_OP_RNN, 4, 2);
+      ti_attr_int (g, n, "hidden_size", 8);
+      ti_attr_string (g, n, "direction", "bidirectional");
+      ti_attr_strings (g, n, "activations", 2, (const char *[]) { "Tanh", "Relu" });
+      add (c, ti_random (3, D (5, 2, 3), 114));
+      add (c, ti_random (3, D (2, 8, 3), 115));
+      add (c, ti_random (3, D (2, 8, 8), 116));
+      add (c, ti_random (2, D (2, 16), 117));
+      break;
+    case 17:  /* LogSoftmax of large numbers: x - max must not become x - (max + log sum) */
+      n = ti_node (g, FB_OP_LOG_SOFTMAX, 1, 1);
+      ti_attr_int (g, n, "axis", 1);
+      add (c, ti_f32 (2, D (2, 4), V (0, 1, 2, 3, 10000, 10001, 10002, 10003)));
       break;
     default:  /* a batch of Einsum diagonals */
       n = ti_node (g, FB_OP_EINSUM, 1, 1);

@@ -163,7 +163,7 @@ test_post_ops (void)
 }
 
 /* The residual added in place (a sum: the output's buffer holds it when the run starts), at
- * every place of the chain, on the direct convolution and on oneDNN's kernels, among them a
+ * every place of the chain, on the direct and Winograd convolutions and on oneDNN's kernels, among them a
  * 1x1 one with a long reduction (oneDNN's jit_1x1 passes over the output once per block of
  * input channels, which a binary post-op reading the output would see half done). */
 static void
@@ -178,6 +178,7 @@ test_sum (void)
   const int lens[] = { 2, 2, 3 };
   const FbDnnlConvDesc shapes[] = {
     desc (1, 64, 6, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1),       /* direct where it fits */
+    desc (1, 64, 16, 16, 48, 3, 3, 1, 1, 1, 1, 1, 1),     /* Winograd where it fits */
     desc (1, 32, 6, 7, 48, 3, 3, 1, 1, 1, 1, 1, 1),       /* oneDNN: few channels */
     desc (1, 64, 9, 10, 48, 1, 1, 1, 1, 0, 0, 0, 0),      /* oneDNN 1x1 */
     desc (1, 1024, 7, 7, 256, 1, 1, 1, 1, 0, 0, 0, 0),    /* 1x1, long reduction */
@@ -189,8 +190,14 @@ test_sum (void)
         d.n_post = lens[i];
         memcpy (d.post, chains[i], sizeof chains[i]);
         char impl[256];
+        /* The second shape is Winograd's where the processor has it: let it take that one. */
+        if (s == 1)
+          g_unsetenv ("FUSEBENCH_WINOGRAD");
         g_assert_cmpint (fb_dnnl_conv_implementation (&d, impl, sizeof impl), ==, 0);
+        if (s == 1)
+          g_assert_cmpint (g_str_has_prefix (impl, "winograd:"), ==, fb_direct_conv_fits (&d));
         check (&d, 400 + 10 * s + i);
+        g_setenv ("FUSEBENCH_WINOGRAD", "0", TRUE);
       }
   /* One addend per convolution, in place or not. */
   FbDnnlConvDesc two = shapes[0];
@@ -239,6 +246,9 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  /* Its 3x3 stride-1 cases would otherwise run as Winograd (fb-winograd-conv.c), which has
+   * tests of its own. */
+  g_setenv ("FUSEBENCH_WINOGRAD", "0", TRUE);
   g_test_add_func ("/direct-conv/geometry", test_geometry);
   g_test_add_func ("/direct-conv/post-ops", test_post_ops);
   g_test_add_func ("/direct-conv/sum", test_sum);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Exports torchvision ResNet-50 and MobileNetV2 and Hugging Face BERT-base (sequence 128),
 # random weights, batch 1, to ONNX, with one input and PyTorch's float32 output beside each
-# (a case folder: model.onnx, test_data_set_0/input_0.npy, torch_output_0.npy), and times
+# (a case folder: model.onnx, test_data_set_0/input_0.npy, torch_output_0.npy, and
+# torch_tf32_output_0.npy: PyTorch's output with TF32 in every contraction), and times
 # PyTorch on the GPU: eager, torch.compile (default) and torch.compile(mode="reduce-overhead"),
 # medians of 100 runs between CUDA events after warm-up, float32 with PyTorch's default TF32
 # settings for convolutions (cuDNN allows TF32; matmul precision left "highest" as PyTorch
@@ -63,8 +64,14 @@ def export(out, name):
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
         y = model.cuda()(x.cuda()).float().cpu().numpy()
+        # PyTorch's own TF32 output too, all contractions in TF32: how far TF32 alone moves
+        # this model's output from float32, whoever computes it.
+        torch.backends.cuda.matmul.allow_tf32 = True
         torch.backends.cudnn.allow_tf32 = True
+        y_tf32 = model(x.cuda()).float().cpu().numpy()
+        torch.backends.cuda.matmul.allow_tf32 = False
     np.save(os.path.join(case, "torch_output_0.npy"), y)
+    np.save(os.path.join(case, "torch_tf32_output_0.npy"), y_tf32)
     print(f"{name}: exported in {time.time() - t0:.1f} s, {os.path.getsize(path) / 1e6:.1f} MB",
           flush=True)
 

@@ -168,6 +168,7 @@ binary (FbEmit *e, const FbKExpr *x)
     {
     case FB_KB_ADD: return f ? fast (LLVMBuildFAdd (e->b, a, b, "")) : LLVMBuildAdd (e->b, a, b, "");
     case FB_KB_SUB: return f ? fast (LLVMBuildFSub (e->b, a, b, "")) : LLVMBuildSub (e->b, a, b, "");
+    case FB_KB_SUB_EXACT: return f ? LLVMBuildFSub (e->b, a, b, "") : LLVMBuildSub (e->b, a, b, "");
     case FB_KB_MUL: return f ? fast (LLVMBuildFMul (e->b, a, b, "")) : LLVMBuildMul (e->b, a, b, "");
     case FB_KB_DIV:
       if (f)

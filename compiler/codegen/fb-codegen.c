@@ -218,11 +218,13 @@ note_library_phases (const FbKernel *kernel, FbKernelStages *st)
       if (cv == NULL)
         continue;
       /* Which kernel runs it on this machine: oneDNN's JIT code is not ours to show, and the
-       * direct convolution is compiled C (fb-direct-conv.c), not generated code either. */
+       * direct and Winograd convolutions are compiled C (fb-direct-conv.c,
+       * fb-winograd-conv.c), not generated code either. */
       char impl[256];
       g_autofree char *by = fb_dnnl_conv_implementation (&cv->desc, impl, sizeof impl) != 0
                               ? g_strdup_printf ("not runnable here (%s)", impl)
-                            : g_str_has_prefix (impl, "direct:")
+                            : g_str_has_prefix (impl, "direct:") ||
+                                g_str_has_prefix (impl, "winograd:")
                               ? g_strdup_printf ("run by fusebench's %s", impl)
                               : g_strdup_printf ("run by oneDNN's %s", impl);
       const char *what = cv->desc.transposed ? "deconvolution" : "convolution";

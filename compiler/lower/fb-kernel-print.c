@@ -17,6 +17,7 @@ static const char *const binary_names[FB_KB_COUNT] = {
   [FB_KB_MAX] = "max", [FB_KB_EQ] = "==", [FB_KB_NE] = "!=", [FB_KB_LT] = "<",
   [FB_KB_LE] = "<=", [FB_KB_GT] = ">", [FB_KB_GE] = ">=", [FB_KB_AND] = "and",
   [FB_KB_OR] = "or", [FB_KB_XOR] = "xor", [FB_KB_SHL] = "<<", [FB_KB_SHR] = ">>",
+  [FB_KB_SUB_EXACT] = "sub_exact",
 };
 
 static gboolean

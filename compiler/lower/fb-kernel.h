@@ -48,6 +48,8 @@ typedef enum {
   FB_KB_MAX, FB_KB_EQ, FB_KB_NE, FB_KB_LT, FB_KB_LE, FB_KB_GT, FB_KB_GE, FB_KB_AND, FB_KB_OR,
   FB_KB_XOR,
   FB_KB_SHL, FB_KB_SHR,     /* shifts of unsigned integers; by the width or more they give 0 */
+  FB_KB_SUB_EXACT,          /* a - b rounded as written: float arithmetic is otherwise free to
+                               reassociate, which would turn (x - max) - c into x - (max + c) */
   FB_KB_COUNT
 } FbKBinary;
 

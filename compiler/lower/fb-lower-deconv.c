@@ -4,8 +4,8 @@
  * epilogue as post-ops, and the runtime reorders its weights once, when the plan is loaded):
  * a DB-style text detector's 2x2 stride-2 upsampling layers ran at 3.3 GFLOP/s as generated
  * loops, which test every kernel cell of every output element against the stride. Everything
- * else, and a deconvolution oneDNN has only its reference kernel for, is the direct loop nest
- * of fb-lower-convnd.c, and the kernel's label says why.
+ * else, a deconvolution oneDNN has only its reference kernel for, and every deconvolution on
+ * a GPU, is the direct loop nest of fb-lower-convnd.c, and the kernel's label says why.
  *
  * The output's extent is shape inference's (it reads output_shape and output_padding); the
  * begin pads come from the attributes, and oneDNN's end pads are what is left: its
@@ -65,17 +65,23 @@ _fb_lower_conv_transpose (FbLowerCtx *c, const FbNode *node, GError **error)
 {
   FbConvGeom g;
   gboolean taken = FALSE;
-  if (deconv_geom (node, &g) && _fb_lower_dnnl_conv_fits (node, &g) &&
-      !_fb_lower_dnnl_conv (c, node, &g, &taken, error))
+  gboolean fits = deconv_geom (node, &g) && _fb_lower_dnnl_conv_fits (node, &g);
+  /* The GPU's library phase is cuDNN's forward convolution, which a deconvolution is not (a
+   * grouped 3x3 one of stride 1 has the same output size and ran as a correlation there):
+   * on a GPU it is the generated loop nest, one output element per thread. */
+  gboolean gpu = _fb_lower_for_gpu (c);
+  if (fits && !gpu && !_fb_lower_dnnl_conv (c, node, &g, &taken, error))
     return FALSE;
   if (taken)
     return TRUE;
-  if (g.nhwc)
+  if (g.nhwc || gpu)
     {
-      /* Say why this one is loops: the others are oneDNN's. */
+      /* Say why this one is loops: the others are a library's. */
       char *label = c->k->label;
-      c->k->label = g_strdup_printf ("%s (generated loops: oneDNN has no optimized "
-                                     "deconvolution for this geometry here)", label ? label : "");
+      c->k->label = g_strdup_printf ("%s (generated loops: %s)", label ? label : "",
+                                     gpu ? "cuDNN's forward convolutions do not run deconvolutions"
+                                         : "oneDNN has no optimized deconvolution for this "
+                                           "geometry here");
       g_free (label);
     }
   return _fb_lower_conv_direct (c, node, error);

@@ -45,9 +45,11 @@ lower_softmax (FbLowerCtx *c, const FbNode *node, int rank, const int64_t *dims,
   g_ptr_array_add (l, fb_ks_assign (k, s, fb_kx_binary (k, FB_KB_ADD, fb_kx_acc (k, s), e)));
 
   guint f = fb_kernel_new_acc (k, t);
+  /* LogSoftmax is (x - max) - log Σ: x - max is exact for the large values next to the max,
+   * where x - (max + log Σ) rounds log Σ to the ulp of max (2.4e-4 at 10000); the outer
+   * subtraction is exact so that the optimizer does not hoist max + log Σ out of the loop. */
   if (node->op == FB_OP_LOG_SOFTMAX)
-    g_ptr_array_add (body, fb_ks_assign (k, f, fb_kx_binary (k, FB_KB_ADD, fb_kx_acc (k, m),
-                                                             fb_kx_unary (k, FB_KU_LOG, fb_kx_acc (k, s)))));
+    g_ptr_array_add (body, fb_ks_assign (k, f, fb_kx_unary (k, FB_KU_LOG, fb_kx_acc (k, s))));
   else
     g_ptr_array_add (body, fb_ks_assign (k, f, fb_kx_binary (k, FB_KB_DIV, fb_kx_const_f (k, t, 1.0),
                                                              fb_kx_acc (k, s))));
@@ -57,7 +59,8 @@ lower_softmax (FbLowerCtx *c, const FbNode *node, int rank, const int64_t *dims,
   if (v == NULL)
     return FALSE;
   FbKExpr *y = node->op == FB_OP_LOG_SOFTMAX
-    ? fb_kx_binary (k, FB_KB_SUB, v, fb_kx_acc (k, f))
+    ? fb_kx_binary (k, FB_KB_SUB_EXACT, fb_kx_binary (k, FB_KB_SUB, v, fb_kx_acc (k, m)),
+                    fb_kx_acc (k, f))
     : fb_kx_binary (k, FB_KB_MUL, fb_kx_unary (k, FB_KU_EXP, fb_kx_binary (k, FB_KB_SUB, v, fb_kx_acc (k, m))),
                     fb_kx_acc (k, f));
   return _fb_lower_store (c, l, node->outputs[0], rc, y, error);

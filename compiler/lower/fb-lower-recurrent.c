@@ -4,7 +4,8 @@
  * layouts, computing what fb-interp-recurrent.c computes.
  *
  * The input projection X·Wᵀ does not depend on the state, so it is one product over every time
- * step at once (sgemm for float32, a loop nest otherwise) into scratch, before the recurrence.
+ * step at once (sgemm for float32 on the cpu, a loop nest otherwise: on the GPU that nest is the
+ * grid) into scratch, before the recurrence.
  * The recurrence runs in parallel over (direction, batch row): each such pair is an independent
  * chain of steps, its state (h, c) and gate values in rows of scratch that belong to it alone.
  * A step's gate products with R are generated loops; the rows of a batch are short in models
@@ -194,7 +195,9 @@ emit_projection (Rnn *s)
   FbKernel *k = s->k;
   int64_t GH = s->G * s->H, TB = s->T * s->B;
   double work = 2.0 * s->D * TB * GH * s->I;
-  if (dtype_of (s->x) == FB_DTYPE_FLOAT32 && dtype_of (s->w) == FB_DTYPE_FLOAT32)
+  /* sgemm is a host library; on a GPU the loop nest below is the grid. */
+  if (dtype_of (s->x) == FB_DTYPE_FLOAT32 && dtype_of (s->w) == FB_DTYPE_FLOAT32 &&
+      !_fb_lower_for_gpu (s->c))
     {
       FbKExpr *d;
       GPtrArray *body = _fb_lower_nest (s->c, 1, &s->D, &d, work);

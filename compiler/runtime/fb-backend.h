@@ -27,7 +27,9 @@ typedef enum {
 
 typedef struct {
   guint       n_threads;         /* threads for kernels and for compiling; 0: one per core */
-  gboolean    strict_float32;    /* cuda: contractions in full float32 instead of TF32 */
+  gboolean    strict_float32;    /* cuda: no TF32 anywhere, every contraction in float32 */
+  gboolean    tf32_matmul;       /* cuda: matrix products in TF32 too; by default only the
+                                    convolutions are, as PyTorch's defaults have it */
   gboolean    eager;             /* cuda: launch kernel by kernel instead of replaying the
                                     captured graph (what launch overhead costs) */
 } FbBackendOptions;

@@ -58,7 +58,8 @@ static void
 remove_helper (const char *dir)
 {
   const char *names[] = { "fb-dnnl-conv.h", "fb-dnnl-conv.c", "fb-dnnl-conv.o", "fb-direct-conv.h",
-                          "fb-direct-conv.c", "fb-direct-conv.o" };
+                          "fb-direct-conv.c", "fb-direct-conv.o", "fb-winograd-conv.h",
+                          "fb-winograd-conv.c", "fb-winograd-conv.o" };
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
       g_autofree char *p = g_build_filename (dir, names[i], NULL);
@@ -98,8 +99,8 @@ run_tool (GPtrArray *argv, const char *what, GError **error)
   return TRUE;
 }
 
-/* The convolution helper the driver calls (fb-dnnl-conv.c and the direct convolution it runs
- * some convolutions as), compiled from the very sources the runtime was built from (kept in
+/* The convolution helper the driver calls (fb-dnnl-conv.c and the direct and Winograd
+ * convolutions it runs some convolutions as), compiled from the very sources the runtime was built from (kept in
  * the binary) into objects in tmp, whose paths are appended to objs. OpenMP: the direct
  * convolution's threads are the team oneDNN's primitives run on. */
 static gboolean
@@ -108,6 +109,8 @@ compile_conv_helper (const char *cc, const char *tmp, GPtrArray *objs, GError **
   const struct { const char *name, *text; } files[] = {
     { "fb-dnnl-conv.h", fb_text_fb_dnnl_conv_h }, { "fb-direct-conv.h", fb_text_fb_direct_conv_h },
     { "fb-dnnl-conv.c", fb_text_fb_dnnl_conv_c }, { "fb-direct-conv.c", fb_text_fb_direct_conv_c },
+    { "fb-winograd-conv.h", fb_text_fb_winograd_conv_h },
+    { "fb-winograd-conv.c", fb_text_fb_winograd_conv_c },
   };
   for (guint i = 0; i < G_N_ELEMENTS (files); i++)
     {
@@ -115,7 +118,7 @@ compile_conv_helper (const char *cc, const char *tmp, GPtrArray *objs, GError **
       if (!g_file_set_contents (path, files[i].text, -1, error))
         return FALSE;
     }
-  const char *sources[] = { "fb-dnnl-conv", "fb-direct-conv" };
+  const char *sources[] = { "fb-dnnl-conv", "fb-direct-conv", "fb-winograd-conv" };
   for (guint i = 0; i < G_N_ELEMENTS (sources); i++)
     {
       g_autofree char *c_name = g_strdup_printf ("%s.c", sources[i]);

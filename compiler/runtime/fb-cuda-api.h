@@ -24,6 +24,7 @@ typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st  *CUevent;
 typedef struct CUgraph_st  *CUgraph;
 typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUlinkState_st *CUlinkState;
 
 #define FB_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT      16
 #define FB_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR  75
@@ -34,6 +35,7 @@ typedef struct CUgraphExec_st *CUgraphExec;
 #define FB_CU_EVENT_DEFAULT                              0
 #define FB_CU_JIT_ERROR_LOG_BUFFER                       5
 #define FB_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES            6
+#define FB_CU_JIT_INPUT_PTX                              1
 #define FB_CUDA_ERROR_NO_DEVICE                          100
 
 typedef struct {
@@ -59,6 +61,11 @@ typedef struct {
   CUresult (*ModuleLoadDataEx) (CUmodule *module, const void *image, unsigned int n_options,
                                 int *options, void **values);
   CUresult (*ModuleGetFunction) (CUfunction *fn, CUmodule module, const char *name);
+  CUresult (*LinkCreate) (unsigned int n_options, int *options, void **values, CUlinkState *state);
+  CUresult (*LinkAddData) (CUlinkState state, int input_type, void *data, size_t size,
+                           const char *name, unsigned int n_options, int *options, void **values);
+  CUresult (*LinkComplete) (CUlinkState state, void **cubin, size_t *size);
+  CUresult (*LinkDestroy) (CUlinkState state);
   CUresult (*ModuleUnload) (CUmodule module);
   CUresult (*FuncSetAttribute) (CUfunction fn, int attrib, int value);
   CUresult (*LaunchKernel) (CUfunction fn, unsigned int gx, unsigned int gy, unsigned int gz,

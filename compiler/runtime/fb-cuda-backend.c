@@ -11,32 +11,9 @@
 #include <json-glib/json-glib.h>
 
 static gboolean
-has_recurrent (const FbNode *node)
-{
-  if (node->op == FB_OP_LSTM || node->op == FB_OP_GRU)
-    return TRUE;
-  if (node->op != FB_OP_FUSED)
-    return FALSE;
-  FbGraph *body = fb_node_attr_graph (node, "body");
-  for (guint i = 0; body && i < body->nodes->len; i++)
-    if (has_recurrent (g_ptr_array_index (body->nodes, i)))
-      return TRUE;
-  return FALSE;
-}
-
-static gboolean
 cuda_supports_op (const FbBackend *backend, const FbNode *node, char **reason)
 {
-  if (!fb_lower_supports_node (node, reason))
-    return FALSE;
-  if (has_recurrent (node))
-    {
-      if (reason)
-        *reason = g_strdup ("LSTM and GRU call sgemm inside their time loop, which has no GPU "
-                            "lowering yet");
-      return FALSE;
-    }
-  return TRUE;
+  return fb_lower_supports_node (node, reason);
 }
 
 static FbPlan *
@@ -342,7 +319,7 @@ static const FbBackend cuda_backend = {
   .assembly_suffix = "ptx",                /* the generated phases' PTX */
   .channels_last   = TRUE,                 /* cuDNN's TF32 convolutions: NHWC with KRSC filters
                                               ran ResNet-50 0.67 ms on an H200, NCHW 0.84 */
-  .supports_op     = cuda_supports_op,     /* the lowering's, less the recurrent layers */
+  .supports_op     = cuda_supports_op,     /* the lowering's: both targets lower the same nodes */
   .lower           = cuda_lower,           /* contractions as cuDNN / cuBLASLt phases */
   .kernel_stages   = cuda_kernel_stages,   /* kernel IR, LLVM IR, optimized, PTX */
   .compile         = cuda_compile,         /* lower + PTX + module on device 0 */

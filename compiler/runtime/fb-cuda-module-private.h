@@ -4,6 +4,7 @@
 #pragma once
 
 #include "fb-cuda-private.h"
+#include "fb-cuda-cubin-cache.h"
 
 G_BEGIN_DECLS
 
@@ -39,6 +40,7 @@ struct _FbCudaModule {
   void         **host_ptr;      /* per buffer: its host copy's address */
   FbTensor     **dynamic;
   GHashTable    *modules;       /* PTX text -> CUmodule */
+  FbCubinCache   cubins;        /* the driver's cubins of earlier runs */
   ExecKernel    *exec;
   GArray        *segments;      /* Segment */
   gboolean       eager;

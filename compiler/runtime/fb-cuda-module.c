@@ -2,7 +2,8 @@
 /* The cuda executor. Made once per plan: the primary context of device 0, one stream, one
  * arena for every intermediate buffer at the memory plan's offsets, one allocation per graph
  * input (so that addresses never change), the weights packed and uploaded once, each kernel's
- * PTX loaded as a module, each kernel's argument array (its buffers' device addresses) on the
+ * PTX loaded as a module (its cubin from fb-cuda-cubin-cache.c's cache when an earlier run
+ * compiled it on this device), each kernel's argument array (its buffers' device addresses) on the
  * device, the library phases made. Then the kernels are cut into segments at the host steps
  * (If, Loop, Scan: the reference interpreter runs them on copies of their buffers, fb-cpu-host.c),
  * and each device segment is captured once as a CUDA graph; a run uploads the inputs, replays
@@ -71,6 +72,54 @@ fb_cuda_kernel_code_free (FbCudaKernelCode *code)
   g_free (code);
 }
 
+/* The driver's cubin of ptx, compiled through its linker so that the machine code can be kept
+ * (a module made from PTX does not give its cubin back). Returns the CUresult; *log holds the
+ * driver's complaint on failure. */
+static CUresult
+compile_ptx (FbCudaModule *m, const char *ptx, CUmodule *module, char *log, gsize log_size)
+{
+  int options[] = { FB_CU_JIT_ERROR_LOG_BUFFER, FB_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
+  void *values[] = { log, (void *) log_size };
+  CUlinkState link = NULL;
+  gint64 start = g_get_monotonic_time ();
+  CUresult r = m->cu->LinkCreate (2, options, values, &link);
+  if (r == 0)
+    r = m->cu->LinkAddData (link, FB_CU_JIT_INPUT_PTX, (void *) ptx, strlen (ptx) + 1, "kernel",
+                            0, NULL, NULL);
+  void *cubin = NULL;
+  size_t size = 0;
+  if (r == 0)
+    r = m->cu->LinkComplete (link, &cubin, &size);
+  if (r == 0)
+    r = m->cu->ModuleLoadDataEx (module, cubin, 0, NULL, NULL);
+  m->cubins.compile_ms += (g_get_monotonic_time () - start) / 1000.0;
+  if (r == 0)
+    {
+      m->cubins.compiled++;
+      fb_cubin_cache_store (&m->cubins, ptx, cubin, size);
+    }
+  if (link)
+    m->cu->LinkDestroy (link);   /* owns cubin */
+  return r;
+}
+
+/* ptx's module: from the cubin cache when the driver takes the file, else compiled. */
+static CUresult
+module_for_ptx (FbCudaModule *m, const char *ptx, CUmodule *module, char *log, gsize log_size)
+{
+  g_autoptr(GBytes) cached = fb_cubin_cache_lookup (&m->cubins, ptx);
+  if (cached)
+    {
+      if (m->cu->ModuleLoadDataEx (module, g_bytes_get_data (cached, NULL), 0, NULL, NULL) == 0)
+        {
+          m->cubins.hits++;
+          return 0;
+        }
+      m->cubins.refused++;
+    }
+  return compile_ptx (m, ptx, module, log, log_size);
+}
+
 static gboolean
 load_module (FbCudaModule *m, ExecKernel *e, const FbCudaKernelCode *code, GError **error)
 {
@@ -78,9 +127,7 @@ load_module (FbCudaModule *m, ExecKernel *e, const FbCudaKernelCode *code, GErro
   if (module == NULL)
     {
       char log[8192] = "";
-      int options[] = { FB_CU_JIT_ERROR_LOG_BUFFER, FB_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
-      void *values[] = { log, (void *) (gsize) sizeof log };
-      CUresult r = m->cu->ModuleLoadDataEx (&module, code->ptx, 2, options, values);
+      CUresult r = module_for_ptx (m, code->ptx, &module, log, sizeof log);
       if (r != 0)
         {
           g_autofree char *text = _fb_cuda_result_text (m->cu, r);
@@ -399,12 +446,17 @@ fb_cuda_module_new (FbPlan *plan, GPtrArray *code, const FbBackendOptions *optio
   m->plan = fb_plan_ref (plan);
   m->eager = options && options->eager;
   m->libs.strict_float32 = options && options->strict_float32;
+  m->libs.tf32_matmul = options && options->tf32_matmul;
   m->bufptr = g_new0 (CUdeviceptr, plan->buffers->len + 1);
   m->host_ptr = g_new0 (void *, plan->buffers->len + 1);
   m->dynamic = g_new0 (FbTensor *, plan->buffers->len + 1);
   m->modules = g_hash_table_new (g_str_hash, g_str_equal);
   if ((m->cu = _fb_cuda_open_device (&m->device, error)) == NULL)
     return NULL;
+  g_autofree char *device_tag = fb_cuda_device_describe (error);
+  if (device_tag == NULL)
+    return NULL;
+  fb_cubin_cache_init (&m->cubins, device_tag);
   m->libs.cu = m->cu;
   if (!cu_ok (m, m->cu->DevicePrimaryCtxRetain (&m->ctx, m->device), error, "the CUDA context") ||
       !cu_ok (m, m->cu->CtxSetCurrent (m->ctx), error, "the CUDA context") ||
@@ -467,6 +519,7 @@ fb_cuda_module_free (FbCudaModule *m)
       g_free (m->host_ptr[g_array_index (m->plan->inputs, guint, i)]);
   g_clear_pointer (&m->segments, g_array_unref);
   g_clear_pointer (&m->modules, g_hash_table_unref);
+  fb_cubin_cache_clear (&m->cubins);
   for (guint i = 0; m->dynamic && i < m->plan->buffers->len; i++)
     g_clear_pointer (&m->dynamic[i], fb_tensor_unref);
   g_free (m->dynamic);

@@ -23,6 +23,7 @@ typedef struct {
   CUdeviceptr       workspace;
   size_t            workspace_bytes;
   gboolean          strict_float32;
+  gboolean          tf32_matmul;    /* matrix products in TF32 (strict_float32 overrides) */
   GHashTable       *conv_choices;   /* convolution shape -> the way timed fastest */
 } FbCudaLibs;
 

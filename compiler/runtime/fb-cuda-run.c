@@ -347,9 +347,10 @@ fb_cuda_module_describe (FbCudaModule *m)
     g_string_append_printf (convs, "%s%u %s", i ? ", " : "; convolutions: ",
                             g_array_index (counts, guint, i), (const char *) g_ptr_array_index (ways, i));
   g_autofree char *conv_text = g_string_free (convs, FALSE);
+  g_autofree char *cubins = fb_cubin_cache_describe (&m->cubins);
   return g_strdup_printf ("%s of %u device segment%s and %u host step%s; last run: %u copies up "
-                          "(%" G_GUINT64_FORMAT " bytes), %u down (%" G_GUINT64_FORMAT " bytes)%s",
+                          "(%" G_GUINT64_FORMAT " bytes), %u down (%" G_GUINT64_FORMAT " bytes)%s; %s",
                           m->eager ? "kernel-by-kernel launches" : "CUDA graph replays", device,
                           device == 1 ? "" : "s", host, host == 1 ? "" : "s", m->up_copies,
-                          m->up_bytes, m->down_copies, m->down_bytes, conv_text);
+                          m->up_bytes, m->down_copies, m->down_bytes, conv_text, cubins);
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* oneDNN convolutions and deconvolutions (see fb-dnnl-conv.h). Plain C on purpose: exported libraries compile
  * this file as it is. The primitive is made once per convolution; each run only points its
- * memory objects at the run's buffers. The convolutions fb-direct-conv.c fits (most KxK ones
- * on processors with AVX2 but not AVX-512) run there instead of as a primitive. */
+ * memory objects at the run's buffers. The convolutions fb-winograd-conv.c fits (3x3 stride-1
+ * ones where it measured faster) run there, and of the rest those fb-direct-conv.c fits (most
+ * KxK ones on processors with AVX2 but not AVX-512) there, instead of as a primitive. */
 #include "fb-dnnl-conv.h"
 #include "fb-direct-conv.h"
+#include "fb-winograd-conv.h"
 
 #include <dnnl.h>
 #include <dnnl_debug.h>
@@ -39,6 +41,7 @@ struct _FbDnnlConv {
   int64_t          row_co;          /* co */
   float           *bias_cols;       /* the bias repeated for every kw */
   FbDirectConv    *direct;          /* set: fb-direct-conv.c runs it, no primitive */
+  FbWinogradConv  *winograd;        /* set: fb-winograd-conv.c runs it, no primitive */
 };
 
 static dnnl_engine_t engine;
@@ -438,6 +441,15 @@ fb_dnnl_conv_new (const FbDnnlConvDesc *d, const float *weights, char *why, size
       conv->add_index = (int) i;
     else if (d->post[i].kind == FB_DNNL_POST_SUM)
       conv->sum = 1;
+  if (fb_winograd_conv_fits (d))
+    {
+      conv->winograd = fb_winograd_conv_new (d, weights);
+      if (conv->winograd != NULL)
+        return conv;
+      snprintf (why, why_len, "out of memory for the transformed weights");
+      fb_dnnl_conv_free (conv);
+      return NULL;
+    }
   if (fb_direct_conv_fits (d))
     {
       conv->direct = fb_direct_conv_new (d, weights);
@@ -503,6 +515,11 @@ fb_dnnl_conv_implementation (const FbDnnlConvDesc *d, char *name, size_t len)
 {
   if (!engine_ready (name, len))
     return -1;
+  if (fb_winograd_conv_fits (d))
+    {
+      snprintf (name, len, "winograd:avx2 F(4x4,3x3) (fb-winograd-conv.c, 6x16 register tiles)");
+      return 0;
+    }
   if (fb_direct_conv_fits (d))
     {
       snprintf (name, len, "direct:avx2 (fb-direct-conv.c, 6x16 register tiles)");
@@ -532,10 +549,14 @@ fb_dnnl_conv_run (FbDnnlConv *conv, const float *x, const float *bias, const flo
     { DNNL_ARG_SRC, conv->src }, { DNNL_ARG_WEIGHTS, conv->weights }, { DNNL_ARG_DST, conv->dst },
   };
   int n = 3;
+  /* In place (a sum), the Winograd and direct convolutions get the output itself as the
+   * addend: they read every element of the residual before they store the output element at
+   * the same index. */
+  if (conv->winograd)
+    return fb_winograd_conv_run (conv->winograd, x, conv->has_bias ? bias : NULL,
+                                 conv->add_index >= 0 ? add : conv->sum ? y : NULL, y);
   if (conv->direct)
     {
-      /* In place (a sum), its addend is the output itself: it reads every element of the
-       * residual before it stores the output element at the same index. */
       fb_direct_conv_run (conv->direct, x, conv->has_bias ? bias : NULL,
                           conv->add_index >= 0 ? add : conv->sum ? y : NULL, y);
       return 0;
@@ -579,6 +600,7 @@ fb_dnnl_conv_free (FbDnnlConv *conv)
       dnnl_memory_destroy (conv->row_weights[r]);
   free (conv->bias_cols);
   fb_direct_conv_free (conv->direct);
+  fb_winograd_conv_free (conv->winograd);
   if (conv->stream)
     dnnl_stream_destroy (conv->stream);
   if (conv->prim)

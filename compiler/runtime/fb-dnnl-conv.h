@@ -3,8 +3,9 @@
  * convolutions (ConvTranspose) through its deconvolution primitive, with the bias and the
  * elementwise epilogue it can fuse (its "post-ops") applied in registers.
  *
- * This header and fb-dnnl-conv.c depend on nothing but the C library, oneDNN and
- * fb-direct-conv.c (the convolution of our own some of them run as, on OpenMP's threads):
+ * This header and fb-dnnl-conv.c depend on nothing but the C library, oneDNN,
+ * fb-direct-conv.c and fb-winograd-conv.c (the convolutions of our own some of them run as, on
+ * OpenMP's threads):
  * besides being part of the CPU runtime, they are compiled into every exported shared library
  * (lib/libfbmodel.so of a bundle), whose driver calls fb_dnnl_conv_once. */
 #pragma once
@@ -73,7 +74,8 @@ int         fb_dnnl_conv_run  (FbDnnlConv *conv, const float *x, const float *bi
                                const float *add, float *y);
 void        fb_dnnl_conv_free (FbDnnlConv *conv);
 /* The name of the implementation that runs d on this machine: the one oneDNN picks
- * ("brgconv_1x1:avx512_core"), or "direct:avx2 ..." where fb-direct-conv.c takes it; or the
+ * ("brgconv_1x1:avx512_core"), or "winograd:avx2 ..." or "direct:avx2 ..." where
+ * fb-winograd-conv.c or fb-direct-conv.c takes it; or the
  * reason there is none. Returns 0, or -1 with the reason in name. */
 int         fb_dnnl_conv_implementation (const FbDnnlConvDesc *d, char *name, size_t len);
 
