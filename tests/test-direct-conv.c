@@ -3,7 +3,7 @@
  * the helper's own interface (fb-dnnl-conv.h) as the runtime and exported libraries call it:
  * geometry (strides, dilations, asymmetric pads, 1xk and kx1 kernels, a batch), a partial
  * block of output channels, a small map whose threads split the channel blocks, a wide map
- * walked in several chunks, and every post-op it takes, in order. Which convolutions it takes
+ * walked in several chunks, and every post-op it takes, in order, the residual also in place. Which convolutions it takes
  * depends on the processor; the rules are checked either way. */
 #include "fb-direct-conv.h"
 #include "fb-dnnl-conv.h"
@@ -36,6 +36,7 @@ apply_post (const FbDnnlConvDesc *d, double v, const float *add, gsize at)
         case FB_DNNL_POST_MAX: v = MAX (v, p->alpha); break;
         case FB_DNNL_POST_MIN: v = MIN (v, p->alpha); break;
         case FB_DNNL_POST_ADD: v += add[at]; break;
+        case FB_DNNL_POST_SUM: v += add[at]; break;     /* what the output held */
         default: g_assert_not_reached ();
         }
     }
@@ -100,8 +101,16 @@ check (const FbDnnlConvDesc *d, guint32 seed)
   char why[256] = "";
   FbDnnlConv *conv = fb_dnnl_conv_new (d, w, why, sizeof why);
   g_assert_nonnull (conv);
-  memset (got, 0xff, ny * sizeof (float));         /* NaN where nothing is written */
-  g_assert_cmpint (fb_dnnl_conv_run (conv, x, bias, add, got), ==, 0);
+  gboolean sum = FALSE;
+  for (int64_t i = 0; i < d->n_post; i++)
+    sum |= d->post[i].kind == FB_DNNL_POST_SUM;
+  /* In place, the output holds the residual and no other addend is given; else NaN where
+   * nothing is written. */
+  if (sum)
+    memcpy (got, add, ny * sizeof (float));
+  else
+    memset (got, 0xff, ny * sizeof (float));
+  g_assert_cmpint (fb_dnnl_conv_run (conv, x, bias, sum ? NULL : add, got), ==, 0);
   fb_dnnl_conv_free (conv);
   for (gsize i = 0; i < ny; i++)
     if (!(fabsf (got[i] - want[i]) <= 1e-4f + 1e-4f * fabsf (want[i])))
@@ -153,6 +162,51 @@ test_post_ops (void)
     }
 }
 
+/* The residual added in place (a sum: the output's buffer holds it when the run starts), at
+ * every place of the chain, on the direct and Winograd convolutions and on oneDNN's kernels, among them a
+ * 1x1 one with a long reduction (oneDNN's jit_1x1 passes over the output once per block of
+ * input channels, which a binary post-op reading the output would see half done). */
+static void
+test_sum (void)
+{
+  omp_set_num_threads (2);
+  const FbDnnlPost chains[][3] = {
+    { { FB_DNNL_POST_SUM }, { FB_DNNL_POST_RELU } },                  /* a bottleneck's end */
+    { { FB_DNNL_POST_RELU }, { FB_DNNL_POST_SUM } },                  /* activation first */
+    { { FB_DNNL_POST_MIN, 0.3 }, { FB_DNNL_POST_SUM }, { FB_DNNL_POST_CLIP, 0, 6 } },
+  };
+  const int lens[] = { 2, 2, 3 };
+  const FbDnnlConvDesc shapes[] = {
+    desc (1, 64, 6, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1),       /* direct where it fits */
+    desc (1, 64, 16, 16, 48, 3, 3, 1, 1, 1, 1, 1, 1),     /* Winograd where it fits */
+    desc (1, 32, 6, 7, 48, 3, 3, 1, 1, 1, 1, 1, 1),       /* oneDNN: few channels */
+    desc (1, 64, 9, 10, 48, 1, 1, 1, 1, 0, 0, 0, 0),      /* oneDNN 1x1 */
+    desc (1, 1024, 7, 7, 256, 1, 1, 1, 1, 0, 0, 0, 0),    /* 1x1, long reduction */
+  };
+  for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
+    for (guint i = 0; i < G_N_ELEMENTS (chains); i++)
+      {
+        FbDnnlConvDesc d = shapes[s];
+        d.n_post = lens[i];
+        memcpy (d.post, chains[i], sizeof chains[i]);
+        char impl[256];
+        /* The second shape is Winograd's where the processor has it: let it take that one. */
+        if (s == 1)
+          g_unsetenv ("FUSEBENCH_WINOGRAD");
+        g_assert_cmpint (fb_dnnl_conv_implementation (&d, impl, sizeof impl), ==, 0);
+        if (s == 1)
+          g_assert_cmpint (g_str_has_prefix (impl, "winograd:"), ==, fb_direct_conv_fits (&d));
+        check (&d, 400 + 10 * s + i);
+        g_setenv ("FUSEBENCH_WINOGRAD", "0", TRUE);
+      }
+  /* One addend per convolution, in place or not. */
+  FbDnnlConvDesc two = shapes[0];
+  two.n_post = 2;
+  two.post[0].kind = FB_DNNL_POST_SUM;
+  two.post[1].kind = FB_DNNL_POST_ADD;
+  g_assert_false (fb_dnnl_conv_desc_valid (&two));
+}
+
 /* The direct convolution takes KxK convolutions of 40 or more input channels with the
  * post-ops it has, on processors with AVX2 and FMA but not AVX-512; the helper names the
  * implementation it runs. */
@@ -197,6 +251,7 @@ main (int argc, char **argv)
   g_setenv ("FUSEBENCH_WINOGRAD", "0", TRUE);
   g_test_add_func ("/direct-conv/geometry", test_geometry);
   g_test_add_func ("/direct-conv/post-ops", test_post_ops);
+  g_test_add_func ("/direct-conv/sum", test_sum);
   g_test_add_func ("/direct-conv/rules", test_rules);
   return g_test_run ();
 }

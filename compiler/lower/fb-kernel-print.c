@@ -259,6 +259,7 @@ post_name (int64_t kind)
     case FB_DNNL_POST_ADD: return "add";
     case FB_DNNL_POST_MAX: return "max";
     case FB_DNNL_POST_MIN: return "min";
+    case FB_DNNL_POST_SUM: return "sum";
     default: return "?";
     }
 }
@@ -326,6 +327,8 @@ geometry:
       g_string_append_printf (s, " %s", post_name (p->kind));
       if (p->kind == FB_DNNL_POST_ADD)
         g_string_append_printf (s, " (a%u)", cv->add);
+      else if (p->kind == FB_DNNL_POST_SUM)
+        g_string_append_printf (s, " (a%u, in place: a%u holds it)", cv->add, cv->y);
       else if (p->kind == FB_DNNL_POST_CLIP)
         g_string_append_printf (s, " (%.9g, %.9g)", p->alpha, p->beta);
       else if (p->kind == FB_DNNL_POST_MAX || p->kind == FB_DNNL_POST_MIN)

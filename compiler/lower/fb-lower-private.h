@@ -43,6 +43,10 @@ typedef struct {
   int64_t        out_dims[FB_MAX_RANK];
 } FbLowerCtx;
 
+/* Gives convolutions whose fused Add reads a residual dying there the residual's bytes for
+ * their output, adding it in place (fb-lower-residual.c); cpu plans only. Returns how many. */
+guint     _fb_lower_residual_in_place (FbPlan *plan);
+
 /* Whether the kernel is lowered for a GPU target (library phases for contractions). */
 gboolean  _fb_lower_for_gpu       (const FbLowerCtx *c);
 

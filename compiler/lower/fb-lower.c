@@ -775,6 +775,7 @@ fb_lower_graph (const FbGraph *graph, const char *target, GError **error)
   g_hash_table_unref (lp.uses);
   if (!ok)
     return NULL;
+  _fb_lower_residual_in_place (plan);
   name_functions (plan);
   return g_steal_pointer (&plan);
 }

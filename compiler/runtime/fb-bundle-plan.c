@@ -10,8 +10,9 @@ static const char *const buffer_kinds[] = { "input", "const", "output", "value",
 static const char *const kernel_kinds[] = { "loops", "library", "view", "host" };
 static const char *const arg_roles[] = { "in", "out", "temp" };
 
+/* "sum" (an Add in place) came after the others: bundles from before it still read. */
 static const char *const post_kinds[] = { "none", "relu", "clip", "tanh", "sigmoid", "add", "max",
-                                           "min" };
+                                           "min", "sum" };
 
 /* The geometry of a convolution phase as a flat list, in this order. */
 #define N_GEOMETRY 19
@@ -386,6 +387,7 @@ read_conv (const FbPlan *plan, const FbKernel *k, JsonObject *o, FbKConv *cv)
         return FALSE;
     }
   guint add_args = 0;
+  gboolean sum = FALSE;
   for (guint i = 0; i < json_array_get_length (pa); i++)
     {
       JsonObject *p = object_at (pa, i);
@@ -397,7 +399,8 @@ read_conv (const FbPlan *plan, const FbKernel *k, JsonObject *o, FbKConv *cv)
       d->post[i].kind = kind;
       d->post[i].alpha = number (p, "alpha");
       d->post[i].beta = number (p, "beta");
-      add_args += kind == FB_DNNL_POST_ADD;
+      add_args += kind == FB_DNNL_POST_ADD || kind == FB_DNNL_POST_SUM;
+      sum |= kind == FB_DNNL_POST_SUM;
     }
   d->n_post = json_array_get_length (pa);
   if (!fb_dnnl_conv_desc_valid (d))
@@ -410,6 +413,10 @@ read_conv (const FbPlan *plan, const FbKernel *k, JsonObject *o, FbKConv *cv)
       !conv_arg (plan, k, a[2], d->co, TRUE, &cv->bias) ||
       !conv_arg (plan, k, a[3], out, TRUE, &cv->add) ||
       !conv_arg (plan, k, a[4], out, FALSE, &cv->y))
+    return FALSE;
+  /* A sum adds what the output's bytes hold: they must be the residual's. */
+  if (sum && fb_plan_root (plan, g_array_index (k->args, FbKArg, cv->add).buffer) !=
+             fb_plan_root (plan, g_array_index (k->args, FbKArg, cv->y).buffer))
     return FALSE;
   /* The weights are reordered once, when the plan is loaded: they must be constants. */
   guint wb = fb_plan_root (plan, g_array_index (k->args, FbKArg, cv->w).buffer);

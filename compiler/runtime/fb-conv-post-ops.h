@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The post-ops of fb-direct-conv.c and fb-winograd-conv.c on 8 channels of one pixel, AVX2:
- * Relu (LeakyRelu), Clip, Max, Min and the residual Add. Like them it depends on nothing but
+ * Relu (LeakyRelu), Clip, Max, Min and the residual Add (or sum, in place). Like them it depends on nothing but
  * the C library and the compiler's intrinsics, so that exported shared libraries compile it as
  * it is. */
 #pragma once
@@ -38,6 +38,7 @@ fb_conv_post_ops (const FbDnnlConvDesc *d, __m256 v, const float *add, int full,
           v = _mm256_min_ps (v, _mm256_set1_ps ((float) p->alpha));
           break;
         case FB_DNNL_POST_ADD:
+        case FB_DNNL_POST_SUM:    /* add is then the output: loaded here, stored after */
           v = _mm256_add_ps (v, full ? _mm256_loadu_ps (add) : _mm256_maskload_ps (add, mask));
           break;
         default:

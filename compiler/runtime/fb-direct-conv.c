@@ -46,7 +46,7 @@ fb_direct_conv_fits (const FbDnnlConvDesc *d)
     switch (d->post[i].kind)
       {
       case FB_DNNL_POST_RELU: case FB_DNNL_POST_CLIP: case FB_DNNL_POST_MAX:
-      case FB_DNNL_POST_MIN: case FB_DNNL_POST_ADD:
+      case FB_DNNL_POST_MIN: case FB_DNNL_POST_ADD: case FB_DNNL_POST_SUM:
         break;
       default:
         return 0;
@@ -152,7 +152,7 @@ tile (const FbDirectConv *conv, const float *x, const float *bias, const float *
   for (int j = 0; j < PIXELS && pix0 + j < P; j++)
     {
       int64_t at = (n * P + pix0 + j) * d->co + ob * LANES;
-      if (add)
+      if (add && add != y)      /* in place, the addend is these output lines */
         _mm_prefetch ((const char *) (add + at), _MM_HINT_T0);
       _mm_prefetch ((const char *) (y + at), _MM_HINT_T0);
     }
@@ -252,7 +252,7 @@ run_share (const FbDirectConv *conv, const float *x, const float *bias, const fl
       return;
     }
   double in_row = (double) d->w * d->c * sizeof (float);
-  double out_row = (double) d->ow * d->co * sizeof (float) * (add ? 2 : 1);
+  double out_row = (double) d->ow * d->co * sizeof (float) * (add && add != y ? 2 : 1);
   double budget = L2_BUDGET - block_bytes > (32 << 10) ? L2_BUDGET - block_bytes : (32 << 10);
   /* out_rows output rows read (out_rows - 1) * sh + (kh - 1) * dh + 1 input rows. */
   double per_out_row = out_row + in_row * d->sh;

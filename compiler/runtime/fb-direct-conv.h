@@ -21,7 +21,9 @@ typedef struct _FbDirectConv FbDirectConv;
 /* Whether d is one this convolution takes on this processor: not transposed, one group, a
  * kernel of more than one tap, at least 40 input channels (with 32 or fewer, too little work
  * per tap to hide its setup: oneDNN ran them 1.2x faster), post-ops among Relu (LeakyRelu),
- * Clip, Max, Min and Add, and a processor with AVX2 and FMA but not AVX-512. Returns 1 or 0. */
+ * Clip, Max, Min and Add (also in place, a sum: fb_direct_conv_run then gets the output as the
+ * addend, and reads each of its elements before it stores the output element at that index),
+ * and a processor with AVX2 and FMA but not AVX-512. Returns 1 or 0. */
 int           fb_direct_conv_fits (const FbDnnlConvDesc *d);
 /* The convolution for d (fb_dnnl_conv_desc_valid and fb_direct_conv_fits hold), with the
  * weights (OIHW) repacked; NULL when out of memory. */

@@ -32,6 +32,7 @@ struct _FbDnnlConv {
   void            *packed;          /* the reordered weights */
   int              has_bias;
   int              add_index;       /* position of the Add among the post-ops, or -1 */
+  int              sum;             /* an Add in place: the output holds the residual */
   /* Set when the deconvolution runs as matmuls, one per kernel row (see above). */
   int              n_rows;
   dnnl_memory_t    row_weights[FB_DNNL_MAX_ROWS];
@@ -98,6 +99,12 @@ post_ops (const FbDnnlConvDesc *d, const dnnl_memory_desc_t *dst_md, dnnl_primit
       const FbDnnlPost *p = &d->post[i];
       if (p->kind == FB_DNNL_POST_ADD)
         s = dnnl_post_ops_append_binary (ops, dnnl_binary_add, dst_md);
+      else if (p->kind == FB_DNNL_POST_SUM)
+        /* dst = this point of the chain + dst as it was. The kernels read each output block
+         * before their first store to it, also where they split the reduction into passes
+         * over the output; a binary post-op reading the output's own bytes would see those
+         * passes' partial sums there. */
+        s = dnnl_post_ops_append_sum (ops, 1.0f);
       else if (p->kind == FB_DNNL_POST_MAX || p->kind == FB_DNNL_POST_MIN)
         {
           /* One bound of a clip; the other infinite, so that nothing past it is cut (a Clip's
@@ -233,7 +240,7 @@ rows_fit (const FbDnnlConvDesc *d)
 {
   int adds = 0;
   for (int64_t i = 0; i < d->n_post; i++)
-    adds += d->post[i].kind == FB_DNNL_POST_ADD;
+    adds += d->post[i].kind == FB_DNNL_POST_ADD || d->post[i].kind == FB_DNNL_POST_SUM;
   return d->transposed && d->groups == 1 && d->kh == d->sh && d->kw == d->sw && d->dh == 1 &&
          d->dw == 1 && d->pt == 0 && d->pl == 0 && d->pb == 0 && d->pr == 0 &&
          d->oh == d->h * d->sh && d->ow == d->w * d->sw && d->kh <= FB_DNNL_MAX_ROWS && adds == 0;
@@ -390,12 +397,12 @@ fb_dnnl_conv_desc_valid (const FbDnnlConvDesc *d)
   int adds = 0;
   for (int64_t i = 0; i < d->n_post; i++)
     {
-      if (d->post[i].kind <= FB_DNNL_POST_NONE || d->post[i].kind > FB_DNNL_POST_MIN)
+      if (d->post[i].kind <= FB_DNNL_POST_NONE || d->post[i].kind > FB_DNNL_POST_SUM)
         return 0;
       if ((d->post[i].kind == FB_DNNL_POST_MAX || d->post[i].kind == FB_DNNL_POST_MIN) &&
           !isfinite (d->post[i].alpha))
         return 0;
-      adds += d->post[i].kind == FB_DNNL_POST_ADD;
+      adds += d->post[i].kind == FB_DNNL_POST_ADD || d->post[i].kind == FB_DNNL_POST_SUM;
     }
   int64_t eh = (d->kh - 1) * d->dh + 1, ew = (d->kw - 1) * d->dw + 1;
   if (d->transposed)
@@ -432,6 +439,8 @@ fb_dnnl_conv_new (const FbDnnlConvDesc *d, const float *weights, char *why, size
   for (int64_t i = 0; i < d->n_post; i++)
     if (d->post[i].kind == FB_DNNL_POST_ADD)
       conv->add_index = (int) i;
+    else if (d->post[i].kind == FB_DNNL_POST_SUM)
+      conv->sum = 1;
   if (fb_winograd_conv_fits (d))
     {
       conv->winograd = fb_winograd_conv_new (d, weights);
@@ -540,13 +549,16 @@ fb_dnnl_conv_run (FbDnnlConv *conv, const float *x, const float *bias, const flo
     { DNNL_ARG_SRC, conv->src }, { DNNL_ARG_WEIGHTS, conv->weights }, { DNNL_ARG_DST, conv->dst },
   };
   int n = 3;
+  /* In place (a sum), the Winograd and direct convolutions get the output itself as the
+   * addend: they read every element of the residual before they store the output element at
+   * the same index. */
   if (conv->winograd)
     return fb_winograd_conv_run (conv->winograd, x, conv->has_bias ? bias : NULL,
-                                 conv->add_index >= 0 ? add : NULL, y);
+                                 conv->add_index >= 0 ? add : conv->sum ? y : NULL, y);
   if (conv->direct)
     {
       fb_direct_conv_run (conv->direct, x, conv->has_bias ? bias : NULL,
-                          conv->add_index >= 0 ? add : NULL, y);
+                          conv->add_index >= 0 ? add : conv->sum ? y : NULL, y);
       return 0;
     }
   if (conv->n_rows)

@@ -28,6 +28,8 @@ typedef enum {
   FB_DNNL_POST_ADD,         /* x + a tensor of the output's shape and layout */
   FB_DNNL_POST_MAX,         /* max (x, alpha): a lower bound only (+inf stays +inf) */
   FB_DNNL_POST_MIN,         /* min (x, alpha): an upper bound only */
+  FB_DNNL_POST_SUM,         /* x + what the output buffer held before the run: the residual
+                               the memory plan put there (an Add in place, oneDNN's sum) */
 } FbDnnlPostKind;
 
 typedef struct {
@@ -48,7 +50,7 @@ typedef struct {
   int64_t    pt, pl, pb, pr;
   int64_t    has_bias;
   int64_t    transposed;    /* 1: a ConvTranspose, oneDNN's deconvolution */
-  int64_t    n_post;        /* at most one FB_DNNL_POST_ADD */
+  int64_t    n_post;        /* at most one FB_DNNL_POST_ADD or FB_DNNL_POST_SUM */
   FbDnnlPost post[FB_DNNL_CONV_MAX_POST];
 } FbDnnlConvDesc;
 
@@ -65,8 +67,9 @@ int         fb_dnnl_conv_desc_valid (const FbDnnlConvDesc *d);
  * now. NULL when oneDNN cannot: why receives its reason. */
 FbDnnlConv *fb_dnnl_conv_new  (const FbDnnlConvDesc *d, const float *weights, char *why,
                                size_t why_len);
-/* y = post-ops (conv (x) + bias); add is the tensor of the FB_DNNL_POST_ADD, if any. Not to be
- * called on one FbDnnlConv from two threads at once. Returns 0, or -1 when oneDNN failed. */
+/* y = post-ops (conv (x) + bias); add is the tensor of the FB_DNNL_POST_ADD, if any. With an
+ * FB_DNNL_POST_SUM, y holds the residual on entry (add is not read). Not to be called on one
+ * FbDnnlConv from two threads at once. Returns 0, or -1 when oneDNN failed. */
 int         fb_dnnl_conv_run  (FbDnnlConv *conv, const float *x, const float *bias,
                                const float *add, float *y);
 void        fb_dnnl_conv_free (FbDnnlConv *conv);

@@ -79,7 +79,7 @@ fb_winograd_conv_fits (const FbDnnlConvDesc *d)
     switch (d->post[i].kind)
       {
       case FB_DNNL_POST_RELU: case FB_DNNL_POST_CLIP: case FB_DNNL_POST_MAX:
-      case FB_DNNL_POST_MIN: case FB_DNNL_POST_ADD:
+      case FB_DNNL_POST_MIN: case FB_DNNL_POST_ADD: case FB_DNNL_POST_SUM:
         break;
       default:
         return 0;

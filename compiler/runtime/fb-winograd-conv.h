@@ -20,7 +20,8 @@ typedef struct _FbWinogradConv FbWinogradConv;
 
 /* Whether d is one this convolution takes and runs faster than the direct one: 3x3, stride 1,
  * dilation 1, one group, not transposed, any pads, the direct convolution's post-ops (Relu,
- * LeakyRelu, Clip, Max, Min, Add), at least 8 channels in and out, and enough output tiles
+ * LeakyRelu, Clip, Max, Min, Add, and Add in place: a sum, the output given as the addend),
+ * at least 8 channels in and out, and enough output tiles
  * for its weights (the .c gives the measured bounds), on a processor with AVX2 and FMA but not AVX-512, and the
  * environment variable FUSEBENCH_WINOGRAD not set to 0. Returns 1 or 0. */
 int             fb_winograd_conv_fits (const FbDnnlConvDesc *d);

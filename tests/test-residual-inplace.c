@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Residual adds in place (compiler/lower/fb-lower-residual.c) on the cpu target: where the
+ * residual dies at its convolution, the plan gives the output the residual's bytes and the
+ * post-op is a sum; where it does not (read again later, a graph input, a graph output, the
+ * convolution's own input), the plan keeps them apart and the Add reads a separate tensor.
+ * Every case runs twice (the second run must not add onto the first's results) and is compared
+ * with the interpreter; the in-place one also through a bundle, whose plan.json must say the
+ * same, and through the bundle's exported library. Models: tests/residual/make-residual-models.py. */
+#include "fb-bundle.h"
+#include "fb-codegen.h"
+#include "fb-compare.h"
+#include "fb-interp.h"
+#include "fb-lower.h"
+#include "fb-onnx-import.h"
+#include "fb-pipeline.h"
+#include "fb-test-cpu.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+/* Runs an exported library's model on one input file, writing its one output. */
+static const char program[] =
+  "#include \"fb-model.h\"\n"
+  "#include <stdio.h>\n"
+  "#include <stdlib.h>\n"
+  "int main (int argc, char **argv) {\n"
+  "  void *in = malloc (FB_MODEL_INPUT_0_BYTES), *out = malloc (FB_MODEL_OUTPUT_0_BYTES);\n"
+  "  FILE *f = fopen (argv[1], \"rb\");\n"
+  "  if (!f || fread (in, 1, FB_MODEL_INPUT_0_BYTES, f) != FB_MODEL_INPUT_0_BYTES) return 3;\n"
+  "  fclose (f);\n"
+  "  const void *ins[1] = { in };\n"
+  "  void *outs[1] = { out };\n"
+  "  for (int run = 0; run < 2; run++)\n"
+  "    if (fb_model_run (ins, outs) != 0) return 4;\n"
+  "  f = fopen (argv[2], \"wb\");\n"
+  "  fwrite (out, 1, FB_MODEL_OUTPUT_0_BYTES, f);\n"
+  "  return fclose (f) != 0; }\n";
+
+static char *
+model_path (const char *name)
+{
+  g_autofree char *file = g_strconcat (name, ".onnx", NULL);
+  return g_build_filename (g_getenv ("G_TEST_SRCDIR") ? g_getenv ("G_TEST_SRCDIR") : ".",
+                           "residual", file, NULL);
+}
+
+/* The model through the pass pipeline, channels-last as the cpu target runs it; without the
+ * plan-memory pass when the name says so ("...-no-plan"). */
+static FbPipeline *
+load (const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *file = g_strdup (name);
+  gboolean no_plan = g_str_has_suffix (file, "-no-plan");
+  if (no_plan)
+    file[strlen (file) - strlen ("-no-plan")] = '\0';
+  g_autofree char *path = model_path (file);
+  FbGraph *graph = fb_onnx_import_file (path, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
+  options->layout = FB_LAYOUT_NHWC;
+  if (no_plan)
+    g_ptr_array_add (options->disabled_passes, g_strdup ("plan-memory"));
+  FbPipeline *p = fb_pipeline_new (graph);
+  g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  return p;
+}
+
+/* Seeded inputs in [-1, 1] for every graph input. */
+static GPtrArray *
+make_inputs (const FbGraph *graph)
+{
+  GPtrArray *inputs = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (611);
+  for (guint i = 0; i < graph->inputs->len; i++)
+    {
+      const FbValue *v = g_ptr_array_index (graph->inputs, i);
+      int64_t dims[FB_MAX_RANK];
+      for (int d = 0; d < v->shape.rank; d++)
+        dims[d] = v->shape.dim[d];
+      g_autoptr(GError) error = NULL;
+      FbTensor *t = fb_tensor_new (FB_DTYPE_FLOAT32, v->shape.rank, dims, &error);
+      g_assert_no_error (error);
+      float *data = fb_tensor_data_mut (t);
+      for (gsize j = 0; j < fb_tensor_nbytes (t) / sizeof (float); j++)
+        data[j] = (float) g_rand_double_range (rand, -1, 1);
+      g_ptr_array_add (inputs, t);
+    }
+  return inputs;
+}
+
+/* The convolution phases of plan that add in place, each checked to be what the memory plan
+ * needs: the output an alias of the residual (the same bytes), nothing reading those bytes
+ * after the kernel but the output itself and what reads it. */
+static guint
+count_sums (const FbPlan *plan)
+{
+  guint n = 0;
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
+      for (guint p = 0; p < kernel->phases->len; p++)
+        {
+          const FbKConv *cv = ((FbKPhase *) g_ptr_array_index (kernel->phases, p))->conv;
+          gboolean sum = FALSE;
+          for (int64_t i = 0; cv && i < cv->desc.n_post; i++)
+            sum |= cv->desc.post[i].kind == FB_DNNL_POST_SUM;
+          if (!sum)
+            continue;
+          guint add = g_array_index (kernel->args, FbKArg, cv->add).buffer;
+          guint y = g_array_index (kernel->args, FbKArg, cv->y).buffer;
+          g_assert_cmpint (fb_plan_buffer (plan, y)->alias, ==, (int) add);
+          g_assert_cmpuint (fb_plan_root (plan, y), ==, fb_plan_root (plan, add));
+          const FbBuffer *root = fb_plan_buffer (plan, fb_plan_root (plan, add));
+          g_assert_cmpint (root->offset, >=, 0);
+          g_assert_cmpint (root->kind, ==, FB_BUF_INTERMEDIATE);
+          /* The residual itself (not the output, which now shares its bytes) is read by no
+           * later kernel. */
+          for (guint j = k + 1; j < plan->kernels->len; j++)
+            {
+              const FbKernel *later = g_ptr_array_index (plan->kernels, j);
+              for (guint a = 0; a < later->args->len; a++)
+                g_assert_cmpuint (g_array_index (later->args, FbKArg, a).buffer, !=, add);
+            }
+          n++;
+        }
+    }
+  return n;
+}
+
+/* No two buffers share bytes while both are alive, but where one dies at the kernel that
+ * writes the other (an elementwise node in place, a residual added in place). */
+static void
+check_arena (const FbPlan *plan)
+{
+  for (guint i = 0; i < plan->buffers->len; i++)
+    for (guint j = i + 1; j < plan->buffers->len; j++)
+      {
+        const FbBuffer *a = fb_plan_buffer (plan, i), *b = fb_plan_buffer (plan, j);
+        if (a->alias >= 0 || b->alias >= 0 || a->offset < 0 || b->offset < 0 ||
+            a->kind == FB_BUF_CONST || b->kind == FB_BUF_CONST || a->first_use < 0 ||
+            b->first_use < 0)
+          continue;
+        gboolean bytes = a->offset < b->offset + b->nbytes && b->offset < a->offset + a->nbytes;
+        gboolean life = a->first_use < b->last_use && b->first_use < a->last_use;
+        if (bytes && life)
+          g_error ("buffers %s and %s share bytes while both are alive", a->name, b->name);
+        g_assert_cmpint (a->offset + a->nbytes, <=, plan->arena_bytes);
+      }
+}
+
+static void
+compare_outputs (const char *what, GPtrArray *expected, GPtrArray *actual)
+{
+  g_assert_cmpuint (expected->len, ==, actual->len);
+  for (guint i = 0; i < expected->len; i++)
+    {
+      FbCompare cmp;
+      fb_tensor_compare (g_ptr_array_index (expected, i), g_ptr_array_index (actual, i),
+                         FB_COMPARE_RTOL, FB_COMPARE_ATOL, &cmp);
+      if (!cmp.ok)
+        g_error ("%s, output %u against the interpreter: %s", what, i, cmp.reason);
+      fb_compare_clear (&cmp);
+    }
+}
+
+/* Runs module twice on the inputs and compares both runs with the interpreter. */
+static void
+check_runs (const char *what, FbCpuModule *m, const FbGraph *graph, GPtrArray *inputs)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) reference = fb_interp_run (graph, inputs, NULL, &error);
+  g_assert_no_error (error);
+  for (int run = 0; run < 2; run++)
+    {
+      g_autoptr(GPtrArray) outputs = fb_cpu_module_run (m, inputs, NULL, &error);
+      g_assert_no_error (error);
+      compare_outputs (what, reference, outputs);
+    }
+}
+
+/* The bundle's exported library (lib/libfbmodel.so, its own copy of the convolution helper),
+ * linked into a program with the system's cc, run twice on the first input, against the
+ * interpreter. */
+static void
+check_shared_library (const char *dir, const char *bundle, const FbGraph *graph,
+                      GPtrArray *inputs)
+{
+  g_autoptr(GError) error = NULL;
+  g_assert_cmpuint (inputs->len, ==, 1);
+  g_autofree char *lib = g_build_filename (bundle, "lib", NULL);
+  g_autofree char *src = g_build_filename (dir, "main.c", NULL);
+  g_autofree char *exe = g_build_filename (dir, "main", NULL);
+  g_autofree char *in = g_build_filename (dir, "input.bin", NULL);
+  g_autofree char *out = g_build_filename (dir, "output.bin", NULL);
+  g_assert_true (g_file_set_contents (src, program, -1, NULL));
+  FbTensor *x = g_ptr_array_index (inputs, 0);
+  g_assert_true (g_file_set_contents (in, fb_tensor_data (x), fb_tensor_nbytes (x), NULL));
+  g_autofree char *rpath = g_strdup_printf ("-Wl,-rpath,%s", lib);
+  g_autofree char *incl = g_strdup_printf ("-I%s", lib);
+  g_autofree char *libdir = g_strdup_printf ("-L%s", lib);
+  const char *cc_argv[] = { "cc", "-o", exe, src, incl, libdir, rpath, "-lfbmodel", NULL };
+  int status;
+  g_autofree char *err = NULL;
+  g_assert_true (g_spawn_sync (NULL, (char **) cc_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                               NULL, &err, &status, &error));
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("cc failed: %s", err);
+  const char *run_argv[] = { exe, in, out, NULL };
+  g_assert_true (g_spawn_sync (NULL, (char **) run_argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
+                               NULL, &status, &error));
+  g_assert_true (g_spawn_check_wait_status (status, &error));
+  g_assert_no_error (error);
+
+  g_autoptr(GPtrArray) expected = fb_interp_run (graph, inputs, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (expected->len, ==, 1);
+  FbTensor *e = g_ptr_array_index (expected, 0);
+  char *contents;
+  gsize len;
+  g_assert_true (g_file_get_contents (out, &contents, &len, NULL));
+  g_assert_cmpuint (len, ==, fb_tensor_nbytes (e));
+  g_autoptr(GBytes) bytes = g_bytes_new_take (contents, len);
+  g_autoptr(GPtrArray) actual = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
+  g_ptr_array_add (actual, fb_tensor_new_for_bytes (e->dtype, e->rank, e->dims, bytes, &error));
+  g_assert_no_error (error);
+  compare_outputs ("the exported library", expected, actual);
+}
+
+/* Compiles model name for the cpu target, checks that expect_sums convolutions add in place,
+ * and its outputs. With bundle, also writes it as a bundle and checks what loads back. */
+static void
+check_model (const char *name, guint expect_sums, gboolean bundle)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPipeline) p = load (name);
+  const FbGraph *graph = fb_pipeline_final (p);
+  g_autoptr(FbPlan) plan = fb_lower_graph (graph, fb_codegen_host_target (), &error);
+  g_assert_no_error (error);
+  fb_plan_layout_memory (plan);
+  g_assert_cmpuint (count_sums (plan), ==, expect_sums);
+  check_arena (plan);
+
+  g_autoptr(GPtrArray) inputs = make_inputs (graph);
+  g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, 2, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr(FbCpuModule) m = fb_cpu_module_new (plan, objects, 2, &error);
+  g_assert_no_error (error);
+  check_runs (name, m, graph, inputs);
+  if (!bundle)
+    return;
+
+  g_autofree char *dir = g_dir_make_tmp ("fusebench-residual-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *path = g_build_filename (dir, "residual.fusebench", NULL);
+  FbBundleOptions options = { .source = name, .shared_library = TRUE };
+  g_assert_true (fb_bundle_write (path, plan, objects, graph, &options, &error));
+  g_assert_no_error (error);
+  g_autoptr(FbCpuModule) loaded = fb_bundle_load (path, 2, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_sums (fb_cpu_module_plan (loaded)), ==, expect_sums);
+  g_autofree char *what = g_strconcat (name, " (bundle)", NULL);
+  check_runs (what, loaded, graph, inputs);
+  check_shared_library (dir, path, graph, inputs);
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
+  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
+}
+
+/* Both blocks add in place: the 3x3 one (fb-direct-conv.c where it fits, else oneDNN) over
+ * the stem's output, the 1x1 one (oneDNN's sum) over the first block's, which already shares
+ * the stem's bytes. */
+static void
+test_in_place (void)
+{
+  check_model ("inplace", 2, TRUE);
+}
+
+/* Without the plan-memory pass the runtime's packer alone places everything. */
+static void
+test_in_place_no_pass_plan (void)
+{
+  check_model ("inplace-no-plan", 2, FALSE);
+}
+
+static void
+test_read_later (void)
+{
+  check_model ("read-later", 0, FALSE);
+}
+
+static void
+test_graph_input (void)
+{
+  check_model ("input-residual", 0, FALSE);
+}
+
+static void
+test_graph_output (void)
+{
+  check_model ("output-residual", 0, FALSE);
+}
+
+static void
+test_own_input (void)
+{
+  check_model ("self-residual", 0, FALSE);
+}
+
+/* The cuda target shares the lowering: its plans never add in place (cuDNN and the
+ * generated epilogues read the residual as a tensor of its own). */
+static void
+test_not_gpu (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPipeline) p = load ("inplace");
+  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), FB_LOWER_TARGET_CUDA,
+                                           &error);
+  g_assert_no_error (error);
+  g_assert_true (fb_lower_target_is_gpu (plan->target));
+  fb_plan_layout_memory (plan);
+  g_assert_cmpuint (count_sums (plan), ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  tc_init (&argc, &argv);
+  g_test_add_func ("/residual-inplace/in-place", test_in_place);
+  g_test_add_func ("/residual-inplace/in-place/no-plan-memory", test_in_place_no_pass_plan);
+  g_test_add_func ("/residual-inplace/read-later", test_read_later);
+  g_test_add_func ("/residual-inplace/graph-input", test_graph_input);
+  g_test_add_func ("/residual-inplace/graph-output", test_graph_output);
+  g_test_add_func ("/residual-inplace/own-input", test_own_input);
+  g_test_add_func ("/residual-inplace/not-gpu", test_not_gpu);
+  return g_test_run ();
+}
