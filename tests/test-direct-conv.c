@@ -3,45 +3,16 @@
  * the helper's own interface (fb-dnnl-conv.h) as the runtime and exported libraries call it:
  * geometry (strides, dilations, asymmetric pads, 1xk and kx1 kernels, a batch), a partial
  * block of output channels, a small map whose threads split the channel blocks, a wide map
- * walked in several chunks, and every post-op it takes, in order, the residual also in place. Which convolutions it takes
- * depends on the processor; the rules are checked either way. */
+ * walked in several chunks, and every post-op it takes, in order, the residual also in place.
+ * Which convolutions it takes depends on the processor; the rules are checked either way. */
 #include "fb-direct-conv.h"
 #include "fb-dnnl-conv.h"
+#include "fb-test-conv.h"
 
 #include <glib.h>
 #include <math.h>
 #include <omp.h>
 #include <string.h>
-
-static float *
-random_floats (gsize n, guint32 seed, double scale)
-{
-  g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
-  float *v = g_new (float, n + 1);
-  for (gsize i = 0; i < n; i++)
-    v[i] = (float) g_rand_double_range (rand, -scale, scale);
-  return v;
-}
-
-static double
-apply_post (const FbDnnlConvDesc *d, double v, const float *add, gsize at)
-{
-  for (int64_t i = 0; i < d->n_post; i++)
-    {
-      const FbDnnlPost *p = &d->post[i];
-      switch (p->kind)
-        {
-        case FB_DNNL_POST_RELU: v = v < 0 ? p->alpha * v : v; break;
-        case FB_DNNL_POST_CLIP: v = MIN (MAX (v, p->alpha), p->beta); break;
-        case FB_DNNL_POST_MAX: v = MAX (v, p->alpha); break;
-        case FB_DNNL_POST_MIN: v = MIN (v, p->alpha); break;
-        case FB_DNNL_POST_ADD: v += add[at]; break;
-        case FB_DNNL_POST_SUM: v += add[at]; break;     /* what the output held */
-        default: g_assert_not_reached ();
-        }
-    }
-  return v;
-}
 
 /* NHWC in and out, OIHW weights, accumulated in double. */
 static void
@@ -65,7 +36,7 @@ reference (const FbDnnlConvDesc *d, const float *x, const float *w, const float 
                          w[((o * d->c + i) * d->kh + a) * d->kw + b];
                 }
             gsize at = ((n * d->oh + oh) * d->ow + ow) * d->co + o;
-            y[at] = (float) apply_post (d, s, add, at);
+            y[at] = (float) tcv_apply_post (d, s, add, at);
           }
 }
 
@@ -91,10 +62,10 @@ check (const FbDnnlConvDesc *d, guint32 seed)
   g_assert_true (fb_dnnl_conv_desc_valid (d));
   gsize nx = d->n * d->h * d->w * d->c, nw = d->co * d->c * d->kh * d->kw;
   gsize ny = d->n * d->oh * d->ow * d->co;
-  g_autofree float *x = random_floats (nx, seed, 1.0);
-  g_autofree float *w = random_floats (nw, seed + 1, 0.1);
-  g_autofree float *bias = d->has_bias ? random_floats (d->co, seed + 2, 0.5) : NULL;
-  g_autofree float *add = random_floats (ny, seed + 3, 1.0);
+  g_autofree float *x = tcv_random_floats (nx, seed, 1.0);
+  g_autofree float *w = tcv_random_floats (nw, seed + 1, 0.1);
+  g_autofree float *bias = d->has_bias ? tcv_random_floats (d->co, seed + 2, 0.5) : NULL;
+  g_autofree float *add = tcv_random_floats (ny, seed + 3, 1.0);
   g_autofree float *want = g_new (float, ny + 1);
   g_autofree float *got = g_new (float, ny + 1);
   reference (d, x, w, bias, add, want);

@@ -8,6 +8,7 @@
 #include "fb-winograd-conv.h"
 #include "fb-direct-conv.h"
 #include "fb-dnnl-conv.h"
+#include "fb-test-conv.h"
 
 #include <glib.h>
 #include <math.h>
@@ -33,35 +34,6 @@ runs_here (void)
                        .pt = 1, .pl = 1, .pb = 1, .pr = 1 };
   g_assert_false (fb_winograd_conv_fits (&d));
   return FALSE;
-}
-
-static float *
-random_floats (gsize n, guint32 seed, double scale)
-{
-  g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
-  float *v = g_new (float, n + 1);
-  for (gsize i = 0; i < n; i++)
-    v[i] = (float) g_rand_double_range (rand, -scale, scale);
-  return v;
-}
-
-static double
-apply_post (const FbDnnlConvDesc *d, double v, const float *add, gsize at)
-{
-  for (int64_t i = 0; i < d->n_post; i++)
-    {
-      const FbDnnlPost *p = &d->post[i];
-      switch (p->kind)
-        {
-        case FB_DNNL_POST_RELU: v = v < 0 ? p->alpha * v : v; break;
-        case FB_DNNL_POST_CLIP: v = MIN (MAX (v, p->alpha), p->beta); break;
-        case FB_DNNL_POST_MAX: v = MAX (v, p->alpha); break;
-        case FB_DNNL_POST_MIN: v = MIN (v, p->alpha); break;
-        case FB_DNNL_POST_ADD: v += add[at]; break;
-        default: g_assert_not_reached ();
-        }
-    }
-  return v;
 }
 
 /* NHWC in and out, OIHW weights, 3x3 stride 1, accumulated in double; also the sum of the
@@ -91,7 +63,7 @@ reference (const FbDnnlConvDesc *d, const float *x, const float *w, const float 
                     }
                 }
             gsize at = ((n * d->oh + oh) * d->ow + ow) * d->co + o;
-            y[at] = (float) apply_post (d, s, add, at);
+            y[at] = (float) tcv_apply_post (d, s, add, at);
             scale[at] = (float) mag;
           }
 }
@@ -119,10 +91,10 @@ check (const FbDnnlConvDesc *d, guint32 seed, gboolean in_place)
   g_assert_true (fb_dnnl_conv_desc_valid (d));
   gsize nx = d->n * d->h * d->w * d->c, nw = d->co * d->c * 9;
   gsize ny = d->n * d->oh * d->ow * d->co;
-  g_autofree float *x = random_floats (nx, seed, 1.0);
-  g_autofree float *w = random_floats (nw, seed + 1, 0.1);
-  g_autofree float *bias = d->has_bias ? random_floats (d->co, seed + 2, 0.5) : NULL;
-  g_autofree float *add = random_floats (ny, seed + 3, 1.0);
+  g_autofree float *x = tcv_random_floats (nx, seed, 1.0);
+  g_autofree float *w = tcv_random_floats (nw, seed + 1, 0.1);
+  g_autofree float *bias = d->has_bias ? tcv_random_floats (d->co, seed + 2, 0.5) : NULL;
+  g_autofree float *add = tcv_random_floats (ny, seed + 3, 1.0);
   g_autofree float *want = g_new (float, ny + 1);
   g_autofree float *scale = g_new (float, ny + 1);
   g_autofree float *got = g_new (float, ny + 1);
@@ -283,10 +255,10 @@ test_rules (void)
   run.n_post = 1;
   run.post[0].kind = FB_DNNL_POST_ADD;
   gsize nx = 20 * 18 * 48, nw = 40 * 48 * 9, ny = 20 * 18 * 40;
-  g_autofree float *x = random_floats (nx, 5, 1.0);
-  g_autofree float *w = random_floats (nw, 6, 0.1);
-  g_autofree float *bias = random_floats (40, 7, 0.5);
-  g_autofree float *add = random_floats (ny, 8, 1.0);
+  g_autofree float *x = tcv_random_floats (nx, 5, 1.0);
+  g_autofree float *w = tcv_random_floats (nw, 6, 0.1);
+  g_autofree float *bias = tcv_random_floats (40, 7, 0.5);
+  g_autofree float *add = tcv_random_floats (ny, 8, 1.0);
   g_autofree float *want = g_new (float, ny);
   g_autofree float *scale = g_new (float, ny);
   g_autofree float *got = g_new (float, ny);

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* What the tests of our own convolutions (direct, Winograd) share: random data and the
+ * post-ops applied in double, as the reference loop nests apply them. */
+#pragma once
+
+#include "fb-dnnl-conv.h"
+
+#include <glib.h>
+
+/* n floats uniform in [-scale, scale] (one more allocated, for masked reads past the end). */
+float  *tcv_random_floats (gsize n, guint32 seed, double scale);
+/* d's post-ops on v, the output element at index at; add holds the addend (for an in-place
+ * sum, what the output held). */
+double  tcv_apply_post    (const FbDnnlConvDesc *d, double v, const float *add, gsize at);
