@@ -107,7 +107,6 @@ fb_direct_conv_free (FbDirectConv *conv)
 
 #ifdef FB_DIRECT_X86
 
-
 /* Bias, post-ops and the store of one pixel's 16 channels (fewer in the last block). */
 __attribute__ ((target ("avx2,fma"))) static inline void
 finish (const FbDnnlConvDesc *d, __m256 lo, __m256 hi, const float *bias, const float *add,

@@ -167,7 +167,6 @@ fb_winograd_conv_free (FbWinogradConv *conv)
 
 #ifdef FB_WINOGRAD_X86
 
-
 /* B^T applied to one line of six: the input transform along one axis. */
 __attribute__ ((target ("avx2,fma"))) static inline void
 input_line (const __m256 d[6], __m256 t[6])
