@@ -6,6 +6,7 @@
 #include "fb-profile-run.h"
 #include "fb-window-private.h"
 #include "fb-cuda.h"
+#include "fb-main-thread.h"
 
 /* Why the CUDA target cannot be picked; NULL once there is one to profile on. */
 static const char *
@@ -93,7 +94,7 @@ on_progress (double      fraction,
   p->window = g_object_ref (job->window);
   p->fraction = fraction;
   p->what = g_strdup (what);
-  g_main_context_invoke_full (job->context, G_PRIORITY_DEFAULT, deliver_progress, p, progress_free);
+  fb_main_thread_post (job->context, deliver_progress, p, progress_free);
 }
 
 static void

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fb-runner.h"
+#include "fb-main-thread.h"
 
 struct _FbRunner {
   gatomicrefcount  ref_count;
@@ -111,7 +112,7 @@ on_progress (guint    done,
   p->object = g_object_ref (job->object);
   p->done = done;
   p->total = total;
-  g_main_context_invoke_full (job->context, G_PRIORITY_DEFAULT, deliver_progress, p, progress_free);
+  fb_main_thread_post (job->context, deliver_progress, p, progress_free);
 }
 
 static void
