@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* fusebench check CASE_DIR... [--target interp|cpu|cuda] [--strict-float32 | --tf32-matmul] [--rtol R]
- *                 [--atol A] [PIPELINE]
+/* fusebench check CASE_DIR... [--target interp|cpu|cuda] [--strict-float32 | --tf32-matmul]
+ *                 [--rtol R] [--atol A] [PIPELINE]
  *
  * Each CASE_DIR holds model.onnx and test_data_set_* folders with input_K.pb and output_K.pb
  * (the ONNX backend-test layout). Every data set is run and every output compared with

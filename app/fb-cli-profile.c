@@ -293,7 +293,8 @@ fb_cli_profile (int argc, char **argv)
       status = FB_EXIT_INPUT;
     }
   else if (!fb_cli_check_precision (&(FbBackendOptions) { .strict_float32 = args.strict_float32,
-                                                          .tf32_matmul = args.tf32_matmul }, &error))
+                                                          .tf32_matmul = args.tf32_matmul },
+                                     &error))
     status = fb_cli_fail (error);
   else
     {

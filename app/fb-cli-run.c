@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* fusebench run MODEL|BUNDLE [--target interp|cpu|cuda] [--strict-float32 | --tf32-matmul] [--eager] [PIPELINE] [--input-dir DIR | --input NAME=FILE ...]
+/* fusebench run MODEL|BUNDLE [--target interp|cpu|cuda] [--strict-float32 | --tf32-matmul]
+ *                     [--eager] [PIPELINE] [--input-dir DIR | --input NAME=FILE ...]
  *                     [--output-dir DIR] [--output NAME=FILE ...] [--iterations N] [--json]
  *
  * Runs the pipeline's final graph on the given inputs, as often as asked, and writes or

@@ -3,8 +3,8 @@
  * arena for every intermediate buffer at the memory plan's offsets, one allocation per graph
  * input (so that addresses never change), the weights packed and uploaded once, each kernel's
  * PTX loaded as a module (its cubin from fb-cuda-cubin-cache.c's cache when an earlier run
- * compiled it on this device), each kernel's argument array (its buffers' device addresses) on the
- * device, the library phases made. Then the kernels are cut into segments at the host steps
+ * compiled it on this device), each kernel's argument array (its buffers' device addresses)
+ * on the device, the library phases made. Then the kernels are cut into segments at the host steps
  * (If, Loop, Scan: the reference interpreter runs them on copies of their buffers, fb-cpu-host.c),
  * and each device segment is captured once as a CUDA graph; a run uploads the inputs, replays
  * the segments in order (or, eager, launches kernel by kernel) and reads the outputs back.
