@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The cuda target's cubin cache without a GPU: keys per device and PTX, atomic files read
- * back whole, damaged files caught before the driver sees them, a folder that cannot be written counted and named, the cache turned off. */
+ * back whole, damaged files caught before the driver sees them, a folder that cannot be
+ * written counted and named, the cache turned off. */
 #include "fb-cuda-cubin-cache.h"
 
 #include <glib/gstdio.h>

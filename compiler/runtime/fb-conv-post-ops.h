@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The post-ops of fb-direct-conv.c and fb-winograd-conv.c on 8 channels of one pixel, AVX2:
- * Relu (LeakyRelu), Clip, Max, Min and the residual Add (or sum, in place). Like them it depends on nothing but
- * the C library and the compiler's intrinsics, so that exported shared libraries compile it as
- * it is. */
+ * Relu (LeakyRelu), Clip, Max, Min and the residual Add (or sum, in place). Like them it
+ * depends on nothing but the C library and the compiler's intrinsics, so that exported shared
+ * libraries compile it as it is. */
 #pragma once
 
 #include "fb-dnnl-conv.h"

@@ -13,8 +13,10 @@ fb_cubin_cache_init (FbCubinCache *cache, const char *device_tag)
   const char *where = g_getenv ("FUSEBENCH_CUBIN_CACHE");
   if (where && (g_ascii_strcasecmp (where, "off") == 0 || g_str_equal (where, "0")))
     return;
-  cache->dir = where && *where ? g_strdup (where)
-                               : g_build_filename (g_get_user_cache_dir (), "fusebench", "cubin", NULL);
+  if (where && *where)
+    cache->dir = g_strdup (where);
+  else
+    cache->dir = g_build_filename (g_get_user_cache_dir (), "fusebench", "cubin", NULL);
 }
 
 void
