@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fb-roi-spec.h"
+#include "fb-spec-support.h"
 
 #include <string.h>
-
-/* A node that carries no opset gets the newest semantics, as in inference and the interpreter. */
-#define LATEST_OPSET 21
 
 gboolean
 fb_roi_spec_read (const FbNode *node, FbRoiSpec *spec, GError **error)
@@ -13,7 +11,7 @@ fb_roi_spec_read (const FbNode *node, FbRoiSpec *spec, GError **error)
   int opset;
 
   g_return_val_if_fail (node != NULL && spec != NULL, FALSE);
-  opset = node->opset > 0 ? node->opset : LATEST_OPSET;
+  opset = node->opset > 0 ? node->opset : FB_SPEC_LATEST_OPSET;
   mode = fb_node_attr_string (node, "mode", "avg");
   /* RoiAlign-10 had no coordinate_transformation_mode and computed "output_half_pixel"; opset 16
    * added it with the default "half_pixel". */

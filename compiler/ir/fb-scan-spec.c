@@ -1,25 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fb-scan-spec.h"
+#include "fb-spec-support.h"
 
-#include <stdarg.h>
 #include <string.h>
 
-/* A node that carries no opset gets the newest semantics, as in inference and the interpreter. */
-#define LATEST_OPSET 21
-
-static gboolean
-fail (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-fail (GError **error, const char *format, ...)
-{
-  va_list ap;
-  va_start (ap, format);
-  g_autofree char *msg = g_strdup_vprintf (format, ap);
-  va_end (ap);
-  g_set_error_literal (error, FB_GRAPH_ERROR, FB_GRAPH_ERROR_SHAPE, msg);
-  return FALSE;
-}
+/* Every error of these rules is about the node's shape or attributes. */
+#define fail(error, ...) fb_spec_fail (error, FB_GRAPH_ERROR_SHAPE, __VA_ARGS__)
 
 /* An INTS attribute of n entries, or n copies of fallback when absent. */
 static gboolean
@@ -66,7 +52,7 @@ fb_scan_spec_read (const FbNode *node, FbScanSpec *spec, GError **error)
 
   g_return_val_if_fail (node != NULL && spec != NULL, FALSE);
   memset (spec, 0, sizeof *spec);
-  opset = node->opset > 0 ? node->opset : LATEST_OPSET;
+  opset = node->opset > 0 ? node->opset : FB_SPEC_LATEST_OPSET;
   spec->batched = opset < 9;
   spec->first = spec->batched ? 1 : 0;
   body = fb_node_attr_graph (node, "body");

@@ -1,25 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fb-signal-spec.h"
+#include "fb-spec-support.h"
 
 #include <math.h>
-#include <stdarg.h>
 
-/* A node that carries no opset gets the newest semantics, as in inference and the interpreter. */
-#define LATEST_OPSET 21
-
-static gboolean
-fail (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-fail (GError **error, const char *format, ...)
-{
-  va_list ap;
-  va_start (ap, format);
-  g_autofree char *msg = g_strdup_vprintf (format, ap);
-  va_end (ap);
-  g_set_error_literal (error, FB_GRAPH_ERROR, FB_GRAPH_ERROR_SHAPE, msg);
-  return FALSE;
-}
+/* Every error of these rules is about the node's shape or attributes. */
+#define fail(error, ...) fb_spec_fail (error, FB_GRAPH_ERROR_SHAPE, __VA_ARGS__)
 
 gboolean
 fb_dft_spec (const FbNode *node, int rank, const int64_t *axis, FbDftSpec *spec, GError **error)
@@ -28,7 +14,7 @@ fb_dft_spec (const FbNode *node, int rank, const int64_t *axis, FbDftSpec *spec,
   int64_t a;
 
   g_return_val_if_fail (node != NULL && spec != NULL, FALSE);
-  opset = node->opset > 0 ? node->opset : LATEST_OPSET;
+  opset = node->opset > 0 ? node->opset : FB_SPEC_LATEST_OPSET;
   if (rank < 2)
     return fail (error, "the input has rank %d; it needs a signal axis and a last axis of the "
                  "real and imaginary parts", rank);
