@@ -66,6 +66,40 @@ lower_softmax (FbLowerCtx *c, const FbNode *node, int rank, const int64_t *dims,
   return _fb_lower_store (c, l, node->outputs[0], rc, y, error);
 }
 
+/* Into body, the statistics of x over the dims in mask at the kept coordinates: mean (the
+ * sum divided by n) and squares, the sum of the squared deviations from it (two passes, so
+ * that large offsets do not cancel). FALSE with error set when x cannot be read. */
+static gboolean
+emit_mean_and_squares (FbLowerCtx *c, GPtrArray *body, const FbValue *x, int rank,
+                       const int64_t *dims, guint mask, FbKExpr *const *coords, guint mean,
+                       guint squares, FbKExpr *n, GError **error)
+{
+  FbKernel *k = c->k;
+  FbDType t = x->dtype;
+  FbKExpr *rc[FB_MAX_RANK];
+
+  g_ptr_array_add (body, fb_ks_assign (k, mean, fb_kx_const_f (k, t, 0.0)));
+  memcpy (rc, coords, sizeof rc);
+  GPtrArray *l = _fb_lower_reduce_loops (k, body, rank, dims, mask, rc);
+  FbKExpr *v = _fb_lower_value_at (c, x, rank, rc, error);
+  if (v == NULL)
+    return FALSE;
+  g_ptr_array_add (l, fb_ks_assign (k, mean, fb_kx_binary (k, FB_KB_ADD, fb_kx_acc (k, mean), v)));
+  g_ptr_array_add (body, fb_ks_assign (k, mean,
+                                       fb_kx_binary (k, FB_KB_DIV, fb_kx_acc (k, mean), n)));
+
+  g_ptr_array_add (body, fb_ks_assign (k, squares, fb_kx_const_f (k, t, 0.0)));
+  memcpy (rc, coords, sizeof rc);
+  l = _fb_lower_reduce_loops (k, body, rank, dims, mask, rc);
+  v = _fb_lower_value_at (c, x, rank, rc, error);
+  if (v == NULL)
+    return FALSE;
+  FbKExpr *d = fb_kx_binary (k, FB_KB_SUB, v, fb_kx_acc (k, mean));
+  g_ptr_array_add (l, fb_ks_assign (k, squares, fb_kx_binary (k, FB_KB_ADD, fb_kx_acc (k, squares),
+                                                              fb_kx_binary (k, FB_KB_MUL, d, d))));
+  return TRUE;
+}
+
 /* LayerNormalization over dims [axis, rank), InstanceNormalization over [2, rank) with a
  * per-channel scale and bias. */
 static gboolean
@@ -92,24 +126,8 @@ lower_norm (FbLowerCtx *c, const FbNode *node, int rank, const int64_t *dims, GE
   guint mean = fb_kernel_new_acc (k, t), var = fb_kernel_new_acc (k, t);
   FbKExpr *n = fb_kx_const_f (k, t, (double) count);
 
-  g_ptr_array_add (body, fb_ks_assign (k, mean, fb_kx_const_f (k, t, 0.0)));
-  memcpy (rc, coords, sizeof rc);
-  GPtrArray *l = _fb_lower_reduce_loops (k, body, rank, dims, mask, rc);
-  FbKExpr *v = _fb_lower_value_at (c, x, rank, rc, error);
-  if (v == NULL)
+  if (!emit_mean_and_squares (c, body, x, rank, dims, mask, coords, mean, var, n, error))
     return FALSE;
-  g_ptr_array_add (l, fb_ks_assign (k, mean, fb_kx_binary (k, FB_KB_ADD, fb_kx_acc (k, mean), v)));
-  g_ptr_array_add (body, fb_ks_assign (k, mean, fb_kx_binary (k, FB_KB_DIV, fb_kx_acc (k, mean), n)));
-
-  g_ptr_array_add (body, fb_ks_assign (k, var, fb_kx_const_f (k, t, 0.0)));
-  memcpy (rc, coords, sizeof rc);
-  l = _fb_lower_reduce_loops (k, body, rank, dims, mask, rc);
-  v = _fb_lower_value_at (c, x, rank, rc, error);
-  if (v == NULL)
-    return FALSE;
-  FbKExpr *dv = fb_kx_binary (k, FB_KB_SUB, v, fb_kx_acc (k, mean));
-  g_ptr_array_add (l, fb_ks_assign (k, var, fb_kx_binary (k, FB_KB_ADD, fb_kx_acc (k, var),
-                                                          fb_kx_binary (k, FB_KB_MUL, dv, dv))));
   /* var becomes 1 / sqrt (var / n + eps) */
   g_ptr_array_add (body, fb_ks_assign (k, var,
     fb_kx_binary (k, FB_KB_DIV, fb_kx_const_f (k, t, 1.0),
@@ -125,8 +143,8 @@ lower_norm (FbLowerCtx *c, const FbNode *node, int rank, const int64_t *dims, GE
       return FALSE;
 
   memcpy (rc, coords, sizeof rc);
-  l = _fb_lower_reduce_loops (k, body, rank, dims, mask, rc);
-  v = _fb_lower_value_at (c, x, rank, rc, error);
+  GPtrArray *l = _fb_lower_reduce_loops (k, body, rank, dims, mask, rc);
+  FbKExpr *v = _fb_lower_value_at (c, x, rank, rc, error);
   if (v == NULL)
     return FALSE;
   FbKExpr *y = fb_kx_binary (k, FB_KB_MUL, fb_kx_binary (k, FB_KB_SUB, v, fb_kx_acc (k, mean)),
@@ -189,32 +207,17 @@ lower_mvn (FbLowerCtx *c, const FbNode *node, int rank, const int64_t *dims, GEr
   guint mean = fb_kernel_new_acc (k, t), dev = fb_kernel_new_acc (k, t);
   FbKExpr *n = fb_kx_const_f (k, t, (double) MAX (count, 1));
 
-  g_ptr_array_add (body, fb_ks_assign (k, mean, fb_kx_const_f (k, t, 0.0)));
-  memcpy (rc, coords, sizeof rc);
-  GPtrArray *l = _fb_lower_reduce_loops (k, body, rank, dims, mask, rc);
-  FbKExpr *v = _fb_lower_value_at (c, x, rank, rc, error);
-  if (v == NULL)
+  if (!emit_mean_and_squares (c, body, x, rank, dims, mask, coords, mean, dev, n, error))
     return FALSE;
-  g_ptr_array_add (l, fb_ks_assign (k, mean, fb_kx_binary (k, FB_KB_ADD, fb_kx_acc (k, mean), v)));
-  g_ptr_array_add (body, fb_ks_assign (k, mean, fb_kx_binary (k, FB_KB_DIV, fb_kx_acc (k, mean), n)));
-
-  g_ptr_array_add (body, fb_ks_assign (k, dev, fb_kx_const_f (k, t, 0.0)));
-  memcpy (rc, coords, sizeof rc);
-  l = _fb_lower_reduce_loops (k, body, rank, dims, mask, rc);
-  v = _fb_lower_value_at (c, x, rank, rc, error);
-  if (v == NULL)
-    return FALSE;
-  FbKExpr *d = fb_kx_binary (k, FB_KB_SUB, v, fb_kx_acc (k, mean));
-  g_ptr_array_add (l, fb_ks_assign (k, dev, fb_kx_binary (k, FB_KB_ADD, fb_kx_acc (k, dev),
-                                                          fb_kx_binary (k, FB_KB_MUL, d, d))));
   /* dev becomes the standard deviation plus the spec's epsilon */
   g_ptr_array_add (body, fb_ks_assign (k, dev,
-    fb_kx_binary (k, FB_KB_ADD, fb_kx_unary (k, FB_KU_SQRT, fb_kx_binary (k, FB_KB_DIV, fb_kx_acc (k, dev), n)),
+    fb_kx_binary (k, FB_KB_ADD,
+                  fb_kx_unary (k, FB_KU_SQRT, fb_kx_binary (k, FB_KB_DIV, fb_kx_acc (k, dev), n)),
                   fb_kx_const_f (k, t, 1e-9))));
 
   memcpy (rc, coords, sizeof rc);
-  l = _fb_lower_reduce_loops (k, body, rank, dims, mask, rc);
-  v = _fb_lower_value_at (c, x, rank, rc, error);
+  GPtrArray *l = _fb_lower_reduce_loops (k, body, rank, dims, mask, rc);
+  FbKExpr *v = _fb_lower_value_at (c, x, rank, rc, error);
   if (v == NULL)
     return FALSE;
   FbKExpr *y = fb_kx_binary (k, FB_KB_DIV, fb_kx_binary (k, FB_KB_SUB, v, fb_kx_acc (k, mean)),
