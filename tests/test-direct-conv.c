@@ -122,15 +122,21 @@ test_post_ops (void)
     { { FB_DNNL_POST_RELU, 0.2 }, { FB_DNNL_POST_MAX, -0.1 } },       /* LeakyRelu, a floor */
     { { FB_DNNL_POST_CLIP, 0, 6 } },
     { { FB_DNNL_POST_MIN, 0.3 }, { FB_DNNL_POST_ADD } },
+    { { FB_DNNL_POST_MIN, 0.3 }, { FB_DNNL_POST_ADD }, { FB_DNNL_POST_CLIP, 0, 6 } },
+    { { FB_DNNL_POST_RELU, 0.1 }, { FB_DNNL_POST_ADD }, { FB_DNNL_POST_RELU } },
   };
-  const int lens[] = { 2, 2, 1, 2 };
-  for (guint i = 0; i < G_N_ELEMENTS (chains); i++)
-    {
-      FbDnnlConvDesc d = desc (1, 64, 6, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1);
-      d.n_post = lens[i];
-      memcpy (d.post, chains[i], sizeof chains[i]);
-      check (&d, 200 + i);
-    }
+  const int lens[] = { 2, 2, 1, 2, 3, 3 };
+  /* The direct convolution's where it fits, and oneDNN's (few input channels). */
+  const FbDnnlConvDesc shapes[] = { desc (1, 64, 6, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1),
+                                    desc (1, 32, 6, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1) };
+  for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
+    for (guint i = 0; i < G_N_ELEMENTS (chains); i++)
+      {
+        FbDnnlConvDesc d = shapes[s];
+        d.n_post = lens[i];
+        memcpy (d.post, chains[i], sizeof chains[i]);
+        check (&d, 200 + 10 * s + i);
+      }
 }
 
 /* The residual added in place (a sum: the output's buffer holds it when the run starts), at
@@ -145,8 +151,10 @@ test_sum (void)
     { { FB_DNNL_POST_SUM }, { FB_DNNL_POST_RELU } },                  /* a bottleneck's end */
     { { FB_DNNL_POST_RELU }, { FB_DNNL_POST_SUM } },                  /* activation first */
     { { FB_DNNL_POST_MIN, 0.3 }, { FB_DNNL_POST_SUM }, { FB_DNNL_POST_CLIP, 0, 6 } },
+    /* Two clips before the sum: on oneDNN the second and the sum run after the primitive. */
+    { { FB_DNNL_POST_MIN, 0.3 }, { FB_DNNL_POST_CLIP, 0, 6 }, { FB_DNNL_POST_SUM } },
   };
-  const int lens[] = { 2, 2, 3 };
+  const int lens[] = { 2, 2, 3, 3 };
   const FbDnnlConvDesc shapes[] = {
     desc (1, 64, 6, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1),       /* direct where it fits */
     desc (1, 64, 16, 16, 48, 3, 3, 1, 1, 1, 1, 1, 1),     /* Winograd where it fits */

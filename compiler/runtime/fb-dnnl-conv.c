@@ -40,6 +40,10 @@ struct _FbDnnlConv {
   int64_t          cols;            /* kw * co: the product's columns */
   int64_t          row_co;          /* co */
   float           *bias_cols;       /* the bias repeated for every kw */
+  FbDnnlConvDesc   d;
+  int64_t          split;           /* post-ops from here on run after the primitive (see
+                                       primitive_post_ops), d.n_post where none do */
+  float           *staged;          /* the primitive's output when a sum runs after it */
   FbDirectConv    *direct;          /* set: fb-direct-conv.c runs it, no primitive */
   FbWinogradConv  *winograd;        /* set: fb-winograd-conv.c runs it, no primitive */
 };
@@ -87,14 +91,81 @@ eltwise_alg (int64_t kind)
     }
 }
 
+/* The alpha and beta oneDNN's eltwise post-op for p takes: one bound of a clip for Max and Min,
+ * the other infinite, so that nothing past it is cut (a Clip's absent bound is FLT_MAX, as the
+ * operator defines it). */
+static void
+eltwise_params (const FbDnnlPost *p, float *alpha, float *beta)
+{
+  *alpha = p->kind == FB_DNNL_POST_MIN ? -INFINITY : (float) p->alpha;
+  *beta = p->kind == FB_DNNL_POST_MAX ? INFINITY
+        : p->kind == FB_DNNL_POST_MIN ? (float) p->alpha : (float) p->beta;
+}
+
+/* How many of d's post-ops the primitive applies; fb_dnnl_conv_run applies the rest after it.
+ * oneDNN 2.6's AVX-512 kernels (brgconv, brgconv_1x1) give every eltwise post-op of one
+ * algorithm the parameters of the first of that algorithm in the chain: Min 0.3, the residual,
+ * then Clip 0..6 came out clipped at 0.3 and not at 0 (tests/test-direct-conv.c, /sum). So the
+ * chain is cut before the first eltwise post-op that repeats an earlier one's algorithm with
+ * other parameters. */
+static int64_t
+primitive_post_ops (const FbDnnlConvDesc *d)
+{
+  for (int64_t j = 1; j < d->n_post; j++)
+    for (int64_t i = 0; i < j; i++)
+      {
+        dnnl_alg_kind_t alg = eltwise_alg (d->post[j].kind);
+        float lo_i, hi_i, lo_j, hi_j;
+        eltwise_params (&d->post[i], &lo_i, &hi_i);
+        eltwise_params (&d->post[j], &lo_j, &hi_j);
+        if (alg != dnnl_alg_kind_undef && alg == eltwise_alg (d->post[i].kind) &&
+            (lo_i != lo_j || hi_i != hi_j))
+          return j;
+      }
+  return d->n_post;
+}
+
+/* The post-ops i0 .. n_post - 1 of d on n floats of y, in plain C: the ones the primitive
+ * leaves (primitive_post_ops). from holds the primitive's output; in place when it is y. With
+ * a sum among them, y holds the residual on entry. */
+static void
+apply_post_ops (const FbDnnlConvDesc *d, int64_t i0, const float *from, const float *add,
+                float *y, int64_t n)
+{
+#pragma omp parallel for schedule (static)
+  for (int64_t e = 0; e < n; e++)
+    {
+      float v = from[e];
+      for (int64_t i = i0; i < d->n_post; i++)
+        {
+          const FbDnnlPost *p = &d->post[i];
+          switch (p->kind)
+            {
+            case FB_DNNL_POST_RELU: v = v < 0 ? (float) p->alpha * v : v; break;
+            case FB_DNNL_POST_CLIP: v = fminf (fmaxf (v, (float) p->alpha), (float) p->beta); break;
+            case FB_DNNL_POST_TANH: v = tanhf (v); break;
+            case FB_DNNL_POST_SIGMOID: v = 1 / (1 + expf (-v)); break;
+            case FB_DNNL_POST_ADD: v += add[e]; break;
+            case FB_DNNL_POST_MAX: v = fmaxf (v, (float) p->alpha); break;
+            case FB_DNNL_POST_MIN: v = fminf (v, (float) p->alpha); break;
+            case FB_DNNL_POST_SUM: v += y[e]; break;
+            default: break;
+            }
+        }
+      y[e] = v;
+    }
+}
+
+/* The first n of d's post-ops as oneDNN's. */
 static dnnl_status_t
-post_ops (const FbDnnlConvDesc *d, const dnnl_memory_desc_t *dst_md, dnnl_primitive_attr_t attr)
+post_ops (const FbDnnlConvDesc *d, int64_t n, const dnnl_memory_desc_t *dst_md,
+          dnnl_primitive_attr_t attr)
 {
   dnnl_post_ops_t ops;
   dnnl_status_t s = dnnl_post_ops_create (&ops);
   if (s != dnnl_success)
     return s;
-  for (int64_t i = 0; i < d->n_post && s == dnnl_success; i++)
+  for (int64_t i = 0; i < n && s == dnnl_success; i++)
     {
       const FbDnnlPost *p = &d->post[i];
       if (p->kind == FB_DNNL_POST_ADD)
@@ -105,18 +176,12 @@ post_ops (const FbDnnlConvDesc *d, const dnnl_memory_desc_t *dst_md, dnnl_primit
          * over the output; a binary post-op reading the output's own bytes would see those
          * passes' partial sums there. */
         s = dnnl_post_ops_append_sum (ops, 1.0f);
-      else if (p->kind == FB_DNNL_POST_MAX || p->kind == FB_DNNL_POST_MIN)
-        {
-          /* One bound of a clip; the other infinite, so that nothing past it is cut (a Clip's
-           * absent bound is FLT_MAX, as the operator defines it). */
-          float bound = (float) p->alpha;
-          s = dnnl_post_ops_append_eltwise (ops, 1.0f, dnnl_eltwise_clip,
-                                            p->kind == FB_DNNL_POST_MAX ? bound : -INFINITY,
-                                            p->kind == FB_DNNL_POST_MAX ? INFINITY : bound);
-        }
       else if (eltwise_alg (p->kind) != dnnl_alg_kind_undef)
-        s = dnnl_post_ops_append_eltwise (ops, 1.0f, eltwise_alg (p->kind), (float) p->alpha,
-                                          (float) p->beta);
+        {
+          float alpha, beta;
+          eltwise_params (p, &alpha, &beta);
+          s = dnnl_post_ops_append_eltwise (ops, 1.0f, eltwise_alg (p->kind), alpha, beta);
+        }
       else
         s = dnnl_invalid_arguments;
     }
@@ -182,7 +247,7 @@ describe (const FbDnnlConvDesc *d, dnnl_memory_desc_t *src_md, dnnl_memory_desc_
     s = dnnl_primitive_attr_create (&attr);
   if (s != dnnl_success)
     return s;
-  s = post_ops (d, dst_md, attr);
+  s = post_ops (d, primitive_post_ops (d), dst_md, attr);
   if (s == dnnl_success)
     s = dnnl_primitive_desc_create (pd, d->transposed ? (const_dnnl_op_desc_t) &dd
                                                       : (const_dnnl_op_desc_t) &cd,
@@ -243,7 +308,8 @@ rows_fit (const FbDnnlConvDesc *d)
     adds += d->post[i].kind == FB_DNNL_POST_ADD || d->post[i].kind == FB_DNNL_POST_SUM;
   return d->transposed && d->groups == 1 && d->kh == d->sh && d->kw == d->sw && d->dh == 1 &&
          d->dw == 1 && d->pt == 0 && d->pl == 0 && d->pb == 0 && d->pr == 0 &&
-         d->oh == d->h * d->sh && d->ow == d->w * d->sw && d->kh <= FB_DNNL_MAX_ROWS && adds == 0;
+         d->oh == d->h * d->sh && d->ow == d->w * d->sw && d->kh <= FB_DNNL_MAX_ROWS && adds == 0 &&
+         primitive_post_ops (d) == d->n_post;
 }
 
 /* The product of one kernel row: [n * h, w, c] x [c, kw * co] into the output's rows of that
@@ -271,7 +337,7 @@ describe_rows (const FbDnnlConvDesc *d, dnnl_primitive_desc_t *pd)
     s = dnnl_primitive_attr_create (&attr);
   if (s != dnnl_success)
     return s;
-  s = post_ops (d, &dst_md, attr);
+  s = post_ops (d, primitive_post_ops (d), &dst_md, attr);
   if (s == dnnl_success)
     s = dnnl_primitive_desc_create (pd, &md, attr, engine, NULL);
   dnnl_primitive_attr_destroy (attr);
@@ -436,6 +502,8 @@ fb_dnnl_conv_new (const FbDnnlConvDesc *d, const float *weights, char *why, size
     }
   conv->has_bias = d->has_bias != 0;
   conv->add_index = -1;
+  conv->d = *d;
+  conv->split = d->n_post;
   for (int64_t i = 0; i < d->n_post; i++)
     if (d->post[i].kind == FB_DNNL_POST_ADD)
       conv->add_index = (int) i;
@@ -459,6 +527,23 @@ fb_dnnl_conv_new (const FbDnnlConvDesc *d, const float *weights, char *why, size
       fb_dnnl_conv_free (conv);
       return NULL;
     }
+  conv->split = primitive_post_ops (d);
+  for (int64_t i = conv->split; i < d->n_post; i++)
+    if (d->post[i].kind == FB_DNNL_POST_SUM)
+      {
+        /* The residual must still be in the output when the post-ops after the primitive
+         * run: the primitive writes elsewhere. */
+        size_t bytes = (size_t) (d->n * d->oh * d->ow * d->co) * sizeof (float);
+        conv->staged = aligned_alloc (64, (bytes + 63) / 64 * 64);
+        if (conv->staged == NULL)
+          {
+            snprintf (why, why_len, "out of memory for the convolution's staged output");
+            fb_dnnl_conv_free (conv);
+            return NULL;
+          }
+      }
+  if (conv->add_index >= conv->split)
+    conv->add_index = -1;       /* applied after the primitive */
   dnnl_memory_desc_t src_md, dst_md, bias_md;
   dnnl_primitive_desc_t pd = NULL;
   if (rows_fit (d) && describe_rows (d, &pd) == dnnl_success)
@@ -532,8 +617,12 @@ fb_dnnl_conv_implementation (const FbDnnlConvDesc *d, char *name, size_t len)
   dnnl_status_t s = rows ? dnnl_success : describe (d, &src_md, &dst_md, &bias_md, &pd);
   if (s == dnnl_success)
     s = dnnl_primitive_desc_query (pd, dnnl_query_impl_info_str, 0, &impl);
+  int64_t after = d->n_post - primitive_post_ops (d);
   if (s == dnnl_success && rows)
     snprintf (name, len, "%s matmul, one per kernel row", impl);
+  else if (s == dnnl_success && after > 0)
+    snprintf (name, len, "%s, then %ld post-op%s of its own", impl, (long) after,
+              after == 1 ? "" : "s");
   else if (s == dnnl_success)
     snprintf (name, len, "%s", impl);
   if (pd)
@@ -563,9 +652,10 @@ fb_dnnl_conv_run (FbDnnlConv *conv, const float *x, const float *bias, const flo
     }
   if (conv->n_rows)
     return run_rows (conv, x, bias, y);
+  float *out = conv->staged ? conv->staged : y;
   dnnl_status_t s = dnnl_memory_set_data_handle (conv->src, (void *) x);
   if (s == dnnl_success)
-    s = dnnl_memory_set_data_handle (conv->dst, y);
+    s = dnnl_memory_set_data_handle (conv->dst, out);
   if (s == dnnl_success && conv->has_bias)
     {
       s = dnnl_memory_set_data_handle (conv->bias, (void *) bias);
@@ -583,6 +673,11 @@ fb_dnnl_conv_run (FbDnnlConv *conv, const float *x, const float *bias, const flo
     s = dnnl_primitive_execute (conv->prim, conv->stream, n, args);
   if (s == dnnl_success)
     s = dnnl_stream_wait (conv->stream);
+  if (s == dnnl_success && conv->split < conv->d.n_post)
+    {
+      const FbDnnlConvDesc *d = &conv->d;
+      apply_post_ops (d, conv->split, out, add, y, d->n * d->oh * d->ow * d->co);
+    }
   return s == dnnl_success ? 0 : -1;
 }
 
@@ -606,6 +701,7 @@ fb_dnnl_conv_free (FbDnnlConv *conv)
   if (conv->prim)
     dnnl_primitive_destroy (conv->prim);
   free (conv->packed);
+  free (conv->staged);
   free (conv);
 }
 
