@@ -28,6 +28,7 @@ typedef struct {
   char    **outputs;
   int       iterations;
   gboolean  json;
+  int       threads;
   gboolean  strict_float32;
   gboolean  tf32_matmul;
   gboolean  eager;
@@ -105,8 +106,8 @@ dims_json (const FbTensor *t)
 }
 
 static void
-print_json (const char *model, const char *target, const FbGraph *graph, GPtrArray *outputs,
-            const FbTimingStats *times)
+print_json (const char *model, const char *target, const char *note, const FbGraph *graph,
+            GPtrArray *outputs, const FbTimingStats *times)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(JsonGenerator) gen = json_generator_new ();
@@ -117,6 +118,11 @@ print_json (const char *model, const char *target, const FbGraph *graph, GPtrArr
   json_builder_add_string_value (b, model);
   json_builder_set_member_name (b, "target");
   json_builder_add_string_value (b, target);
+  if (note != NULL)
+    {
+      json_builder_set_member_name (b, "run");
+      json_builder_add_string_value (b, note);
+    }
   json_builder_set_member_name (b, "iterations");
   json_builder_add_int_value (b, times->count);
   json_builder_set_member_name (b, "median_ms");
@@ -193,7 +199,8 @@ run_model (const char *model, const FbCliPipelineArgs *pipeline_args, const RunA
   const FbBackend *backend = NULL;
   FbCompiled *bundle = NULL;      /* owned, freed at the end */
   FbCompiled *compiled = NULL;    /* what runs: the bundle, or the specializer's (borrowed) */
-  FbBackendOptions backend_options = { .strict_float32 = args->strict_float32,
+  FbBackendOptions backend_options = { .n_threads = (guint) args->threads,
+                                       .strict_float32 = args->strict_float32,
                                        .tf32_matmul = args->tf32_matmul, .eager = args->eager };
   int status;
 
@@ -276,17 +283,16 @@ run_prepared (const char *model, const char *target, const FbBackend *backend,
       }
   if (outputs == NULL)
     return fb_cli_fail (error);
-  if (compiled != NULL && backend->describe_run != NULL && !args->json)
-    {
-      g_autofree char *what = backend->describe_run (compiled);
-      if (what != NULL)
-        fprintf (stderr, "%s\n", what);
-    }
+  g_autofree char *note = NULL;
+  if (compiled != NULL && backend->describe_run != NULL)
+    note = backend->describe_run (compiled);
+  if (note != NULL && !args->json)
+    fprintf (stderr, "%s\n", note);
   times = fb_timing_summarize (ms, (guint) args->iterations);
   if (!write_outputs (graph, outputs, args, &error))
     return fb_cli_fail (error);
   if (args->json)
-    print_json (model, target, graph, outputs, &times);
+    print_json (model, target, note, graph, outputs, &times);
   else
     print_text (target, graph, outputs, &times);
   return FB_EXIT_OK;
@@ -309,6 +315,8 @@ fb_cli_run (int argc, char **argv)
       "Write one output to a .pb or .npy file (repeatable)", "NAME=FILE" },
     { "iterations", 0, 0, G_OPTION_ARG_INT, &args.iterations, "Run this many times (timing)", "N" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &args.json, "Print one JSON object", NULL },
+    { "threads", 0, 0, G_OPTION_ARG_INT, &args.threads,
+      "cpu: threads (default: the processors this process may use)", "N" },
     { "strict-float32", 0, 0, G_OPTION_ARG_NONE, &args.strict_float32,
       "cuda: no TF32 at all: convolutions and matrix products in full float32", NULL },
     { "tf32-matmul", 0, 0, G_OPTION_ARG_NONE, &args.tf32_matmul,
@@ -334,9 +342,9 @@ fb_cli_run (int argc, char **argv)
            !fb_cli_check_precision (&(FbBackendOptions) { .strict_float32 = args.strict_float32,
                                                           .tf32_matmul = args.tf32_matmul }, &error))
     status = fb_cli_fail (error);
-  else if (args.iterations < 1)
+  else if (args.iterations < 1 || args.threads < 0)
     {
-      fprintf (stderr, "fusebench run: --iterations must be 1 or more\n");
+      fprintf (stderr, "fusebench run: --iterations must be 1 or more, --threads 0 or more\n");
       status = FB_EXIT_INPUT;
     }
   else if (args.input_dir != NULL && args.inputs != NULL)

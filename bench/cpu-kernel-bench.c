@@ -20,6 +20,7 @@
  * --show prints one kernel's IR and its optimized LLVM IR (or assembly) instead: is that loop
  * vectorized? */
 #include "fb-codegen.h"
+#include "fb-cpu-threads.h"
 #include "fb-onnx-import.h"
 #include "fb-pipeline.h"
 #include "fb-runtime.h"
@@ -294,7 +295,7 @@ main (int argc, char **argv)
   printf ("kernels: %u, sum of %s %.3f ms, whole run %s %.3f ms over %d runs\n", nk,
           use_min ? "minima" : "medians", sum, use_min ? "minimum" : "median",
           use_min ? minimum (whole, runs) : median (whole, runs), runs);
-  guint n_threads = threads > 0 ? (guint) threads : g_get_num_processors ();
+  guint n_threads = threads > 0 ? (guint) threads : fb_thread_count_default ();
   printf ("copy bandwidth: %.1f GB/s (memcpy of 64 MiB, read + written, %u threads, best of 5)\n",
           copy_bandwidth (n_threads), n_threads);
   return 0;

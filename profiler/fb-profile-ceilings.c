@@ -194,7 +194,7 @@ cache_store (const char *machine, guint n, double gflops, double gbps)
 }
 
 void
-_fb_profile_cpu_ceilings (guint n_threads, FbProfileDevice *device)
+_fb_profile_cpu_ceilings (guint n_threads, const char *threads_from, FbProfileDevice *device)
 {
   const char *env = g_getenv ("FUSEBENCH_CEILINGS");
   g_autofree char *machine = _fb_profile_cpu_name ();
@@ -202,7 +202,9 @@ _fb_profile_cpu_ceilings (guint n_threads, FbProfileDevice *device)
 
   n_threads = MAX (n_threads, 1);
   g_free (device->name);
-  device->name = g_strdup_printf ("%s (%u thread%s)", machine, n_threads, n_threads == 1 ? "" : "s");
+  device->name = g_strdup_printf ("%s (%u thread%s%s%s)", machine, n_threads,
+                                  n_threads == 1 ? "" : "s", threads_from ? ", from " : "",
+                                  threads_from ? threads_from : "");
   device->peak_gflops = device->peak_gbps = 0;
   device->ceilings_measured = FALSE;
   if (g_strcmp0 (env, "off") == 0)

@@ -9,6 +9,7 @@
 #include "fb-profile-private.h"
 #include "fb-cost.h"
 #include "fb-bundle.h"
+#include "fb-cpu-threads.h"
 #include "fb-runtime.h"
 #include "fb-timing.h"
 
@@ -345,7 +346,9 @@ profile_module (FbCpuModule *cpu, GPtrArray *stages, const FbPipelineOptions *pi
   s.n_kernels = plan->kernels->len;
   s.n_threads = fb_cpu_module_n_threads (cpu);
   report (progress, data, 0.02, "measuring the machine's ceilings");
-  _fb_profile_cpu_ceilings (s.n_threads, &p->device);
+  FbThreadCount count;
+  fb_thread_count_resolve (options ? options->n_threads : 0, &count);
+  _fb_profile_cpu_ceilings (s.n_threads, count.n == s.n_threads ? count.source : NULL, &p->device);
   gsize K = s.n_kernels, T = s.n_threads;
   s.wall_ms = g_new0 (double, s.n);
   s.kernel_ms = g_new0 (double, s.n * K + 1);

@@ -26,9 +26,11 @@ void       _fb_profile_place_on_roofline (FbProfileKernel *k, const FbProfileDev
 
 /* The CPU's name from /proc/cpuinfo ("CPU" when it says none). */
 char      *_fb_profile_cpu_name (void);
-/* Fills device with the CPU's name and its ceilings on n_threads (fb-profile-ceilings.c):
- * from the cache, measured, given by FUSEBENCH_CEILINGS, or none (zeros). */
-void       _fb_profile_cpu_ceilings (guint n_threads, FbProfileDevice *device);
+/* Fills device with the CPU's name, n_threads and where that count came from (threads_from,
+ * or NULL), and its ceilings on n_threads (fb-profile-ceilings.c): from the cache, measured,
+ * given by FUSEBENCH_CEILINGS, or none (zeros). */
+void       _fb_profile_cpu_ceilings (guint n_threads, const char *threads_from,
+                                     FbProfileDevice *device);
 
 /* Hardware counters on every thread of the pool (fb-profile-counters.c). */
 #define FB_PERF_N_EVENTS 3      /* cycles, instructions, last-level cache misses */

@@ -196,19 +196,19 @@ test_ceilings_cached (void)
   g_autofree char *cache = g_build_filename (g_get_user_cache_dir (), "fusebench", "ceilings.json", NULL);
   g_unsetenv ("FUSEBENCH_CEILINGS");
   g_unlink (cache);
-  _fb_profile_cpu_ceilings (1, &a);
+  _fb_profile_cpu_ceilings (1, NULL, &a);
   g_assert_true (a.ceilings_measured);
   g_assert_cmpfloat (a.peak_gbps, >, 0);
   g_assert_cmpfloat (a.peak_gflops, >, 0);
   g_assert_nonnull (strstr (a.name, "(1 thread)"));
   g_assert_true (g_file_test (cache, G_FILE_TEST_EXISTS));
   /* The second time the cache answers: the very same figures. */
-  _fb_profile_cpu_ceilings (1, &b);
+  _fb_profile_cpu_ceilings (1, NULL, &b);
   g_assert_true (b.ceilings_measured);
   g_assert_cmpfloat (b.peak_gbps, ==, a.peak_gbps);
   g_assert_cmpfloat (b.peak_gflops, ==, a.peak_gflops);
   g_setenv ("FUSEBENCH_CEILINGS", "off", TRUE);
-  _fb_profile_cpu_ceilings (1, &off);
+  _fb_profile_cpu_ceilings (1, NULL, &off);
   g_assert_false (off.ceilings_measured);
   g_assert_cmpfloat (off.peak_gbps, ==, 0);
   g_unsetenv ("FUSEBENCH_CEILINGS");

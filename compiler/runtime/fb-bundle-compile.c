@@ -2,6 +2,7 @@
 /* What `compile` and the workbench's File → Export do before writing a bundle: check that the
  * CPU target runs every node, lower, place the activations, generate the kernels' code. */
 #include "fb-bundle.h"
+#include "fb-cpu-threads.h"
 #include "fb-codegen.h"
 #include "fb-lower.h"
 
@@ -21,7 +22,7 @@ fb_bundle_compile (const FbGraph *graph, guint n_threads, GPtrArray **objects,
     return NULL;
   fb_plan_layout_memory (plan);
   t1 = g_get_monotonic_time ();
-  *objects = fb_codegen_plan (plan, n_threads > 0 ? n_threads : g_get_num_processors (), &cached,
+  *objects = fb_codegen_plan (plan, n_threads > 0 ? n_threads : fb_thread_count_default (), &cached,
                               error);
   if (*objects == NULL)
     return NULL;

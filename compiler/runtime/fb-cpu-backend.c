@@ -2,6 +2,7 @@
 /* The CPU target behind the backend interface: lower, lay out memory, generate code (through
  * the kernel cache), load it, run it; bundles hold its x86-64 objects. */
 #include "fb-bundle.h"
+#include "fb-cpu-threads.h"
 #include "fb-codegen.h"
 #include "fb-lower.h"
 
@@ -30,7 +31,7 @@ fb_cpu_compile (const FbGraph *graph, guint n_threads, GError **error)
   if (plan == NULL)
     return NULL;
   if (n_threads == 0)
-    n_threads = g_get_num_processors ();
+    n_threads = fb_thread_count_default ();
   g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, n_threads, NULL, error);
   if (objects == NULL)
     return NULL;
@@ -56,7 +57,7 @@ cpu_compile_bundle (const FbBackend *backend, const FbGraph *graph, const char *
                     const FbBundleOptions *bundle_options, const FbBackendOptions *options,
                     FbCompileStats *stats, GError **error)
 {
-  guint threads = options && options->n_threads ? options->n_threads : g_get_num_processors ();
+  guint threads = options && options->n_threads ? options->n_threads : fb_thread_count_default ();
   FbCompileStats local = { 0 };
   gint64 t0 = g_get_monotonic_time ();
   g_autoptr(FbPlan) plan = cpu_lower (backend, graph, error);
@@ -105,6 +106,17 @@ cpu_run_timed (FbCompiled *compiled, GPtrArray *inputs, guint n, double *ms, GEr
   return fb_backend_run_timed_host (fb_backend_cpu (), compiled, inputs, n, ms, error);
 }
 
+/* The thread count and where it came from: a request (--threads) when it is not the default. */
+static char *
+cpu_describe (FbCompiled *compiled)
+{
+  guint n = fb_cpu_module_n_threads ((FbCpuModule *) compiled);
+  FbThreadCount count;
+  fb_thread_count_resolve (0, &count);
+  return g_strdup_printf ("cpu: %u thread%s, from %s", n, n == 1 ? "" : "s",
+                          n == count.n ? count.source : "--threads");
+}
+
 static void
 cpu_free (FbCompiled *compiled)
 {
@@ -124,6 +136,7 @@ static const FbBackend cpu_backend = {
   .plan            = cpu_plan,
   .run             = cpu_run,              /* the plan's kernels over the worker pool */
   .run_timed       = cpu_run_timed,        /* the host clock around each run */
+  .describe_run    = cpu_describe,         /* the thread count and where it came from */
   .free            = cpu_free,
 };
 

@@ -7,6 +7,7 @@
  * cursor, so a slow or descheduled thread (the machine is shared) only delays its current
  * chunk, never a fixed share of the range. */
 #include "fb-worker-pool.h"
+#include "fb-cpu-threads.h"
 
 #include <omp.h>
 #include <sched.h>
@@ -38,7 +39,7 @@ fb_worker_pool_new (guint n_threads)
 {
   FbWorkerPool *pool = g_new0 (FbWorkerPool, 1);
   if (n_threads == 0)
-    n_threads = g_get_num_processors ();
+    n_threads = fb_thread_count_default ();
   pool->n_threads = CLAMP (n_threads, 1, 256);
   if (pool->n_threads > 1 && !omp_in_parallel ())
     {

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The cpu target's thread count (fb-cpu-threads.c): cgroup quotas read from folders laid out
+ * as the kernel lays them out (v2 and v1, nested, none), the order of --threads,
+ * FUSEBENCH_THREADS and the affinity mask, and `fusebench run` under an affinity mask of one
+ * processor saying so. */
+#include "fb-cpu-threads.h"
+#include "fb-test-cli.h"
+
+#include <glib/gstdio.h>
+#include <sched.h>
+#include <string.h>
+
+static void
+write_file (const char *root, const char *rel, const char *text)
+{
+  g_autofree char *path = g_build_filename (root, rel, NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+}
+
+static char *
+fixture_root (void)
+{
+  g_autoptr(GError) error = NULL;
+  char *root = g_dir_make_tmp ("fb-cgroup-XXXXXX", &error);
+  g_assert_no_error (error);
+  return root;
+}
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      if (g_file_test (child, G_FILE_TEST_IS_DIR))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+static void
+test_cgroup_v2 (void)
+{
+  g_autofree char *root = fixture_root ();
+  const char *self = "0::/machine.slice/box\n";
+  /* No file: no quota. */
+  g_assert_cmpfloat (fb_cgroup_cpu_quota (root, self), ==, 0);
+  write_file (root, "machine.slice/box/cpu.max", "max 100000\n");
+  g_assert_cmpfloat (fb_cgroup_cpu_quota (root, self), ==, 0);
+  write_file (root, "machine.slice/box/cpu.max", "150000 100000\n");
+  g_assert_cmpfloat_with_epsilon (fb_cgroup_cpu_quota (root, self), 1.5, 1e-9);
+  /* An ancestor's tighter quota holds for its children too. */
+  write_file (root, "machine.slice/cpu.max", "50000 100000\n");
+  g_assert_cmpfloat_with_epsilon (fb_cgroup_cpu_quota (root, self), 0.5, 1e-9);
+  /* Inside a container the process's cgroup is the root. */
+  g_autofree char *inner = fixture_root ();
+  write_file (inner, "cpu.max", "400000 100000\n");
+  g_assert_cmpfloat_with_epsilon (fb_cgroup_cpu_quota (inner, "0::/\n"), 4, 1e-9);
+  /* Nonsense reads as no quota. */
+  write_file (inner, "cpu.max", "lots\n");
+  g_assert_cmpfloat (fb_cgroup_cpu_quota (inner, "0::/\n"), ==, 0);
+  g_assert_cmpfloat (fb_cgroup_cpu_quota (inner, "garbage"), ==, 0);
+  g_assert_cmpfloat (fb_cgroup_cpu_quota (inner, NULL), ==, 0);
+  remove_tree (root);
+  remove_tree (inner);
+}
+
+static void
+test_cgroup_v1 (void)
+{
+  g_autofree char *root = fixture_root ();
+  const char *self = "12:memory:/docker/abc\n4:cpu,cpuacct:/docker/abc\n";
+  write_file (root, "cpu,cpuacct/docker/abc/cpu.cfs_quota_us", "-1\n");
+  write_file (root, "cpu,cpuacct/docker/abc/cpu.cfs_period_us", "100000\n");
+  g_assert_cmpfloat (fb_cgroup_cpu_quota (root, self), ==, 0);
+  write_file (root, "cpu,cpuacct/docker/abc/cpu.cfs_quota_us", "250000\n");
+  g_assert_cmpfloat_with_epsilon (fb_cgroup_cpu_quota (root, self), 2.5, 1e-9);
+  /* The memory controller's line says nothing of CPUs. */
+  g_assert_cmpfloat (fb_cgroup_cpu_quota (root, "12:memory:/docker/abc\n"), ==, 0);
+  remove_tree (root);
+}
+
+static void
+test_order (void)
+{
+  FbThreadCount count;
+  g_unsetenv ("FUSEBENCH_THREADS");
+  fb_thread_count_resolve (3, &count);
+  g_assert_cmpuint (count.n, ==, 3);
+  g_assert_cmpstr (count.source, ==, "--threads");
+  g_setenv ("FUSEBENCH_THREADS", "5", TRUE);
+  fb_thread_count_resolve (3, &count);
+  g_assert_cmpuint (count.n, ==, 3);
+  fb_thread_count_resolve (0, &count);
+  g_assert_cmpuint (count.n, ==, 5);
+  g_assert_cmpstr (count.source, ==, "FUSEBENCH_THREADS");
+  g_setenv ("FUSEBENCH_THREADS", "many", TRUE);
+  fb_thread_count_resolve (0, &count);
+  g_assert_cmpuint (count.n, >=, 1);
+  g_assert_nonnull (strstr (count.source, "FUSEBENCH_THREADS=many is no count"));
+  g_unsetenv ("FUSEBENCH_THREADS");
+}
+
+/* One processor allowed: one thread, and the mask named as the reason where the machine has
+ * more; `fusebench run` (which inherits the mask) says the same. */
+static void
+test_affinity (void)
+{
+  cpu_set_t all, one;
+  g_assert_cmpint (sched_getaffinity (0, sizeof all, &all), ==, 0);
+  CPU_ZERO (&one);
+  for (int c = 0; c < CPU_SETSIZE; c++)
+    if (CPU_ISSET (c, &all))
+      {
+        CPU_SET (c, &one);
+        break;
+      }
+  g_assert_cmpint (sched_setaffinity (0, sizeof one, &one), ==, 0);
+  g_unsetenv ("FUSEBENCH_THREADS");
+  FbThreadCount count;
+  fb_thread_count_resolve (0, &count);
+  g_assert_cmpuint (count.n, ==, 1);
+  gboolean several = g_get_num_processors () > 1 || CPU_COUNT (&all) > 1;
+  if (several)
+    g_assert_nonnull (strstr (count.source, "affinity mask: 1 of"));
+
+  g_autofree char *model = test_source_path ("tests", "cases", "conv", "model.onnx", NULL);
+  g_autofree char *inputs = test_source_path ("tests", "cases", "conv", "test_data_set_0", NULL);
+  g_autoptr(TestRun) run = test_run_fusebench ("run", model, "--target", "cpu", "--input-dir",
+                                               inputs, NULL);
+  g_assert_cmpint (run->status, ==, 0);
+  g_assert_nonnull (strstr (run->err, "cpu: 1 thread, from "));
+  g_autoptr(TestRun) asked = test_run_fusebench ("run", model, "--target", "cpu", "--input-dir",
+                                                 inputs, "--threads", "2", "--json", NULL);
+  g_assert_cmpint (asked->status, ==, 0);
+  g_assert_nonnull (strstr (asked->out, "\"cpu: 2 threads, from --threads\""));
+  g_assert_cmpint (sched_setaffinity (0, sizeof all, &all), ==, 0);
+  if (!several)
+    g_test_message ("one processor only: the mask could not be told from the machine");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/cpu-threads/cgroup-v2", test_cgroup_v2);
+  g_test_add_func ("/cpu-threads/cgroup-v1", test_cgroup_v1);
+  g_test_add_func ("/cpu-threads/order", test_order);
+  g_test_add_func ("/cpu-threads/affinity", test_affinity);
+  return g_test_run ();
+}
