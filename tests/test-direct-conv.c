@@ -4,7 +4,8 @@
  * geometry (strides, dilations, asymmetric pads, 1xk and kx1 kernels, a batch), a partial
  * block of output channels, a small map whose threads split the channel blocks, a wide map
  * walked in several chunks, and every post-op it takes, in order, the residual also in place.
- * Which convolutions it takes depends on the processor; the rules are checked either way. */
+ * Which convolutions it takes depends on the processor; the rules are checked either way, and
+ * every case runs on each instruction set the processor has (FUSEBENCH_ISA). */
 #include "fb-direct-conv.h"
 #include "fb-dnnl-conv.h"
 #include "fb-test-conv.h"
@@ -174,7 +175,8 @@ test_sum (void)
           g_unsetenv ("FUSEBENCH_WINOGRAD");
         g_assert_cmpint (fb_dnnl_conv_implementation (&d, impl, sizeof impl), ==, 0);
         if (s == 1)
-          g_assert_cmpint (g_str_has_prefix (impl, "winograd:"), ==, fb_direct_conv_fits (&d));
+          g_assert_cmpint (g_str_has_prefix (impl, "winograd:"), ==,
+                           fb_conv_isa () == FB_CONV_ISA_AVX2);
         check (&d, 400 + 10 * s + i);
         g_setenv ("FUSEBENCH_WINOGRAD", "0", TRUE);
       }
@@ -186,20 +188,30 @@ test_sum (void)
   g_assert_false (fb_dnnl_conv_desc_valid (&two));
 }
 
+static void
+test_sum_onednn (void)
+{
+  g_setenv ("FUSEBENCH_ISA", "none", TRUE);
+  test_sum ();
+  test_post_ops ();
+  g_unsetenv ("FUSEBENCH_ISA");
+}
+
 /* The direct convolution takes KxK convolutions of 40 or more input channels with the
- * post-ops it has, on processors with AVX2 and FMA but not AVX-512; the helper names the
- * implementation it runs. */
+ * post-ops it has, on processors with AVX2 and FMA; the helper names the implementation it
+ * runs. */
 static void
 test_rules (void)
 {
   FbDnnlConvDesc d = desc (1, 64, 9, 10, 48, 3, 3, 1, 1, 1, 1, 1, 1);
-  __builtin_cpu_init ();
-  gboolean cpu = __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma") &&
-                 !__builtin_cpu_supports ("avx512f");
+  gboolean cpu = fb_conv_isa () != FB_CONV_ISA_NONE;
   g_assert_cmpint (fb_direct_conv_fits (&d), ==, cpu);
   char impl[256];
   g_assert_cmpint (fb_dnnl_conv_implementation (&d, impl, sizeof impl), ==, 0);
   g_assert_cmpint (g_str_has_prefix (impl, "direct:"), ==, cpu);
+  if (cpu)
+    g_assert_true (g_str_has_prefix (impl, fb_conv_isa () == FB_CONV_ISA_AVX512 ? "direct:avx512"
+                                                                                : "direct:avx2"));
 
   FbDnnlConvDesc few = desc (1, 32, 9, 10, 48, 3, 3, 1, 1, 1, 1, 1, 1);
   FbDnnlConvDesc pointwise = desc (1, 64, 9, 10, 48, 1, 1, 1, 1, 0, 0, 0, 0);
@@ -221,6 +233,52 @@ test_rules (void)
   check (&few, 300);
 }
 
+/* FUSEBENCH_ISA narrows the instruction set, never widens it; "none" leaves all to oneDNN. */
+static void
+test_isa_choice (void)
+{
+  __builtin_cpu_init ();
+  gboolean avx2 = __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma");
+  gboolean avx512 = avx2 && __builtin_cpu_supports ("avx512f");
+  g_setenv ("FUSEBENCH_ISA", "none", TRUE);
+  g_assert_cmpint (fb_conv_isa (), ==, FB_CONV_ISA_NONE);
+  g_setenv ("FUSEBENCH_ISA", "avx2", TRUE);
+  g_assert_cmpint (fb_conv_isa (), ==, avx2 ? FB_CONV_ISA_AVX2 : FB_CONV_ISA_NONE);
+  g_setenv ("FUSEBENCH_ISA", "avx512", TRUE);
+  g_assert_cmpint (fb_conv_isa (), ==, avx512 ? FB_CONV_ISA_AVX512
+                                       : avx2 ? FB_CONV_ISA_AVX2 : FB_CONV_ISA_NONE);
+  g_unsetenv ("FUSEBENCH_ISA");
+  g_assert_cmpint (fb_conv_isa (), ==, avx512 ? FB_CONV_ISA_AVX512
+                                       : avx2 ? FB_CONV_ISA_AVX2 : FB_CONV_ISA_NONE);
+}
+
+/* Every test above on one instruction set: the processor's own where it has it, else skipped
+ * with the reason. */
+static void
+on_isa (gconstpointer data)
+{
+  const char *isa = data;
+  const char *name = strrchr (g_test_get_path (), '/') + 1;
+  __builtin_cpu_init ();
+  if (!(__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma")) ||
+      (strcmp (isa, "avx512") == 0 && !__builtin_cpu_supports ("avx512f")))
+    {
+      g_autofree char *why = g_strdup_printf ("this processor has no %s", isa);
+      g_test_skip (why);
+      return;
+    }
+  g_setenv ("FUSEBENCH_ISA", isa, TRUE);
+  if (strcmp (name, "geometry") == 0)
+    test_geometry ();
+  else if (strcmp (name, "post-ops") == 0)
+    test_post_ops ();
+  else if (strcmp (name, "sum") == 0)
+    test_sum ();
+  else
+    test_rules ();
+  g_unsetenv ("FUSEBENCH_ISA");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -228,9 +286,16 @@ main (int argc, char **argv)
   /* Its 3x3 stride-1 cases would otherwise run as Winograd (fb-winograd-conv.c), which has
    * tests of its own. */
   g_setenv ("FUSEBENCH_WINOGRAD", "0", TRUE);
-  g_test_add_func ("/direct-conv/geometry", test_geometry);
-  g_test_add_func ("/direct-conv/post-ops", test_post_ops);
-  g_test_add_func ("/direct-conv/sum", test_sum);
-  g_test_add_func ("/direct-conv/rules", test_rules);
+  const char *isas[] = { "avx2", "avx512" };
+  const char *tests[] = { "geometry", "post-ops", "sum", "rules" };
+  for (guint i = 0; i < G_N_ELEMENTS (isas); i++)
+    for (guint t = 0; t < G_N_ELEMENTS (tests); t++)
+      {
+        g_autofree char *path = g_strdup_printf ("/direct-conv/%s/%s", isas[i], tests[t]);
+        g_test_add_data_func (path, isas[i], on_isa);
+      }
+  g_test_add_func ("/direct-conv/isa-choice", test_isa_choice);
+  /* oneDNN alone, whatever the processor has. */
+  g_test_add_func ("/direct-conv/onednn/sum", test_sum_onednn);
   return g_test_run ();
 }

@@ -5,7 +5,8 @@
  * A tile is 6 output pixels by 16 output channels, twelve 8-float accumulators that stay in
  * registers for the whole reduction over the kernel's taps and the input channels: per input
  * channel, two loads of packed weights and six broadcasts of input values feed twelve FMAs,
- * which keeps both FMA pipes of a core busy. The six pixels run on in the order of the output
+ * which keeps both FMA pipes of a core busy. With AVX-512 a tile is 8 pixels by 32 channels:
+ * sixteen 16-float accumulators of its 32 registers, fed by two loads and eight broadcasts. The six pixels run on in the order of the output
  * (across row ends), so narrow maps (7x7, 14x14) waste no lanes; a pixel whose tap falls in
  * the padding reads a row of zeros instead, so borders need no code of their own. Threads
  * share the tiles (or, on small maps, the blocks of output channels); within its share a
@@ -23,18 +24,41 @@
 #define FB_DIRECT_X86 1
 #endif
 
-#define PIXELS 6                    /* output pixels of a tile */
-#define LANES 16                    /* output channels of a tile: two AVX vectors */
+#define MAX_PIXELS 8                /* output pixels of a tile: 6 (AVX2), 8 (AVX-512) */
+#define MAX_LANES 32                /* output channels of a tile: two vectors, 16 or 32 */
 #define SMALL_MAP 256               /* pixels under which threads split the channel blocks */
 #define MIN_CHANNELS 40             /* input channels under which oneDNN's kernels do better */
 #define L2_BUDGET (384 << 10)       /* bytes of L2 (512 KB on Zen 3) a thread's rows and weights take */
 
 struct _FbDirectConv {
   FbDnnlConvDesc d;
-  float         *packed;            /* weights as [co / 16][kh][kw][c][16], zero-padded */
-  float         *zero;              /* c + 16 zeros: what a tap in the padding reads */
-  int64_t        blocks;            /* blocks of 16 output channels */
+  int            isa;               /* FB_CONV_ISA_AVX2 or FB_CONV_ISA_AVX512 */
+  int64_t        pixels, lanes;     /* the tile: 6 x 16 (AVX2) or 8 x 32 (AVX-512) */
+  float         *packed;            /* weights as [co / lanes][kh][kw][c][lanes], zero-padded */
+  float         *zero;              /* c + lanes zeros: what a tap in the padding reads */
+  int64_t        blocks;            /* blocks of lanes output channels */
 };
+
+int
+fb_conv_isa (void)
+{
+#ifdef FB_DIRECT_X86
+  __builtin_cpu_init ();
+  int have = !(__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
+               ? FB_CONV_ISA_NONE
+               : __builtin_cpu_supports ("avx512f") ? FB_CONV_ISA_AVX512 : FB_CONV_ISA_AVX2;
+  /* A narrower set than the processor has, to test and compare the paths on one machine;
+   * never a wider one. */
+  const char *want = getenv ("FUSEBENCH_ISA");
+  if (want == NULL || want[0] == '\0' || strcmp (want, "native") == 0)
+    return have;
+  int asked = strcmp (want, "avx512") == 0 ? FB_CONV_ISA_AVX512
+            : strcmp (want, "avx2") == 0 ? FB_CONV_ISA_AVX2 : FB_CONV_ISA_NONE;
+  return asked < have ? asked : have;
+#else
+  return FB_CONV_ISA_NONE;
+#endif
+}
 
 int
 fb_direct_conv_fits (const FbDnnlConvDesc *d)
@@ -51,10 +75,7 @@ fb_direct_conv_fits (const FbDnnlConvDesc *d)
       default:
         return 0;
       }
-  __builtin_cpu_init ();
-  /* With AVX-512 oneDNN's kernels are twice as wide as these: they stay oneDNN's. */
-  return __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma") &&
-         !__builtin_cpu_supports ("avx512f");
+  return fb_conv_isa () != FB_CONV_ISA_NONE;
 #else
   (void) d;
   return 0;
@@ -73,6 +94,10 @@ fb_direct_conv_new (const FbDnnlConvDesc *d, const float *weights)
   if (conv == NULL)
     return NULL;
   conv->d = *d;
+  conv->isa = fb_conv_isa ();
+  conv->pixels = conv->isa == FB_CONV_ISA_AVX512 ? 8 : 6;
+  conv->lanes = conv->isa == FB_CONV_ISA_AVX512 ? 32 : 16;
+  const int64_t LANES = conv->lanes;
   conv->blocks = (d->co + LANES - 1) / LANES;
   size_t taps = (size_t) (d->kh * d->kw), per_block = taps * (size_t) d->c * LANES;
   size_t packed_bytes = (size_t) conv->blocks * per_block * sizeof (float);
@@ -123,6 +148,80 @@ finish (const FbDnnlConvDesc *d, __m256 lo, __m256 hi, const float *bias, const 
   _mm256_maskstore_ps (y + 8, m1, hi);
 }
 
+/* Where a tile's pixels are: pixels pix0 .. pix0 + np - 1 of image n in output order (past the
+ * map's end: row -1). interior: every tap of every pixel falls inside the image, and base then
+ * holds each pixel's corner in the input, from which one offset per tap finds the tap's input. */
+typedef struct {
+  int64_t      np;
+  int64_t      ohj[MAX_PIXELS], owj[MAX_PIXELS];
+  const float *base[MAX_PIXELS];
+  int          interior;
+} TileSpot;
+
+static inline void
+tile_spot (const FbDirectConv *conv, const float *x, int64_t n, int64_t pix0, TileSpot *t)
+{
+  const FbDnnlConvDesc *d = &conv->d;
+  const int64_t P = d->oh * d->ow;
+  t->np = conv->pixels;
+  t->interior = 1;
+  for (int64_t j = 0; j < t->np; j++)
+    {
+      int64_t q = pix0 + j;
+      t->ohj[j] = q < P ? q / d->ow : -1;
+      t->owj[j] = q < P ? q % d->ow : 0;
+      int64_t ih = t->ohj[j] * d->sh - d->pt, iw = t->owj[j] * d->sw - d->pl;
+      t->interior &= t->ohj[j] >= 0 && ih >= 0 && ih + (d->kh - 1) * d->dh < d->h && iw >= 0 &&
+                     iw + (d->kw - 1) * d->dw < d->w;
+      t->base[j] = t->interior ? x + ((n * d->h + ih) * d->w + iw) * d->c : NULL;
+    }
+}
+
+/* The input each pixel of t reads at tap (kh, kw), into p: the zero row for a tap in the
+ * padding. Returns 0 when no pixel's tap is inside (nothing to add). Only border tiles sort
+ * each tap out pixel by pixel. */
+static inline int
+tap_inputs (const FbDirectConv *conv, const float *x, int64_t n, const TileSpot *t, int64_t kh,
+            int64_t kw, const float **p)
+{
+  const FbDnnlConvDesc *d = &conv->d;
+  if (t->interior)
+    {
+      int64_t off = (kh * d->dh * d->w + kw * d->dw) * d->c;
+      for (int64_t j = 0; j < t->np; j++)
+        p[j] = t->base[j] + off;
+      return 1;
+    }
+  int any = 0;
+  for (int64_t j = 0; j < t->np; j++)
+    {
+      int64_t ih = t->ohj[j] * d->sh + kh * d->dh - d->pt;
+      int64_t iw = t->owj[j] * d->sw + kw * d->dw - d->pl;
+      int inside = t->ohj[j] >= 0 && ih >= 0 && ih < d->h && iw >= 0 && iw < d->w;
+      p[j] = inside ? x + ((n * d->h + ih) * d->w + iw) * d->c : conv->zero;
+      any |= inside;
+    }
+  return any;
+}
+
+/* The addend and the output lines a tile ends with: asked for now, they arrive while the taps
+ * are summed instead of stalling the stores (a residual was written long before and sits in
+ * memory, and chunks visit every block's lines in strides the prefetchers do not follow). */
+static inline void
+prefetch_ends (const FbDirectConv *conv, const float *add, const float *y, int64_t n,
+               int64_t pix0, int64_t ob)
+{
+  const FbDnnlConvDesc *d = &conv->d;
+  const int64_t P = d->oh * d->ow;
+  for (int64_t j = 0; j < conv->pixels && pix0 + j < P; j++)
+    {
+      int64_t at = (n * P + pix0 + j) * d->co + ob * conv->lanes;
+      if (add && add != y)      /* in place, the addend is these output lines */
+        _mm_prefetch ((const char *) (add + at), _MM_HINT_T0);
+      _mm_prefetch ((const char *) (y + at), _MM_HINT_T0);
+    }
+}
+
 #define FMA_PIXEL(p, a, b)                                                                     \
   do {                                                                                         \
     __m256 xb = _mm256_broadcast_ss ((p) + ic);                                                \
@@ -130,70 +229,25 @@ finish (const FbDnnlConvDesc *d, __m256 lo, __m256 hi, const float *bias, const 
     b = _mm256_fmadd_ps (xb, w1, b);                                                           \
   } while (0)
 
-/* One tile: pixels pix0 .. pix0 + 5 of image n (in output order), channels 16 ob .. 16 ob + 15. */
+/* One AVX2 tile: 6 pixels from pix0 of image n (in output order), channels 16 ob .. 16 ob + 15. */
 __attribute__ ((target ("avx2,fma"))) static void
-tile (const FbDirectConv *conv, const float *x, const float *bias, const float *add, float *y,
-      int64_t n, int64_t pix0, int64_t ob)
+tile_avx2 (const FbDirectConv *conv, const float *x, const float *bias, const float *add,
+           float *y, int64_t n, int64_t pix0, int64_t ob)
 {
   const FbDnnlConvDesc *d = &conv->d;
-  const int64_t P = d->oh * d->ow, C = d->c;
-  int64_t ohj[PIXELS], owj[PIXELS];
-  for (int j = 0; j < PIXELS; j++)
-    {
-      int64_t q = pix0 + j;
-      ohj[j] = q < P ? q / d->ow : -1;
-      owj[j] = q < P ? q % d->ow : 0;
-    }
-  /* The addend and the output lines this tile ends with: asked for now, they arrive while
-   * the taps are summed instead of stalling the stores (a residual was written long before
-   * and sits in memory, and chunks visit every block's lines in strides the prefetchers do
-   * not follow). */
-  for (int j = 0; j < PIXELS && pix0 + j < P; j++)
-    {
-      int64_t at = (n * P + pix0 + j) * d->co + ob * LANES;
-      if (add && add != y)      /* in place, the addend is these output lines */
-        _mm_prefetch ((const char *) (add + at), _MM_HINT_T0);
-      _mm_prefetch ((const char *) (y + at), _MM_HINT_T0);
-    }
+  const int64_t P = d->oh * d->ow, C = d->c, LANES = 16;
+  TileSpot t;
+  tile_spot (conv, x, n, pix0, &t);
+  prefetch_ends (conv, add, y, n, pix0, ob);
   __m256 c00 = _mm256_setzero_ps (), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
   __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
   const float *wb = conv->packed + ob * d->kh * d->kw * C * LANES;
-  /* A tile whose every tap of every pixel falls inside the image (most of them) finds its
-   * input by one offset per tap from each pixel's corner; only border tiles sort each tap out
-   * pixel by pixel. */
-  const float *base[PIXELS];
-  int interior = 1;
-  for (int j = 0; j < PIXELS; j++)
-    {
-      int64_t ih = ohj[j] * d->sh - d->pt, iw = owj[j] * d->sw - d->pl;
-      interior &= ohj[j] >= 0 && ih >= 0 && ih + (d->kh - 1) * d->dh < d->h && iw >= 0 &&
-                  iw + (d->kw - 1) * d->dw < d->w;
-      base[j] = interior ? x + ((n * d->h + ih) * d->w + iw) * C : NULL;
-    }
   for (int64_t kh = 0; kh < d->kh; kh++)
     for (int64_t kw = 0; kw < d->kw; kw++)
       {
-        const float *p[PIXELS];
-        if (interior)
-          {
-            int64_t off = (kh * d->dh * d->w + kw * d->dw) * C;
-            for (int j = 0; j < PIXELS; j++)
-              p[j] = base[j] + off;
-          }
-        else
-          {
-            int any = 0;
-            for (int j = 0; j < PIXELS; j++)
-              {
-                int64_t ih = ohj[j] * d->sh + kh * d->dh - d->pt;
-                int64_t iw = owj[j] * d->sw + kw * d->dw - d->pl;
-                int inside = ohj[j] >= 0 && ih >= 0 && ih < d->h && iw >= 0 && iw < d->w;
-                p[j] = inside ? x + ((n * d->h + ih) * d->w + iw) * C : conv->zero;
-                any |= inside;
-              }
-            if (!any)
-              continue;
-          }
+        const float *p[MAX_PIXELS];
+        if (!tap_inputs (conv, x, n, &t, kh, kw, p))
+          continue;
         const float *wk = wb + (kh * d->kw + kw) * C * LANES;
         const float *p0 = p[0], *p1 = p[1], *p2 = p[2], *p3 = p[3], *p4 = p[4], *p5 = p[5];
         for (int64_t ic = 0; ic < C; ic++)
@@ -211,14 +265,89 @@ tile (const FbDirectConv *conv, const float *x, const float *bias, const float *
   __m256i lane = _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7);
   __m256i m0 = _mm256_cmpgt_epi32 (_mm256_set1_epi32 ((int) (left < LANES ? left : LANES)), lane);
   __m256i m1 = _mm256_cmpgt_epi32 (_mm256_set1_epi32 ((int) (left < LANES ? left : LANES) - 8), lane);
-  const __m256 acc[PIXELS][2] = { { c00, c01 }, { c10, c11 }, { c20, c21 },
-                                  { c30, c31 }, { c40, c41 }, { c50, c51 } };
+  const __m256 acc[6][2] = { { c00, c01 }, { c10, c11 }, { c20, c21 },
+                             { c30, c31 }, { c40, c41 }, { c50, c51 } };
   const float *b = bias ? bias + ob * LANES : NULL;
-  for (int j = 0; j < PIXELS && pix0 + j < P; j++)
+  for (int j = 0; j < 6 && pix0 + j < P; j++)
     {
       int64_t at = (n * P + pix0 + j) * d->co + ob * LANES;
       finish (d, acc[j][0], acc[j][1], b, add ? add + at : NULL, y + at, m0, m1);
     }
+}
+
+#define FMA_PIXEL_512(p, a, b)                                                                 \
+  do {                                                                                         \
+    __m512 xb = _mm512_set1_ps ((p)[ic]);                                                      \
+    a = _mm512_fmadd_ps (xb, w0, a);                                                           \
+    b = _mm512_fmadd_ps (xb, w1, b);                                                           \
+  } while (0)
+
+/* One AVX-512 tile: 8 pixels from pix0 of image n, channels 32 ob .. 32 ob + 31. */
+__attribute__ ((target ("avx512f"))) static void
+tile_avx512 (const FbDirectConv *conv, const float *x, const float *bias, const float *add,
+             float *y, int64_t n, int64_t pix0, int64_t ob)
+{
+  const FbDnnlConvDesc *d = &conv->d;
+  const int64_t P = d->oh * d->ow, C = d->c, LANES = 32;
+  TileSpot t;
+  tile_spot (conv, x, n, pix0, &t);
+  prefetch_ends (conv, add, y, n, pix0, ob);
+  __m512 c00 = _mm512_setzero_ps (), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+  __m512 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+  __m512 c60 = c00, c61 = c00, c70 = c00, c71 = c00;
+  const float *wb = conv->packed + ob * d->kh * d->kw * C * LANES;
+  for (int64_t kh = 0; kh < d->kh; kh++)
+    for (int64_t kw = 0; kw < d->kw; kw++)
+      {
+        const float *p[MAX_PIXELS];
+        if (!tap_inputs (conv, x, n, &t, kh, kw, p))
+          continue;
+        const float *wk = wb + (kh * d->kw + kw) * C * LANES;
+        const float *p0 = p[0], *p1 = p[1], *p2 = p[2], *p3 = p[3];
+        const float *p4 = p[4], *p5 = p[5], *p6 = p[6], *p7 = p[7];
+        for (int64_t ic = 0; ic < C; ic++)
+          {
+            __m512 w0 = _mm512_load_ps (wk + ic * LANES), w1 = _mm512_load_ps (wk + ic * LANES + 16);
+            FMA_PIXEL_512 (p0, c00, c01);
+            FMA_PIXEL_512 (p1, c10, c11);
+            FMA_PIXEL_512 (p2, c20, c21);
+            FMA_PIXEL_512 (p3, c30, c31);
+            FMA_PIXEL_512 (p4, c40, c41);
+            FMA_PIXEL_512 (p5, c50, c51);
+            FMA_PIXEL_512 (p6, c60, c61);
+            FMA_PIXEL_512 (p7, c70, c71);
+          }
+      }
+  int64_t left = d->co - ob * LANES;
+  __mmask16 m0 = left >= 16 ? 0xffff : (__mmask16) ((1u << left) - 1);
+  __mmask16 m1 = left >= 32 ? 0xffff : left <= 16 ? 0 : (__mmask16) ((1u << (left - 16)) - 1);
+  const __m512 acc[8][2] = { { c00, c01 }, { c10, c11 }, { c20, c21 }, { c30, c31 },
+                             { c40, c41 }, { c50, c51 }, { c60, c61 }, { c70, c71 } };
+  const float *b = bias ? bias + ob * LANES : NULL;
+  for (int j = 0; j < 8 && pix0 + j < P; j++)
+    {
+      int64_t at = (n * P + pix0 + j) * d->co + ob * LANES;
+      __m512 lo = acc[j][0], hi = acc[j][1];
+      if (b)
+        {
+          lo = _mm512_add_ps (lo, _mm512_maskz_loadu_ps (m0, b));
+          hi = _mm512_add_ps (hi, _mm512_maskz_loadu_ps (m1, b + 16));
+        }
+      lo = fb_conv_post_ops_512 (d, lo, add ? add + at : NULL, m0);
+      hi = fb_conv_post_ops_512 (d, hi, add ? add + at + 16 : NULL, m1);
+      _mm512_mask_storeu_ps (y + at, m0, lo);
+      _mm512_mask_storeu_ps (y + at + 16, m1, hi);
+    }
+}
+
+static inline void
+tile (const FbDirectConv *conv, const float *x, const float *bias, const float *add, float *y,
+      int64_t n, int64_t pix0, int64_t ob)
+{
+  if (conv->isa == FB_CONV_ISA_AVX512)
+    tile_avx512 (conv, x, bias, add, y, n, pix0, ob);
+  else
+    tile_avx2 (conv, x, bias, add, y, n, pix0, ob);
 }
 
 /* Part i of n of block ob's packed weights, into L2. */
@@ -226,7 +355,7 @@ static void
 prefetch_share (const FbDirectConv *conv, int64_t ob, int64_t i, int64_t n)
 {
   const FbDnnlConvDesc *d = &conv->d;
-  int64_t floats = d->kh * d->kw * d->c * LANES;
+  int64_t floats = d->kh * d->kw * d->c * conv->lanes;
   const float *w = conv->packed + ob * floats;
   for (int64_t f = floats * i / n / 16 * 16; f < floats * (i + 1) / n; f += 16)
     _mm_prefetch ((const char *) (w + f), _MM_HINT_T1);
@@ -242,7 +371,8 @@ run_share (const FbDirectConv *conv, const float *x, const float *bias, const fl
            float *y, int64_t n, int64_t t0, int64_t t1, int64_t b0, int64_t b1)
 {
   const FbDnnlConvDesc *d = &conv->d;
-  double block_bytes = (double) d->kh * d->kw * d->c * LANES * sizeof (float);
+  const int64_t PIXELS = conv->pixels;
+  double block_bytes = (double) d->kh * d->kw * d->c * conv->lanes * sizeof (float);
   if (block_bytes * (b1 - b0) <= L2_BUDGET / 2)
     {
       for (int64_t t = t0; t < t1; t++)
@@ -283,6 +413,7 @@ fb_direct_conv_run (FbDirectConv *conv, const float *x, const float *bias, const
                     float *y)
 {
   const FbDnnlConvDesc *d = &conv->d;
+  const int64_t PIXELS = conv->pixels;
   const int64_t tiles = (d->oh * d->ow + PIXELS - 1) / PIXELS, blocks = conv->blocks;
 #pragma omp parallel
   {

@@ -607,7 +607,9 @@ fb_dnnl_conv_implementation (const FbDnnlConvDesc *d, char *name, size_t len)
     }
   if (fb_direct_conv_fits (d))
     {
-      snprintf (name, len, "direct:avx2 (fb-direct-conv.c, 6x16 register tiles)");
+      snprintf (name, len, fb_conv_isa () == FB_CONV_ISA_AVX512
+                             ? "direct:avx512 (fb-direct-conv.c, 8x32 register tiles)"
+                             : "direct:avx2 (fb-direct-conv.c, 6x16 register tiles)");
       return 0;
     }
   dnnl_memory_desc_t src_md, dst_md, bias_md;

@@ -21,6 +21,7 @@
  * transformed weight comes from L3 once per block, used BLOCK times. */
 #include "fb-winograd-conv.h"
 #include "fb-conv-post-ops.h"
+#include "fb-direct-conv.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -91,9 +92,9 @@ fb_winograd_conv_fits (const FbDnnlConvDesc *d)
   const char *env = getenv ("FUSEBENCH_WINOGRAD");
   if (env != NULL && strcmp (env, "0") == 0)
     return 0;
-  __builtin_cpu_init ();
-  return __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma") &&
-         !__builtin_cpu_supports ("avx512f");
+  /* AVX2 only: with AVX-512 the direct convolution's wider tiles and oneDNN's kernels
+   * measured faster (README.md, "CPU math library"); FUSEBENCH_ISA=avx2 takes it there. */
+  return fb_conv_isa () == FB_CONV_ISA_AVX2;
 #else
   (void) d;
   return 0;
