@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // ONNX Runtime's side of the comparison: one model, the inputs of a backend-test data set,
-// 2 intra-op threads, N timed runs after one warm-up; prints {"median_ms": ...}.
+// 2 intra-op threads (FB_ORT_THREADS sets another count), N timed runs after one warm-up;
+// prints {"median_ms": ...}.
 //   node ort-bench.js ORT_MODULE_DIR MODEL.onnx DATA_DIR N
 //   node ort-bench.js ORT_MODULE_DIR MODEL.onnx DATA_DIR shapes   (prints NAME=AxB, one a line)
 //   node ort-bench.js ORT_MODULE_DIR MODEL.onnx DATA_DIR outputs OUT_DIR
@@ -101,7 +102,8 @@ if (require.main === module) (async () => {
   const inputs = readDataSet(dataDir);
   const ort = require(ortDir);
   const session = await ort.InferenceSession.create(model, {
-    intraOpNumThreads: 2, interOpNumThreads: 1, graphOptimizationLevel: 'all',
+    intraOpNumThreads: Number(process.env.FB_ORT_THREADS || 2), interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
   });
   if (what === 'shapes') {
     session.inputNames.forEach((name, k) => console.log(`${name}=${inputs[k].dims.join('x')}`));

@@ -92,8 +92,10 @@ fb_winograd_conv_fits (const FbDnnlConvDesc *d)
   const char *env = getenv ("FUSEBENCH_WINOGRAD");
   if (env != NULL && strcmp (env, "0") == 0)
     return 0;
-  /* AVX2 only: with AVX-512 the direct convolution's wider tiles and oneDNN's kernels
-   * measured faster (README.md, "CPU math library"); FUSEBENCH_ISA=avx2 takes it there. */
+  /* By default AVX2 only: with AVX-512 the direct convolution's wider tiles take these (README.md,
+   * "CPU math library"); FUSEBENCH_WINOGRAD=1 takes it there too, to compare. */
+  if (env != NULL && strcmp (env, "1") == 0)
+    return fb_conv_isa () != FB_CONV_ISA_NONE;
   return fb_conv_isa () == FB_CONV_ISA_AVX2;
 #else
   (void) d;

@@ -21,9 +21,9 @@ typedef struct _FbWinogradConv FbWinogradConv;
 /* Whether d is one this convolution takes and runs faster than the direct one: 3x3, stride 1,
  * dilation 1, one group, not transposed, any pads, the direct convolution's post-ops (Relu,
  * LeakyRelu, Clip, Max, Min, Add, and Add in place: a sum, the output given as the addend),
- * at least 8 channels in and out, and enough output tiles
- * for its weights (the .c gives the measured bounds), on a processor with AVX2 and FMA but not AVX-512, and the
- * environment variable FUSEBENCH_WINOGRAD not set to 0. Returns 1 or 0. */
+ * at least 8 channels in and out, and enough output tiles for its weights (the .c gives the
+ * measured bounds), on a processor whose convolutions run AVX2 (fb_conv_isa; with
+ * FUSEBENCH_WINOGRAD=1 on AVX-512 ones too), and FUSEBENCH_WINOGRAD not 0. Returns 1 or 0. */
 int             fb_winograd_conv_fits (const FbDnnlConvDesc *d);
 /* The convolution for d (fb_dnnl_conv_desc_valid holds, and d has the geometry and post-ops
  * fb_winograd_conv_fits asks for; its bounds on channels and tiles are about speed, any counts

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# bench/cpu-vs-ort/run-host.sh PACK.tar.xz [STEPS]
+#
+# The cpu target on another machine (the GPU host's CPU, say) that has ONNX Runtime's Python
+# module and no build tools of ours: unpacks the headless fusebench that scripts/gpu-pack made,
+# then runs STEPS (default "cases isa sweep"):
+#   cases  fusebench check --target cpu on every tests/cases case, once per instruction set
+#          the processor has (FUSEBENCH_ISA=avx512, avx2, none)
+#   isa    ResNet-50 at 2 threads and at every core, per instruction set: which path is faster
+#   sweep  bench/cpu-vs-ort/run --cores sweep against ONNX Runtime (Python) on the generated
+#          models (FB_BENCH_MODELS limits them: "resnet50 ocr_classifier")
+# Logs go to $OUT when it is set.
+set -u
+pack=${1:?usage: run-host.sh PACK.tar.xz [STEPS]}
+steps=${2:-cases isa sweep}
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+work=$(mktemp -d)
+out=${OUT:-$work/out}
+mkdir -p "$out" "$work/fb"
+tar -xJf "$pack" -C "$work/fb" || exit 1
+fb=$work/fb/fusebench/bin/fusebench
+export FUSEBENCH=$fb FUSEBENCH_KERNEL_CACHE="$work/kernel-cache" PYTHONUNBUFFERED=1
+grep -m1 'model name' /proc/cpuinfo; nproc
+isas="none avx2"; grep -q avx512f /proc/cpuinfo && isas="avx512 avx2 none"
+python=python3
+models=${FB_BENCH_MODELS:-resnet50 ocr_classifier inception db_detector densenet121}
+for m in $models; do
+  "$python" "$here/../models/make-${m//_/-}.py" "$work/models/$m" >/dev/null || exit 1
+done
+
+for step in $steps; do
+  case $step in
+  cases)
+    for isa in $isas; do
+      echo "== tests/cases on the cpu target, FUSEBENCH_ISA=$isa"
+      FUSEBENCH_ISA=$isa "$fb" check --target cpu "$top"/tests/cases/*/ 2>&1 | tail -2
+    done ;;
+  isa)
+    data=$work/models/resnet50/test_data_set_0
+    for isa in $isas; do
+      for threads in 2 "$(nproc)"; do
+        ms=$(FUSEBENCH_ISA=$isa "$fb" run "$work/models/resnet50/model.onnx" --target cpu \
+               --input-dir "$data" --iterations 20 --threads "$threads" --json |
+             sed -n 's/.*"median_ms" *: *\([0-9.]*\).*/\1/p')
+        echo "resnet50 FUSEBENCH_ISA=$isa threads=$threads median ${ms} ms"
+      done
+    done | tee "$out/isa.txt" ;;
+  sweep)
+    "$here/run" --ort python --no-generated --cores sweep --iterations "${FB_ITERATIONS:-20}" \
+      --rounds 1 $(for m in $models; do echo "$work/models/$m"; done) 2>&1 | tee "$out/sweep.txt" ;;
+  esac
+done
+rm -rf "$work"
