@@ -104,12 +104,31 @@ bind_args (FbCpuModule *m)
     }
 }
 
+/* The threads one convolution runs on: as many as keep each busy for about CONV_US_PER_THREAD
+ * microseconds of one core's work (estimated at 50 GFLOP/s and 10 GB/s), at most the pool's.
+ * Starting a team costs microseconds per thread: a PP-OCR-style classifier (133 k parameters,
+ * maps of 12x48 and less) took 17 ms on 16 threads where ONNX Runtime takes 1 on one.
+ * FUSEBENCH_SPLIT_ALL=1 gives every one the whole pool, to compare. */
+#define CONV_US_PER_THREAD 15.0
+
+static int
+conv_threads (const FbDnnlConvDesc *d, int pool)
+{
+  if (pool <= 1 || g_strcmp0 (g_getenv ("FUSEBENCH_SPLIT_ALL"), "1") == 0)
+    return pool;
+  double per_out = (double) (d->c / d->groups) * d->kh * d->kw;
+  double flops = 2.0 * d->n * d->oh * d->ow * d->co * per_out;
+  double bytes = 4.0 * ((double) d->n * (d->h * d->w * d->c + d->oh * d->ow * d->co) +
+                        d->co * per_out);
+  double us = flops / 50e3 + bytes / 10e3;
+  return (int) CLAMP (us / CONV_US_PER_THREAD, 1, pool);
+}
+
 /* The oneDNN primitives of the convolution phases, made once: weights reordered now, not at
- * every run. oneDNN fixes a primitive's thread count when it is made. */
+ * every run. oneDNN fixes a primitive's thread count when it is made (conv_threads). */
 static gboolean
 make_convolutions (FbCpuModule *m, GError **error)
 {
-  omp_set_num_threads (fb_worker_pool_n_threads (m->pool));
   for (guint k = 0; k < m->plan->kernels->len; k++)
     {
       ExecKernel *e = &m->exec[k];
@@ -120,6 +139,7 @@ make_convolutions (FbCpuModule *m, GError **error)
             continue;
           guint wb = fb_plan_root (m->plan, g_array_index (e->kernel->args, FbKArg, cv->w).buffer);
           char why[256] = "";
+          omp_set_num_threads (conv_threads (&cv->desc, (int) fb_worker_pool_n_threads (m->pool)));
           if (fb_plan_buffer (m->plan, wb)->kind == FB_BUF_CONST)
             e->convs[p] = fb_dnnl_conv_new (&cv->desc, m->bufptr[wb], why, sizeof why);
           else

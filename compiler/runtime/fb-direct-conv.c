@@ -47,11 +47,14 @@ fb_conv_isa (void)
   int have = !(__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
                ? FB_CONV_ISA_NONE
                : __builtin_cpu_supports ("avx512f") ? FB_CONV_ISA_AVX512 : FB_CONV_ISA_AVX2;
-  /* A narrower set than the processor has, to test and compare the paths on one machine;
-   * never a wider one. */
+  /* By default none on AVX-512 processors: oneDNN's brgconv kernels ran ResNet-50 faster
+   * there than this convolution's AVX-512 tiles and than the AVX2 ones with Winograd (on the
+   * 16-core Xeon: 38.8 against 43.7 and 42.3 ms on 2 threads, 8.6 against 10.5 and 18.7 on 16;
+   * README.md, "CPU math library"). FUSEBENCH_ISA asks for a path by name, to test and compare
+   * them on one machine; never a wider set than the processor has. */
   const char *want = getenv ("FUSEBENCH_ISA");
   if (want == NULL || want[0] == '\0' || strcmp (want, "native") == 0)
-    return have;
+    return have == FB_CONV_ISA_AVX512 ? FB_CONV_ISA_NONE : have;
   int asked = strcmp (want, "avx512") == 0 ? FB_CONV_ISA_AVX512
             : strcmp (want, "avx2") == 0 ? FB_CONV_ISA_AVX2 : FB_CONV_ISA_NONE;
   return asked < have ? asked : have;

@@ -25,9 +25,10 @@ enum {
   FB_CONV_ISA_AVX512,           /* AVX-512F, 16-float vectors */
 };
 
-/* The widest of those the processor has, or a narrower one that FUSEBENCH_ISA asks for
- * ("avx2", "avx512", "none": every path can be run and compared on one machine; a wider set
- * than the processor's is never taken). */
+/* The set they run in here: AVX2 on processors with AVX2 and FMA but not AVX-512, none (oneDNN's
+ * kernels, faster there) on AVX-512 ones, or the one FUSEBENCH_ISA names ("avx2", "avx512",
+ * "none", "native" for the default), so that every path can be run and compared on one
+ * machine; a wider set than the processor's is never taken. */
 int           fb_conv_isa         (void);
 
 /* Whether d is one this convolution takes on this processor: not transposed, one group, a

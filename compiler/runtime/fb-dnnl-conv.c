@@ -12,6 +12,9 @@
 #include <dnnl_debug.h>
 #include <math.h>
 #include <pthread.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +44,8 @@ struct _FbDnnlConv {
   int64_t          row_co;          /* co */
   float           *bias_cols;       /* the bias repeated for every kw */
   FbDnnlConvDesc   d;
+  int              threads;         /* OpenMP's count when it was made: the primitive keeps it,
+                                       the convolutions of our own are given it */
   int64_t          split;           /* post-ops from here on run after the primitive (see
                                        primitive_post_ops), d.n_post where none do */
   float           *staged;          /* the primitive's output when a sum runs after it */
@@ -503,6 +508,10 @@ fb_dnnl_conv_new (const FbDnnlConvDesc *d, const float *weights, char *why, size
   conv->has_bias = d->has_bias != 0;
   conv->add_index = -1;
   conv->d = *d;
+  conv->threads = 1;
+#ifdef _OPENMP
+  conv->threads = omp_get_max_threads ();
+#endif
   conv->split = d->n_post;
   for (int64_t i = 0; i < d->n_post; i++)
     if (d->post[i].kind == FB_DNNL_POST_ADD)
@@ -643,14 +652,23 @@ fb_dnnl_conv_run (FbDnnlConv *conv, const float *x, const float *bias, const flo
   /* In place (a sum), the Winograd and direct convolutions get the output itself as the
    * addend: they read every element of the residual before they store the output element at
    * the same index. */
-  if (conv->winograd)
-    return fb_winograd_conv_run (conv->winograd, x, conv->has_bias ? bias : NULL,
-                                 conv->add_index >= 0 ? add : conv->sum ? y : NULL, y);
-  if (conv->direct)
+  if (conv->winograd || conv->direct)
     {
-      fb_direct_conv_run (conv->direct, x, conv->has_bias ? bias : NULL,
-                          conv->add_index >= 0 ? add : conv->sum ? y : NULL, y);
-      return 0;
+      /* On the threads the convolution was made for, as oneDNN's primitives run. */
+#ifdef _OPENMP
+      int caller = omp_get_max_threads ();
+      omp_set_num_threads (conv->threads);
+#endif
+      const float *addend = conv->add_index >= 0 ? add : conv->sum ? y : NULL;
+      int status = 0;
+      if (conv->winograd)
+        status = fb_winograd_conv_run (conv->winograd, x, conv->has_bias ? bias : NULL, addend, y);
+      else
+        fb_direct_conv_run (conv->direct, x, conv->has_bias ? bias : NULL, addend, y);
+#ifdef _OPENMP
+      omp_set_num_threads (caller);
+#endif
+      return status;
     }
   if (conv->n_rows)
     return run_rows (conv, x, bias, y);

@@ -63,8 +63,8 @@ typedef struct _FbDnnlConv FbDnnlConv;
 int         fb_dnnl_conv_desc_valid (const FbDnnlConvDesc *d);
 
 /* The primitive for d, with the weights reordered into the layout it wants (the weights are
- * copied: the caller's may go). It uses as many threads as OpenMP gives the calling thread
- * now. NULL when oneDNN cannot: why receives its reason. */
+ * copied: the caller's may go). It runs on as many threads as OpenMP gives the calling thread
+ * now, whatever the count when it runs. NULL when oneDNN cannot: why receives its reason. */
 FbDnnlConv *fb_dnnl_conv_new  (const FbDnnlConvDesc *d, const float *weights, char *why,
                                size_t why_len);
 /* y = post-ops (conv (x) + bias); add is the tensor of the FB_DNNL_POST_ADD, if any. With an
