@@ -455,7 +455,9 @@ fb_cpu_module_run (FbCpuModule *m, GPtrArray *inputs, GCancellable *cancellable,
           else
             {
               PhaseCall call = { e->fns[p], e->args };
-              int64_t grain = MAX (1, (int64_t) (PARALLEL_MIN_WORK / 4 * ph->extent / ph->work));
+              /* At least half the minimum per chunk, so at most work / that threads: on 16
+               * cores a phase of 64 k operations had started 16 threads for 4 k each. */
+              int64_t grain = MAX (1, (int64_t) (PARALLEL_MIN_WORK / 2 * ph->extent / ph->work));
               if (m->timing)
                 {
                   fb_worker_pool_run_timed (m->pool, run_range, &call, ph->extent, grain, &times);
