@@ -6,8 +6,8 @@
  * Profiles the compiled model (fb_profile_run, the same as the workbench's Profile button) and
  * prints the top kernels and the diagnosis, or with --json the profile itself. Given inputs, the
  * model takes their shapes as `run` does (its dynamic dimensions pinned to them, and the profile
- * records those pins); without, it runs on seeded random inputs of its shapes. Output paths are checked before any
- * work, and every file is written whole or not at all. */
+ * records those pins); without, it runs on seeded random inputs of its shapes. Output paths are
+ * checked before any work, and every file is written whole or not at all. */
 #include "fb-cli-load.h"
 #include "fb-runtime.h"
 #include "fb-profile-run.h"

@@ -114,7 +114,8 @@ take_profile_shapes (FbWindow  *self,
 
     g_hash_table_iter_init (&it, pinned->input_shapes);
     while (g_hash_table_iter_next (&it, &key, &value))
-      g_hash_table_insert (self->options->input_shapes, g_strdup (key), g_memdup2 (value, sizeof (FbShape)));
+      g_hash_table_insert (self->options->input_shapes, g_strdup (key),
+                           g_memdup2 (value, sizeof (FbShape)));
   }
   _fb_window_rerun (self);
   return TRUE;
@@ -157,7 +158,8 @@ repaint (FbWindow *self,
       return;
     }
   if (error != NULL
-      || !fb_profile_matches (self->profile, import->graph->model, fb_run_get_options (self->run), &error))
+      || !fb_profile_matches (self->profile, import->graph->model, fb_run_get_options (self->run),
+                              &error))
     {
       g_autofree char *note = g_strdup_printf ("Not painted: %s", error->message);
 

@@ -24,8 +24,8 @@ int      fb_onnx_form_opset      (FbModel *model);
  * with (fb-onnx-portable.c): FUSED nodes inlined, channels-last convolutions and pools between
  * transposes, operators newer than the opset it declares (fb_onnx_form_opset) written as their
  * formulas, attributes the importer made inputs (Slice's starts, Squeeze's axes...) written back
- * as the attributes they are at that opset, every value named once. A new graph (fb_graph_free); NULL with an FB_GRAPH_ERROR naming the node that has
- * no such form. */
+ * as the attributes they are at that opset, every value named once. A new graph
+ * (fb_graph_free); NULL with an FB_GRAPH_ERROR naming the node that has no such form. */
 FbGraph *fb_onnx_portable_graph  (const FbGraph *graph, GError **error);
 /* The serialized ModelProto of fb_onnx_portable_graph (graph), every weight inline. */
 GBytes  *fb_onnx_export_portable (const FbGraph *graph, GError **error);
