@@ -3,12 +3,10 @@
  * on every stage (heat and badges drawn), a profile of another model or pipeline refused with a
  * visible message, the timeline, the top-kernels table and the roofline selecting nodes, and
  * A/B after a toggle. The profiles are written by the test from the run on screen, with made-up
- * but consistent times, so that every number checked is known; last, a profile `fusebench
- * profile` made of a model with a dynamic batch opens on it with the shapes it ran with. */
+ * but consistent times, so that every number checked is known. */
 #include "fb-application.h"
 #include "fb-kernel-row.h"
 #include "fb-profile-format.h"
-#include "fb-test-cli.h"
 #include "fb-window.h"
 
 #include <glib/gstdio.h>
@@ -770,112 +768,6 @@ test_eager_baseline (void)
   fb_window_clear_profile (window);
 }
 
-/* Opens the profile file at path the way the user does, waiting until the window took it and
- * anything it started (a re-run) is done. */
-static void
-open_profile_file (const char *path)
-{
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  FbProfile *before = fb_window_get_profile (window);
-
-  fb_window_open_profile (window, file);
-  while (fb_window_get_profile (window) == before)
-    g_main_context_iteration (NULL, TRUE);
-  settle ();
-}
-
-static char *
-pin_of_run (const char *input)
-{
-  const FbShape *shape = g_hash_table_lookup (fb_run_get_options (run ())->input_shapes, input);
-
-  return shape != NULL ? fb_shape_to_string (shape) : NULL;
-}
-
-/* A profile `fusebench profile` made of a model with a dynamic batch, from inputs of batch 5,
- * opens on that model: the window runs the passes again with the shapes the profile recorded and
- * paints it. Shapes that contradict the model, and other toggles, are still refused. Last: it
- * leaves that model on screen. */
-static void
-test_pinned_shapes (void)
-{
-  g_autofree char *model = test_source_path ("tests", "cases", "dynamic-batch", "model.onnx", NULL);
-  g_autofree char *set1 = test_source_path ("tests", "cases", "dynamic-batch", "test_data_set_1",
-                                            NULL);
-  g_autofree char *path = g_build_filename (tmp_dir, "dynamic.json", NULL);
-  g_autoptr(GFile) file = g_file_new_for_path (model);
-  g_autoptr(FbProfile) made = NULL, bad_shape = NULL, other_toggles = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *pin = NULL;
-  const char *layout;
-  FbValue *x;
-
-  fb_window_open_file (window, file);
-  while (fb_window_get_run (window) == NULL
-         || g_strcmp0 (fb_run_get_title (fb_window_get_run (window)), "model.onnx") != 0)
-    g_main_context_iteration (NULL, TRUE);
-  settle ();
-  g_assert_null (pin_of_run ("x"));
-  layout = fb_run_get_options (run ())->layout == FB_LAYOUT_NHWC ? "nhwc" : "nchw";
-  {
-    g_autoptr(TestRun) cli = test_run_fusebench ("profile", model, "--input-dir", set1,
-                                                 "--layout", layout, "--iterations", "2",
-                                                 "--warmup", "1", "-o", path, NULL);
-    if (cli->status != 0)
-      g_error ("fusebench profile: %s", cli->err);
-  }
-
-  open_profile_file (path);
-  g_assert_true (fb_window_is_profile_painted (window));
-  pin = pin_of_run ("x");
-  g_assert_cmpstr (pin, ==, "5x4");
-  x = g_ptr_array_index (final_stage ()->graph->inputs, 0);
-  g_assert_true (fb_shape_is_static (&x->shape));
-  g_assert_cmpint (x->shape.dim[0], ==, 5);
-  g_assert_nonnull (fb_graph_view_get_profile (after_view ()));
-
-  /* A batch the model could take, but a width it fixes at 4: refused, and the run keeps its
-   * shapes. */
-  made = fb_profile_load (path, &error);
-  g_assert_no_error (error);
-  bad_shape = fb_profile_load (path, &error);
-  g_assert_no_error (error);
-  {
-    FbShape wide = { .rank = 2, .dim = { 5, 7 } };
-
-    g_hash_table_insert (bad_shape->pipeline->input_shapes, g_strdup ("x"),
-                         g_memdup2 (&wide, sizeof wide));
-  }
-  open_profile (bad_shape, "bad-shape.json");
-  g_assert_false (fb_window_is_profile_painted (window));
-  g_assert_nonnull (strstr (fb_window_get_last_error (window), "do not fit"));
-  g_clear_pointer (&pin, g_free);
-  pin = pin_of_run ("x");
-  g_assert_cmpstr (pin, ==, "5x4");
-
-  /* Other shapes with another toggle: the toggle is what is said, and nothing is re-run. */
-  other_toggles = fb_profile_load (path, &error);
-  g_assert_no_error (error);
-  {
-    FbShape three = { .rank = 2, .dim = { 3, 4 } };
-
-    g_hash_table_insert (other_toggles->pipeline->input_shapes, g_strdup ("x"),
-                         g_memdup2 (&three, sizeof three));
-  }
-  g_ptr_array_add (other_toggles->pipeline->disabled_passes, g_strdup ("fuse-epilogue"));
-  open_profile (other_toggles, "other-toggles.json");
-  g_assert_false (fb_window_is_profile_painted (window));
-  g_assert_nonnull (strstr (fb_window_get_last_error (window), "toggles"));
-  g_clear_pointer (&pin, g_free);
-  pin = pin_of_run ("x");
-  g_assert_cmpstr (pin, ==, "5x4");
-
-  /* The profile made before opens again as it did. */
-  open_profile (made, "made-again.json");
-  g_assert_true (fb_window_is_profile_painted (window));
-  fb_window_clear_profile (window);
-}
-
 int
 main (int    argc,
       char **argv)
@@ -914,7 +806,6 @@ main (int    argc,
   g_test_add_func ("/ui/profile/button", test_profile_button);
   g_test_add_func ("/ui/profile/button-ab", test_profile_button_ab);
   g_test_add_func ("/ui/profile/eager-baseline", test_eager_baseline);
-  g_test_add_func ("/ui/profile/pinned-shapes", test_pinned_shapes);
   status = screenshot != NULL ? 0 : g_test_run ();
 
   gtk_window_destroy (GTK_WINDOW (window));
