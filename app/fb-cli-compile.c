@@ -29,21 +29,6 @@ typedef struct {
   char     *dump_dir;
 } CompileArgs;
 
-static char *
-pipeline_text (const FbCliPipelineArgs *p)
-{
-  GString *s = g_string_new (NULL);
-  for (guint i = 0; p->disable && p->disable[i]; i++)
-    g_string_append_printf (s, " --disable %s", p->disable[i]);
-  for (guint i = 0; p->no_fuse && p->no_fuse[i]; i++)
-    g_string_append_printf (s, " --no-fuse %s", p->no_fuse[i]);
-  if (p->layout)
-    g_string_append_printf (s, " --layout %s", p->layout);
-  for (guint i = 0; p->input_shape && p->input_shape[i]; i++)
-    g_string_append_printf (s, " --input-shape %s", p->input_shape[i]);
-  return g_strchug (g_string_free (s, FALSE));
-}
-
 static gboolean
 dump_kernels (const FbBackend *backend, const FbPlan *plan, const char *dir, GError **error)
 {
@@ -116,12 +101,13 @@ compile_model (const FbBackend *backend, const char *model, const FbCliPipelineA
   FbBackendOptions options = { .n_threads = args->threads > 0 ? (guint) args->threads : 0 };
   FbCompileStats stats = { 0 };
   gint64 t0 = g_get_monotonic_time ();
-  g_autoptr(FbPipeline) pipeline = fb_cli_load_model (model, pipeline_args, &error);
+  g_autoptr(FbPipelineOptions) used = NULL;
+  g_autoptr(FbPipeline) pipeline = fb_cli_load_model_full (model, pipeline_args, &used, &error);
   if (pipeline == NULL)
     return fb_cli_fail (error);
   const FbGraph *graph = fb_pipeline_final (pipeline);
   gint64 t1 = g_get_monotonic_time ();
-  g_autofree char *ptext = pipeline_text (pipeline_args);
+  g_autofree char *ptext = fb_pipeline_options_to_args (used);
   FbBundleOptions bundle_options = { .source = model, .pipeline = ptext,
                                      .shared_library = args->shared };
   if (args->emit != NULL)

@@ -38,6 +38,13 @@ fb_cli_check_precision (const FbBackendOptions *options, GError **error)
 FbPipeline *
 fb_cli_load_model (const char *path, const FbCliPipelineArgs *args, GError **error)
 {
+  return fb_cli_load_model_full (path, args, NULL, error);
+}
+
+FbPipeline *
+fb_cli_load_model_full (const char *path, const FbCliPipelineArgs *args,
+                        FbPipelineOptions **used, GError **error)
+{
   g_autoptr(FbPipelineOptions) options = NULL;
   g_autoptr(FbPipeline) pipeline = NULL;
   FbGraph *graph;
@@ -61,6 +68,8 @@ fb_cli_load_model (const char *path, const FbCliPipelineArgs *args, GError **err
   pipeline = fb_pipeline_new (graph);
   if (!fb_pipeline_run (pipeline, options, NULL, NULL, NULL, error))
     return NULL;
+  if (used != NULL)
+    *used = g_steal_pointer (&options);
   return g_steal_pointer (&pipeline);
 }
 

@@ -18,6 +18,10 @@ gboolean     fb_cli_check_precision (const FbBackendOptions *options, GError **e
 /* Imports path and runs the pipeline with the PIPELINE options; the graph to run is
  * fb_pipeline_final() of the result. */
 FbPipeline  *fb_cli_load_model     (const char *path, const FbCliPipelineArgs *args, GError **error);
+/* The same, and *used (may be NULL) the options it ran with: the PIPELINE options as resolved,
+ * the target's default layout and the pins --input-dir gave included. */
+FbPipeline  *fb_cli_load_model_full (const char *path, const FbCliPipelineArgs *args,
+                                     FbPipelineOptions **used, GError **error);
 /* Shapes from the inputs: imports path with the options' pins, reads the inputs in dir and pins
  * every dynamic input of the model to the shape of its file (an explicit pin wins). */
 gboolean     fb_cli_pin_from_input_dir (const char *path, const char *dir,

@@ -4,13 +4,15 @@
  *                   [--chrome-trace FILE] [--counters] [--json]
  *
  * Profiles the compiled model (fb_profile_run, the same as the workbench's Profile button) and
- * prints the top kernels and the diagnosis, or with --json the profile itself. Without inputs
- * the model runs on seeded random inputs of its shapes. Output paths are checked before any
- * work, and every file is written whole or not at all. */
+ * prints the top kernels and the diagnosis, or with --json the profile itself. Given inputs, the
+ * model takes their shapes as `run` does (its dynamic dimensions pinned to them, and the profile
+ * records those pins); without, it runs on seeded random inputs of its shapes. Output paths are
+ * checked before any work, and every file is written whole or not at all. */
 #include "fb-cli-load.h"
 #include "fb-runtime.h"
 #include "fb-profile-run.h"
 #include "fb-bundle.h"
+#include "fb-specialize.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -193,14 +195,27 @@ profile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
         }
       profile = fb_profile_run_bundle (model, inputs, &options, NULL, progress, NULL, &error);
     }
+  else if (g_file_test (model, G_FILE_TEST_IS_DIR))
+    {
+      fprintf (stderr, "fusebench profile: %s: is a folder but no bundle (it has no "
+                       "manifest.json); give an ONNX model or a bundle\n", model);
+      return FB_EXIT_INPUT;
+    }
   else
     {
-      g_autoptr(FbPipeline) pipeline = fb_cli_load_model (model, pipeline_args, &error);
-      g_autoptr(FbPipelineOptions) popts = NULL;
-      if (pipeline == NULL || (popts = fb_cli_pipeline_options (pipeline_args, &error)) == NULL)
+      /* As `run` does: the model specialized to the shapes of its inputs, as if pinned with
+       * --input-shape, and those pins recorded in the profile with the other toggles. */
+      g_autoptr(FbPipelineOptions) given_options = NULL, popts = NULL;
+      g_autoptr(FbSpecializer) spec = NULL;
+      FbPipeline *pipeline;
+      if ((given_options = fb_cli_pipeline_options (pipeline_args, &error)) == NULL ||
+          (spec = fb_specializer_new (model, given_options, NULL, NULL, &error)) == NULL)
         return fail (error);
-      if (given && (inputs = read_inputs (fb_pipeline_final (pipeline), args, &error)) == NULL)
+      if (given && (inputs = read_inputs (fb_specializer_graph (spec), args, &error)) == NULL)
         return fail (error);
+      if (!fb_specializer_prepare (spec, inputs, &pipeline, NULL, &error))
+        return fail (error);
+      popts = fb_specializer_options_for (spec, inputs);
       g_autoptr(GPtrArray) stages = fb_pipeline_dup_stages (pipeline);
       profile = fb_profile_run (on_cuda (args) ? "cuda" : "cpu", stages, popts, inputs, &options,
                                 NULL, progress, NULL, &error);

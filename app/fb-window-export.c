@@ -39,6 +39,7 @@ typedef struct {
   FbLowering     *lowering;     /* kernel exports: the lowering that holds the kernel */
   const FbKernel *kernel;
   char           *source;       /* for the bundle's manifest */
+  char           *pipeline;     /* the toggles of the run on screen, as the manifest says them */
   FbProfile      *profile;      /* profile and trace exports */
 } ExportJob;
 
@@ -53,6 +54,7 @@ export_job_free (ExportJob *job)
   g_clear_pointer (&job->lowering, fb_lowering_unref);
   g_clear_pointer (&job->profile, fb_profile_unref);
   g_free (job->source);
+  g_free (job->pipeline);
   g_free (job);
 }
 
@@ -139,7 +141,8 @@ write_bundle (ExportJob *job, const char *path, gboolean shared, GCancellable *c
 {
   g_autoptr(GPtrArray) objects = NULL;
   g_autoptr(FbPlan) plan = fb_bundle_compile (job->stage->graph, 0, &objects, NULL, error);
-  FbBundleOptions options = { .source = job->source, .pipeline = "", .shared_library = shared };
+  FbBundleOptions options = { .source = job->source, .pipeline = job->pipeline,
+                              .shared_library = shared };
 
   if (plan == NULL || g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
@@ -468,6 +471,8 @@ make_job (FbWindow *self, FbExportKind kind, GFile *file)
   job->stage = fb_stage_ref (final_stage (self));
   job->source = self->model_file != NULL ? g_file_get_path (self->model_file)
                                          : g_strdup (fb_run_get_title (self->run));
+  /* The run the final stage came from, not self->options: a toggle may be re-running. */
+  job->pipeline = fb_pipeline_options_to_args (fb_run_get_options (self->run));
   if (kind == FB_EXPORT_SHARED_LIBRARY)
     job->header = header_beside (file);
   else if (kind == FB_EXPORT_PROFILE || kind == FB_EXPORT_TRACE)

@@ -138,6 +138,8 @@ on_loaded (GObject      *source,
   g_set_object (&self->model_file, job->file);
   g_clear_pointer (&self->run, fb_run_unref);
   g_ptr_array_set_size (self->options->no_fuse, 0);
+  /* Pins taken from a profile of the model before mean nothing for this one. */
+  g_hash_table_remove_all (self->options->input_shapes);
   fb_stage_list_set_run (self->stage_list, NULL);
   fb_compare_view_set_run (self->compare_view, NULL);
   fb_node_inspector_clear (self->inspector);

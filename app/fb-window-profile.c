@@ -68,6 +68,59 @@ view (FbWindow *self,
                 : fb_compare_view_get_after_view (self->compare_view);
 }
 
+static gboolean
+same_shapes (GHashTable *a,
+             GHashTable *b)
+{
+  GHashTableIter it;
+  gpointer key, value;
+
+  if (g_hash_table_size (a) != g_hash_table_size (b))
+    return FALSE;
+  g_hash_table_iter_init (&it, a);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      const FbShape *other = g_hash_table_lookup (b, key);
+
+      if (other == NULL || !fb_shape_equal (value, other))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* A profile made on a model with dynamic dimensions ran with concrete shapes (pinned with
+ * --input-shape, or its inputs'). When only those differ from the run on screen, and they fit
+ * the model, the pipeline runs again with them (TRUE): once it has, the profile matches and is
+ * painted. Otherwise FALSE, with *error saying why when the shapes do not fit. */
+static gboolean
+take_profile_shapes (FbWindow  *self,
+                     FbStage   *import,
+                     GError   **error)
+{
+  const FbPipelineOptions *now = fb_run_get_options (self->run);
+  g_autoptr(FbPipelineOptions) pinned = NULL;
+
+  if (self->profile->pipeline == NULL
+      || same_shapes (now->input_shapes, self->profile->pipeline->input_shapes)
+      || !fb_profile_matches (self->profile, import->graph->model, NULL, NULL))
+    return FALSE;
+  if ((pinned = fb_profile_pinned_options (self->profile, import->graph, now, error)) == NULL
+      || !fb_profile_matches (self->profile, import->graph->model, pinned, NULL))
+    return FALSE;
+  g_hash_table_remove_all (self->options->input_shapes);
+  {
+    GHashTableIter it;
+    gpointer key, value;
+
+    g_hash_table_iter_init (&it, pinned->input_shapes);
+    while (g_hash_table_iter_next (&it, &key, &value))
+      g_hash_table_insert (self->options->input_shapes, g_strdup (key),
+                           g_memdup2 (value, sizeof (FbShape)));
+  }
+  _fb_window_rerun (self);
+  return TRUE;
+}
+
 /* Paints the profile when it fits what is on screen; says why not when it does not. explain:
  * also as an error (a profile the user just opened), not only in the panel. */
 static void
@@ -92,7 +145,21 @@ repaint (FbWindow *self,
   if (self->run == NULL)
     return;
   import = fb_run_get_stage (self->run, 0);
-  if (!fb_profile_matches (self->profile, import->graph->model, fb_run_get_options (self->run), &error))
+  /* Only for a profile just opened: a toggle the user changed afterwards stays theirs. */
+  if (explain && take_profile_shapes (self, import, &error))
+    {
+      fb_graph_view_set_profile (view (self, FALSE), NULL, NULL);
+      fb_graph_view_set_profile (view (self, TRUE), NULL, NULL);
+      fb_profile_panel_set_profile (self->profile_panel, self->profile, NULL);
+      fb_profile_panel_set_note (self->profile_panel,
+                                 "Running the passes with the input shapes the profile was "
+                                 "recorded with…");
+      self->profile_pending = TRUE;
+      return;
+    }
+  if (error != NULL
+      || !fb_profile_matches (self->profile, import->graph->model, fb_run_get_options (self->run),
+                              &error))
     {
       g_autofree char *note = g_strdup_printf ("Not painted: %s", error->message);
 

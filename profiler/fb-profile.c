@@ -3,6 +3,7 @@
  * that a profile belongs to the model and toggles the workbench shows (fb-profile.h). The file
  * format lives in fb-profile-json.c, attribution in fb-profile-attribute.c. */
 #include "fb-profile.h"
+#include "fb-infer.h"
 
 #include <string.h>
 
@@ -219,4 +220,33 @@ fb_profile_matches (const FbProfile *profile, const FbModel *model,
         }
     }
   return TRUE;
+}
+
+FbPipelineOptions *
+fb_profile_pinned_options (const FbProfile *profile, const FbGraph *import,
+                           const FbPipelineOptions *options, GError **error)
+{
+  g_autoptr(FbPipelineOptions) pinned = NULL;
+  g_autoptr(GError) local = NULL;
+  GHashTableIter it;
+  gpointer key, value;
+
+  g_return_val_if_fail (profile != NULL && import != NULL && options != NULL, NULL);
+  pinned = fb_pipeline_options_copy (options);
+  g_hash_table_remove_all (pinned->input_shapes);
+  if (profile->pipeline == NULL || profile->pipeline->input_shapes == NULL)
+    return g_steal_pointer (&pinned);
+  /* The shapes a profile ran with are concrete: they must fill the model's symbolic
+   * dimensions, never contradict a fixed one. */
+  if (!fb_graph_check_pins (import, profile->pipeline->input_shapes, &local))
+    {
+      g_set_error (error, FB_PROFILE_ERROR, FB_PROFILE_ERROR_MISMATCH,
+                   "the input shapes the profile was recorded with do not fit this model: %s",
+                   local->message);
+      return NULL;
+    }
+  g_hash_table_iter_init (&it, profile->pipeline->input_shapes);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    g_hash_table_insert (pinned->input_shapes, g_strdup (key), g_memdup2 (value, sizeof (FbShape)));
+  return g_steal_pointer (&pinned);
 }

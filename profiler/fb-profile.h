@@ -135,6 +135,14 @@ char            *fb_profile_model_digest  (const FbModel *model);
  * saying what differs (the model, a pass, a fusion, the layout, an input shape). */
 gboolean         fb_profile_matches       (const FbProfile *profile, const FbModel *model,
                                            const FbPipelineOptions *options, GError **error);
+/* options with the input shapes profile was recorded with in place of their own: the toggles to
+ * show a profile with on the model it was made from, whose stage 0 (unpinned) is import. A
+ * profile made on a dynamic model ran with concrete shapes (--input-shape, or its inputs' own);
+ * those pins must fit the symbolic dimensions of import, else NULL and
+ * FB_PROFILE_ERROR_MISMATCH saying which does not. The other toggles are left as they are:
+ * fb_profile_matches still decides whether the profile belongs to them. */
+FbPipelineOptions *fb_profile_pinned_options (const FbProfile *profile, const FbGraph *import,
+                                              const FbPipelineOptions *options, GError **error);
 
 /* A kernel's or node's cost as painted on one stage's graph. */
 typedef struct {

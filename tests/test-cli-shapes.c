@@ -2,11 +2,12 @@
 /* Shapes from the inputs: a model with a dynamic batch (tests/cases/dynamic-batch, batch 2 and 5
  * in its two data sets) runs, compiles, checks and shows its passes without --input-shape, each
  * command specializing to the shapes of the files it is given; specializations are cached by
- * the input shape signature. */
+ * the input shape signature. `profile` does the same, and records the shapes it ran with. */
 #include "fb-test-cli.h"
 #include "fb-case-check.h"
 #include "fb-runtime.h"
 #include "fb-specialize.h"
+#include "fb-profile.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -82,6 +83,69 @@ test_passes_and_compile (void)
   remove_tree (tmp);
 }
 
+/* The pinned shape of input x a profile file records, as text ("5x4"), or NULL. */
+static char *
+profile_pin (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbProfile) profile = fb_profile_load (path, &error);
+  const FbShape *shape;
+
+  g_assert_no_error (error);
+  shape = g_hash_table_lookup (profile->pipeline->input_shapes, "x");
+  return shape != NULL ? fb_shape_to_string (shape) : NULL;
+}
+
+/* `profile` takes the shapes of its inputs as `run` does, from --input-dir or --input, and the
+ * profile records them as the pins it ran with; an explicit --input-shape still wins. */
+static void
+test_profile_from_inputs (void)
+{
+  g_autofree char *model = case_path ("model.onnx");
+  g_autofree char *set1 = case_path ("test_data_set_1");
+  g_autofree char *input0 = test_source_path ("tests", "cases", "dynamic-batch", "test_data_set_0",
+                                              "input_0.pb", NULL);
+  g_autofree char *spec = g_strdup_printf ("x=%s", input0);
+  g_autofree char *tmp = g_dir_make_tmp ("fb-shapes-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (tmp, "p.json", NULL);
+  g_autofree char *pin = NULL;
+  g_autoptr(TestRun) run = NULL;
+
+  run = test_run_fusebench ("profile", model, "--input-dir", set1, "--iterations", "2",
+                            "--warmup", "1", "-o", out, NULL);
+  if (run->status != 0)
+    g_error ("profile --input-dir: %s", run->err);
+  pin = profile_pin (out);
+  g_assert_cmpstr (pin, ==, "5x4");
+  g_clear_pointer (&run, test_run_free);
+  g_clear_pointer (&pin, g_free);
+
+  run = test_run_fusebench ("profile", model, "--input", spec, "--iterations", "2", "--warmup",
+                            "1", "-o", out, NULL);
+  if (run->status != 0)
+    g_error ("profile --input: %s", run->err);
+  pin = profile_pin (out);
+  g_assert_cmpstr (pin, ==, "2x4");
+  g_clear_pointer (&run, test_run_free);
+  g_clear_pointer (&pin, g_free);
+
+  /* Random inputs of a pinned shape, as before. */
+  run = test_run_fusebench ("profile", model, "--input-shape", "x=3x4", "--iterations", "2",
+                            "--warmup", "1", "-o", out, NULL);
+  g_assert_cmpint (run->status, ==, 0);
+  pin = profile_pin (out);
+  g_assert_cmpstr (pin, ==, "3x4");
+  g_clear_pointer (&run, test_run_free);
+  g_unlink (out);
+
+  /* Neither inputs nor a pin: the batch is unknown, and the message says how to give it. */
+  run = test_run_fusebench ("profile", model, "--iterations", "2", "-o", out, NULL);
+  g_assert_cmpint (run->status, !=, 0);
+  g_assert_nonnull (strstr (run->err, "--input-shape"));
+  g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  remove_tree (tmp);
+}
+
 /* One compile per input shape signature; the same shape again hits the cache. */
 static void
 test_cache_by_signature (void)
@@ -129,5 +193,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-shapes/check-no-pinning", test_check_no_pinning);
   g_test_add_func ("/cli-shapes/passes-and-compile", test_passes_and_compile);
   g_test_add_func ("/cli-shapes/cache-by-signature", test_cache_by_signature);
+  g_test_add_func ("/cli-shapes/profile-from-inputs", test_profile_from_inputs);
   return g_test_run ();
 }

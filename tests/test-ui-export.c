@@ -276,6 +276,65 @@ test_bundle (void)
   }
 }
 
+/* The manifest's "pipeline" of a bundle folder. */
+static char *
+manifest_pipeline (const char *bundle)
+{
+  g_autofree char *manifest = g_build_filename (bundle, "manifest.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *root;
+
+  g_assert_true (json_parser_load_from_file (parser, manifest, &error));
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_true (json_object_has_member (root, "pipeline"));
+  return g_strdup (json_object_get_string_member (root, "pipeline"));
+}
+
+/* The manifest says which toggles the bundle was compiled with, in the words `fusebench compile`
+ * writes for the same toggles: first the window's channels-first layout, then a pass turned off. */
+static void
+test_bundle_pipeline (void)
+{
+  FbStageList *list = fb_window_get_stage_list (window);
+  g_autofree char *model = test_source_path ("data", "models", "sample-cnn", "model.onnx", NULL);
+  g_autofree char *nchw = export (FB_EXPORT_BUNDLE, "nchw.fusebench");
+  g_autofree char *nchw_text = manifest_pipeline (nchw);
+  g_autofree char *cli = path_in ("cli.fusebench");
+  g_autofree char *cli_text = NULL;
+  g_autofree char *off = NULL, *off_text = NULL, *cli_off = NULL, *cli_off_text = NULL;
+
+  g_assert_cmpint (fb_run_get_options (fb_window_get_run (window))->layout, ==, FB_LAYOUT_NCHW);
+  g_assert_cmpstr (nchw_text, ==, "--layout nchw");
+  {
+    g_autoptr(TestRun) run = test_run_fusebench ("compile", model, "--target", "cpu", "--layout",
+                                                 "nchw", "-o", cli, NULL);
+    g_assert_cmpint (run->status, ==, 0);
+  }
+  cli_text = manifest_pipeline (cli);
+  g_assert_cmpstr (cli_text, ==, nchw_text);
+
+  g_assert_true (fb_stage_list_set_pass_enabled (list, "fold-batchnorm", FALSE));
+  settle ();
+  g_assert_cmpuint (fb_run_get_options (fb_window_get_run (window))->disabled_passes->len, ==, 1);
+  off = export (FB_EXPORT_BUNDLE, "off.fusebench");
+  off_text = manifest_pipeline (off);
+  g_assert_true (fb_stage_list_set_pass_enabled (list, "fold-batchnorm", TRUE));
+  settle ();
+  g_assert_cmpuint (fb_run_get_options (fb_window_get_run (window))->disabled_passes->len, ==, 0);
+  g_assert_cmpstr (off_text, ==, "--disable fold-batchnorm --layout nchw");
+  cli_off = path_in ("cli-off.fusebench");
+  {
+    g_autoptr(TestRun) run = test_run_fusebench ("compile", model, "--target", "cpu", "--layout",
+                                                 "nchw", "--disable", "fold-batchnorm", "-o",
+                                                 cli_off, NULL);
+    g_assert_cmpint (run->status, ==, 0);
+  }
+  cli_off_text = manifest_pipeline (cli_off);
+  g_assert_cmpstr (cli_off_text, ==, off_text);
+}
+
 static void
 test_shared_library (void)
 {
@@ -602,6 +661,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/export/onnx", test_onnx);
   g_test_add_func ("/ui/export/profile", test_profile);
   g_test_add_func ("/ui/export/bundle", test_bundle);
+  g_test_add_func ("/ui/export/bundle-pipeline", test_bundle_pipeline);
   g_test_add_func ("/ui/export/shared-library", test_shared_library);
   g_test_add_func ("/ui/export/kernel", test_kernel);
   g_test_add_func ("/ui/export/ptx", test_ptx);

@@ -295,6 +295,38 @@ check_pin (FbGraph *graph, const char *name, const FbShape *pin, GHashTable *sym
   return TRUE;
 }
 
+/* Every pin checked against graph, in name order so that the first problem reported does not
+ * depend on hash order; fills sym_values (symbol -> int64_t*) and *sorted (the names). */
+static gboolean
+check_pins (FbGraph *graph, GHashTable *pins, GHashTable *sym_values, gpointer **sorted,
+            guint *n_sorted, GError **error)
+{
+  g_autofree gpointer *names = g_hash_table_get_keys_as_array (pins, n_sorted);
+
+  qsort (names, *n_sorted, sizeof (gpointer), compare_names);
+  for (guint i = 0; i < *n_sorted; i++)
+    if (!check_pin (graph, names[i], g_hash_table_lookup (pins, names[i]), sym_values, error))
+      return FALSE;
+  if (sorted != NULL)
+    *sorted = g_steal_pointer (&names);
+  return TRUE;
+}
+
+gboolean
+fb_graph_check_pins (const FbGraph *graph, GHashTable *pins, GError **error)
+{
+  g_autoptr(GHashTable) sym_values = NULL;
+  guint n_names = 0;
+
+  g_return_val_if_fail (graph != NULL, FALSE);
+  g_return_val_if_fail (pins != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  sym_values = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  /* check_pin only looks the inputs up. */
+  return check_pins ((FbGraph *) graph, pins, sym_values, NULL, &n_names, error);
+}
+
 gboolean
 fb_graph_pin_inputs (FbGraph *graph, GHashTable *pins, GError **error)
 {
@@ -306,15 +338,10 @@ fb_graph_pin_inputs (FbGraph *graph, GHashTable *pins, GError **error)
   g_return_val_if_fail (pins != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  /* Sorted, so that the first problem reported does not depend on hash order. */
-  names = g_hash_table_get_keys_as_array (pins, &n_names);
-  qsort (names, n_names, sizeof (gpointer), compare_names);
-
   /* Everything is checked before anything changes: a failed pin leaves the graph as it was. */
   sym_values = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-  for (guint i = 0; i < n_names; i++)
-    if (!check_pin (graph, names[i], g_hash_table_lookup (pins, names[i]), sym_values, error))
-      return FALSE;
+  if (!check_pins (graph, pins, sym_values, &names, &n_names, error))
+    return FALSE;
 
   for (guint i = 0; i < n_names; i++)
     {

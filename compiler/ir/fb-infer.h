@@ -21,5 +21,8 @@ gboolean fb_infer_graph          (FbGraph *graph, GError **error);
  * extent on the other inputs that name it; a pinned extent below zero leaves that dimension as
  * it was. Nothing changes when there is an error. */
 gboolean fb_graph_pin_inputs     (FbGraph *graph, GHashTable *pins, GError **error);
+/* Whether fb_graph_pin_inputs (graph, pins) would succeed, with its error when not; graph
+ * stays as it is. */
+gboolean fb_graph_check_pins     (const FbGraph *graph, GHashTable *pins, GError **error);
 
 G_END_DECLS

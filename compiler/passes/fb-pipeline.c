@@ -174,6 +174,45 @@ stage_key (guint i, const FbPipelineOptions *o)
   return g_string_free (key, FALSE);
 }
 
+char *
+fb_pipeline_options_to_args (const FbPipelineOptions *options)
+{
+  g_autoptr(GPtrArray) sorted = g_ptr_array_new ();
+  GString *s = g_string_new (NULL);
+  GHashTableIter it;
+  gpointer name;
+
+  g_return_val_if_fail (options != NULL, NULL);
+  for (guint i = 0; options->disabled_passes && i < options->disabled_passes->len; i++)
+    g_ptr_array_add (sorted, g_ptr_array_index (options->disabled_passes, i));
+  g_ptr_array_sort (sorted, compare_strings);
+  for (guint i = 0; i < sorted->len; i++)
+    g_string_append_printf (s, "--disable %s ", (const char *) g_ptr_array_index (sorted, i));
+  g_ptr_array_set_size (sorted, 0);
+  for (guint i = 0; options->no_fuse && i < options->no_fuse->len; i++)
+    g_ptr_array_add (sorted, g_ptr_array_index (options->no_fuse, i));
+  g_ptr_array_sort (sorted, compare_strings);
+  for (guint i = 0; i < sorted->len; i++)
+    g_string_append_printf (s, "--no-fuse %s ", (const char *) g_ptr_array_index (sorted, i));
+  /* Always written: the default layout depends on the target, so leaving it out says nothing. */
+  g_string_append_printf (s, "--layout %s", options->layout == FB_LAYOUT_NHWC ? "nhwc" : "nchw");
+  g_ptr_array_set_size (sorted, 0);
+  if (options->input_shapes != NULL)
+    {
+      g_hash_table_iter_init (&it, options->input_shapes);
+      while (g_hash_table_iter_next (&it, &name, NULL))
+        g_ptr_array_add (sorted, name);
+    }
+  g_ptr_array_sort (sorted, compare_strings);
+  for (guint i = 0; i < sorted->len; i++)
+    {
+      const char *n = g_ptr_array_index (sorted, i);
+      g_autofree char *shape = fb_shape_to_string (g_hash_table_lookup (options->input_shapes, n));
+      g_string_append_printf (s, " --input-shape %s=%s", n, shape);
+    }
+  return g_string_free (s, FALSE);
+}
+
 static gboolean
 check_options (const FbPipelineOptions *o, GError **error)
 {

@@ -42,6 +42,10 @@ typedef struct {
 FbPipelineOptions *fb_pipeline_options_new  (void);
 FbPipelineOptions *fb_pipeline_options_copy (const FbPipelineOptions *options);
 void               fb_pipeline_options_free (FbPipelineOptions *options);
+/* The options as the PIPELINE arguments that make them ("--disable fold-constants --layout nhwc
+ * --input-shape x=2x3"): the layout always, the lists sorted, so that equal options read the
+ * same. What a bundle's manifest records as its "pipeline". */
+char              *fb_pipeline_options_to_args (const FbPipelineOptions *options);
 
 typedef enum {
   FB_CHANGE_ADDED,               /* in this stage, not in the previous one */

@@ -204,7 +204,9 @@ graph_proto (Export *x, const FbGraph *g)
   for (guint i = 0; i < g->values->len; i++)
     {
       const FbValue *v = g_ptr_array_index (g->values, i);
-      if (v->constant)
+      /* A value a node makes is that node's, even when its contents are known (a Constant in
+       * a body, where no pass folds): written as an initializer too, it would be defined twice. */
+      if (v->constant && v->producer == NULL)
         g_ptr_array_add (inits, tensor_proto (x, v->constant, v->name));
       else if (!v->is_input && !v->is_output && v->producer && v->dtype != FB_DTYPE_UNDEFINED)
         g_ptr_array_add (infos, value_info (x, v));
@@ -236,7 +238,8 @@ fb_onnx_export (const FbGraph *graph, GHashTable *external, const char *weights_
   Onnx__ModelProto *m = NEW (&x, Onnx__ModelProto, ONNX__MODEL_PROTO__INIT);
   FbModel *model = graph->model;
   m->has_ir_version = TRUE;
-  m->ir_version = model->ir_version > 0 ? model->ir_version : 8;
+  /* Initializers are written apart from the graph's inputs, which IR version 4 first allows. */
+  m->ir_version = model->ir_version > 0 ? MAX (model->ir_version, 4) : 8;
   m->producer_name = str (&x, "fusebench");
   m->producer_version = str (&x, model->producer_name ? model->producer_name : "");
   m->graph = graph_proto (&x, graph);
@@ -253,7 +256,7 @@ fb_onnx_export (const FbGraph *graph, GHashTable *external, const char *weights_
                                              ONNX__OPERATOR_SET_ID_PROTO__INIT);
           o->domain = str (&x, k);
           o->has_version = TRUE;
-          o->version = GPOINTER_TO_INT (v);
+          o->version = *(const char *) k == '\0' ? fb_onnx_form_opset (model) : GPOINTER_TO_INT (v);
           m->opset_import[m->n_opset_import++] = o;
         }
     }

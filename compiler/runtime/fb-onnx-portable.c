@@ -5,13 +5,19 @@
  * graph), nodes marked fb_layout=nhwc that read and write channels-last tensors, NHWC twins
  * that share the name of the NCHW value they stand for, and operators the simplify pass
  * introduced at an opset newer than the model's (Gelu at 20, LayerNormalization at 17,
- * HardSwish at 14, Softmax at 13). On a copy of the graph, this:
+ * HardSwish at 14, Softmax at 13), and the newer forms the importer gave an older model's nodes
+ * (Slice's starts, ends and axes as inputs, as at opset 10; Squeeze's axes, as at 13). The
+ * export declares the opset the model was written at (fb_onnx_form_opset), so on a copy of the
+ * graph, this:
  *
  *   - inlines every FUSED node's members in its place;
  *   - runs each channels-last Conv or pool between a Transpose into NCHW and one back, the
  *     computation ONNX defines for it; nodes that merely follow along need no change;
- *   - writes each operator newer than the model's opset as the primitive formula it stands
- *     for, so the rest of the model keeps the opset it was written against;
+ *   - writes each operator newer than that opset as the primitive formula it stands for, so
+ *     the rest of the model keeps the opset it was written against (raising the opset instead
+ *     would change what its older nodes mean: Softmax, Clip, Pad, Upsample...);
+ *   - writes the inputs the importer made of attributes back as those attributes, where the
+ *     opset still has them so;
  *   - drops fusebench's own attributes and gives every value and node a name of its own. */
 #include "fb-onnx-export.h"
 
@@ -25,6 +31,7 @@ typedef struct {
   FbGraph    *g;
   GHashTable *names;      /* names given so far (owned strings) */
   guint       serial;
+  int         opset;      /* of the default domain, as the export declares it */
 } Portable;
 
 static const char *
@@ -57,7 +64,7 @@ new_node (Portable *p, FbOpKind op, const char *op_type, const FbNode *like, con
 
   n->op_type = fb_arena_strdup (p->g->arena, op_type);
   n->domain = "";
-  n->opset = fb_model_opset (p->g->model, "");
+  n->opset = p->opset;
   n->flags = FB_NODE_INSERTED;
   fb_node_add_prov (p->g, n, like->prov, like->n_prov);
   for (guint i = 0; i < n_inputs; i++)
@@ -175,7 +182,8 @@ transpose_to (Portable *p, const FbNode *like, FbValue *in, FbValue *out, const 
   fb_node_set_attr (p->g, t, &a);
 }
 
-/* A channels-last Conv or pool between transposes: ONNX defines them channels-first only. */
+/* A channels-last Conv, ConvTranspose or pool between transposes: ONNX defines them
+ * channels-first only. */
 static gboolean
 wrap_nhwc (Portable *p, FbNode *n, GError **error)
 {
@@ -226,8 +234,8 @@ decompose (Portable *p, FbNode *n, GError **error)
     {
       g_set_error (error, FB_GRAPH_ERROR, FB_GRAPH_ERROR_UNSUPPORTED,
                    "node %s: %s needs opset %d, the model has %d, and its %s form is only "
-                   "written for float tensors", n->name, n->op_type, n->opset,
-                   fb_model_opset (p->g->model, ""), n->op_type);
+                   "written for float tensors", n->name, n->op_type, n->opset, p->opset,
+                   n->op_type);
       return FALSE;
     }
   switch (n->op)
@@ -277,8 +285,7 @@ decompose (Portable *p, FbNode *n, GError **error)
           {
             g_set_error (error, FB_GRAPH_ERROR, FB_GRAPH_ERROR_UNSUPPORTED,
                          "node %s: %s needs opset %d, the model has %d, and writing it out "
-                         "needs the input's rank", n->name, n->op_type, n->opset,
-                         fb_model_opset (p->g->model, ""));
+                         "needs the input's rank", n->name, n->op_type, n->opset, p->opset);
             return FALSE;
           }
         axis = axis < 0 ? axis + rank : axis;
@@ -313,8 +320,7 @@ decompose (Portable *p, FbNode *n, GError **error)
           {
             g_set_error (error, FB_GRAPH_ERROR, FB_GRAPH_ERROR_UNSUPPORTED,
                          "node %s: LayerNormalization's mean and inverse deviation outputs have "
-                         "no form at the model's opset %d", n->name,
-                         fb_model_opset (p->g->model, ""));
+                         "no form at the model's opset %d", n->name, p->opset);
             return FALSE;
           }
         break;
@@ -322,7 +328,7 @@ decompose (Portable *p, FbNode *n, GError **error)
     default:
       g_set_error (error, FB_GRAPH_ERROR, FB_GRAPH_ERROR_UNSUPPORTED,
                    "node %s: %s needs opset %d and the model declares %d", n->name, n->op_type,
-                   n->opset, fb_model_opset (p->g->model, ""));
+                   n->opset, p->opset);
       return FALSE;
     }
   /* The formula's last node writes n's output under its name. */
@@ -334,11 +340,151 @@ decompose (Portable *p, FbNode *n, GError **error)
   return TRUE;
 }
 
+/* The opset from which op takes as inputs what it took as attributes before (Slice's starts,
+ * ends and axes, TopK's k; Squeeze's, Unsqueeze's and ReduceSum's axes, Split's split), the
+ * first input index that moved, and the attribute names in input order; 0 for other ops. */
+static int
+moved_to_inputs (FbOpKind op, guint *first, const char * const **names)
+{
+  static const char * const slice[] = { "starts", "ends", "axes", NULL };
+  static const char * const k[] = { "k", NULL };
+  static const char * const axes[] = { "axes", NULL };
+  static const char * const split[] = { "split", NULL };
+
+  *first = 1;
+  switch (op)
+    {
+    case FB_OP_SLICE: *names = slice; return 10;
+    case FB_OP_TOPK: *names = k; return 10;
+    case FB_OP_SQUEEZE: case FB_OP_UNSQUEEZE: case FB_OP_REDUCE_SUM: *names = axes; return 13;
+    case FB_OP_SPLIT: *names = split; return 13;
+    default: return 0;
+    }
+}
+
+/* Node n holds in inputs what the opset the export declares has as attributes (the importer
+ * upgraded it, or a pass made it so): the constant inputs become those attributes again. */
+static gboolean
+inputs_to_attrs (Portable *p, FbNode *n, GError **error)
+{
+  const char * const *names;
+  guint first;
+  int since = moved_to_inputs (n->op, &first, &names);
+
+  if (since == 0 || p->opset >= since)
+    return TRUE;
+  for (guint i = first; i < n->n_inputs; i++)
+    {
+      const FbValue *v = n->inputs[i];
+      const char *name = i - first < g_strv_length ((char **) names) ? names[i - first] : "steps";
+      const FbTensor *t = v != NULL ? v->constant : NULL;
+
+      if (v == NULL)
+        continue;
+      if (t == NULL || (t->dtype != FB_DTYPE_INT64 && t->dtype != FB_DTYPE_INT32) || t->rank > 1)
+        {
+          g_set_error (error, FB_GRAPH_ERROR, FB_GRAPH_ERROR_UNSUPPORTED,
+                       "node %s: %s takes %s as an input only from opset %d, the model declares "
+                       "%d, and this %s is not a constant list of integers", n->name, n->op_type,
+                       name, since, p->opset, name);
+          return FALSE;
+        }
+      /* Slice's steps came with the inputs: only steps of one have an older form. */
+      if (g_str_equal (name, "steps"))
+        {
+          for (int64_t e = 0; e < t->numel; e++)
+            if (fb_tensor_get_i64 (t, e) != 1)
+              {
+                g_set_error (error, FB_GRAPH_ERROR, FB_GRAPH_ERROR_UNSUPPORTED,
+                             "node %s: Slice with steps other than 1 has no form at the model's "
+                             "opset %d", n->name, p->opset);
+                return FALSE;
+              }
+          continue;
+        }
+      {
+        g_autofree int64_t *values = g_new (int64_t, MAX (t->numel, 1));
+        FbAttr a = { .name = name, .type = FB_ATTR_INTS, .ints = { (guint) t->numel, values } };
+
+        for (int64_t e = 0; e < t->numel; e++)
+          values[e] = fb_tensor_get_i64 (t, e);
+        if (g_str_equal (name, "k"))
+          {
+            a.type = FB_ATTR_INT;
+            a.i = t->numel > 0 ? values[0] : 0;
+          }
+        fb_node_set_attr (p->g, n, &a);
+      }
+    }
+  n->n_inputs = MIN (n->n_inputs, first);
+  return TRUE;
+}
+
+/* inputs_to_attrs on the nodes of every If, Loop and Scan body of graph's nodes, nested too: the
+ * importer upgraded them as it did the graph's own. */
+static gboolean
+body_inputs_to_attrs (Portable *p, const FbGraph *graph, GError **error)
+{
+  for (guint i = 0; i < graph->nodes->len; i++)
+    {
+      const FbNode *n = g_ptr_array_index (graph->nodes, i);
+
+      for (guint a = 0; a < n->n_attrs; a++)
+        {
+          const FbGraph *body = n->attrs[a].type == FB_ATTR_GRAPH ? n->attrs[a].g : NULL;
+
+          if (body == NULL)
+            continue;
+          for (guint k = 0; k < body->nodes->len; k++)
+            {
+              FbNode *m = g_ptr_array_index (body->nodes, k);
+
+              if (m->domain[0] == '\0' && !inputs_to_attrs (p, m, error))
+                return FALSE;
+            }
+          if (!body_inputs_to_attrs (p, body, error))
+            return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 static gboolean
 is_channels_first_only (FbOpKind op)
 {
-  return op == FB_OP_CONV || op == FB_OP_MAX_POOL || op == FB_OP_AVERAGE_POOL ||
+  return op == FB_OP_CONV || op == FB_OP_CONV_TRANSPOSE || op == FB_OP_MAX_POOL ||
+         op == FB_OP_AVERAGE_POOL ||
          op == FB_OP_GLOBAL_AVERAGE_POOL || op == FB_OP_GLOBAL_MAX_POOL;
+}
+
+/* The values defined inside the If, Loop and Scan bodies of graph's nodes (their inputs and
+ * what their nodes make), renamed where a name is taken: ONNX wants every name once across a
+ * model and its subgraphs, and a pass may have given an outer value a body value's name. */
+static void
+name_bodies (Portable *p, const FbGraph *graph)
+{
+  for (guint i = 0; i < graph->nodes->len; i++)
+    {
+      const FbNode *n = g_ptr_array_index (graph->nodes, i);
+
+      for (guint a = 0; a < n->n_attrs; a++)
+        {
+          FbGraph *body = n->attrs[a].type == FB_ATTR_GRAPH ? n->attrs[a].g : NULL;
+
+          if (body == NULL)
+            continue;
+          for (guint k = 0; k < body->values->len; k++)
+            {
+              FbValue *v = g_ptr_array_index (body->values, k);
+
+              if (g_hash_table_contains (p->names, v->name))
+                v->name = fresh_name (p, v->name);
+              else
+                g_hash_table_add (p->names, g_strdup (v->name));
+            }
+          name_bodies (p, body);
+        }
+    }
 }
 
 static gboolean
@@ -354,8 +500,8 @@ fb_onnx_portable_graph (const FbGraph *graph, GError **error)
   g_return_val_if_fail (graph != NULL, NULL);
   FbGraph *g = fb_graph_copy (graph);
   g_autoptr(GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  Portable p = { g, names, 0 };
-  int opset = fb_model_opset (g->model, "");
+  int opset = fb_onnx_form_opset (g->model);
+  Portable p = { g, names, 0, opset };
   g_autoptr(GPtrArray) nodes = NULL;
 
   /* The caller's names first: inputs and outputs keep theirs; a twin sharing a name is renamed. */
@@ -384,6 +530,7 @@ fb_onnx_portable_graph (const FbGraph *graph, GError **error)
         i++;
     }
 
+  name_bodies (&p, g);
   nodes = g_ptr_array_copy (g->nodes, NULL, NULL);
   for (guint i = 0; i < nodes->len; i++)
     {
@@ -401,11 +548,15 @@ fb_onnx_portable_graph (const FbGraph *graph, GError **error)
              fb_node_attr_int (n, "axis", -1) == n->inputs[0]->shape.rank - 1)) &&
           !decompose (&p, n, error))
         goto fail;
+      if (n->domain[0] == '\0' && !inputs_to_attrs (&p, n, error))
+        goto fail;
     }
+  if (!body_inputs_to_attrs (&p, g, error))
+    goto fail;
   /* ONNX Runtime refuses two nodes of one name, and inserted transposes may share theirs. */
   {
     g_autoptr(GHashTable) node_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-    Portable q = { g, node_names, 0 };
+    Portable q = { g, node_names, 0, opset };
     for (guint i = 0; i < g->nodes->len; i++)
       {
         FbNode *n = g_ptr_array_index (g->nodes, i);
@@ -434,4 +585,11 @@ fb_onnx_export_portable (const FbGraph *graph, GError **error)
   bytes = fb_onnx_export (portable, NULL, NULL, error);
   fb_graph_free (portable);
   return bytes;
+}
+
+int
+fb_onnx_form_opset (FbModel *model)
+{
+  g_return_val_if_fail (model != NULL, 0);
+  return MAX (fb_model_opset (model, ""), 7);
 }

@@ -117,6 +117,17 @@ fb_input_signature (const FbGraph *graph, GPtrArray *inputs)
   return g_string_free (sig, FALSE);
 }
 
+FbPipelineOptions *
+fb_specializer_options_for (FbSpecializer *spec, GPtrArray *inputs)
+{
+  FbPipelineOptions *options;
+
+  g_return_val_if_fail (spec != NULL, NULL);
+  options = fb_pipeline_options_copy (spec->options);
+  fb_pins_from_inputs (spec->graph, inputs, options->input_shapes);
+  return options;
+}
+
 gboolean
 fb_specializer_prepare (FbSpecializer *spec, GPtrArray *inputs, FbPipeline **pipeline,
                         FbCompiled **compiled, GError **error)
@@ -129,11 +140,10 @@ fb_specializer_prepare (FbSpecializer *spec, GPtrArray *inputs, FbPipeline **pip
   e = g_hash_table_lookup (spec->cache, sig);
   if (e == NULL)
     {
-      g_autoptr(FbPipelineOptions) options = fb_pipeline_options_copy (spec->options);
+      g_autoptr(FbPipelineOptions) options = fb_specializer_options_for (spec, inputs);
       g_autoptr(FbPipeline) made = NULL;
       FbGraph *graph;
 
-      fb_pins_from_inputs (spec->graph, inputs, options->input_shapes);
       graph = fb_onnx_import_file (spec->path, options->input_shapes, error);
       if (graph == NULL)
         return FALSE;

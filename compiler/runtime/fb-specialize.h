@@ -2,7 +2,7 @@
 /* Shapes from the inputs: a model with dynamic dimensions, specialized to the shapes of the
  * tensors it is run on as if they had been pinned with --input-shape, and kept per input shape
  * signature so that a second run with the same shapes compiles nothing and another shape
- * compiles once more. `run`, `check`, `passes` and `compile` use it. */
+ * compiles once more. `run`, `check`, `passes`, `compile` and `profile` use it. */
 #pragma once
 
 #include "fb-pipeline.h"
@@ -29,6 +29,9 @@ const FbGraph *fb_specializer_graph      (FbSpecializer *spec);
 gboolean       fb_specializer_prepare    (FbSpecializer *spec, GPtrArray *inputs,
                                           FbPipeline **pipeline, FbCompiled **compiled,
                                           GError **error);
+/* The options the specialization for inputs runs with: the specializer's, every dynamic input
+ * pinned to the shape of its tensor (an explicit pin wins). New; what a profile records. */
+FbPipelineOptions *fb_specializer_options_for (FbSpecializer *spec, GPtrArray *inputs);
 /* How many specializations were made so far (cache misses). */
 guint          fb_specializer_n_compiled (FbSpecializer *spec);
 
