@@ -112,7 +112,10 @@ file_sha256 (const char *path, GError **error)
 static char *
 field (GBytes *out, const char *key)
 {
-  g_autofree char *text = g_strndup (g_bytes_get_data (out, NULL), g_bytes_get_size (out));
+  gsize size;
+  const char *data = g_bytes_get_data (out, &size);
+  /* Empty bytes may have no data at all. */
+  g_autofree char *text = g_strndup (data ? data : "", size);
   g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
   gsize n = strlen (key);
 

@@ -3,6 +3,7 @@
 
 #include <glib/gstdio.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -71,6 +72,33 @@ accepts (int port)
   return connection != NULL;
 }
 
+/* A Host block of the client config, valid until four more calls (the caller concatenates
+ * four blocks at once). */
+static const char *
+host_block (const char *alias, int port, const char *dir, const char *key,
+            const char *known_hosts, const char *strict)
+{
+  static char *ring[4];
+  static guint next;
+  char **slot = &ring[next++ % G_N_ELEMENTS (ring)];
+
+  g_free (*slot);
+  *slot = g_strdup_printf ("Host %s\n  HostName 127.0.0.1\n  Port %d\n  User %s\n"
+                           "  IdentityFile %s/%s\n  IdentitiesOnly yes\n  IdentityAgent none\n"
+                           "  HostKeyAlias fusebench-test-host\n  UserKnownHostsFile %s/%s\n"
+                           "  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking %s\n"
+                           "  PasswordAuthentication no\n  KbdInteractiveAuthentication no\n",
+                           alias, port, g_get_user_name (), dir, key, dir, known_hosts, strict);
+  return *slot;
+}
+
+/* A server left behind by a test that failed half-way would hold its port forever. */
+static void
+die_with_parent (gpointer data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+}
+
 TestSshd *
 test_sshd_start (gboolean read_only_cache)
 {
@@ -108,23 +136,21 @@ test_sshd_start (gboolean read_only_cache)
                           s->port, s->dir, s->dir, s->dir, s->cache);
   write_file (s->dir, "sshd_config", text);
   g_free (text);
-  /* First match wins in ssh_config: the variants before the common part. */
-  text = g_strdup_printf ("Host fbtest-wrongkey\n  IdentityFile %s/other_key\n"
-                          "Host fbtest-unknown\n  UserKnownHostsFile %s/known_hosts_empty\n"
-                          "  StrictHostKeyChecking ask\n"
-                          "Host fbtest-closed\n  Port %d\n"
-                          "Host fbtest*\n  HostName 127.0.0.1\n  Port %d\n  User %s\n"
-                          "  IdentityFile %s/user_key\n  IdentitiesOnly yes\n  IdentityAgent none\n"
-                          "  HostKeyAlias fusebench-test-host\n  UserKnownHostsFile %s/known_hosts\n"
-                          "  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n"
-                          "  PasswordAuthentication no\n  KbdInteractiveAuthentication no\n",
-                          s->dir, s->dir, free_port (), s->port, g_get_user_name (), s->dir, s->dir);
+  /* One block per alias: IdentityFile adds up over matching blocks, so no block is shared. */
+  text = g_strconcat (host_block ("fbtest", s->port, s->dir, "user_key", "known_hosts", "yes"),
+                      host_block ("fbtest-wrongkey", s->port, s->dir, "other_key", "known_hosts",
+                                  "yes"),
+                      host_block ("fbtest-unknown", s->port, s->dir, "user_key",
+                                  "known_hosts_empty", "ask"),
+                      host_block ("fbtest-closed", free_port (), s->dir, "user_key", "known_hosts",
+                                  "yes"), NULL);
   write_file (s->dir, "ssh_config", text);
   s->config = g_build_filename (s->dir, "ssh_config", NULL);
 
   sshd_config = g_build_filename (s->dir, "sshd_config", NULL);
   log = g_build_filename (s->dir, "sshd.log", NULL);
   g_subprocess_launcher_set_stderr_file_path (launcher, log);
+  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
   if (root && (read_only_cache || !g_file_test ("/run/sshd", G_FILE_TEST_IS_DIR)))
     /* sshd as root wants its privilege-separation folder /run/sshd, which only the system
      * service makes, and root writes through any permission: a mount namespace of the

@@ -216,12 +216,17 @@ test_version_mismatch (void)
   g_assert_no_error (error);
   g_assert_cmpint (g_chmod (fake, 0755), ==, 0);
   g_setenv ("FUSEBENCH_REMOTE_RUNNER", fake, TRUE);
-  assert_fails ("fbtest", "the runner there");
   {
     g_autofree char *model = sample ();
     g_autoptr(TestRun) run = test_run_fusebench ("profile", model, "--remote", "fbtest", NULL);
-    g_assert_nonnull (strstr (run->err, "says 'fusebench 0.0.1-old'"));
+    g_assert_cmpint (run->status, ==, 1);
+    g_assert_nonnull (strstr (run->err, "copying the runner to fbtest"));
+    if (strstr (run->err, "fusebench: fbtest: the runner there (") == NULL ||
+        strstr (run->err, ") says 'fusebench 0.0.1-old', this is fusebench ") == NULL)
+      g_error ("unexpected: %s", run->err);
   }
+  /* Copied once: the second time it is refused at once, in one line. */
+  assert_fails ("fbtest", "the runner there");
   g_unsetenv ("FUSEBENCH_REMOTE_RUNNER");
   assert_no_work_left (server);
 }
