@@ -159,6 +159,7 @@ test_damaged_runner (void)
   fake = g_strdup_printf ("#!/bin/sh\ntouch '%s'\necho 'fusebench " "%s'\n", mark, "0.1.0");
   g_file_set_contents (runner, fake, -1, &error);
   g_assert_no_error (error);
+  g_assert_cmpint (g_chmod (runner, 0755), ==, 0);
 
   run = test_run_fusebench ("profile", model, "--remote", "fbtest", "--iterations", "1",
                             "--warmup", "1", NULL);
