@@ -339,6 +339,12 @@ on_line (const char *line, gpointer data)
       fprintf (stderr, "\r\033[K%s: %3.0f %%%s", job->host, 100 * fraction, end);
       job->status_line = TRUE;
     }
+  else if (g_str_has_prefix (line, "fusebench: "))
+    {
+      /* The runner's "this machine" is the host: say which. */
+      clear_status_line (job);
+      fprintf (stderr, "fusebench: %s: %s\n", job->host, line + strlen ("fusebench: "));
+    }
   else
     {
       clear_status_line (job);
