@@ -364,11 +364,18 @@ test_run (void)
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (json_parser_get_root (parser)),
                                                   "model"), ==, model);
   assert_no_work_left (server);
-  g_unlink (there_out);
-  g_unlink (here_out);
-  g_rmdir (there);
-  g_rmdir (here);
-  g_rmdir (dir);
+  /* The sample has two outputs: empty both folders. */
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("output_%u.pb", i);
+      g_autofree char *a_path = g_build_filename (there, name, NULL);
+      g_autofree char *b_path = g_build_filename (here, name, NULL);
+      g_unlink (a_path);
+      g_unlink (b_path);
+    }
+  g_assert_cmpint (g_rmdir (there), ==, 0);
+  g_assert_cmpint (g_rmdir (here), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
 static void
