@@ -8,8 +8,10 @@
  * types and shapes). One line per case:
  *   PASS|FAIL CASE_DIR  worst abs err X rel err Y (output NAME)
  * then a summary; the exit status is 1 when a case fails. No shape needs pinning: each data set
- * specializes the model to the shapes of its inputs (one compile per distinct shape). */
+ * specializes the model to the shapes of its inputs (one compile per distinct shape). With
+ * --remote HOST the cases go to an ssh host and are checked there. */
 #include "fb-cli-load.h"
+#include "fb-cli-remote.h"
 #include "fb-case-check.h"
 #include "fb-compare.h"
 #include "fb-backend.h"
@@ -41,10 +43,41 @@ check_case (const char *case_dir, const FbPipelineOptions *options, const FbBack
   return ok;
 }
 
+static int
+check_remote (const char *host, int argc, char **argv, const char *target,
+              const FbBackendOptions *backend_options, double rtol, double atol,
+              const FbCliPipelineArgs *pipeline)
+{
+  g_autoptr(FbCliRemote) job = fb_cli_remote_new ("check");
+  char r[G_ASCII_DTOSTR_BUF_SIZE], a[G_ASCII_DTOSTR_BUF_SIZE];
+
+  for (int i = 1; i < argc; i++)
+    if (!g_file_test (argv[i], G_FILE_TEST_IS_DIR))
+      {
+        fprintf (stderr, "fusebench check: %s: no such case folder\n", argv[i]);
+        return FB_EXIT_INPUT;
+      }
+  fb_cli_remote_args (job, "--rtol", g_ascii_dtostr (r, sizeof r, rtol),
+                      "--atol", g_ascii_dtostr (a, sizeof a, atol), NULL);
+  if (target)
+    fb_cli_remote_args (job, "--target", target, NULL);
+  if (backend_options->strict_float32)
+    fb_cli_remote_args (job, "--strict-float32", NULL);
+  if (backend_options->tf32_matmul)
+    fb_cli_remote_args (job, "--tf32-matmul", NULL);
+  if (backend_options->eager)
+    fb_cli_remote_args (job, "--eager", NULL);
+  fb_cli_remote_pipeline (job, pipeline);
+  for (int i = 1; i < argc; i++)
+    fb_cli_remote_args (job, fb_cli_remote_send (job, argv[i]), NULL);
+  return fb_cli_remote_execute (job, host);
+}
+
 int
 fb_cli_check (int argc, char **argv)
 {
   char *target = NULL;
+  char *remote = NULL;
   FbCliPipelineArgs pipeline = { 0 };
   FbBackendOptions backend_options = { 0 };
   double rtol = FB_COMPARE_RTOL, atol = FB_COMPARE_ATOL;
@@ -58,6 +91,8 @@ fb_cli_check (int argc, char **argv)
       "cuda: launch kernel by kernel instead of replaying the CUDA graph", NULL },
     { "rtol", 0, 0, G_OPTION_ARG_DOUBLE, &rtol, "Relative tolerance (default 1e-3)", "R" },
     { "atol", 0, 0, G_OPTION_ARG_DOUBLE, &atol, "Absolute tolerance (default 1e-4)", "A" },
+    { "remote", 0, 0, G_OPTION_ARG_STRING, &remote,
+      "Check on this ssh host (user@host or a Host of ~/.ssh/config)", "HOST" },
     { NULL }
   };
   const FbBackend *backend = NULL;
@@ -93,6 +128,8 @@ fb_cli_check (int argc, char **argv)
            !fb_cli_check_precision (&backend_options, &error) ||
            (options = fb_cli_pipeline_options (&pipeline, &error)) == NULL)
     status = fb_cli_fail (error);
+  else if (remote)
+    status = check_remote (remote, argc, argv, target, &backend_options, rtol, atol, &pipeline);
   else
     {
       for (int i = 1; i < argc; i++)
@@ -107,6 +144,7 @@ fb_cli_check (int argc, char **argv)
       status = failed ? FB_EXIT_WORK : FB_EXIT_OK;
     }
   g_free (target);
+  g_free (remote);
   fb_cli_pipeline_args_clear (&pipeline);
   return status;
 }

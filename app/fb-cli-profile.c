@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fusebench profile MODEL|BUNDLE [--target cpu|cuda] [PIPELINE] [--input-dir DIR | --input NAME=FILE ...]
  *                   [--iterations N] [--warmup N] [--threads N] [-o PROFILE.json]
- *                   [--chrome-trace FILE] [--counters] [--json]
+ *                   [--chrome-trace FILE] [--counters] [--json] [--progress-lines]
+ *                   [--remote HOST]
  *
  * Profiles the compiled model (fb_profile_run, the same as the workbench's Profile button) and
  * prints the top kernels and the diagnosis, or with --json the profile itself. Given inputs, the
  * model takes their shapes as `run` does (its dynamic dimensions pinned to them, and the profile
  * records those pins); without, it runs on seeded random inputs of its shapes. Output paths are
- * checked before any work, and every file is written whole or not at all. */
+ * checked before any work, and every file is written whole or not at all. With --remote the
+ * same profile is made on an ssh host (fb-cli-remote.h) and its files come back here. */
 #include "fb-cli-load.h"
+#include "fb-cli-remote.h"
 #include "fb-runtime.h"
 #include "fb-profile-run.h"
 #include "fb-bundle.h"
@@ -36,6 +39,8 @@ typedef struct {
   gboolean  eager;
   gboolean  strict_float32;
   gboolean  tf32_matmul;
+  gboolean  progress_lines;
+  char     *remote;
 } ProfileArgs;
 
 static gboolean
@@ -147,6 +152,24 @@ show_progress (double fraction, const char *what, gpointer data)
   fflush (stderr);
 }
 
+/* For a program reading our stderr (the --remote side): a line when the step or the permille
+ * changes, not one per inference of a long run. */
+static void
+print_progress_line (double fraction, const char *what, gpointer data)
+{
+  static int last_permille = -1;
+  static char *last_what;
+  int permille = (int) (fraction * 1000);
+
+  if (permille == last_permille && last_what && g_str_equal (last_what, what))
+    return;
+  last_permille = permille;
+  g_free (last_what);
+  last_what = g_strdup (what);
+  fprintf (stderr, "progress %.3f %s\n", fraction, what);
+  fflush (stderr);
+}
+
 static GPtrArray *
 read_inputs (const FbGraph *graph, const ProfileArgs *args, GError **error)
 {
@@ -172,7 +195,8 @@ profile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
     .tf32_matmul = args->tf32_matmul,
   };
   gboolean given = args->input_dir != NULL || args->inputs != NULL;
-  FbProfileProgress progress = isatty (STDERR_FILENO) ? show_progress : NULL;
+  FbProfileProgress progress = args->progress_lines ? print_progress_line
+                               : isatty (STDERR_FILENO) ? show_progress : NULL;
 
   if ((args->output && !check_writable ("-o", args->output, &error)) ||
       (args->chrome_trace && !check_writable ("--chrome-trace", args->chrome_trace, &error)))
@@ -220,7 +244,7 @@ profile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
       profile = fb_profile_run (on_cuda (args) ? "cuda" : "cpu", stages, popts, inputs, &options,
                                 NULL, progress, NULL, &error);
     }
-  if (progress)
+  if (progress == show_progress)
     fprintf (stderr, "\r\033[K");
   /* No driver, no GPU, CUPTI missing or held by another profiler: the machine's doing. */
   if (profile == NULL && on_cuda (args) &&
@@ -249,6 +273,49 @@ profile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
   return FB_EXIT_OK;
 }
 
+/* The same profile on args->remote: the model (or bundle) and the inputs go there, the profile
+ * and the trace come back; the output paths are checked here first. */
+static int
+profile_remote (const char *model, const FbCliPipelineArgs *pipeline_args, const ProfileArgs *args)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbCliRemote) job = fb_cli_remote_new ("profile");
+  g_autofree char *iterations = g_strdup_printf ("%d", args->iterations);
+  g_autofree char *warmup = g_strdup_printf ("%d", args->warmup);
+
+  if ((args->output && !check_writable ("-o", args->output, &error)) ||
+      (args->chrome_trace && !check_writable ("--chrome-trace", args->chrome_trace, &error)))
+    return fail (error);
+  if (!fb_cli_remote_check_sources (model, args->input_dir, "--input", args->inputs, &error))
+    return fail (error);
+  fb_cli_remote_args (job, fb_cli_remote_send_model (job, model), "--progress-lines",
+                      "--iterations", iterations, "--warmup", warmup, NULL);
+  if (args->target)
+    fb_cli_remote_args (job, "--target", args->target, NULL);
+  if (args->threads > 0)
+    {
+      g_autofree char *threads = g_strdup_printf ("%d", args->threads);
+      fb_cli_remote_args (job, "--threads", threads, NULL);
+    }
+  if (args->counters)
+    fb_cli_remote_args (job, "--counters", NULL);
+  if (args->eager)
+    fb_cli_remote_args (job, "--eager", NULL);
+  if (args->strict_float32)
+    fb_cli_remote_args (job, "--strict-float32", NULL);
+  if (args->tf32_matmul)
+    fb_cli_remote_args (job, "--tf32-matmul", NULL);
+  if (args->json)
+    fb_cli_remote_args (job, "--json", NULL);
+  if (args->output)
+    fb_cli_remote_args (job, "-o", fb_cli_remote_fetch (job, args->output), NULL);
+  if (args->chrome_trace)
+    fb_cli_remote_args (job, "--chrome-trace", fb_cli_remote_fetch (job, args->chrome_trace), NULL);
+  fb_cli_remote_inputs (job, args->input_dir, "--input", args->inputs);
+  fb_cli_remote_pipeline (job, pipeline_args);
+  return fb_cli_remote_execute (job, args->remote);
+}
+
 int
 fb_cli_profile (int argc, char **argv)
 {
@@ -275,6 +342,11 @@ fb_cli_profile (int argc, char **argv)
     { "counters", 0, 0, G_OPTION_ARG_NONE, &args.counters,
       "Hardware counters per kernel (cycles, instructions, LLC misses)", NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &args.json, "Print the profile as JSON", NULL },
+    { "progress-lines", 0, 0, G_OPTION_ARG_NONE, &args.progress_lines,
+      "Print progress on stderr as lines \"progress FRACTION STEP\" (for a program reading them)",
+      NULL },
+    { "remote", 0, 0, G_OPTION_ARG_STRING, &args.remote,
+      "Profile on this ssh host (user@host or a Host of ~/.ssh/config)", "HOST" },
     { NULL }
   };
   g_autoptr(GOptionContext) context =
@@ -314,7 +386,8 @@ fb_cli_profile (int argc, char **argv)
   else
     {
       pipeline.channels_last = fb_backend_lookup (on_cuda (&args) ? "cuda" : "cpu")->channels_last;
-      status = profile_model (argv[1], &pipeline, &args);
+      status = args.remote ? profile_remote (argv[1], &pipeline, &args)
+                           : profile_model (argv[1], &pipeline, &args);
     }
 
   g_free (args.target);
@@ -322,6 +395,7 @@ fb_cli_profile (int argc, char **argv)
   g_strfreev (args.inputs);
   g_free (args.output);
   g_free (args.chrome_trace);
+  g_free (args.remote);
   fb_cli_pipeline_args_clear (&pipeline);
   return status;
 }

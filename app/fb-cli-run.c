@@ -5,8 +5,10 @@
  *
  * Runs the pipeline's final graph on the given inputs, as often as asked, and writes or
  * describes the outputs. --json prints one object with the run times (median_ms, min_ms,
- * max_ms, mean_ms) and the outputs' types and shapes. */
+ * max_ms, mean_ms) and the outputs' types and shapes. With --remote HOST the same run happens on
+ * an ssh host: the model and inputs go there, the outputs and the printout come back. */
 #include "fb-cli-load.h"
+#include "fb-cli-remote.h"
 #include "fb-cli-target.h"
 #include "fb-bundle.h"
 #include "fb-specialize.h"
@@ -32,6 +34,7 @@ typedef struct {
   gboolean  strict_float32;
   gboolean  tf32_matmul;
   gboolean  eager;
+  char     *remote;
 } RunArgs;
 
 static int
@@ -298,6 +301,50 @@ run_prepared (const char *model, const char *target, const FbBackend *backend,
   return FB_EXIT_OK;
 }
 
+static int
+run_remote (const char *model, const FbCliPipelineArgs *pipeline_args, const RunArgs *args)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbCliRemote) job = fb_cli_remote_new ("run");
+  g_autofree char *iterations = g_strdup_printf ("%d", args->iterations);
+
+  if (!fb_cli_remote_check_sources (model, args->input_dir, "--input", args->inputs, &error))
+    return fb_cli_fail (error);
+  for (guint i = 0; args->outputs && args->outputs[i]; i++)
+    {
+      g_autofree char *name = NULL, *file = NULL;
+      if (!fb_cli_split_spec ("--output", args->outputs[i], &name, &file, &error))
+        return fb_cli_fail (error);
+    }
+  fb_cli_remote_args (job, fb_cli_remote_send_model (job, model), "--iterations", iterations,
+                      NULL);
+  if (args->target)
+    fb_cli_remote_args (job, "--target", args->target, NULL);
+  if (args->json)
+    fb_cli_remote_args (job, "--json", NULL);
+  if (args->strict_float32)
+    fb_cli_remote_args (job, "--strict-float32", NULL);
+  if (args->tf32_matmul)
+    fb_cli_remote_args (job, "--tf32-matmul", NULL);
+  if (args->eager)
+    fb_cli_remote_args (job, "--eager", NULL);
+  g_autofree char *threads = args->threads > 0 ? g_strdup_printf ("%d", args->threads) : NULL;
+  if (threads != NULL)
+    fb_cli_remote_args (job, "--threads", threads, NULL);
+  fb_cli_remote_inputs (job, args->input_dir, "--input", args->inputs);
+  if (args->output_dir)
+    fb_cli_remote_args (job, "--output-dir", fb_cli_remote_fetch_dir (job, args->output_dir), NULL);
+  for (guint i = 0; args->outputs && args->outputs[i]; i++)
+    {
+      g_autofree char *name = NULL, *file = NULL, *spec = NULL;
+      fb_cli_split_spec ("--output", args->outputs[i], &name, &file, NULL);
+      spec = g_strdup_printf ("%s=%s", name, fb_cli_remote_fetch (job, file));
+      fb_cli_remote_args (job, "--output", spec, NULL);
+    }
+  fb_cli_remote_pipeline (job, pipeline_args);
+  return fb_cli_remote_execute (job, args->remote);
+}
+
 int
 fb_cli_run (int argc, char **argv)
 {
@@ -323,6 +370,8 @@ fb_cli_run (int argc, char **argv)
       "cuda: matrix products in TF32 too (by default only convolutions use it, as PyTorch)", NULL },
     { "eager", 0, 0, G_OPTION_ARG_NONE, &args.eager,
       "cuda: launch kernel by kernel instead of replaying the CUDA graph", NULL },
+    { "remote", 0, 0, G_OPTION_ARG_STRING, &args.remote,
+      "Run on this ssh host (user@host or a Host of ~/.ssh/config)", "HOST" },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("MODEL — run a model on given inputs");
@@ -352,6 +401,8 @@ fb_cli_run (int argc, char **argv)
       fprintf (stderr, "fusebench run: give --input-dir or --input, not both\n");
       status = FB_EXIT_INPUT;
     }
+  else if (args.remote)
+    status = run_remote (argv[1], &pipeline, &args);
   else
     {
       const FbBackend *backend = NULL;
@@ -366,6 +417,7 @@ fb_cli_run (int argc, char **argv)
   g_strfreev (args.inputs);
   g_free (args.output_dir);
   g_strfreev (args.outputs);
+  g_free (args.remote);
   fb_cli_pipeline_args_clear (&pipeline);
   return status;
 }
