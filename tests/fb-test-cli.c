@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fb-test-cli.h"
 
+#include <glib/gstdio.h>
 #include <stdarg.h>
 
 TestRun *
@@ -53,4 +54,20 @@ test_source_path (const char *first, ...)
   va_end (ap);
   g_ptr_array_add (parts, NULL);
   return g_build_filenamev ((char **) parts->pdata);
+}
+
+void
+test_remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        test_remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
 }

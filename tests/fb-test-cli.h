@@ -15,5 +15,7 @@ TestRun *test_run_fusebench (const char *first_arg, ...) G_GNUC_NULL_TERMINATED;
 void     test_run_free      (TestRun *run);
 /* A path below the source tree's top folder. */
 char    *test_source_path   (const char *first, ...) G_GNUC_NULL_TERMINATED;
+/* Removes a folder and everything below it (a test's temporary folder). */
+void     test_remove_tree   (const char *path);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TestRun, test_run_free)

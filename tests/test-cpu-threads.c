@@ -6,7 +6,6 @@
 #include "fb-cpu-threads.h"
 #include "fb-test-cli.h"
 
-#include <glib/gstdio.h>
 #include <sched.h>
 #include <string.h>
 
@@ -26,22 +25,6 @@ fixture_root (void)
   char *root = g_dir_make_tmp ("fb-cgroup-XXXXXX", &error);
   g_assert_no_error (error);
   return root;
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
 }
 
 static void
@@ -67,8 +50,8 @@ test_cgroup_v2 (void)
   g_assert_cmpfloat (fb_cgroup_cpu_quota (inner, "0::/\n"), ==, 0);
   g_assert_cmpfloat (fb_cgroup_cpu_quota (inner, "garbage"), ==, 0);
   g_assert_cmpfloat (fb_cgroup_cpu_quota (inner, NULL), ==, 0);
-  remove_tree (root);
-  remove_tree (inner);
+  test_remove_tree (root);
+  test_remove_tree (inner);
 }
 
 static void
@@ -83,7 +66,7 @@ test_cgroup_v1 (void)
   g_assert_cmpfloat_with_epsilon (fb_cgroup_cpu_quota (root, self), 2.5, 1e-9);
   /* The memory controller's line says nothing of CPUs. */
   g_assert_cmpfloat (fb_cgroup_cpu_quota (root, "12:memory:/docker/abc\n"), ==, 0);
-  remove_tree (root);
+  test_remove_tree (root);
 }
 
 static void
