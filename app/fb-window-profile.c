@@ -92,6 +92,7 @@ repaint (FbWindow *self,
   if (self->run == NULL)
     return;
   import = fb_run_get_stage (self->run, 0);
+  fb_profile_panel_set_model (self->profile_panel, import->graph->model);
   if (!fb_profile_matches (self->profile, import->graph->model, fb_run_get_options (self->run), &error))
     {
       g_autofree char *note = g_strdup_printf ("Not painted: %s", error->message);
