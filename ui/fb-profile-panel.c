@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fb-kernel-row.h"
+#include "fb-kernel-table-private.h"
 #include "fb-profile-changes.h"
 #include "fb-profile-format.h"
 #include "fb-profile-panel.h"
@@ -7,23 +8,6 @@
 #include <math.h>
 
 #define MAX_CHANGES 8
-
-static const struct {
-  const char *title;
-  gboolean    numeric;
-} columns[FB_KERNEL_N_COLUMNS] = {
-  [FB_KERNEL_COLUMN_NAME]     = { "Kernel", FALSE },
-  [FB_KERNEL_COLUMN_KIND]     = { "Kind", FALSE },
-  [FB_KERNEL_COLUMN_NODES]    = { "Original Nodes", FALSE },
-  [FB_KERNEL_COLUMN_CALLS]    = { "Calls", TRUE },
-  [FB_KERNEL_COLUMN_TIME]     = { "Time", TRUE },
-  [FB_KERNEL_COLUMN_SHARE]    = { "Share", TRUE },
-  [FB_KERNEL_COLUMN_BYTES]    = { "Bytes", TRUE },
-  [FB_KERNEL_COLUMN_GBPS]     = { "GB/s", TRUE },
-  [FB_KERNEL_COLUMN_GFLOPS]   = { "GFLOP/s", TRUE },
-  [FB_KERNEL_COLUMN_BOUND]    = { "Bound", FALSE },
-  [FB_KERNEL_COLUMN_ROOFLINE] = { "Roofline", TRUE },
-};
 
 struct _FbProfilePanel {
   GtkWidget           parent_instance;
@@ -81,96 +65,6 @@ GtkWidget *
 fb_profile_panel_new (void)
 {
   return g_object_new (FB_TYPE_PROFILE_PANEL, NULL);
-}
-
-static int
-compare_rows (gconstpointer a,
-              gconstpointer b,
-              gpointer      data)
-{
-  const FbProfileKernel *x = fb_kernel_row_get_kernel ((FbKernelRow *) a);
-  const FbProfileKernel *y = fb_kernel_row_get_kernel ((FbKernelRow *) b);
-  FbKernelColumn column = GPOINTER_TO_INT (data);
-  double kx, ky;
-
-  if (column == FB_KERNEL_COLUMN_NAME)
-    return g_strcmp0 (x->name, y->name);
-  kx = fb_kernel_row_get_sort_key ((FbKernelRow *) a, column);
-  ky = fb_kernel_row_get_sort_key ((FbKernelRow *) b, column);
-  if (kx != ky)
-    return kx < ky ? GTK_ORDERING_SMALLER : GTK_ORDERING_LARGER;
-  return x->id < y->id ? GTK_ORDERING_SMALLER : x->id > y->id ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
-}
-
-/* A kernel that runs several original nodes says how its time was split, when asked: written
- * for the one cell under the pointer, never for every row a profile brings. */
-static gboolean
-on_nodes_query_tooltip (GtkWidget   *label,
-                        int          x,
-                        int          y,
-                        gboolean     keyboard,
-                        GtkTooltip  *tooltip,
-                        GtkListItem *item)
-{
-  FbKernelRow *row = gtk_list_item_get_item (item);
-  const FbProfileKernel *k;
-  g_autoptr(GString) all = NULL;
-
-  if (row == NULL || (k = fb_kernel_row_get_kernel (row))->nodes->len <= 1)
-    return FALSE;
-  all = g_string_new ("Split by the cost model across:");
-  for (guint i = 0; i < k->nodes->len; i++)
-    g_string_append_printf (all, "\n%s (%.0f %%)", (const char *) g_ptr_array_index (k->nodes, i),
-                            k->node_shares != NULL && i < k->node_shares->len
-                            ? 100 * g_array_index (k->node_shares, double, i) : 0.0);
-  gtk_tooltip_set_text (tooltip, all->str);
-  return TRUE;
-}
-
-/* The order of the Time column sorted descending: compare_rows turned round. */
-static int
-compare_time_descending (gconstpointer a,
-                         gconstpointer b)
-{
-  const FbProfileKernel *x = fb_kernel_row_get_kernel (*(FbKernelRow **) a);
-  const FbProfileKernel *y = fb_kernel_row_get_kernel (*(FbKernelRow **) b);
-
-  if (x->median_us != y->median_us)
-    return x->median_us > y->median_us ? -1 : 1;
-  return x->id > y->id ? -1 : x->id < y->id ? 1 : 0;
-}
-
-static void
-setup_cell (GtkSignalListItemFactory *factory,
-            GtkListItem              *item,
-            gpointer                  data)
-{
-  GtkWidget *label = gtk_label_new (NULL);
-  FbKernelColumn column = GPOINTER_TO_INT (data);
-
-  gtk_label_set_xalign (GTK_LABEL (label), columns[column].numeric ? 1 : 0);
-  gtk_label_set_ellipsize (GTK_LABEL (label), column == FB_KERNEL_COLUMN_NAME || column == FB_KERNEL_COLUMN_NODES ? PANGO_ELLIPSIZE_MIDDLE
-                                                                                       : PANGO_ELLIPSIZE_NONE);
-  if (columns[column].numeric)
-    gtk_widget_add_css_class (label, "numeric");
-  if (column == FB_KERNEL_COLUMN_NODES)
-    {
-      /* The item outlives its child label: the handler needs no disconnecting. */
-      gtk_widget_set_has_tooltip (label, TRUE);
-      g_signal_connect (label, "query-tooltip", G_CALLBACK (on_nodes_query_tooltip), item);
-    }
-  gtk_list_item_set_child (item, label);
-}
-
-static void
-bind_cell (GtkSignalListItemFactory *factory,
-           GtkListItem              *item,
-           gpointer                  data)
-{
-  FbKernelRow *row = gtk_list_item_get_item (item);
-  g_autofree char *text = fb_kernel_row_get_text (row, GPOINTER_TO_INT (data));
-
-  gtk_label_set_label (GTK_LABEL (gtk_list_item_get_child (item)), text);
 }
 
 static void
@@ -414,7 +308,7 @@ fb_profile_panel_set_profile (FbProfilePanel *self,
        * they are (one comparison a row, where sorting 10,000 through the sorter took 90 ms of
        * the UI thread), and all in one splice: the table hears of one change. An append per
        * row moved and re-sorted the list for every kernel, minutes for 10,000. */
-      g_ptr_array_sort (rows, compare_time_descending);
+      _fb_kernel_table_sort_rows (rows);
       self->rows = g_list_store_new (FB_TYPE_KERNEL_ROW);
       g_list_store_splice (self->rows, 0, 0, rows->pdata, rows->len);
       gtk_sort_list_model_set_model (self->sorted, G_LIST_MODEL (self->rows));
@@ -632,30 +526,7 @@ build_table (FbProfilePanel *self)
 {
   GtkSortListModel *sorted;
 
-  self->table = GTK_COLUMN_VIEW (gtk_column_view_new (NULL));
-  gtk_column_view_set_show_column_separators (self->table, TRUE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->table), "data-table");
-  for (guint c = 0; c < FB_KERNEL_N_COLUMNS; c++)
-    {
-      GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
-      GtkColumnViewColumn *column;
-
-      g_signal_connect (factory, "setup", G_CALLBACK (setup_cell), GINT_TO_POINTER (c));
-      g_signal_connect (factory, "bind", G_CALLBACK (bind_cell), GINT_TO_POINTER (c));
-      column = gtk_column_view_column_new (columns[c].title, factory);
-      gtk_column_view_column_set_sorter (column, GTK_SORTER (gtk_custom_sorter_new (compare_rows, GINT_TO_POINTER (c), NULL)));
-      gtk_column_view_column_set_resizable (column, TRUE);
-      gtk_column_view_column_set_expand (column, c == FB_KERNEL_COLUMN_NAME || c == FB_KERNEL_COLUMN_NODES);
-      /* Kernel and node names are long and what a row is read by: room for them first. */
-      if (c == FB_KERNEL_COLUMN_NAME || c == FB_KERNEL_COLUMN_NODES)
-        gtk_column_view_column_set_fixed_width (column, 220);
-      gtk_column_view_append_column (self->table, column);
-      if (c == FB_KERNEL_COLUMN_TIME)
-        self->time_column = column;
-      g_object_unref (column);
-    }
-  sorted = gtk_sort_list_model_new (NULL,
-                                    g_object_ref (gtk_column_view_get_sorter (self->table)));
+  self->table = _fb_kernel_table_new (&sorted, &self->time_column);
   self->sorted = sorted;
   self->selection = gtk_single_selection_new (G_LIST_MODEL (sorted));
   gtk_single_selection_set_autoselect (self->selection, FALSE);
