@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* How the window's parts share the screen: the Profile menu, open, keeps "Open a Profile File…"
  * on screen whatever the CUDA runtime reports (one line of what is missing, the report itself
- * behind Details). */
+ * behind Details); with the profile panel and the code view both open the graphs keep most of
+ * the height, and collapsing the panel gives its room back to them. */
 #include "fb-application.h"
 #include "fb-cuda.h"
 #include "fb-window.h"
@@ -14,7 +15,11 @@ static FbWindow *window;
 static void
 settle (void)
 {
-  while (fb_window_is_busy (window))
+  FbCompareView *compare = fb_window_get_compare_view (window);
+
+  while (fb_window_is_busy (window) || fb_graph_view_is_busy (fb_compare_view_get_before_view (compare))
+         || fb_graph_view_is_busy (fb_compare_view_get_after_view (compare))
+         || fb_code_view_is_busy (fb_window_get_code_view (window)))
     g_main_context_iteration (NULL, TRUE);
   while (g_main_context_pending (NULL))
     g_main_context_iteration (NULL, FALSE);
@@ -162,6 +167,71 @@ test_profile_menu (void)
   settle ();
 }
 
+/* The workbench's content height: the window less its header bar. */
+static int
+content_height (void)
+{
+  GtkWidget *compare = GTK_WIDGET (fb_window_get_compare_view (window));
+  graphene_rect_t bounds;
+
+  g_assert_true (gtk_widget_compute_bounds (compare, GTK_WIDGET (window), &bounds));
+  return gtk_widget_get_height (GTK_WIDGET (window)) - (int) bounds.origin.y;
+}
+
+static void
+test_panes (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "fixtures", "sample-cnn.profile.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  FbCompareView *compare = fb_window_get_compare_view (window);
+  FbGraphView *after = fb_compare_view_get_after_view (compare);
+  FbProfilePanel *panel = fb_window_get_profile_panel (window);
+  GtkWidget *code = GTK_WIDGET (fb_window_get_code_view (window));
+  FbGraph *graph = fb_graph_view_get_graph (after);
+  int open_height;
+
+  /* A profile (the panel shows whether or not it paints) and a node's kernel code. */
+  fb_window_open_profile (window, file);
+  while (fb_window_get_profile (window) == NULL && fb_window_get_last_error (window) == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  settle ();
+  g_assert_null (fb_window_get_last_error (window));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (panel)));
+  g_assert_true (fb_profile_panel_get_expanded (panel));
+  g_assert_true (fb_graph_view_select_node (after, ((FbNode *) g_ptr_array_index (graph->nodes, 0))->id));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-kernel", NULL));
+  settle ();
+  draw_frames (GTK_WIDGET (window), 3);
+  g_assert_true (gtk_widget_get_mapped (code));
+  g_assert_cmpint (gtk_widget_get_height (code), >=, 120);
+  g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (panel)), >=, 120);
+  /* Both open, the graphs still hold the larger part of the height. */
+  open_height = gtk_widget_get_height (GTK_WIDGET (compare));
+  g_test_message ("content %d, graphs %d, panel %d, code %d", content_height (), open_height,
+                  gtk_widget_get_height (GTK_WIDGET (panel)), gtk_widget_get_height (code));
+  g_assert_cmpint (open_height, >=, content_height () * 45 / 100);
+
+  /* Collapsed, the panel is its header and the graphs take the room. */
+  fb_profile_panel_set_expanded (panel, FALSE);
+  /* Until the panel's slide has ended: its height holds still. */
+  for (int last = -1, frames = 0; frames < 120 && gtk_widget_get_height (GTK_WIDGET (panel)) != last; frames++)
+    {
+      last = gtk_widget_get_height (GTK_WIDGET (panel));
+      draw_frames (GTK_WIDGET (window), 5);
+    }
+  g_test_message ("collapsed: graphs %d, panel %d", gtk_widget_get_height (GTK_WIDGET (compare)),
+                  gtk_widget_get_height (GTK_WIDGET (panel)));
+  g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (panel)), <, 100);
+  g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (compare)), >, open_height + 60);
+  /* Opened again, where it was. */
+  fb_profile_panel_set_expanded (panel, TRUE);
+  draw_frames (GTK_WIDGET (window), 30);
+  g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (panel)), >=, 120);
+  g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (compare)), >=, content_height () * 45 / 100);
+  fb_window_clear_profile (window);
+  settle ();
+}
+
 int
 main (int    argc,
       char **argv)
@@ -174,12 +244,13 @@ main (int    argc,
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
   g_assert_no_error (error);
   window = fb_window_new (app);
-  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 900);
   gtk_window_present (GTK_WINDOW (window));
   fb_window_open_sample (window);
   settle ();
 
   g_test_add_func ("/ui/window-layout/profile-menu", test_profile_menu);
+  g_test_add_func ("/ui/window-layout/panes", test_panes);
   status = g_test_run ();
 
   gtk_window_destroy (GTK_WINDOW (window));

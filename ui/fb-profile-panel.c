@@ -715,7 +715,9 @@ fb_profile_panel_init (FbProfilePanel *self)
 
   self->roofline = FB_ROOFLINE_VIEW (fb_roofline_view_new ());
   g_signal_connect (self->roofline, "kernel-activated", G_CALLBACK (on_view_kernel), self);
-  gtk_stack_add_titled (self->stack, GTK_WIDGET (self->roofline), "roofline", "Roofline");
+  /* Scrolled like the other pages, so that the panel's least height is its header's and the
+   * graphs above can have the room. */
+  gtk_stack_add_titled (self->stack, scrolled (GTK_WIDGET (self->roofline), TRUE), "roofline", "Roofline");
 
   page = padded_box ();
   self->diagnosis = GTK_BOX (page);
