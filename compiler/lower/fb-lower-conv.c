@@ -579,8 +579,9 @@ lower_gemm_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
  * thread otherwise. It reads the weights P times without reuse, so it must stay small:
  * - P <= 16: at most 16 reads of each weight (from L2 after the first);
  * - R = C/G * KH * KW <= 8192: one item's sum stays a few loads per thread of a block;
- * - P * Co * R <= 4 Mi multiply-adds: at most 16 MB of weight and input reads, a few
- *   microseconds at L2 speed, under cuDNN's measured floor for one call.
+ * - P * Co * R <= 4 Mi multiply-adds: at most 32 MB of loads (a weight and an input each),
+ *   of which at most 16 MB of weights come from memory and the rest from L1 or L2: a few
+ *   microseconds, under cuDNN's measured floor for one call.
  * Anything larger keeps cuDNN, whose tensor-core GEMMs win once the weights are reused. */
 #define MATVEC_MAX_PIXELS 16
 #define MATVEC_MAX_REDUCTION 8192
