@@ -7,6 +7,7 @@
 
 #include "fb-test-cpu.h"
 #include "fb-kernel.h"
+#include "fb-pipeline.h"
 
 /* Generated code only: no convolution phase, no library call. */
 gboolean tp_pure_generated (const FbKernel *k);
@@ -16,3 +17,8 @@ gboolean tp_pure_generated (const FbKernel *k);
  * asserts whether some launch was cooperative. */
 void     tp_check_emulated (FbGraph *g, FbNode *node, FbTensor **ins, guint n_ins,
                             gboolean want_cooperative);
+/* Runs graph g (taken) through the whole pipeline in layout, lowers it for the GPU and checks
+ * the emulated kernels against the interpreter's run of g on ins (its inputs in order), at the
+ * project's comparison tolerance; asserts whether some launch was cooperative. */
+void     tp_check_emulated_pipeline (FbGraph *g, FbLayout layout, FbTensor **ins, guint n_ins,
+                                     gboolean want_cooperative);

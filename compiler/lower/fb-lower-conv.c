@@ -4,7 +4,9 @@
  * would be all overhead); 1x1 stride-1 ones call sgemm (oneDNN's) straight on the input; the
  * others copy the padded input, gather image patches (im2col) for a tile of output rows and
  * call sgemm on the tile, then apply the bias and the sunk elementwise chain to the tile. One-
- * and two-dimensional convolutions share the code: a 1-D one is a 2-D one of height 1. */
+ * and two-dimensional convolutions share the code: a 1-D one is a 2-D one of height 1. On a
+ * GPU they are cuDNN's, but for the matrix-vector products (gpu_matvec), which are generated
+ * direct loops. */
 #include "fb-lower-private.h"
 #include "fb-lower-conv.h"
 
@@ -566,6 +568,33 @@ lower_gemm_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
   return store_y (c, l, node, g, c4, fb_kx_load (k, ya, yi), error);
 }
 
+/* Whether a GPU convolution is a matrix-vector (or few-column matrix) product better done by
+ * a generated kernel than by cuDNN: few output pixels P = N * OH * OW, so each weight is used
+ * at most P times and a library's tiled implicit GEMM has no reuse to win back its fixed
+ * cost (cuDNN took 8-161 us on an H200 for the 1x1-map squeeze-excitation convolutions of
+ * EfficientNet-B0, 0.05 % of their roofline, where the work is 110 kFLOP). The generated
+ * kernel (fb-lower-convnd.c) gives every output element its own item, summing over the input
+ * channels of its group and the kernel's taps, bias and epilogue applied in registers; the
+ * PTX mapping makes an item a block whose threads split the sum when the sum is long, a
+ * thread otherwise. It reads the weights P times without reuse, so it must stay small:
+ * - P <= 16: at most 16 reads of each weight (from L2 after the first);
+ * - R = C/G * KH * KW <= 8192: one item's sum stays a few loads per thread of a block;
+ * - P * Co * R <= 4 Mi multiply-adds: at most 32 MB of loads (a weight and an input each),
+ *   of which at most 16 MB of weights come from memory and the rest from L1 or L2: a few
+ *   microseconds, under cuDNN's measured floor for one call.
+ * Anything larger keeps cuDNN, whose tensor-core GEMMs win once the weights are reused. */
+#define MATVEC_MAX_PIXELS 16
+#define MATVEC_MAX_REDUCTION 8192
+#define MATVEC_MAX_MACS ((int64_t) 1 << 22)
+
+static gboolean
+gpu_matvec (const FbConvGeom *g)
+{
+  int64_t pixels = g->N * g->OH * g->OW, reduction = g->C / g->G * g->KH * g->KW;
+  return pixels <= MATVEC_MAX_PIXELS && reduction <= MATVEC_MAX_REDUCTION &&
+         pixels * g->Co * reduction <= MATVEC_MAX_MACS;
+}
+
 gboolean
 _fb_lower_conv (FbLowerCtx *c, const FbNode *node, GError **error)
 {
@@ -580,7 +609,9 @@ _fb_lower_conv (FbLowerCtx *c, const FbNode *node, GError **error)
                            "channels-last convolution needs constant weights");
   gboolean taken = FALSE;
   gboolean gpu = _fb_lower_for_gpu (c);
-  /* On a GPU every float convolution goes to cuDNN, whatever its weights. */
+  if (gpu && gpu_matvec (&g))
+    return _fb_lower_conv_direct (c, node, error);
+  /* On a GPU every other float convolution goes to cuDNN, whatever its weights. */
   if ((gpu || _fb_lower_dnnl_conv_fits (node, &g)) &&
       !_fb_lower_dnnl_conv (c, node, &g, &taken, error))
     return FALSE;

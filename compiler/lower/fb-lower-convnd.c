@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Convolutions the im2col path (fb-lower-conv.c, 1-D and 2-D float) does not take, as direct
  * loop nests over any number of spatial axes: ConvTranspose (channels-last 2-D ones where
- * oneDNN has no optimized deconvolution for them), Conv over three spatial dimensions, and the
- * integer convolutions ConvInteger and QLinearConv. Each output element sums over the input
- * channels of its group and the kernel's cells; a cell that falls in the padding (or, for
- * ConvTranspose, between the strided input positions) reads a clamped in-range element and is
- * masked to zero by a select.
+ * oneDNN has no optimized deconvolution for them), Conv over three spatial dimensions, the
+ * integer convolutions ConvInteger and QLinearConv, and on a GPU the float convolutions that
+ * are matrix-vector products (few output pixels: fb-lower-conv.c says which). Each output
+ * element sums over the input channels of its group and the kernel's cells; a cell that falls
+ * in the padding (or, for ConvTranspose, between the strided input positions) reads a clamped
+ * in-range element and is masked to zero by a select.
  *
  * The integer ones follow the ONNX spec: x - x_zero_point times w - w_zero_point (a zero point
  * per output channel allowed for w), summed in int32 from QLinearConv's int32 bias; padding
