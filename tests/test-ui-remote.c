@@ -237,6 +237,7 @@ assert_fault (const char *host, const char *what)
   settle ();
   g_assert_false (fb_window_is_busy (window));
   g_assert_true (fb_window_get_last_error (window) != error_before);
+  g_test_message ("the window says: %s", fb_window_get_last_error (window));
   g_assert_nonnull (strstr (fb_window_get_last_error (window), host));
   g_assert_nonnull (strstr (fb_window_get_last_error (window), what));
   g_assert_true (fb_window_get_profile (window) == before);
