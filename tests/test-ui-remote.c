@@ -5,7 +5,9 @@
  * that comes back is painted on the stages like a local one (A/B with the next); Cancel in the
  * middle ends the run there and changes nothing here; a closed port and a key the server
  * refuses each say what and where in the window's message, and the window stays usable (a
- * profile on this computer still works); a host forgotten is gone from the menu. */
+ * profile on this computer still works); CUDA is offered for a host and refused by it without a
+ * GPU there; the host a model was last profiled on is chosen again when it is opened; a host
+ * forgotten is gone from the menu. */
 #include "fb-application.h"
 #include "fb-test-sshd.h"
 #include "fb-window.h"
@@ -72,6 +74,19 @@ host_choice (const char *host)
             found = button;
         }
   return found;
+}
+
+/* Clicks a choice of the Profile menu, by its label or its host. */
+static void
+choose (const char *label)
+{
+  GtkWidget *button = find_widget (GTK_WIDGET (window), GTK_TYPE_CHECK_BUTTON, label);
+
+  if (button == NULL)
+    button = host_choice (label);
+  g_assert_nonnull (button);
+  gtk_widget_activate (button);
+  g_assert_true (gtk_check_button_get_active (GTK_CHECK_BUTTON (button)));
 }
 
 static char *
@@ -227,7 +242,6 @@ assert_fault (const char *host, const char *what)
 {
   const char *error_before = fb_window_get_last_error (window);
   FbProfile *before = fb_window_get_profile (window);
-  GtkWidget *here;
   g_autofree char *chosen = NULL;
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.add-remote-host", "s", host));
@@ -244,9 +258,7 @@ assert_fault (const char *host, const char *what)
   g_assert_true (fb_window_is_profile_painted (window));
 
   /* Still usable: this computer picked in the menu, a profile made here and painted. */
-  here = find_widget (GTK_WIDGET (window), GTK_TYPE_CHECK_BUTTON, "This Computer");
-  g_assert_nonnull (here);
-  gtk_widget_activate (here);
+  choose ("This Computer");
   g_clear_pointer (&chosen, g_free);
   chosen = profile_host ();
   g_assert_cmpstr (chosen, ==, "");
@@ -269,6 +281,70 @@ static void
 test_wrong_key (void)
 {
   assert_fault ("fbtest-wrongkey", "the host refused our keys");
+}
+
+/* The CUDA target is the host's to refuse: offered with a host chosen whatever this computer
+ * has; without a GPU there (the local sshd's host is this one), the host's reason comes back. */
+static void
+test_cuda_there (void)
+{
+  GtkWidget *cuda = find_widget (GTK_WIDGET (window), GTK_TYPE_CHECK_BUTTON, "CUDA (NVIDIA GPU)");
+  gboolean gpu_here;
+  const char *error_before;
+  FbProfile *before = fb_window_get_profile (window);
+
+  g_assert_nonnull (cuda);
+  choose ("This Computer");
+  gpu_here = gtk_widget_get_sensitive (cuda);
+  choose ("fbtest");
+  g_assert_true (gtk_widget_get_sensitive (cuda));
+  choose ("CUDA (NVIDIA GPU)");
+  error_before = fb_window_get_last_error (window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.profile", NULL));
+  settle ();
+  if (gpu_here)
+    {
+      g_assert_true (fb_window_get_last_error (window) == error_before);
+      g_assert_cmpstr (fb_window_get_profile (window)->target, ==, "cuda");
+      g_assert_true (fb_window_is_profile_painted (window));
+    }
+  else
+    {
+      g_assert_true (fb_window_get_last_error (window) != error_before);
+      g_test_message ("the window says: %s", fb_window_get_last_error (window));
+      g_assert_true (g_str_has_prefix (fb_window_get_last_error (window), "fbtest: "));
+      g_assert_nonnull (strstr (fb_window_get_last_error (window), "CUDA"));
+      g_assert_true (fb_window_get_profile (window) == before);
+    }
+  choose ("CPU");
+  choose ("This Computer");
+  g_assert_cmpint (gtk_widget_get_sensitive (cuda), ==, gpu_here);
+}
+
+/* Where a model was last profiled is picked again when it is opened. */
+static void
+test_last_host (void)
+{
+  g_autofree char *chosen = NULL;
+  GSettings *settings = fb_application_get_settings (app);
+  g_autoptr(GVariant) map = NULL;
+  const char *host;
+
+  choose ("fbtest");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.profile", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel", NULL));
+  settle ();
+  map = g_settings_get_value (settings, "last-hosts");
+  g_assert_true (g_variant_lookup (map, "sample", "&s", &host));
+  g_assert_cmpstr (host, ==, "fbtest");
+
+  choose ("This Computer");
+  fb_window_open_sample (window);
+  settle ();
+  chosen = profile_host ();
+  g_assert_cmpstr (chosen, ==, "fbtest");
+  g_assert_true (gtk_check_button_get_active (GTK_CHECK_BUTTON (host_choice ("fbtest"))));
+  choose ("This Computer");
 }
 
 /* Forgotten through its button's action: gone from the settings and the menu, and when it was
@@ -329,6 +405,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/remote/cancel", test_cancel_there);
   g_test_add_func ("/ui/remote/closed-port", test_closed_port);
   g_test_add_func ("/ui/remote/wrong-key", test_wrong_key);
+  g_test_add_func ("/ui/remote/cuda-there", test_cuda_there);
+  g_test_add_func ("/ui/remote/last-host", test_last_host);
   g_test_add_func ("/ui/remote/remove-host", test_remove_host);
   status = g_test_run ();
 
