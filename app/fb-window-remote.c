@@ -93,7 +93,8 @@ rebuild_hosts (FbWindow *self)
   g_auto(GStrv) hosts = dup_hosts (self);
   GtkWidget *child;
 
-  if (self->hosts_box == NULL)
+  /* A closed window's menu is gone; the settings it listened to are not. */
+  if (self->hosts_box == NULL || self->disposed)
     return;
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->hosts_box))) != NULL)
     gtk_box_remove (self->hosts_box, child);
@@ -127,6 +128,8 @@ sync_host (FbWindow *self)
   const char *host = g_variant_get_string (state, NULL);
   g_auto(GStrv) hosts = dup_hosts (self);
 
+  if (self->disposed)
+    return;
   g_clear_pointer (&self->profile_host, g_free);
   if (host[0] != '\0' && g_strv_contains ((const char * const *) hosts, host))
     self->profile_host = g_strdup (host);
@@ -406,7 +409,10 @@ on_line (const char *line, gpointer data)
     {
       fraction = g_ascii_strtod (line + strlen ("progress "), &end);
       if (end != line + strlen ("progress "))
-        post_progress (job, CLAMP (fraction, 0, 1), g_strstrip (end));
+        {
+          g_autofree char *what = g_strstrip (g_strdup (end));
+          post_progress (job, CLAMP (fraction, 0, 1), what);
+        }
     }
   else if (g_str_has_prefix (line, "fusebench: "))
     {
@@ -466,8 +472,9 @@ stage (Job *job, GError **error)
   in = g_build_filename (top, "in", NULL);
   if (g_mkdir (in, 0700) != 0)
     {
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "%s: %s", in,
-                   g_strerror (errno));
+      int errsv = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errsv), "%s: %s", in,
+                   g_strerror (errsv));
       remove_tree (top);
       return NULL;
     }
