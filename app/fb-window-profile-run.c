@@ -19,8 +19,9 @@ _fb_window_cuda_unavailable (void)
       g_autoptr(GError) error = NULL;
       g_autofree char *device = fb_cuda_device_describe (&error);
       if (device == NULL)
-        reason = g_strdup_printf ("No CUDA device here (%s): profiles made on a GPU elsewhere "
-                                  "open with Open Profile…", error->message);
+        reason = g_strdup_printf ("No CUDA device here (%s): pick a remote host under Machine to "
+                                  "profile on its GPU; profiles made elsewhere open with Open "
+                                  "Profile…", error->message);
       g_once_init_leave (&asked, 1);
     }
   return reason;
