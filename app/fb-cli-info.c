@@ -181,8 +181,18 @@ print_values (const char *title, GPtrArray *values)
   for (guint i = 0; i < values->len; i++)
     {
       const FbValue *v = g_ptr_array_index (values, i);
-      g_autofree char *shape = fb_shape_to_string (&v->shape);
+      g_autofree char *shape = fb_shape_to_display (&v->shape);
+      g_autofree char *symbols = fb_shape_symbols_text (&v->shape);
+
+      /* As the window shows it, and what a short name stands for under it. */
       printf ("  %-28s %-8s %s\n", v->name, fb_dtype_name (v->dtype), shape);
+      if (symbols != NULL)
+        {
+          g_auto(GStrv) lines = g_strsplit (symbols, "\n", -1);
+
+          for (guint k = 0; lines[k] != NULL; k++)
+            printf ("  %-28s %-8s   %s\n", "", "", lines[k]);
+        }
     }
 }
 

@@ -175,10 +175,11 @@ _fb_window_show_kernel (FbWindow *self)
    * (by id, else by name) without saying so. */
   map_selection (self, view, view != NULL ? fb_graph_view_get_selected_node (view) : NULL);
   gtk_widget_set_visible (GTK_WIDGET (self->code_view), TRUE);
-  /* The first time, the code takes a good part of the height; after that, what the user made it. */
+  /* The first time, the code takes a third of the height, the graphs and the profile panel
+   * above it keeping the rest; after that, what the user made it. */
   if (!self->code_opened && height > 0)
     {
-      gtk_paned_set_position (self->code_paned, height / 2);
+      gtk_paned_set_position (self->code_paned, height - height * 3 / 10);
       self->code_opened = TRUE;
     }
   show_code (self);

@@ -27,6 +27,7 @@ struct _FbWindow {
   FbCompareView        *compare_view;
   FbNodeInspector      *inspector;
   GtkPaned             *code_paned;
+  GtkPaned             *profile_paned;   /* the graphs over the profile panel */
   FbCodeView         *code_view;
   GMenu                *recent_section;
 
@@ -46,6 +47,10 @@ struct _FbWindow {
 
   /* The profile (fb-window-profile.c, fb-window-profile-run.c). */
   FbProfilePanel       *profile_panel;
+  int                   profile_position;/* the profile pane's divider before the panel was
+                                            collapsed, or -1 */
+  gboolean              profile_place;   /* the panel was shown: its divider is set once the
+                                            pane has a height */
   GtkBox               *profile_box;     /* the Profile button and its target selector */
   FbProfile            *profile;         /* the latest opened or made, or NULL */
   FbProfile            *previous_profile;/* the one before it: A/B */

@@ -8,6 +8,9 @@
 #include "fb-cuda.h"
 #include "fb-main-thread.h"
 
+#include <string.h>
+
+/* The runtime's whole report, with every folder it searched. */
 const char *
 _fb_window_cuda_unavailable (void)
 {
@@ -19,12 +22,79 @@ _fb_window_cuda_unavailable (void)
       g_autoptr(GError) error = NULL;
       g_autofree char *device = fb_cuda_device_describe (&error);
       if (device == NULL)
-        reason = g_strdup_printf ("No CUDA device here (%s): pick a remote host under Machine to "
-                                  "profile on its GPU; profiles made elsewhere open with Open "
-                                  "Profile…", error->message);
+        reason = g_strdup (error->message);
       g_once_init_leave (&asked, 1);
     }
   return reason;
+}
+
+/* What is missing, in the few words the menu has room for: the runtime's report starts with
+ * it ("the cuda target needs the NVIDIA driver (libcuda.so.1), which is not on this machine;
+ * looked for: ..." or "the NVIDIA driver is here but sees no CUDA device"). */
+static char *
+cuda_missing_line (const char *reason)
+{
+  const char *needs = strstr (reason, "needs ");
+  const char *end;
+
+  if (needs != NULL)
+    {
+      needs += strlen ("needs ");
+      end = strstr (needs, ", which");
+      if (end == NULL)
+        end = strchr (needs, ';');
+      if (end == NULL)
+        end = needs + strlen (needs);
+      return g_strdup_printf ("No CUDA: %.*s is missing", (int) (end - needs), needs);
+    }
+  end = strchr (reason, ';');
+  if (end == NULL)
+    end = strchr (reason, ':');
+  if (end == NULL)
+    end = reason + strlen (reason);
+  return g_strdup_printf ("No CUDA: %.*s", (int) (end - reason), reason);
+}
+
+/* Under the greyed CUDA choice: one line of what is missing, and the runtime's whole report
+ * behind "Details", where its list of searched folders cannot push the rest of the menu off
+ * the screen. */
+static GtkWidget *
+cuda_note (const char *reason)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  g_autofree char *line = cuda_missing_line (reason);
+  g_autofree char *details = g_strdup_printf ("%s.\n\nProfiles made on a GPU elsewhere open with "
+                                              "Open a Profile File…", reason);
+  GtkWidget *summary = gtk_label_new (line);
+  GtkWidget *expander = gtk_expander_new_with_mnemonic ("_Details");
+  GtkWidget *scroller = gtk_scrolled_window_new ();
+  GtkWidget *text = gtk_label_new (details);
+
+  gtk_label_set_xalign (GTK_LABEL (summary), 0);
+  gtk_label_set_single_line_mode (GTK_LABEL (summary), TRUE);
+  gtk_label_set_ellipsize (GTK_LABEL (summary), PANGO_ELLIPSIZE_END);
+  gtk_label_set_max_width_chars (GTK_LABEL (summary), 40);
+  gtk_widget_set_tooltip_text (summary, line);
+  gtk_widget_add_css_class (summary, "caption");
+  gtk_widget_add_css_class (summary, "dim-label");
+  gtk_widget_set_name (summary, "cuda-missing");
+  gtk_box_append (GTK_BOX (box), summary);
+
+  gtk_label_set_xalign (GTK_LABEL (text), 0);
+  gtk_label_set_wrap (GTK_LABEL (text), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (text), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_max_width_chars (GTK_LABEL (text), 40);
+  gtk_label_set_selectable (GTK_LABEL (text), TRUE);
+  gtk_widget_add_css_class (text, "caption");
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scroller), 180);
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), text);
+  gtk_expander_set_child (GTK_EXPANDER (expander), scroller);
+  gtk_widget_add_css_class (expander, "caption");
+  gtk_widget_set_name (expander, "cuda-details");
+  gtk_box_append (GTK_BOX (box), expander);
+  return box;
 }
 
 typedef struct {
@@ -251,7 +321,7 @@ _fb_window_init_profile_run (FbWindow *self)
   GtkWidget *popover = gtk_popover_new ();
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   GtkWidget *heading = gtk_label_new ("Profile On");
-  GtkWidget *cpu, *cuda, *reason, *open;
+  GtkWidget *cpu, *cuda, *open;
 
   self->profile_target = "cpu";
   gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "win.profile");
@@ -269,16 +339,12 @@ _fb_window_init_profile_run (FbWindow *self)
   gtk_box_append (GTK_BOX (box), cuda);
   if (_fb_window_cuda_unavailable () != NULL)
     {
+      g_autofree char *line = cuda_missing_line (_fb_window_cuda_unavailable ());
+
       /* Greyed out, and why, right under it. */
       gtk_widget_set_sensitive (cuda, FALSE);
-      gtk_widget_set_tooltip_text (cuda, _fb_window_cuda_unavailable ());
-      reason = gtk_label_new (_fb_window_cuda_unavailable ());
-      gtk_label_set_wrap (GTK_LABEL (reason), TRUE);
-      gtk_label_set_max_width_chars (GTK_LABEL (reason), 36);
-      gtk_label_set_xalign (GTK_LABEL (reason), 0);
-      gtk_widget_add_css_class (reason, "caption");
-      gtk_widget_add_css_class (reason, "dim-label");
-      gtk_box_append (GTK_BOX (box), reason);
+      gtk_widget_set_tooltip_text (cuda, line);
+      gtk_box_append (GTK_BOX (box), cuda_note (_fb_window_cuda_unavailable ()));
     }
   self->profile_cuda = cuda;
   gtk_box_append (GTK_BOX (box), gtk_separator_new (GTK_ORIENTATION_HORIZONTAL));

@@ -383,6 +383,7 @@ fb_window_class_init (FbWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FbWindow, compare_view);
   gtk_widget_class_bind_template_child (widget_class, FbWindow, inspector);
   gtk_widget_class_bind_template_child (widget_class, FbWindow, code_paned);
+  gtk_widget_class_bind_template_child (widget_class, FbWindow, profile_paned);
   gtk_widget_class_bind_template_child (widget_class, FbWindow, code_view);
   gtk_widget_class_bind_template_child (widget_class, FbWindow, recent_section);
   gtk_widget_class_bind_template_callback (widget_class, on_stage_selected);

@@ -51,9 +51,9 @@ test_text_and_symbolic_pins (void)
   g_autoptr(TestRun) bad = test_run_fusebench ("info", model, "--input-shape", "x", NULL);
 
   g_assert_cmpint (plain->status, ==, 0);
-  g_assert_nonnull (strstr (plain->out, "Nx3x8x8"));
+  g_assert_nonnull (strstr (plain->out, "N×3×8×8"));
   g_assert_cmpint (pinned->status, ==, 0);
-  g_assert_nonnull (strstr (pinned->out, "2x3x8x8"));
+  g_assert_nonnull (strstr (pinned->out, "2×3×8×8"));
   /* A pin of the wrong rank, or no shape at all, is bad input. */
   g_assert_cmpint (wrong->status, ==, 2);
   g_assert_nonnull (strstr (wrong->err, "x"));

@@ -53,6 +53,62 @@ test_broadcast (void)
 }
 
 static void
+assert_short_name (const char *sym,
+                   const char *expected)
+{
+  g_autofree char *name = fb_dim_short_name (sym);
+
+  g_assert_cmpstr (name, ==, expected);
+}
+
+/* Symbolic extents shown by short names, never joined into something that reads as hex. */
+static void
+test_display (void)
+{
+  int64_t dims[] = { -1, 16, 24, -1 };
+  FbShape s = fb_shape_make (4, dims);
+  g_autofree char *plain = NULL;
+  g_autofree char *shown = NULL;
+  g_autofree char *symbols = NULL;
+
+  assert_short_name ("p2o.DynamicDimension.0", "D0");
+  assert_short_name ("batch", "batch");
+  assert_short_name ("N", "N");
+  assert_short_name ("batch_size", "batch_size");
+  assert_short_name ("sequence_length", "SL");
+  assert_short_name ("total_sequence_length", "TSL");
+  assert_short_name ("Reshape_output_dim_0", "ROD0");
+  assert_short_name ("onnx::Shape_3/height", "height");
+  assert_short_name ("unk__1234", "unk__1234");
+  assert_short_name ("7", "D7");
+  assert_short_name ("", "?");
+
+  s.sym[0] = g_intern_static_string ("p2o.DynamicDimension.0");
+  plain = fb_shape_to_string (&s);
+  g_assert_cmpstr (plain, ==, "p2o.DynamicDimension.0x16x24x?");
+  shown = fb_shape_to_display (&s);
+  g_assert_cmpstr (shown, ==, "D0×16×24×?");
+  symbols = fb_shape_symbols_text (&s);
+  g_assert_cmpstr (symbols, ==, "D0 = p2o.DynamicDimension.0");
+
+  /* Names shown whole have nothing to explain; nor do scalars and unknown ranks. */
+  s.sym[0] = g_intern_static_string ("N");
+  g_clear_pointer (&symbols, g_free);
+  g_assert_null (fb_shape_symbols_text (&s));
+  g_clear_pointer (&shown, g_free);
+  shown = fb_shape_to_display (&s);
+  g_assert_cmpstr (shown, ==, "N×16×24×?");
+  s = fb_shape_scalar ();
+  g_clear_pointer (&shown, g_free);
+  shown = fb_shape_to_display (&s);
+  g_assert_cmpstr (shown, ==, "scalar");
+  s = fb_shape_unknown ();
+  g_clear_pointer (&shown, g_free);
+  shown = fb_shape_to_display (&s);
+  g_assert_cmpstr (shown, ==, "?");
+}
+
+static void
 test_numel_overflow (void)
 {
   int64_t dims[] = { G_GINT64_CONSTANT (1) << 40, G_GINT64_CONSTANT (1) << 40 };
@@ -78,6 +134,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/shape/parse-and-print", test_parse_and_print);
+  g_test_add_func ("/shape/display", test_display);
   g_test_add_func ("/shape/broadcast", test_broadcast);
   g_test_add_func ("/shape/numel-overflow", test_numel_overflow);
   g_test_add_func ("/shape/axis", test_axis);

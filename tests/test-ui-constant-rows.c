@@ -196,7 +196,7 @@ test_rows (void)
   weights = fb_constant_row_text (&matmul->rows[0]);
   g_assert_cmpstr (three, ==, "float32 = 3");
   g_assert_cmpstr (shape, ==, "int64[2] = [1,-1]");
-  g_assert_cmpstr (weights, ==, "float32[16x1]");
+  g_assert_cmpstr (weights, ==, "float32[16×1]");
 
   /* No edge comes out of a row: add→reshape→matmul→mul_a→mul_b. */
   g_assert_cmpuint (fb_graph_scene_n_edges (scene), ==, 4);

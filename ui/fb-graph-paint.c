@@ -531,7 +531,7 @@ draw_edge (FbGraphPaint              *d,
   if (d->zoom >= LABEL_MIN_ZOOM && edge->value != NULL)
     {
       g_autofree char *shape = _fb_graph_value_text (edge->value);
-      g_autofree char *text = edge->n_values > 1 ? g_strdup_printf ("%s ×%u", shape, edge->n_values)
+      g_autofree char *text = edge->n_values > 1 ? g_strdup_printf ("%s (%u values)", shape, edge->n_values)
                                                  : g_strdup (shape);
 
       draw_text (d, text, d->mono_font, edge->label_x + 4, edge->label_y - 6, 150,

@@ -34,7 +34,7 @@ _fb_graph_value_text (const FbValue *value)
 {
   if (value == NULL)
     return g_strdup ("");
-  return fb_shape_to_string (&value->shape);
+  return fb_shape_to_display (&value->shape);
 }
 
 char *
@@ -105,7 +105,7 @@ fb_constant_row_text (const FbConstantRow *row)
 
   tensor = row->value->constant;
   shape = fb_tensor_shape (tensor);
-  dims = fb_shape_to_string (&shape);
+  dims = fb_shape_to_display (&shape);
   s = g_string_new (fb_dtype_name (tensor->dtype));
 
   if (tensor->rank > 0)

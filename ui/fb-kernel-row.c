@@ -14,10 +14,10 @@ G_DEFINE_FINAL_TYPE (FbKernelRow, fb_kernel_row, G_TYPE_OBJECT)
 
 FbKernelRow *
 fb_kernel_row_new (FbProfile             *profile,
-                   const FbProfileKernel *kernel)
+                   const FbProfileKernel *kernel,
+                   double                 total_us)
 {
   FbKernelRow *self;
-  double total;
 
   g_return_val_if_fail (profile != NULL, NULL);
   g_return_val_if_fail (kernel != NULL, NULL);
@@ -25,8 +25,7 @@ fb_kernel_row_new (FbProfile             *profile,
   self = g_object_new (FB_TYPE_KERNEL_ROW, NULL);
   self->profile = fb_profile_ref (profile);
   self->kernel = kernel;
-  total = fb_profile_total_us (profile);
-  self->share = total > 0 ? kernel->median_us / total : 0;
+  self->share = total_us > 0 ? kernel->median_us / total_us : 0;
   return self;
 }
 

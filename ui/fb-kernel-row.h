@@ -27,9 +27,11 @@ typedef enum {
 #define FB_TYPE_KERNEL_ROW (fb_kernel_row_get_type ())
 G_DECLARE_FINAL_TYPE (FbKernelRow, fb_kernel_row, FB, KERNEL_ROW, GObject)
 
-/* Holds a reference to profile, which owns kernel. */
+/* Holds a reference to profile, which owns kernel. total_us is fb_profile_total_us (profile),
+ * summed once by the caller for all the rows it makes rather than once per row. */
 FbKernelRow           *fb_kernel_row_new        (FbProfile             *profile,
-                                                 const FbProfileKernel *kernel);
+                                                 const FbProfileKernel *kernel,
+                                                 double                 total_us);
 const FbProfileKernel *fb_kernel_row_get_kernel (FbKernelRow *self);
 FbProfile             *fb_kernel_row_get_profile(FbKernelRow *self);
 /* Of the profile's total kernel time, 0..1. */

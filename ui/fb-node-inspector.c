@@ -81,7 +81,7 @@ append_tensor (GString        *s,
                const FbTensor *tensor)
 {
   FbShape shape = fb_tensor_shape (tensor);
-  g_autofree char *dims = fb_shape_to_string (&shape);
+  g_autofree char *dims = fb_shape_to_display (&shape);
 
   g_string_append_printf (s, "%s [%s]", fb_dtype_name (tensor->dtype), dims);
   if (tensor->numel > 0 && tensor->numel <= MAX_LIST_ITEMS && tensor->dtype != FB_DTYPE_STRING)
@@ -151,13 +151,17 @@ static char *
 format_value (const FbValue *value)
 {
   g_autofree char *shape = NULL;
+  g_autofree char *symbols = NULL;
 
   if (value == NULL)
     return g_strdup ("(omitted)");
-  shape = fb_shape_to_string (&value->shape);
-  return g_strdup_printf ("%s [%s]%s%s", fb_dtype_name (value->dtype), shape,
+  shape = fb_shape_to_display (&value->shape);
+  /* The boxes have room for the short names only: here the whole names stand under them. */
+  symbols = fb_shape_symbols_text (&value->shape);
+  return g_strdup_printf ("%s [%s]%s%s%s%s", fb_dtype_name (value->dtype), shape,
                           value->constant != NULL ? " · constant" : "",
-                          value->is_input ? " · graph input" : value->is_output ? " · graph output" : "");
+                          value->is_input ? " · graph input" : value->is_output ? " · graph output" : "",
+                          symbols != NULL ? "\n" : "", symbols != NULL ? symbols : "");
 }
 
 static void
@@ -239,7 +243,7 @@ fb_node_inspector_show_node (FbNodeInspector *self,
         {
           const FbNode *member = g_ptr_array_index (body->nodes, i);
           g_autofree char *shape = member->n_outputs > 0 && member->outputs[0] != NULL
-                                   ? fb_shape_to_string (&member->outputs[0]->shape) : g_strdup ("");
+                                   ? fb_shape_to_display (&member->outputs[0]->shape) : g_strdup ("");
           g_autofree char *text = g_strdup_printf ("%s [%s]", member->name, shape);
 
           add_pair (self, member->op_type, text);

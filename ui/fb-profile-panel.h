@@ -25,6 +25,10 @@ void             fb_profile_panel_set_profile      (FbProfilePanel *self,
                                                     FbProfile      *profile,
                                                     FbProfile      *previous);
 FbProfile       *fb_profile_panel_get_profile      (FbProfilePanel *self);
+/* The model profiles are shown for: the A/B lists name each original node with its operator
+ * ("Conv · n138"). NULL: names alone. */
+void             fb_profile_panel_set_model        (FbProfilePanel *self,
+                                                    FbModel        *model);
 /* A line in the header, shown as a warning ("recorded for another pipeline: …"); NULL hides. */
 void             fb_profile_panel_set_note         (FbProfilePanel *self,
                                                     const char     *note);

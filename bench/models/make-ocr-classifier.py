@@ -39,8 +39,9 @@ def act(b, scope, x, hard_swish):
 
 def squeeze_excite(b, scope, x, c):
     s = b.node("GlobalAveragePool", f"{scope}.pool", [x])
-    s = b.node("Relu", f"{scope}.relu", [b.conv(f"{scope}.fc1", s, c, max(8, c // 4), 1, bias=True)])
-    s = b.conv(f"{scope}.fc2", s, max(8, c // 4), c, 1, bias=True)
+    squeezed = max(8, c // 4)
+    s = b.node("Relu", f"{scope}.relu", [b.conv(f"{scope}.fc1", s, c, squeezed, 1, bias=True)])
+    s = b.conv(f"{scope}.fc2", s, squeezed, c, 1, bias=True)
     s = b.node("HardSigmoid", f"{scope}.gate", [s], alpha=1.0 / 6, beta=0.5)
     return b.node("Mul", scope, [x, s])
 
@@ -48,8 +49,10 @@ def squeeze_excite(b, scope, x, c):
 def block(b, scope, x, c_in, k, exp, c_out, se, hs, stride):
     y = x
     if exp != c_in:
-        y = act(b, f"{scope}.expand.act", b.batch_norm(f"{scope}.expand.bn", b.conv(f"{scope}.expand", y, c_in, exp, 1), exp), hs)
-    y = b.batch_norm(f"{scope}.dw.bn", b.conv(f"{scope}.dw", y, exp, exp, k, stride=stride, group=exp), exp)
+        y = b.batch_norm(f"{scope}.expand.bn", b.conv(f"{scope}.expand", y, c_in, exp, 1), exp)
+        y = act(b, f"{scope}.expand.act", y, hs)
+    y = b.conv(f"{scope}.dw", y, exp, exp, k, stride=stride, group=exp)
+    y = b.batch_norm(f"{scope}.dw.bn", y, exp)
     y = act(b, f"{scope}.dw.act", y, hs)
     if se:
         y = squeeze_excite(b, f"{scope}.se", y, exp)
@@ -65,7 +68,8 @@ def build():
         x = block(b, f"blocks.{i}", x, c, k, scaled(exp), scaled(out), se, hs, stride)
         c = scaled(out)
     last = scaled(576)
-    x = act(b, "head.act", b.batch_norm("head.bn", b.conv("head.conv", x, c, last, 1), last), True)
+    x = b.batch_norm("head.bn", b.conv("head.conv", x, c, last, 1), last)
+    x = act(b, "head.act", x, True)
     x = b.classifier(x, last, classes=2)
     b.nodes.append(helper.make_node("Softmax", [x], ["probs"], name="/Softmax", axis=1))
     return b.model("ocr_classifier", "x", [1, 3, 48, 192], "probs", [1, 2],

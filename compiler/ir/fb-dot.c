@@ -71,7 +71,7 @@ write_node (GString *out, const FbNode *n)
 static void
 write_edge (GString *out, const char *from, const char *to, const FbValue *v)
 {
-  g_autofree char *type = fb_value_type_text (v);
+  g_autofree char *type = fb_value_type_display (v);
 
   g_string_append_printf (out, "  %s -> %s [label=\"", from, to);
   append_escaped (out, type);

@@ -66,23 +66,36 @@ fb_value_ref (const FbValue *value)
   return g_strdup_printf ("%%%s%u", value->constant ? "w" : "", value->id);
 }
 
-char *
-fb_value_type_text (const FbValue *value)
+static char *
+type_text (const FbValue *value, gboolean display)
 {
-  GString *s;
+  GString *s = g_string_new (dtype_short (value->dtype));
 
-  g_return_val_if_fail (value != NULL, NULL);
-  s = g_string_new (dtype_short (value->dtype));
   g_string_append_c (s, '[');
   if (value->shape.rank < 0)
     g_string_append_c (s, '?');
   else if (value->shape.rank > 0)
     {
-      g_autofree char *dims = fb_shape_to_string (&value->shape);
+      g_autofree char *dims = display ? fb_shape_to_display (&value->shape)
+                                      : fb_shape_to_string (&value->shape);
       g_string_append (s, dims);
     }
   g_string_append_c (s, ']');
   return g_string_free (s, FALSE);
+}
+
+char *
+fb_value_type_text (const FbValue *value)
+{
+  g_return_val_if_fail (value != NULL, NULL);
+  return type_text (value, FALSE);
+}
+
+char *
+fb_value_type_display (const FbValue *value)
+{
+  g_return_val_if_fail (value != NULL, NULL);
+  return type_text (value, TRUE);
 }
 
 static void

@@ -22,5 +22,7 @@ char *fb_node_to_text    (const FbNode *node);
 char *fb_value_ref       (const FbValue *value);
 /* "f32[1x64x56x56]", "i64[]" for a scalar, "?[?]" when nothing is known. */
 char *fb_value_type_text (const FbValue *value);
+/* The same as people read it in pictures: "f32[D0×64×56×56]" (fb_shape_to_display). */
+char *fb_value_type_display (const FbValue *value);
 
 G_END_DECLS

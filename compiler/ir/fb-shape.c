@@ -100,6 +100,152 @@ fb_shape_to_string (const FbShape *shape)
   return g_string_free (s, FALSE);
 }
 
+/* Up to this many characters a symbol's last part is short enough to show as it is. */
+#define SHORT_NAME_MAX 10
+
+static gboolean
+is_namespace_separator (char c)
+{
+  return c == '.' || c == ':' || c == '/';
+}
+
+static gboolean
+all_digits (const char *s, gsize n)
+{
+  if (n == 0)
+    return FALSE;
+  for (gsize i = 0; i < n; i++)
+    if (!g_ascii_isdigit (s[i]))
+      return FALSE;
+  return TRUE;
+}
+
+/* The initials of name's words, capitalized, and the number it ends with whole:
+ * "total_sequence_length" -> "TSL", "Reshape_output_dim_0" -> "ROD0". A word starts after any
+ * character that is not a letter or digit, and at a capital that follows a small letter. */
+static char *
+initials (const char *name)
+{
+  GString *s = g_string_new (NULL);
+  gsize n = strlen (name), digits = n;
+
+  while (digits > 0 && g_ascii_isdigit (name[digits - 1]))
+    digits--;
+  for (gsize i = 0; i < digits; i++)
+    {
+      gboolean starts = g_ascii_isalpha (name[i])
+                        && (i == 0 || !g_ascii_isalnum (name[i - 1])
+                            || (g_ascii_isupper (name[i]) && g_ascii_islower (name[i - 1])));
+
+      if (starts)
+        g_string_append_c (s, g_ascii_toupper (name[i]));
+    }
+  g_string_append (s, name + digits);
+  if (s->len == 0)
+    g_string_append_len (s, name, MIN (n, (gsize) SHORT_NAME_MAX));
+  return g_string_free (s, FALSE);
+}
+
+/* Exporters name the extents they could not fix with a namespace and a counter
+ * ("p2o.DynamicDimension.0", "onnx::Shape_3/dim_1") or with whole phrases
+ * ("total_sequence_length"): in a box 16 characters wide these crowd out the numbers, and
+ * joined with "x" a trailing counter reads as hex ("...0x16"). The rule, as short as still
+ * tells the symbols of one model apart:
+ *   - the namespace goes: only the part after the last '.', ':' or '/' is kept;
+ *   - a part that is only a counter keeps the first letter of the part before it: "D0";
+ *   - up to SHORT_NAME_MAX characters the part stays as it is ("batch", "seq_len", "N");
+ *   - longer, its words' initials and its trailing number: "SL", "ROD0". */
+char *
+fb_dim_short_name (const char *sym)
+{
+  const char *last, *end;
+
+  if (sym == NULL || *sym == '\0')
+    return g_strdup ("?");
+  end = sym + strlen (sym);
+  last = end;
+  while (last > sym && !is_namespace_separator (last[-1]))
+    last--;
+  if (last == end)
+    return g_strdup (sym);   /* ends with a separator: nothing shorter to show */
+  if (all_digits (last, end - last))
+    {
+      const char *prev_end = last - 1, *prev = prev_end;
+      char letter = 'D';
+
+      while (prev > sym && !is_namespace_separator (prev[-1]))
+        prev--;
+      for (const char *c = prev; c < prev_end; c++)
+        if (g_ascii_isalpha (*c))
+          {
+            letter = g_ascii_toupper (*c);
+            break;
+          }
+      return g_strdup_printf ("%c%s", letter, last);
+    }
+  if (g_utf8_strlen (last, -1) <= SHORT_NAME_MAX)
+    return g_strdup (last);
+  return initials (last);
+}
+
+char *
+fb_shape_to_display (const FbShape *shape)
+{
+  GString *s;
+
+  g_return_val_if_fail (shape != NULL, NULL);
+  if (shape->rank < 0)
+    return g_strdup ("?");
+  if (shape->rank == 0)
+    return g_strdup ("scalar");
+  s = g_string_new (NULL);
+  for (int i = 0; i < shape->rank; i++)
+    {
+      if (i)
+        g_string_append (s, "×");
+      if (shape->dim[i] >= 0)
+        g_string_append_printf (s, "%" G_GINT64_FORMAT, shape->dim[i]);
+      else if (shape->sym[i])
+        {
+          g_autofree char *name = fb_dim_short_name (shape->sym[i]);
+
+          g_string_append (s, name);
+        }
+      else
+        g_string_append_c (s, '?');
+    }
+  return g_string_free (s, FALSE);
+}
+
+char *
+fb_shape_symbols_text (const FbShape *shape)
+{
+  GString *s;
+
+  g_return_val_if_fail (shape != NULL, NULL);
+  s = g_string_new (NULL);
+  for (int i = 0; i < shape->rank; i++)
+    {
+      g_autofree char *name = NULL;
+      gboolean seen = FALSE;
+
+      if (shape->dim[i] >= 0 || shape->sym[i] == NULL)
+        continue;
+      for (int j = 0; j < i && !seen; j++)
+        seen = shape->dim[j] < 0 && g_strcmp0 (shape->sym[j], shape->sym[i]) == 0;
+      name = fb_dim_short_name (shape->sym[i]);
+      if (seen || g_str_equal (name, shape->sym[i]))
+        continue;
+      g_string_append_printf (s, "%s%s = %s", s->len > 0 ? "\n" : "", name, shape->sym[i]);
+    }
+  if (s->len == 0)
+    {
+      g_string_free (s, TRUE);
+      return NULL;
+    }
+  return g_string_free (s, FALSE);
+}
+
 gboolean
 fb_shape_parse (const char *text, FbShape *out, GError **error)
 {

@@ -29,6 +29,17 @@ gboolean  fb_shape_equal         (const FbShape *a, const FbShape *b);
 int64_t   fb_shape_numel         (const FbShape *shape, gboolean *overflow);
 /* "1x3x224x224", with symbols by name ("batchx3x?"); "?" for unknown rank. Caller frees. */
 char     *fb_shape_to_string     (const FbShape *shape);
+/* The form people read, in the window, its picture exports and the command line's text:
+ * "N×16×24×?", each symbolic extent by its short name (fb_dim_short_name), "scalar" for rank 0,
+ * "?" for an unknown rank. fb_shape_to_string stays the form that parses back and that names
+ * every symbol whole. Caller frees. */
+char     *fb_shape_to_display    (const FbShape *shape);
+/* The short name of a symbolic extent, as a shape is shown: "p2o.DynamicDimension.0" -> "D0",
+ * "sequence_length" -> "SL", "batch" -> "batch". Caller frees. */
+char     *fb_dim_short_name      (const char *sym);
+/* "D0 = p2o.DynamicDimension.0", one line per symbol of shape whose short name differs from
+ * its name, for the places that have room for the whole name; NULL when there is none. */
+char     *fb_shape_symbols_text  (const FbShape *shape);
 /* Parses "1x3x224x224" (or "" for a scalar). */
 gboolean  fb_shape_parse         (const char *text, FbShape *out, GError **error);
 /* Numpy-style broadcast of two shapes; FALSE with error when incompatible. */

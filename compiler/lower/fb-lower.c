@@ -749,7 +749,7 @@ fb_lower_graph (const FbGraph *graph, const char *target, GError **error)
       int64_t dims[FB_MAX_RANK];
       if (!v->constant && !_fb_lower_dims (v, &rank, dims))
         {
-          g_autofree char *shape = fb_shape_to_string (&v->shape);
+          g_autofree char *shape = fb_shape_to_display (&v->shape);
           g_set_error (error, FB_LOWER_ERROR, FB_LOWER_ERROR_SHAPE,
                        "input '%s' has the dynamic shape %s: pin it with --input-shape %s=...",
                        v->name, shape, v->name);

@@ -125,10 +125,12 @@ fb_thread_count_resolve (guint requested, FbThreadCount *count)
   if (g_file_get_contents ("/proc/self/cgroup", &self, NULL, NULL))
     quota = fb_cgroup_cpu_quota ("/sys/fs/cgroup", self);
   guint n = allowed > 0 ? (guint) allowed : (guint) MAX (online, 1);
-  g_autofree char *ignored = env != NULL && env[0] != '\0'
-                               ? g_strdup_printf ("; FUSEBENCH_THREADS=%.16s is no count 1..%d, ignored",
-                                                  env, MAX_THREADS)
-                               : g_strdup ("");
+  g_autofree char *ignored = NULL;
+  if (env != NULL && env[0] != '\0')
+    ignored = g_strdup_printf ("; FUSEBENCH_THREADS=%.16s is no count 1..%d, ignored", env,
+                               MAX_THREADS);
+  else
+    ignored = g_strdup ("");
   if (quota > 0 && (guint) ceil (quota) < n)
     {
       n = (guint) ceil (quota);

@@ -6,10 +6,10 @@
  * registers for the whole reduction over the kernel's taps and the input channels: per input
  * channel, two loads of packed weights and six broadcasts of input values feed twelve FMAs,
  * which keeps both FMA pipes of a core busy. With AVX-512 a tile is 8 pixels by 32 channels:
- * sixteen 16-float accumulators of its 32 registers, fed by two loads and eight broadcasts. The six pixels run on in the order of the output
- * (across row ends), so narrow maps (7x7, 14x14) waste no lanes; a pixel whose tap falls in
- * the padding reads a row of zeros instead, so borders need no code of their own. Threads
- * share the tiles (or, on small maps, the blocks of output channels); within its share a
+ * sixteen 16-float accumulators of its 32 registers, fed by two loads and eight broadcasts. The
+ * pixels run on in the order of the output (across row ends), so narrow maps (7x7, 14x14)
+ * waste no lanes; a pixel whose tap falls in the padding reads a row of zeros instead, so
+ * borders need no code of their own. Threads share the tiles (or, on small maps, the blocks of output channels); within its share a
  * thread keeps either all the weights or a few rows of the maps in its L2 cache (run_share). */
 #include "fb-direct-conv.h"
 #include "fb-conv-post-ops.h"
@@ -267,7 +267,8 @@ tile_avx2 (const FbDirectConv *conv, const float *x, const float *bias, const fl
   int64_t left = d->co - ob * LANES;
   __m256i lane = _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7);
   __m256i m0 = _mm256_cmpgt_epi32 (_mm256_set1_epi32 ((int) (left < LANES ? left : LANES)), lane);
-  __m256i m1 = _mm256_cmpgt_epi32 (_mm256_set1_epi32 ((int) (left < LANES ? left : LANES) - 8), lane);
+  __m256i m1 = _mm256_cmpgt_epi32 (_mm256_set1_epi32 ((int) (left < LANES ? left : LANES) - 8),
+                                   lane);
   const __m256 acc[6][2] = { { c00, c01 }, { c10, c11 }, { c20, c21 },
                              { c30, c31 }, { c40, c41 }, { c50, c51 } };
   const float *b = bias ? bias + ob * LANES : NULL;
@@ -310,7 +311,8 @@ tile_avx512 (const FbDirectConv *conv, const float *x, const float *bias, const 
         const float *p4 = p[4], *p5 = p[5], *p6 = p[6], *p7 = p[7];
         for (int64_t ic = 0; ic < C; ic++)
           {
-            __m512 w0 = _mm512_load_ps (wk + ic * LANES), w1 = _mm512_load_ps (wk + ic * LANES + 16);
+            __m512 w0 = _mm512_load_ps (wk + ic * LANES);
+            __m512 w1 = _mm512_load_ps (wk + ic * LANES + 16);
             FMA_PIXEL_512 (p0, c00, c01);
             FMA_PIXEL_512 (p1, c10, c11);
             FMA_PIXEL_512 (p2, c20, c21);
