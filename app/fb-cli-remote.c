@@ -92,25 +92,13 @@ fb_cli_remote_send_model (FbCliRemote *job, const char *path)
 {
   const char *there = fb_cli_remote_send (job, path);
   g_autofree char *dir = g_path_get_dirname (path);
-  g_autoptr(GMappedFile) mapped = NULL;
-  g_autoptr(GDir) listing = NULL;
-  g_autofree char *self = g_path_get_basename (path);
-  const char *name;
+  g_auto(GStrv) companions = fb_remote_model_companions (path);
 
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) ||
-      (mapped = g_mapped_file_new (path, FALSE, NULL)) == NULL ||
-      (listing = g_dir_open (dir, 0, NULL)) == NULL)
-    return there;
-  /* External data lives beside the model under the names its tensors give (their "location"),
-   * stored verbatim in the file: a sibling whose name the model contains goes with it. */
-  while ((name = g_dir_read_name (listing)) != NULL)
+  for (guint i = 0; companions[i] != NULL; i++)
     {
-      g_autofree char *sibling = g_build_filename (dir, name, NULL);
-      if (g_str_equal (name, self) || !g_file_test (sibling, G_FILE_TEST_IS_REGULAR) ||
-          memmem (g_mapped_file_get_contents (mapped), g_mapped_file_get_length (mapped), name,
-                  strlen (name)) == NULL)
-        continue;
-      g_hash_table_insert (job->sends, g_strdup (name), g_canonicalize_filename (sibling, NULL));
+      g_autofree char *sibling = g_build_filename (dir, companions[i], NULL);
+      g_hash_table_insert (job->sends, g_strdup (companions[i]),
+                           g_canonicalize_filename (sibling, NULL));
     }
   return there;
 }

@@ -362,3 +362,33 @@ fb_remote_exec (FbRemote *self, const char *script, const char * const *args, in
   g_string_free (x.err, TRUE);
   return ok;
 }
+
+char **
+fb_remote_model_companions (const char *path)
+{
+  g_autoptr(GStrvBuilder) names = g_strv_builder_new ();
+  g_autofree char *dir = NULL, *self = NULL;
+  g_autoptr(GMappedFile) mapped = NULL;
+  g_autoptr(GDir) listing = NULL;
+  const char *name;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  dir = g_path_get_dirname (path);
+  self = g_path_get_basename (path);
+  if (g_file_test (path, G_FILE_TEST_IS_DIR) ||
+      (mapped = g_mapped_file_new (path, FALSE, NULL)) == NULL ||
+      (listing = g_dir_open (dir, 0, NULL)) == NULL)
+    return g_strv_builder_end (names);
+  /* External data lives beside the model under the names its tensors give (their "location"),
+   * stored verbatim in the file: a sibling whose name the model contains goes with it. */
+  while ((name = g_dir_read_name (listing)) != NULL)
+    {
+      g_autofree char *sibling = g_build_filename (dir, name, NULL);
+      if (g_str_equal (name, self) || !g_file_test (sibling, G_FILE_TEST_IS_REGULAR) ||
+          memmem (g_mapped_file_get_contents (mapped), g_mapped_file_get_length (mapped), name,
+                  strlen (name)) == NULL)
+        continue;
+      g_strv_builder_add (names, name);
+    }
+  return g_strv_builder_end (names);
+}

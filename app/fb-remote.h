@@ -61,6 +61,11 @@ gboolean    fb_remote_exec      (FbRemote *self, const char *script, const char 
 void        fb_remote_set_script_error (FbRemote *self, const char *what, int status,
                                         const char *err_text, GError **error);
 
+/* The files beside the ONNX model at path that go with it: its external data, stored under
+ * names the model holds verbatim. Their names, NULL-terminated; empty for a folder (a bundle
+ * goes whole) or a file that cannot be read. */
+char      **fb_remote_model_companions (const char *path);
+
 /* fb-remote-runner.c: the cache there, the runner and one command's work folder. */
 
 /* Makes the work folder there and installs the runner unless a copy whose SHA-256 matches is

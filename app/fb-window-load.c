@@ -136,6 +136,7 @@ on_loaded (GObject      *source,
   g_free (self->model_title);
   self->model_title = g_strdup (job->title);
   g_set_object (&self->model_file, job->file);
+  _fb_window_remote_model_changed (self);
   g_clear_pointer (&self->run, fb_run_unref);
   g_ptr_array_set_size (self->options->no_fuse, 0);
   /* Pins taken from a profile of the model before mean nothing for this one. */
@@ -194,6 +195,12 @@ fb_window_open_file (FbWindow *self,
   load (self, job);
 }
 
+GBytes *
+_fb_window_sample_bytes (GError **error)
+{
+  return g_resources_lookup_data (SAMPLE_RESOURCE, G_RESOURCE_LOOKUP_FLAGS_NONE, error);
+}
+
 void
 fb_window_open_sample (FbWindow *self)
 {
@@ -203,7 +210,7 @@ fb_window_open_sample (FbWindow *self)
 
   g_return_if_fail (FB_IS_WINDOW (self));
 
-  if ((bytes = g_resources_lookup_data (SAMPLE_RESOURCE, G_RESOURCE_LOOKUP_FLAGS_NONE, &error)) == NULL)
+  if ((bytes = _fb_window_sample_bytes (&error)) == NULL)
     {
       _fb_window_show_error (self, error->message);
       return;

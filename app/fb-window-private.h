@@ -66,6 +66,14 @@ struct _FbWindow {
   gboolean              attached;        /* took its application's settings and recent files */
   GtkFileChooserNative *profile_chooser;
 
+  /* Remote hosts (fb-window-remote.c). */
+  GAction              *profile_host_action; /* win.profile-host: "" or a host */
+  char                 *profile_host;    /* where Profile runs: NULL for this computer */
+  GStrv                 remote_hosts;    /* the list without settings (else the settings') */
+  GHashTable           *host_devices;    /* host -> the device its last profile ran on */
+  GtkBox               *hosts_box;       /* the menu's choices, rebuilt when the list changes */
+  GtkWidget            *host_entry;      /* where a host is typed to add it */
+
   /* Work in flight. */
   GCancellable         *load_cancellable;
   GCancellable         *run_cancellable; /* non-NULL while a run is in flight: its worker owns
@@ -131,5 +139,26 @@ char *_fb_window_profile_describe_node   (FbWindow       *self,
 /* fb-window-profile-run.c */
 void  _fb_window_class_init_profile_run  (GtkWidgetClass *widget_class);
 void  _fb_window_init_profile_run        (FbWindow       *self);
+/* Why the CUDA target cannot be picked here; NULL once there is one to profile on. */
+const char *_fb_window_cuda_unavailable  (void);
+
+/* fb-window-load.c */
+/* The bundled sample model's bytes (what the window shows when model_file is NULL). */
+GBytes *_fb_window_sample_bytes          (GError        **error);
+
+/* fb-window-remote.c */
+void  _fb_window_class_init_profile_remote (GtkWidgetClass *widget_class);
+/* Appends the Machine section (this computer, the hosts, a host to add) to the Profile menu. */
+void  _fb_window_init_profile_remote     (FbWindow       *self,
+                                          GtkBox         *menu_box);
+/* Once the settings are known: the hosts and win.profile-host. */
+void  _fb_window_attach_profile_remote   (FbWindow       *self);
+/* A model was opened: where it was last profiled becomes where Profile runs. */
+void  _fb_window_remote_model_changed    (FbWindow       *self);
+/* Profile was pressed: where it runs is remembered for the model. */
+void  _fb_window_remember_host           (FbWindow       *self);
+/* Profiles the run on screen on profile_host, as win.profile does here. */
+void  _fb_window_profile_remote          (FbWindow       *self);
+void  _fb_window_remote_finalize         (FbWindow       *self);
 
 G_END_DECLS

@@ -10,10 +10,9 @@
 
 #include <string.h>
 
-/* Why the CUDA target cannot be picked (the runtime's whole report, with every folder it
- * searched); NULL once there is one to profile on. */
-static const char *
-cuda_unavailable (void)
+/* The runtime's whole report, with every folder it searched. */
+const char *
+_fb_window_cuda_unavailable (void)
 {
   /* Asked once: whether a driver and a GPU are there does not change while the app runs. */
   static char *reason;
@@ -227,9 +226,15 @@ profile_action (GtkWidget  *widget,
   /* One profile at a time, of passes that have finished. */
   if (self->run == NULL || self->profile_cancellable != NULL)
     return;
-  if (g_strcmp0 (self->profile_target, "cuda") == 0 && cuda_unavailable () != NULL)
+  _fb_window_remember_host (self);
+  if (self->profile_host != NULL)
     {
-      _fb_window_show_error (self, cuda_unavailable ());
+      _fb_window_profile_remote (self);
+      return;
+    }
+  if (g_strcmp0 (self->profile_target, "cuda") == 0 && _fb_window_cuda_unavailable () != NULL)
+    {
+      _fb_window_show_error (self, _fb_window_cuda_unavailable ());
       return;
     }
   job = g_new0 (Job, 1);
@@ -332,14 +337,14 @@ _fb_window_init_profile_run (FbWindow *self)
   gtk_box_append (GTK_BOX (box), cpu);
   cuda = target_button (self, "CUDA (NVIDIA GPU)", "cuda", GTK_CHECK_BUTTON (cpu));
   gtk_box_append (GTK_BOX (box), cuda);
-  if (cuda_unavailable () != NULL)
+  if (_fb_window_cuda_unavailable () != NULL)
     {
-      g_autofree char *line = cuda_missing_line (cuda_unavailable ());
+      g_autofree char *line = cuda_missing_line (_fb_window_cuda_unavailable ());
 
       /* Greyed out, and why, right under it. */
       gtk_widget_set_sensitive (cuda, FALSE);
       gtk_widget_set_tooltip_text (cuda, line);
-      gtk_box_append (GTK_BOX (box), cuda_note (cuda_unavailable ()));
+      gtk_box_append (GTK_BOX (box), cuda_note (_fb_window_cuda_unavailable ()));
     }
   self->profile_cuda = cuda;
   gtk_box_append (GTK_BOX (box), gtk_separator_new (GTK_ORIENTATION_HORIZONTAL));
@@ -352,13 +357,15 @@ _fb_window_init_profile_run (FbWindow *self)
                            self, 0);
   gtk_box_append (GTK_BOX (box), self->profile_eager_button);
   gtk_box_append (GTK_BOX (box), gtk_separator_new (GTK_ORIENTATION_HORIZONTAL));
+  _fb_window_init_profile_remote (self, GTK_BOX (box));
+  gtk_box_append (GTK_BOX (box), gtk_separator_new (GTK_ORIENTATION_HORIZONTAL));
   open = gtk_button_new_with_mnemonic ("Open a Profile _File…");
   gtk_actionable_set_action_name (GTK_ACTIONABLE (open), "win.open-profile");
   gtk_widget_add_css_class (open, "flat");
   gtk_box_append (GTK_BOX (box), open);
   gtk_popover_set_child (GTK_POPOVER (popover), box);
   gtk_menu_button_set_popover (GTK_MENU_BUTTON (menu), popover);
-  gtk_widget_set_tooltip_text (menu, "Target, and profiles made elsewhere");
+  gtk_widget_set_tooltip_text (menu, "Target, the machine to profile on, and profiles made elsewhere");
   gtk_box_append (self->profile_box, menu);
 }
 
@@ -368,4 +375,5 @@ _fb_window_class_init_profile_run (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.profile", NULL, profile_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_p, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
                                        "win.profile", NULL);
+  _fb_window_class_init_profile_remote (widget_class);
 }

@@ -240,6 +240,7 @@ fb_window_dispose (GObject *object)
    * map, so that a change made in another window does not reach this one's freed map. */
   g_action_map_remove_action (G_ACTION_MAP (self), "layout");
   g_action_map_remove_action (G_ACTION_MAP (self), "constants-as-nodes");
+  g_action_map_remove_action (G_ACTION_MAP (self), "profile-host");
   self->rerun_pending = FALSE;
   if (self->load_cancellable != NULL)
     g_cancellable_cancel (self->load_cancellable);
@@ -267,6 +268,7 @@ fb_window_finalize (GObject *object)
   g_clear_object (&self->model_file);
   _fb_window_kernel_finalize (self);
   _fb_window_profile_finalize (self);
+  _fb_window_remote_finalize (self);
   g_free (self->model_title);
   g_free (self->last_error);
 
@@ -321,6 +323,7 @@ attach_application (FbWindow *self)
       g_settings_bind (settings, "window-height", self, "default-height", G_SETTINGS_BIND_DEFAULT);
       g_settings_bind (settings, "window-maximized", self, "maximized", G_SETTINGS_BIND_DEFAULT);
     }
+  _fb_window_attach_profile_remote (self);
   _fb_window_init_actions (self);
 }
 
