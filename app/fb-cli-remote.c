@@ -181,21 +181,6 @@ fb_cli_remote_pipeline (FbCliRemote *job, const FbCliPipelineArgs *args)
     fb_cli_remote_args (job, "--input-shape", args->input_shape[i], NULL);
 }
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = NULL;
-  const char *name;
-
-  if (!g_file_test (path, G_FILE_TEST_IS_SYMLINK) && (dir = g_dir_open (path, 0, NULL)) != NULL)
-    while ((name = g_dir_read_name (dir)) != NULL)
-      {
-        g_autofree char *child = g_build_filename (path, name, NULL);
-        remove_tree (child);
-      }
-  g_remove (path);
-}
-
 /* The staging folder: in/NAME links to the files to send. */
 static char *
 stage (FbCliRemote *job, GError **error)
@@ -216,7 +201,7 @@ stage (FbCliRemote *job, GError **error)
           int errsv = errno;
           g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errsv), "%s: %s", link,
                        g_strerror (errsv));
-          remove_tree (top);
+          fb_remote_remove_tree (top);
           return NULL;
         }
     }
@@ -412,11 +397,11 @@ fb_cli_remote_execute (FbCliRemote *job, const char *host)
     }
   if (!fb_remote_upload (remote, staging, NULL, &error))
     {
-      remove_tree (staging);
+      fb_remote_remove_tree (staging);
       fb_remote_discard (remote);
       return fail (job, error);
     }
-  remove_tree (staging);
+  fb_remote_remove_tree (staging);
   if ((fetched = g_dir_make_tmp ("fusebench-fetch-XXXXXX", &error)) == NULL)
     {
       fb_remote_discard (remote);
@@ -426,7 +411,7 @@ fb_cli_remote_execute (FbCliRemote *job, const char *host)
   if (!fb_remote_run (remote, (const char * const *) job->argv->pdata, fetched, on_line, job,
                       &status, NULL, &error))
     {
-      remove_tree (fetched);
+      fb_remote_remove_tree (fetched);
       return fail (job, error);
     }
   clear_status_line (job);
@@ -439,6 +424,6 @@ fb_cli_remote_execute (FbCliRemote *job, const char *host)
       fprintf (stderr, "fusebench: %s: the runner ended with status %d there\n", host, status);
       status = FB_EXIT_WORK;
     }
-  remove_tree (fetched);
+  fb_remote_remove_tree (fetched);
   return status;
 }

@@ -2,6 +2,7 @@
 #include "fb-config.h"
 #include "fb-remote-private.h"
 
+#include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
 
@@ -391,4 +392,20 @@ fb_remote_model_companions (const char *path)
       g_strv_builder_add (names, name);
     }
   return g_strv_builder_end (names);
+}
+
+void
+fb_remote_remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+
+  g_return_if_fail (path != NULL);
+  if (!g_file_test (path, G_FILE_TEST_IS_SYMLINK) && (dir = g_dir_open (path, 0, NULL)) != NULL)
+    while ((name = g_dir_read_name (dir)) != NULL)
+      {
+        g_autofree char *child = g_build_filename (path, name, NULL);
+        fb_remote_remove_tree (child);
+      }
+  g_remove (path);
 }

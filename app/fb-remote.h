@@ -65,6 +65,9 @@ void        fb_remote_set_script_error (FbRemote *self, const char *what, int st
  * names the model holds verbatim. Their names, NULL-terminated; empty for a folder (a bundle
  * goes whole) or a file that cannot be read. */
 char      **fb_remote_model_companions (const char *path);
+/* Removes a local folder the exchange staged or fetched into, and all below it (links are
+ * removed, never followed). */
+void        fb_remote_remove_tree (const char *path);
 
 /* fb-remote-runner.c: the cache there, the runner and one command's work folder. */
 

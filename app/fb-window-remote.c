@@ -428,21 +428,6 @@ on_note (const char *line, gpointer data)
   post_progress (data, 0, line);
 }
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = NULL;
-  const char *name;
-
-  if (!g_file_test (path, G_FILE_TEST_IS_SYMLINK) && (dir = g_dir_open (path, 0, NULL)) != NULL)
-    while ((name = g_dir_read_name (dir)) != NULL)
-      {
-        g_autofree char *child = g_build_filename (path, name, NULL);
-        remove_tree (child);
-      }
-  g_remove (path);
-}
-
 static gboolean
 link_into (const char *target, const char *in, const char *name, GError **error)
 {
@@ -475,7 +460,7 @@ stage (Job *job, GError **error)
       int errsv = errno;
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errsv), "%s: %s", in,
                    g_strerror (errsv));
-      remove_tree (top);
+      fb_remote_remove_tree (top);
       return NULL;
     }
   if (job->model_bytes != NULL)
@@ -497,7 +482,7 @@ stage (Job *job, GError **error)
     }
   if (!ok)
     {
-      remove_tree (top);
+      fb_remote_remove_tree (top);
       return NULL;
     }
   return g_steal_pointer (&top);
@@ -526,11 +511,11 @@ profile_there (Job *job, char **device, GCancellable *cancellable, GError **erro
   post_progress (job, 0, "sending the model");
   if (!fb_remote_upload (remote, staging, cancellable, error))
     {
-      remove_tree (staging);
+      fb_remote_remove_tree (staging);
       fb_remote_discard (remote);
       return NULL;
     }
-  remove_tree (staging);
+  fb_remote_remove_tree (staging);
   if ((fetched = g_dir_make_tmp ("fusebench-fetch-XXXXXX", error)) == NULL)
     {
       fb_remote_discard (remote);
@@ -558,7 +543,7 @@ profile_there (Job *job, char **device, GCancellable *cancellable, GError **erro
     *device = g_strdup (profile->device.name);
   else
     g_prefix_error (error, "%s: the profile that came back: ", job->host);
-  remove_tree (fetched);
+  fb_remote_remove_tree (fetched);
   return profile;
 }
 
