@@ -68,6 +68,9 @@ typedef struct {
   double     kernel_wait_us;     /* idle after the next work was already launched */
   double     other_wait_us;      /* idle the records cannot place (no host call recorded) */
   gboolean   graph;              /* the kernels ran as a CUDA graph */
+  double     replay_launch_us;   /* a graph replay: the idle before its first work (the
+                                    replay's launch, under the tracer mostly the tracer's own
+                                    start), counted apart from the steady state's gaps */
   guint      short_kernels;      /* kernels that ran under FB_GPU_SMALL_GAP_US */
 } FbGpuUtilization;
 

@@ -89,13 +89,36 @@ test_graph_replay (void)
   g_assert_true (u.graph);
   g_assert_cmpfloat_with_epsilon (u.kernel_busy_us, 180.0, 1e-9);
   g_assert_cmpfloat_with_epsilon (u.kernel_wait_us, 19.0, 1e-9);
-  g_assert_cmpfloat_with_epsilon (u.host_wait_us, 4.0, 1e-9);    /* 3 lead, 1 trail */
-  g_assert_cmpuint (u.n_small_gaps, ==, 21);
+  g_assert_cmpfloat_with_epsilon (u.host_wait_us, 1.0, 1e-9);    /* the trail */
+  g_assert_cmpfloat_with_epsilon (u.replay_launch_us, 3.0, 1e-9); /* the lead, apart */
+  g_assert_cmpuint (u.n_small_gaps, ==, 20);
 
   g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
   fb_gpu_utilization_diagnose (&u, lines);
   g_assert_true (lines_contain (lines, "replayed as a CUDA graph"));
-  g_assert_true (lines_contain (lines, "GPU-bound: busy 89 %"));
+  g_assert_true (lines_contain (lines, "GPU-bound: busy 90 %"));   /* of the 200 µs after the launch */
+}
+
+/* What the tracer made of ResNet-50 replayed as a CUDA graph on the H200: 130 µs from the
+ * replay's call to its first kernel, then 518 µs of kernels nearly back to back, in a 663 µs
+ * wall. The lead is the replay's launch, reported apart; the steady state is GPU-bound (it
+ * read "host-bound although replayed as a CUDA graph: 21 % of the wall"). */
+static void
+test_graph_replay_launch_apart (void)
+{
+  g_autoptr(GArray) acts = fb_gpu_activity_array_new ();
+  for (guint i = 0; i < 70; i++)
+    add_kernel (acts, "k", i + 1, 130 + 7.4 * i + 0.1, 130 + 7.4 * (i + 1), 0.5, 1, TRUE);
+  FbGpuUtilization u = fb_gpu_utilization (acts, 0, 663000);
+  g_assert_true (u.graph);
+  g_assert_cmpfloat_with_epsilon (u.replay_launch_us, 130.1, 1e-6);
+
+  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+  fb_gpu_utilization_diagnose (&u, lines);
+  g_assert_true (lines_contain (lines, "replay launch: 130.1 µs"));
+  g_assert_true (lines_contain (lines, "GPU-bound"));
+  g_assert_false (lines_contain (lines, "host-bound"));
+  g_assert_true (lines_contain (lines, "of 0.533 ms"));
 }
 
 /* Kernels already queued behind each other with 6 µs between them: latency, not the host. */
@@ -263,6 +286,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gpu-util/launch-bound", test_launch_bound);
   g_test_add_func ("/gpu-util/graph-replay", test_graph_replay);
+  g_test_add_func ("/gpu-util/graph-replay-launch-apart", test_graph_replay_launch_apart);
   g_test_add_func ("/gpu-util/dependent-latency", test_dependent_latency);
   g_test_add_func ("/gpu-util/copies-and-overlap", test_copies_and_overlap);
   g_test_add_func ("/gpu-util/match-owners", test_match_owners);
