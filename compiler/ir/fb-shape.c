@@ -75,12 +75,13 @@ fb_shape_numel (const FbShape *shape, gboolean *overflow)
   return n;
 }
 
-char *
-fb_shape_to_string (const FbShape *shape)
+/* The shape's dims joined by sep, symbolic ones by their whole names or (short) as
+ * fb_dim_short_name gives them. */
+static char *
+shape_text (const FbShape *shape, const char *sep, gboolean short_names)
 {
   GString *s;
 
-  g_return_val_if_fail (shape != NULL, NULL);
   if (shape->rank < 0)
     return g_strdup ("?");
   if (shape->rank == 0)
@@ -89,15 +90,28 @@ fb_shape_to_string (const FbShape *shape)
   for (int i = 0; i < shape->rank; i++)
     {
       if (i)
-        g_string_append_c (s, 'x');
+        g_string_append (s, sep);
       if (shape->dim[i] >= 0)
         g_string_append_printf (s, "%" G_GINT64_FORMAT, shape->dim[i]);
+      else if (shape->sym[i] && short_names)
+        {
+          g_autofree char *name = fb_dim_short_name (shape->sym[i]);
+
+          g_string_append (s, name);
+        }
       else if (shape->sym[i])
         g_string_append (s, shape->sym[i]);
       else
         g_string_append_c (s, '?');
     }
   return g_string_free (s, FALSE);
+}
+
+char *
+fb_shape_to_string (const FbShape *shape)
+{
+  g_return_val_if_fail (shape != NULL, NULL);
+  return shape_text (shape, "x", FALSE);
 }
 
 /* Up to this many characters a symbol's last part is short enough to show as it is. */
@@ -191,30 +205,8 @@ fb_dim_short_name (const char *sym)
 char *
 fb_shape_to_display (const FbShape *shape)
 {
-  GString *s;
-
   g_return_val_if_fail (shape != NULL, NULL);
-  if (shape->rank < 0)
-    return g_strdup ("?");
-  if (shape->rank == 0)
-    return g_strdup ("scalar");
-  s = g_string_new (NULL);
-  for (int i = 0; i < shape->rank; i++)
-    {
-      if (i)
-        g_string_append (s, "×");
-      if (shape->dim[i] >= 0)
-        g_string_append_printf (s, "%" G_GINT64_FORMAT, shape->dim[i]);
-      else if (shape->sym[i])
-        {
-          g_autofree char *name = fb_dim_short_name (shape->sym[i]);
-
-          g_string_append (s, name);
-        }
-      else
-        g_string_append_c (s, '?');
-    }
-  return g_string_free (s, FALSE);
+  return shape_text (shape, "×", TRUE);
 }
 
 char *
