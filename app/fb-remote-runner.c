@@ -5,7 +5,7 @@
  *   ${XDG_CACHE_HOME:-~/.cache}/fusebench/runner/SHA256/fusebench          a runner binary
  *   ${XDG_CACHE_HOME:-~/.cache}/fusebench/runner/SHA256/fusebench.tar.xz   or a gpu-pack,
  *                                                   unpacked beside it in pack/
- *   ${XDG_CACHE_HOME:-~/.cache}/fusebench/work/job.XXXXXX                  one command's files
+ *   ${XDG_CACHE_HOME:-~/.cache}/fusebench/jobs/job.XXXXXX                  one command's files
  *
  * A runner is used only when its file still has the SHA-256 it is filed under and the "ready"
  * mark written after it was complete; anything else is removed and copied again, to a
@@ -32,10 +32,10 @@ static const char prepare_script[] =
   "for t in sha256sum tar mktemp; do command -v $t >/dev/null || "
   "{ echo \"$t: not found\" >&2; exit 127; }; done; "
   CACHE
-  "mkdir -p \"$D\" \"$C/work\" || exit 3; "
-  "find \"$C/work\" -mindepth 1 -maxdepth 1 -mmin +1440 -exec rm -rf {} + 2>/dev/null; "
+  "mkdir -p \"$D\" \"$C/jobs\" || exit 3; "
+  "find \"$C/jobs\" -mindepth 1 -maxdepth 1 -mmin +1440 -exec rm -rf {} + 2>/dev/null; "
   "find \"$D\" -maxdepth 1 -name 'upload.*' -mmin +60 -exec rm -rf {} + 2>/dev/null; "
-  "W=$(mktemp -d \"$C/work/job.XXXXXX\") || exit 3; "
+  "W=$(mktemp -d \"$C/jobs/job.XXXXXX\") || exit 3; "
   "echo \"work $W\"; echo \"arch $(uname -m)\"; "
   "if [ \"$2\" = pack ]; then P=\"$D/fusebench.tar.xz\"; R=\"$D/pack/fusebench/bin/fusebench\"; "
   "else P=\"$D/fusebench\"; R=\"$P\"; fi; "

@@ -36,7 +36,7 @@ count_entries (const char *path)
 static void
 assert_no_work_left (TestSshd *s)
 {
-  g_autofree char *work = g_build_filename (s->cache, "fusebench", "work", NULL);
+  g_autofree char *work = g_build_filename (s->cache, "fusebench", "jobs", NULL);
   g_assert_cmpuint (count_entries (work), ==, 0);
 }
 

@@ -122,7 +122,7 @@ count_entries (const char *path)
 static void
 assert_no_work_left (void)
 {
-  g_autofree char *work = g_build_filename (server->cache, "fusebench", "work", NULL);
+  g_autofree char *work = g_build_filename (server->cache, "fusebench", "jobs", NULL);
   g_assert_cmpuint (count_entries (work), ==, 0);
 }
 
