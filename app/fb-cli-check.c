@@ -108,8 +108,7 @@ fb_cli_check (int argc, char **argv)
   g_option_context_add_group (context, fb_cli_pipeline_group (&pipeline));
   parsed = g_option_context_parse (context, &argc, &argv, &error);
   /* A target whose convolutions run channels-last compiles so unless --layout says otherwise. */
-  if (target != NULL && !g_str_equal (target, "interp"))
-    backend = fb_backend_lookup (target);
+  backend = target != NULL ? fb_backend_lookup (target) : fb_backend_reference ();
   pipeline.channels_last = backend != NULL && backend->channels_last;
   if (!parsed)
     status = fb_cli_fail (error);

@@ -13,7 +13,6 @@
 #include "fb-cli-load.h"
 #include "fb-backend.h"
 #include "fb-bundle.h"
-#include "fb-ptx.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -75,17 +74,18 @@ dump_kernels (const FbBackend *backend, const FbPlan *plan, const char *dir, GEr
   return TRUE;
 }
 
-/* --emit ptx: the final stage's kernels for the GPU in one file, replaced atomically. */
+/* --emit ptx: the final stage's kernels in the target's one-module form (every generated
+ * kernel in one PTX file), replaced atomically. */
 static gboolean
-write_ptx (const FbBackend *backend, const FbGraph *graph, const char *path, GError **error)
+write_module (const FbBackend *backend, const FbGraph *graph, const char *path, GError **error)
 {
   g_autoptr(FbPlan) plan = backend->lower (backend, graph, error);
   if (plan == NULL)
     return FALSE;
-  g_autofree char *ptx = fb_codegen_ptx_plan (plan, error);
-  if (ptx == NULL)
+  g_autofree char *text = backend->emit_module (backend, plan, error);
+  if (text == NULL)
     return FALSE;
-  if (!g_file_set_contents_full (path, ptx, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
+  if (!g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
     {
       g_prefix_error (error, "-o %s: ", path);
       return FALSE;
@@ -112,7 +112,7 @@ compile_model (const FbBackend *backend, const char *model, const FbCliPipelineA
                                      .shared_library = args->shared };
   if (args->emit != NULL)
     {
-      if (!write_ptx (backend, graph, args->output, &error))
+      if (!write_module (backend, graph, args->output, &error))
         return fb_cli_fail (error);
     }
   else if (!backend->compile_bundle (backend, graph, args->output, &bundle_options, &options,
@@ -133,6 +133,67 @@ compile_model (const FbBackend *backend, const char *model, const FbCliPipelineA
              (t1 - t0) / 1e3, stats.lower_ms, stats.codegen_ms, stats.n_with_code, stats.n_cached,
              stats.bundle_ms, (t2 - t0) / 1e3);
   return FB_EXIT_OK;
+}
+
+/* The targets of the table that compile bundles, for messages ("cpu, cuda"). */
+static char *
+bundle_targets (void)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; fb_backend_nth (i) != NULL; i++)
+    if (fb_backend_nth (i)->compile_bundle != NULL)
+      g_string_append_printf (s, "%s%s", s->len ? ", " : "", fb_backend_nth (i)->name);
+  return g_string_free (s, FALSE);
+}
+
+/* The target of the table whose one-module form is suffix ("ptx"), or NULL. */
+static const FbBackend *
+module_target (const char *suffix)
+{
+  for (guint i = 0; fb_backend_nth (i) != NULL; i++)
+    if (g_strcmp0 (fb_backend_nth (i)->module_suffix, suffix) == 0)
+      return fb_backend_nth (i);
+  return NULL;
+}
+
+/* --emit: a bundle, or the module form of the target's code, and --shared-library only where
+ * the target links one; said on stderr when not. */
+static gboolean
+check_emit (const FbBackend *backend, const char *emit, const CompileArgs *args)
+{
+  if (args->shared && !backend->shared_library)
+    {
+      fprintf (stderr, "fusebench compile: --shared-library: the %s target's kernels are not "
+               "linked into a shared library\n", backend->name);
+      return FALSE;
+    }
+  if (emit == NULL || g_str_equal (emit, "bundle"))
+    return TRUE;
+  const FbBackend *owner = module_target (emit);
+  if (owner == NULL)
+    {
+      GString *kinds = g_string_new ("bundle");
+      for (guint i = 0; fb_backend_nth (i) != NULL; i++)
+        if (fb_backend_nth (i)->module_suffix != NULL)
+          g_string_append_printf (kinds, " or %s", fb_backend_nth (i)->module_suffix);
+      fprintf (stderr, "fusebench compile: --emit %s: expected %s\n", emit, kinds->str);
+      g_string_free (kinds, TRUE);
+      return FALSE;
+    }
+  if (owner != backend)
+    {
+      fprintf (stderr, "fusebench compile: --emit %s: that is the %s target's code; the %s "
+               "target's kernels go into a bundle (use --target %s --emit %s)\n", emit,
+               owner->name, backend->name, owner->name, emit);
+      return FALSE;
+    }
+  if (args->shared || args->stats)
+    {
+      fprintf (stderr, "fusebench compile: --emit %s writes one file: %s is for bundles\n", emit,
+               args->shared ? "--shared-library" : "--stats");
+      return FALSE;
+    }
+  return TRUE;
 }
 
 int
@@ -177,29 +238,13 @@ fb_cli_compile (int argc, char **argv)
   else if (args.target == NULL || (backend = fb_backend_lookup (args.target)) == NULL ||
            backend->compile_bundle == NULL)
     {
-      fprintf (stderr, "fusebench compile: --target %s: %s\n", args.target ? args.target : "(none)",
-               args.target && (g_str_equal (args.target, "cuda") || g_str_equal (args.target, "cpu"))
-                 ? "this build cannot compile for that target"
-                 : "expected --target cpu or cuda");
+      g_autofree char *targets = bundle_targets ();
+      fprintf (stderr, "fusebench compile: --target %s: expected one of the targets that compile "
+               "bundles: %s\n", args.target ? args.target : "(none)", targets);
       status = FB_EXIT_INPUT;
     }
-  else if (args.emit != NULL && !g_str_equal (args.emit, "bundle") && !g_str_equal (args.emit, "ptx"))
-    {
-      fprintf (stderr, "fusebench compile: --emit %s: expected bundle or ptx\n", args.emit);
-      status = FB_EXIT_INPUT;
-    }
-  else if (args.emit != NULL && g_str_equal (args.emit, "ptx") && !g_str_equal (backend->name, "cuda"))
-    {
-      fprintf (stderr, "fusebench compile: --emit ptx: PTX is the cuda target's code; the %s "
-               "target's kernels go into a bundle (use --target cuda --emit ptx)\n", backend->name);
-      status = FB_EXIT_INPUT;
-    }
-  else if (args.emit != NULL && g_str_equal (args.emit, "ptx") && (args.shared || args.stats))
-    {
-      fprintf (stderr, "fusebench compile: --emit ptx writes one PTX file: %s is for bundles\n",
-               args.shared ? "--shared-library" : "--stats");
-      status = FB_EXIT_INPUT;
-    }
+  else if (!check_emit (backend, args.emit, &args))
+    status = FB_EXIT_INPUT;
   else
     {
       if (args.emit != NULL && g_str_equal (args.emit, "bundle"))

@@ -13,15 +13,10 @@
 gboolean
 fb_cli_check_target (const char *target, GError **error)
 {
-  if (target == NULL || g_str_equal (target, "interp") || fb_backend_lookup (target) != NULL)
+  if (target == NULL || fb_backend_lookup (target) != NULL)
     return TRUE;
-  if (g_str_equal (target, "cuda") || g_str_equal (target, "cpu"))
-    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                 "target '%s' is not available in this build (it has interp, %s)", target,
-                 fb_backend_names ());
-  else
-    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                 "--target '%s': expected interp, cpu or cuda", target);
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+               "--target '%s': this build's targets are %s", target, fb_backend_names ());
   return FALSE;
 }
 
@@ -53,8 +48,8 @@ fb_cli_load_model_full (const char *path, const FbCliPipelineArgs *args,
   if (g_file_test (path, G_FILE_TEST_IS_DIR))
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
-                   "%s: is a folder; the interp target runs ONNX models (bundles need the cpu or "
-                   "cuda target)", path);
+                   "%s: is a folder but no bundle (it has no manifest.json); give an ONNX "
+                   "model or a bundle", path);
       return NULL;
     }
   options = fb_cli_pipeline_options (args, error);

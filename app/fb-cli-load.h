@@ -10,8 +10,8 @@
 
 G_BEGIN_DECLS
 
-/* NULL, "interp" and the targets of this build (fb_backend_lookup) are fine; "cpu" or "cuda"
- * missing from the build says so; anything else is unknown. Errors are G_OPTION_ERRORs (exit status 2). */
+/* NULL and the targets of this build's backend table are fine; anything else is a
+ * G_OPTION_ERROR (exit status 2) naming the targets there are. */
 gboolean     fb_cli_check_target   (const char *target, GError **error);
 /* --strict-float32 and --tf32-matmul ask for opposite things: a G_OPTION_ERROR when both are. */
 gboolean     fb_cli_check_precision (const FbBackendOptions *options, GError **error);

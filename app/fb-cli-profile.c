@@ -12,7 +12,7 @@
  * same profile is made on an ssh host (fb-cli-remote.h) and its files come back here. */
 #include "fb-cli-load.h"
 #include "fb-cli-remote.h"
-#include "fb-runtime.h"
+#include "fb-cli-target.h"
 #include "fb-profile-run.h"
 #include "fb-bundle.h"
 #include "fb-specialize.h"
@@ -43,10 +43,22 @@ typedef struct {
   char     *remote;
 } ProfileArgs;
 
-static gboolean
-on_cuda (const ProfileArgs *args)
+/* The target to profile on: --target, or the host's compiled target. */
+static const FbBackend *
+profile_backend (const ProfileArgs *args)
 {
-  return args->target && g_str_equal (args->target, "cuda");
+  return args->target ? fb_backend_lookup (args->target) : fb_backend_host ();
+}
+
+/* The targets of the table the profiler can instrument, for messages ("cpu or cuda"). */
+static char *
+profiled_targets (void)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; fb_backend_nth (i) != NULL; i++)
+    if (fb_profile_supports (fb_backend_nth (i)))
+      g_string_append_printf (s, "%s%s", s->len ? " or " : "", fb_backend_nth (i)->name);
+  return g_string_free (s, FALSE);
 }
 
 /* A file can be written at path: its folder exists and is writable, and path is no folder. */
@@ -179,7 +191,8 @@ read_inputs (const FbGraph *graph, const ProfileArgs *args, GError **error)
 }
 
 static int
-profile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const ProfileArgs *args)
+profile_model (const FbBackend *backend, const char *model, const FbCliPipelineArgs *pipeline_args,
+               const ProfileArgs *args)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(FbProfile) profile = NULL;
@@ -201,23 +214,35 @@ profile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
   if ((args->output && !check_writable ("-o", args->output, &error)) ||
       (args->chrome_trace && !check_writable ("--chrome-trace", args->chrome_trace, &error)))
     return fail (error);
-  if (fb_bundle_is_bundle (model) && on_cuda (args))
-    {
-      fprintf (stderr, "fusebench profile: %s: profiling a bundle runs on the cpu target in "
-                       "this build; profile the model with --target cuda\n", model);
-      return FB_EXIT_INPUT;
-    }
   if (fb_bundle_is_bundle (model))
     {
+      /* A bundle is profiled on the target it was compiled for. */
+      const FbBackend *compiled_for = NULL;
+      if (!fb_cli_target_resolve (args->target, model, &compiled_for, &error))
+        return fail (error);
+      if (!fb_profile_supports_bundles (compiled_for))
+        {
+          fprintf (stderr, "fusebench profile: %s: a bundle of the %s target cannot be profiled "
+                           "in this build; profile the model with --target %s\n", model,
+                   compiled_for->name, compiled_for->name);
+          return FB_EXIT_INPUT;
+        }
       if (given)
         {
           /* The bundle's graph says what its inputs are. */
-          g_autoptr(FbCpuModule) probe = fb_bundle_load (model, 1, &error);
-          if (probe == NULL || (inputs = read_inputs (fb_cpu_module_plan (probe)->graph, args,
-                                                      &error)) == NULL)
+          FbBackendOptions probe_options = { .n_threads = 1 };
+          FbCompiled *probe = compiled_for->load_bundle (compiled_for, model, &probe_options,
+                                                          &error);
+          if (probe != NULL)
+            {
+              inputs = read_inputs (compiled_for->graph (probe), args, &error);
+              compiled_for->free (probe);
+            }
+          if (inputs == NULL)
             return fail (error);
         }
-      profile = fb_profile_run_bundle (model, inputs, &options, NULL, progress, NULL, &error);
+      profile = fb_profile_run_bundle (compiled_for, model, inputs, &options, NULL, progress,
+                                       NULL, &error);
     }
   else if (g_file_test (model, G_FILE_TEST_IS_DIR))
     {
@@ -241,14 +266,14 @@ profile_model (const char *model, const FbCliPipelineArgs *pipeline_args, const 
         return fail (error);
       popts = fb_specializer_options_for (spec, inputs);
       g_autoptr(GPtrArray) stages = fb_pipeline_dup_stages (pipeline);
-      profile = fb_profile_run (on_cuda (args) ? "cuda" : "cpu", stages, popts, inputs, &options,
-                                NULL, progress, NULL, &error);
+      profile = fb_profile_run (backend, stages, popts, inputs, &options, NULL, progress, NULL,
+                                &error);
     }
   if (progress == show_progress)
     fprintf (stderr, "\r\033[K");
-  /* No driver, no GPU, CUPTI missing or held by another profiler: the machine's doing. */
-  if (profile == NULL && on_cuda (args) &&
-      g_error_matches (error, FB_PROFILE_ERROR, FB_PROFILE_ERROR_UNAVAILABLE))
+  /* No driver, no GPU, CUPTI missing or held by another profiler: the machine's doing (the
+   * target itself was checked before any work). */
+  if (profile == NULL && g_error_matches (error, FB_PROFILE_ERROR, FB_PROFILE_ERROR_UNAVAILABLE))
     {
       fprintf (stderr, "fusebench: %s\n", error->message);
       return FB_EXIT_WORK;
@@ -363,9 +388,11 @@ fb_cli_profile (int argc, char **argv)
       fprintf (stderr, "fusebench profile: expected one MODEL or BUNDLE (see --help)\n");
       status = FB_EXIT_INPUT;
     }
-  else if (args.target && !g_str_equal (args.target, "cpu") && !on_cuda (&args))
+  else if (profile_backend (&args) == NULL || !fb_profile_supports (profile_backend (&args)))
     {
-      fprintf (stderr, "fusebench profile: --target '%s': expected cpu or cuda\n", args.target);
+      g_autofree char *targets = profiled_targets ();
+      fprintf (stderr, "fusebench profile: --target '%s': expected %s (the targets the profiler "
+               "can instrument)\n", args.target, targets);
       status = FB_EXIT_INPUT;
     }
   else if (args.iterations < 1 || args.warmup < 1 || args.threads < 0)
@@ -385,9 +412,9 @@ fb_cli_profile (int argc, char **argv)
     status = fb_cli_fail (error);
   else
     {
-      pipeline.channels_last = fb_backend_lookup (on_cuda (&args) ? "cuda" : "cpu")->channels_last;
+      pipeline.channels_last = profile_backend (&args)->channels_last;
       status = args.remote ? profile_remote (argv[1], &pipeline, &args)
-                           : profile_model (argv[1], &pipeline, &args);
+                           : profile_model (profile_backend (&args), argv[1], &pipeline, &args);
     }
 
   g_free (args.target);

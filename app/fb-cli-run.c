@@ -12,7 +12,6 @@
 #include "fb-cli-target.h"
 #include "fb-bundle.h"
 #include "fb-specialize.h"
-#include "fb-interp.h"
 #include "fb-tensor-io.h"
 #include "fb-timing.h"
 
@@ -187,19 +186,18 @@ print_text (const char *target, const FbGraph *graph, GPtrArray *outputs, const 
           times->median, times->min, times->max, times->count, times->count == 1 ? "" : "s");
 }
 
-static int run_prepared (const char *model, const char *target, const FbBackend *backend,
-                         FbCompiled *compiled, FbSpecializer *spec, const FbGraph *graph,
-                         const RunArgs *args);
+static int run_prepared (const char *model, const FbBackend *backend, FbCompiled *compiled,
+                         FbSpecializer *spec, const FbGraph *graph, const RunArgs *args);
 
 static int
-run_model (const char *model, const FbCliPipelineArgs *pipeline_args, const RunArgs *args)
+run_model (const char *model, const FbBackend *backend, const FbCliPipelineArgs *pipeline_args,
+           const RunArgs *args)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(FbPipeline) pipeline = NULL;
   const FbGraph *graph;
   g_autoptr(FbSpecializer) spec = NULL;
   g_autoptr(FbPipelineOptions) options = NULL;
-  const FbBackend *backend = NULL;
   FbCompiled *bundle = NULL;      /* owned, freed at the end */
   FbCompiled *compiled = NULL;    /* what runs: the bundle, or the specializer's (borrowed) */
   FbBackendOptions backend_options = { .n_threads = (guint) args->threads,
@@ -207,20 +205,17 @@ run_model (const char *model, const FbCliPipelineArgs *pipeline_args, const RunA
                                        .tf32_matmul = args->tf32_matmul, .eager = args->eager };
   int status;
 
-  if (!fb_cli_target_resolve (args->target, model, &backend, &error))
-    return fb_cli_fail (error);
-  const char *target = backend != NULL ? backend->name : "interp";
   /* A bundle was compiled before, for its shapes; a model is specialized to the shapes of its
    * inputs (as if pinned with --input-shape), so dynamic dimensions need no pinning. */
-  if (backend != NULL && fb_bundle_is_bundle (model))
+  if (fb_bundle_is_bundle (model))
     {
       if ((bundle = fb_cli_target_prepare (backend, model, pipeline_args, &backend_options,
                                            &pipeline, &error)) == NULL)
         return fb_cli_fail (error);
       compiled = bundle;
-      graph = backend->plan (compiled)->graph;
+      graph = backend->graph (compiled);
     }
-  else if (fb_bundle_is_bundle (model) || g_file_test (model, G_FILE_TEST_IS_DIR))
+  else if (g_file_test (model, G_FILE_TEST_IS_DIR))
     {
       if ((pipeline = fb_cli_load_model (model, pipeline_args, &error)) == NULL)
         return fb_cli_fail (error);
@@ -232,16 +227,15 @@ run_model (const char *model, const FbCliPipelineArgs *pipeline_args, const RunA
     return fb_cli_fail (error);
   else
     graph = fb_specializer_graph (spec);
-  status = run_prepared (model, target, backend, compiled, spec, graph, args);
+  status = run_prepared (model, backend, compiled, spec, graph, args);
   if (bundle != NULL)
     backend->free (bundle);
   return status;
 }
 
 static int
-run_prepared (const char *model, const char *target, const FbBackend *backend,
-              FbCompiled *compiled, FbSpecializer *spec, const FbGraph *graph,
-              const RunArgs *args)
+run_prepared (const char *model, const FbBackend *backend, FbCompiled *compiled,
+              FbSpecializer *spec, const FbGraph *graph, const RunArgs *args)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) inputs = NULL;
@@ -266,28 +260,17 @@ run_prepared (const char *model, const char *target, const FbBackend *backend,
       FbPipeline *specialized;
       if (!fb_specializer_prepare (spec, inputs, &specialized, &compiled, &error))
         return fb_cli_fail (error);
-      graph = compiled ? backend->plan (compiled)->graph : fb_pipeline_final (specialized);
+      graph = backend->graph (compiled);
     }
 
-  /* Each target times its runs its own way: the host clock on the cpu, device events around a
-   * replay on cuda. */
+  /* Each target times its runs its own way: the host clock on the cpu and the interpreter,
+   * device events around a replay on cuda. */
   ms = g_new (double, args->iterations);
-  if (compiled != NULL)
-    outputs = backend->run_timed (compiled, inputs, (guint) args->iterations, ms, &error);
-  else
-    for (int i = 0; i < args->iterations; i++)
-      {
-        double t0 = fb_timing_now_ms ();
-        g_clear_pointer (&outputs, g_ptr_array_unref);
-        outputs = fb_interp_run (graph, inputs, NULL, &error);
-        if (outputs == NULL)
-          break;
-        ms[i] = fb_timing_now_ms () - t0;
-      }
+  outputs = backend->run_timed (compiled, inputs, (guint) args->iterations, ms, &error);
   if (outputs == NULL)
     return fb_cli_fail (error);
   g_autofree char *note = NULL;
-  if (compiled != NULL && backend->describe_run != NULL)
+  if (backend->describe_run != NULL)
     note = backend->describe_run (compiled);
   if (note != NULL && !args->json)
     fprintf (stderr, "%s\n", note);
@@ -295,9 +278,9 @@ run_prepared (const char *model, const char *target, const FbBackend *backend,
   if (!write_outputs (graph, outputs, args, &error))
     return fb_cli_fail (error);
   if (args->json)
-    print_json (model, target, note, graph, outputs, &times);
+    print_json (model, backend->name, note, graph, outputs, &times);
   else
-    print_text (target, graph, outputs, &times);
+    print_text (backend->name, graph, outputs, &times);
   return FB_EXIT_OK;
 }
 
@@ -406,10 +389,15 @@ fb_cli_run (int argc, char **argv)
   else
     {
       const FbBackend *backend = NULL;
-      /* A target whose convolutions run channels-last compiles so unless --layout says not. */
-      if (fb_cli_target_resolve (args.target, argv[1], &backend, NULL))
-        pipeline.channels_last = backend != NULL && backend->channels_last;
-      status = run_model (argv[1], &pipeline, &args);
+      if (!fb_cli_target_resolve (args.target, argv[1], &backend, &error))
+        status = fb_cli_fail (error);
+      else
+        {
+          /* A target whose convolutions run channels-last compiles so unless --layout says
+           * not. */
+          pipeline.channels_last = backend->channels_last;
+          status = run_model (argv[1], backend, &pipeline, &args);
+        }
     }
 
   g_free (args.target);

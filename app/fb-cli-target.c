@@ -21,8 +21,9 @@ fb_cli_target_resolve (const char *target, const char *model, const FbBackend **
                        model, bundle_target, fb_backend_names ());
           return FALSE;
         }
-      /* A bundle holds compiled code: --target interp or none runs it as it is. */
-      if (target != NULL && fb_backend_lookup (target) != NULL && fb_backend_lookup (target) != *backend)
+      /* A bundle holds compiled code: the reference target or none runs it as it is. */
+      const FbBackend *asked = target != NULL ? fb_backend_lookup (target) : NULL;
+      if (asked != NULL && asked != fb_backend_reference () && asked != *backend)
         {
           g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                        "--target %s: %s was compiled for the %s target", target, model,
@@ -31,9 +32,7 @@ fb_cli_target_resolve (const char *target, const char *model, const FbBackend **
         }
       return TRUE;
     }
-  if (target == NULL || g_str_equal (target, "interp"))
-    return TRUE;
-  *backend = fb_backend_lookup (target);
+  *backend = target != NULL ? fb_backend_lookup (target) : fb_backend_reference ();
   return *backend != NULL || fb_cli_check_target (target, error);
 }
 

@@ -13,7 +13,6 @@
 #include "fb-dot.h"
 #include "fb-graph-picture.h"
 #include "fb-onnx-export.h"
-#include "fb-ptx.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -26,6 +25,7 @@ typedef struct {
   GtkWidget            *question;
   GtkFileChooserNative *chooser;
   FbExportKind          chooser_kind;
+  char                 *refused;       /* a refusal made up for the target on show */
 } ExportState;
 
 typedef struct {
@@ -68,6 +68,7 @@ export_state_free (ExportState *state)
   g_clear_object (&state->chooser);
   g_free (state->label);
   g_free (state->status);
+  g_free (state->refused);
   g_free (state);
 }
 
@@ -134,19 +135,18 @@ remove_tree (const char *path)
   g_rmdir (path);
 }
 
-/* The final stage compiled into a bundle folder at path. */
+/* The final stage compiled into a bundle folder at path, for the host's compiled target. */
 static gboolean
 write_bundle (ExportJob *job, const char *path, gboolean shared, GCancellable *cancellable,
               GError **error)
 {
-  g_autoptr(GPtrArray) objects = NULL;
-  g_autoptr(FbPlan) plan = fb_bundle_compile (job->stage->graph, 0, &objects, NULL, error);
+  const FbBackend *host = fb_backend_host ();
   FbBundleOptions options = { .source = job->source, .pipeline = job->pipeline,
                               .shared_library = shared };
 
-  if (plan == NULL || g_cancellable_set_error_if_cancelled (cancellable, error))
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
-  return fb_bundle_write (path, plan, objects, job->stage->graph, &options, error);
+  return host->compile_bundle (host, job->stage->graph, path, &options, NULL, NULL, error);
 }
 
 static gboolean
@@ -190,11 +190,24 @@ kernel_bytes (ExportJob *job, GError **error)
   const char *text;
 
   if (job->kind == FB_EXPORT_OBJECT)
-    return fb_codegen_kernel_object (job->kernel, error);
+    {
+      const FbBackend *backend = fb_lowering_get_backend (job->lowering);
+      return backend->emit_object (backend, job->kernel, error);
+    }
   if ((stages = fb_lowering_kernel_stages (job->lowering, job->kernel, error)) == NULL)
     return NULL;
   text = job->kind == FB_EXPORT_LLVM_IR ? stages->llvm_ir_opt : stages->assembly;
   return g_bytes_new (text ? text : "", text ? strlen (text) : 0);
+}
+
+/* The target of the table whose one-module form is suffix ("ptx"), or NULL. */
+static const FbBackend *
+module_target (const char *suffix)
+{
+  for (guint i = 0; fb_backend_nth (i) != NULL; i++)
+    if (g_strcmp0 (fb_backend_nth (i)->module_suffix, suffix) == 0)
+      return fb_backend_nth (i);
+  return NULL;
 }
 
 /* The final stage lowered for the GPU, every generated kernel in one PTX module: what
@@ -202,18 +215,19 @@ kernel_bytes (ExportJob *job, GError **error)
 static GBytes *
 ptx_bytes (ExportJob *job, GCancellable *cancellable, GError **error)
 {
-  const FbBackend *cuda = fb_backend_lookup ("cuda");
+  const FbBackend *backend = module_target ("ptx");
   g_autoptr(FbPlan) plan = NULL;
   char *ptx;
 
-  if (cuda == NULL)
+  if (backend == NULL)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "this build has no cuda target");
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "this build has no target that "
+                   "writes PTX");
       return NULL;
     }
-  if ((plan = cuda->lower (cuda, job->stage->graph, error)) == NULL
+  if ((plan = backend->lower (backend, job->stage->graph, error)) == NULL
       || g_cancellable_set_error_if_cancelled (cancellable, error)
-      || (ptx = fb_codegen_ptx_plan (plan, error)) == NULL)
+      || (ptx = backend->emit_module (backend, plan, error)) == NULL)
     return NULL;
   return g_bytes_new_take (ptx, strlen (ptx));
 }
@@ -338,11 +352,18 @@ on_export_done (GObject *source, GAsyncResult *result, gpointer data)
   _fb_window_update_busy (self);
 }
 
-/* Whether the kernel exports are of the cuda target's code (the code view's lowering). */
-static gboolean
-is_cuda (FbWindow *self)
+/* The target whose code the kernel exports are (the code view's lowering), or NULL. */
+static const FbBackend *
+kernel_target (FbWindow *self)
 {
-  return self->lowering != NULL && g_strcmp0 (fb_lowering_get_target (self->lowering), "cuda") == 0;
+  return self->lowering != NULL ? fb_lowering_get_backend (self->lowering) : NULL;
+}
+
+/* Whether the code view's kernels have no object files (the cuda target's are PTX). */
+static gboolean
+kernels_lack_objects (FbWindow *self)
+{
+  return kernel_target (self) != NULL && kernel_target (self)->emit_object == NULL;
 }
 
 static FbStage *
@@ -369,7 +390,7 @@ fb_window_can_export (FbWindow *self, FbExportKind kind)
         /* The kernel must belong to the lowering the job will hold on to; an object is the
          * cpu target's. */
         return kernel != NULL && plan != NULL && g_ptr_array_find (plan->kernels, kernel, NULL)
-               && (kind != FB_EXPORT_OBJECT || !is_cuda (self));
+               && (kind != FB_EXPORT_OBJECT || !kernels_lack_objects (self));
       }
     case FB_EXPORT_GRAPH:
       return fb_graph_view_get_scene (fb_compare_view_get_active_view (self->compare_view)) != NULL;
@@ -431,6 +452,25 @@ start_export (FbWindow *self, ExportJob *job)
   _fb_window_update_busy (self);
 }
 
+/* The code view's target has no object files: what to export instead ("The CUDA target's
+ * kernels are PTX, not objects: ..."), kept in the export state. */
+static const char *
+no_objects_reason (FbWindow *self)
+{
+  ExportState *state = state_of (self);
+  const FbBackend *backend = kernel_target (self);
+  g_autofree char *target = g_ascii_strup (backend->name, -1);
+  g_autofree char *code = g_ascii_strup (backend->assembly_suffix, -1);
+  g_autofree char *module = backend->module_suffix ? g_ascii_strup (backend->module_suffix, -1)
+                                                   : NULL;
+
+  g_free (state->refused);
+  state->refused = g_strdup_printf ("The %s target's kernels are %s, not objects: export the "
+                                    "kernel's Assembly%s%s", target, code,
+                                    module ? ", or the whole model's " : "", module ? module : "");
+  return state->refused;
+}
+
 /* Why kind cannot be exported (to file, when given) now, or NULL. */
 static const char *
 refusal (FbWindow *self, FbExportKind kind, GFile *file)
@@ -438,9 +478,8 @@ refusal (FbWindow *self, FbExportKind kind, GFile *file)
   if (state_of (self)->cancellable != NULL)
     return "Another export is still running";
   if (!fb_window_can_export (self, kind))
-    return kind == FB_EXPORT_OBJECT && self->run != NULL && is_cuda (self)
-           ? "The CUDA target's kernels are PTX, not objects: export the kernel's Assembly, or "
-             "the whole model's PTX"
+    return kind == FB_EXPORT_OBJECT && self->run != NULL && kernels_lack_objects (self)
+           ? no_objects_reason (self)
            : kind == FB_EXPORT_LLVM_IR || kind == FB_EXPORT_ASSEMBLY || kind == FB_EXPORT_OBJECT
            ? "Show a kernel in the code view first (select a node, Ctrl+K)"
            : kind == FB_EXPORT_GRAPH && self->run != NULL ? "The graph is still being laid out"
@@ -628,14 +667,16 @@ _fb_window_export_label (FbWindow *self)
 
 /* ---- the file chooser and the actions ------------------------------------------------------ */
 
-static const struct {
+typedef struct {
   const char   *action;
   FbExportKind  kind;
   const char   *title;
   const char   *suffix;        /* of the suggested name */
   const char   *filter;        /* name of the filter, NULL for none */
   const char   *patterns;      /* ';'-separated */
-} exports[] = {
+} ExportEntry;
+
+static const ExportEntry exports[] = {
   { "win.export-bundle", FB_EXPORT_BUNDLE, "Export Bundle", ".fusebench", NULL, NULL },
   { "win.export-llvm-ir", FB_EXPORT_LLVM_IR, "Export LLVM IR", ".ll", "LLVM IR", "*.ll" },
   { "win.export-assembly", FB_EXPORT_ASSEMBLY, "Export Assembly", ".s", "x86-64 assembly", "*.s" },
@@ -651,6 +692,16 @@ static const struct {
     "Chrome and Perfetto traces (JSON)", "*.json" },
   { "win.export-ptx", FB_EXPORT_PTX, "Export PTX", ".ptx", "PTX for NVIDIA GPUs", "*.ptx" },
 };
+
+/* The entry whose files end in "." suffix ("s", "ptx"), or fallback. */
+static const ExportEntry *
+entry_for_suffix (const char *suffix, const ExportEntry *fallback)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (exports); i++)
+    if (exports[i].suffix[0] == '.' && g_strcmp0 (exports[i].suffix + 1, suffix) == 0)
+      return &exports[i];
+  return fallback;
+}
 
 static void
 on_export_chooser_response (GtkNativeDialog *dialog, int response, FbWindow *self)
@@ -685,7 +736,6 @@ export_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   FbWindow *self = FB_WINDOW (widget);
   ExportState *state = state_of (self);
   g_autofree char *name = NULL;
-  gboolean ptx;
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (exports) && !g_str_equal (exports[i].action, action_name); i++)
@@ -703,16 +753,19 @@ export_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
   state->chooser = gtk_file_chooser_native_new (exports[i].title, GTK_WINDOW (self),
                                                 GTK_FILE_CHOOSER_ACTION_SAVE, "_Export", "_Cancel");
-  /* The cuda target's assembly of a kernel is its PTX. */
-  ptx = exports[i].kind == FB_EXPORT_ASSEMBLY && is_cuda (self);
-  name = suggested_name (self, ptx ? ".ptx" : exports[i].suffix);
+  /* A kernel's assembly is the target's: the cuda target's is PTX, named and filtered as the
+   * export of PTX is. */
+  const ExportEntry *entry = &exports[i];
+  if (entry->kind == FB_EXPORT_ASSEMBLY && kernel_target (self) != NULL)
+    entry = entry_for_suffix (kernel_target (self)->assembly_suffix, entry);
+  name = suggested_name (self, entry->suffix);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (state->chooser), name);
-  if (exports[i].filter != NULL)
+  if (entry->filter != NULL)
     {
       g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
-      g_auto(GStrv) patterns = g_strsplit (ptx ? "*.ptx" : exports[i].patterns, ";", -1);
+      g_auto(GStrv) patterns = g_strsplit (entry->patterns, ";", -1);
 
-      gtk_file_filter_set_name (filter, ptx ? "PTX for NVIDIA GPUs" : exports[i].filter);
+      gtk_file_filter_set_name (filter, entry->filter);
       for (guint k = 0; patterns[k]; k++)
         gtk_file_filter_add_pattern (filter, patterns[k]);
       gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (state->chooser), filter);

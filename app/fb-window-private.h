@@ -59,8 +59,10 @@ struct _FbWindow {
   gboolean              compare_previous;/* paint the change against previous_profile */
   gboolean              profile_selecting; /* a node is being selected from the panel */
   GCancellable         *profile_cancellable; /* non-NULL while a profile is being made */
-  const char           *profile_target;  /* "cpu", "cuda": what the Profile button runs on */
-  GtkWidget            *profile_cuda;    /* its CUDA choice, greyed while there is no target */
+  const FbBackend      *profile_target;  /* what the Profile button runs on */
+  GPtrArray            *profile_target_buttons; /* GtkWidget*: its choices, one per target the
+                                                   profiler instruments (weak: the popover
+                                                   holds them) */
   GtkWidget            *profile_eager_button; /* the eager baseline preset */
   gboolean              profile_eager;   /* profiles launch kernel by kernel, fusions off */
   gboolean              attached;        /* took its application's settings and recent files */
@@ -139,8 +141,11 @@ char *_fb_window_profile_describe_node   (FbWindow       *self,
 /* fb-window-profile-run.c */
 void  _fb_window_class_init_profile_run  (GtkWidgetClass *widget_class);
 void  _fb_window_init_profile_run        (FbWindow       *self);
-/* Why the CUDA target cannot be picked here; NULL once there is one to profile on. */
-const char *_fb_window_cuda_unavailable  (void);
+/* Why backend cannot be profiled on this machine (no driver, no device); NULL where it can. */
+const char *_fb_window_target_unavailable (const FbBackend *backend);
+/* Greys the Profile menu's choices of targets this machine lacks, unless a remote host, where
+ * their devices have to be, is chosen. */
+void  _fb_window_update_target_buttons   (FbWindow *self);
 
 /* fb-window-load.c */
 /* The bundled sample model's bytes (what the window shows when model_file is NULL). */

@@ -5,26 +5,32 @@
  * one before it becoming the A/B reference. */
 #include "fb-profile-run.h"
 #include "fb-window-private.h"
-#include "fb-cuda.h"
 #include "fb-main-thread.h"
 
 #include <string.h>
 
-/* The runtime's whole report, with every folder it searched. */
+/* The target's whole report, with every folder it searched. */
 const char *
-_fb_window_cuda_unavailable (void)
+_fb_window_target_unavailable (const FbBackend *backend)
 {
-  /* Asked once: whether a driver and a GPU are there does not change while the app runs. */
-  static char *reason;
-  static gsize asked;
-  if (g_once_init_enter (&asked))
+  /* Asked once per target: whether a driver and a device are there does not change while the
+   * app runs. */
+  static GHashTable *reasons;   /* const FbBackend* -> char* (NULL: available) */
+  G_LOCK_DEFINE_STATIC (reasons);
+  gpointer reason = NULL;
+
+  G_LOCK (reasons);
+  if (reasons == NULL)
+    reasons = g_hash_table_new (NULL, NULL);
+  if (!g_hash_table_lookup_extended (reasons, backend, NULL, &reason))
     {
       g_autoptr(GError) error = NULL;
-      g_autofree char *device = fb_cuda_device_describe (&error);
-      if (device == NULL)
-        reason = g_strdup (error->message);
-      g_once_init_leave (&asked, 1);
+      g_autofree char *device = backend->describe_device ? backend->describe_device (backend, &error)
+                                                         : g_strdup ("");
+      reason = device == NULL ? g_strdup (error->message) : NULL;
+      g_hash_table_insert (reasons, (gpointer) backend, reason);
     }
+  G_UNLOCK (reasons);
   return reason;
 }
 
@@ -32,8 +38,9 @@ _fb_window_cuda_unavailable (void)
  * it ("the cuda target needs the NVIDIA driver (libcuda.so.1), which is not on this machine;
  * looked for: ..." or "the NVIDIA driver is here but sees no CUDA device"). */
 static char *
-cuda_missing_line (const char *reason)
+missing_line (const FbBackend *backend, const char *reason)
 {
+  g_autofree char *word = g_ascii_strup (backend->name, -1);
   const char *needs = strstr (reason, "needs ");
   const char *end;
 
@@ -45,24 +52,26 @@ cuda_missing_line (const char *reason)
         end = strchr (needs, ';');
       if (end == NULL)
         end = needs + strlen (needs);
-      return g_strdup_printf ("No CUDA: %.*s is missing", (int) (end - needs), needs);
+      return g_strdup_printf ("No %s: %.*s is missing", word, (int) (end - needs), needs);
     }
   end = strchr (reason, ';');
   if (end == NULL)
     end = strchr (reason, ':');
   if (end == NULL)
     end = reason + strlen (reason);
-  return g_strdup_printf ("No CUDA: %.*s", (int) (end - reason), reason);
+  return g_strdup_printf ("No %s: %.*s", word, (int) (end - reason), reason);
 }
 
-/* Under the greyed CUDA choice: one line of what is missing, and the runtime's whole report
+/* Under a greyed target's choice: one line of what is missing, and the target's whole report
  * behind "Details", where its list of searched folders cannot push the rest of the menu off
- * the screen. */
+ * the screen. Named "NAME-missing" and "NAME-details" after the target. */
 static GtkWidget *
-cuda_note (const char *reason)
+missing_note (const FbBackend *backend, const char *reason)
 {
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
-  g_autofree char *line = cuda_missing_line (reason);
+  g_autofree char *line = missing_line (backend, reason);
+  g_autofree char *summary_name = g_strdup_printf ("%s-missing", backend->name);
+  g_autofree char *details_name = g_strdup_printf ("%s-details", backend->name);
   g_autofree char *details = g_strdup_printf ("%s.\n\nProfiles made on a GPU elsewhere open with "
                                               "Open a Profile File…", reason);
   GtkWidget *summary = gtk_label_new (line);
@@ -77,7 +86,7 @@ cuda_note (const char *reason)
   gtk_widget_set_tooltip_text (summary, line);
   gtk_widget_add_css_class (summary, "caption");
   gtk_widget_add_css_class (summary, "dim-label");
-  gtk_widget_set_name (summary, "cuda-missing");
+  gtk_widget_set_name (summary, summary_name);
   gtk_box_append (GTK_BOX (box), summary);
 
   gtk_label_set_xalign (GTK_LABEL (text), 0);
@@ -92,7 +101,7 @@ cuda_note (const char *reason)
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), text);
   gtk_expander_set_child (GTK_EXPANDER (expander), scroller);
   gtk_widget_add_css_class (expander, "caption");
-  gtk_widget_set_name (expander, "cuda-details");
+  gtk_widget_set_name (expander, details_name);
   gtk_box_append (GTK_BOX (box), expander);
   return box;
 }
@@ -100,7 +109,7 @@ cuda_note (const char *reason)
 typedef struct {
   GPtrArray         *stages;    /* FbStage*, references */
   FbPipelineOptions *options;
-  char              *target;
+  const FbBackend   *target;
   gboolean           eager;     /* kernel by kernel (the eager baseline) */
   GMainContext      *context;
   FbWindow          *window;    /* a reference, for progress */
@@ -119,7 +128,6 @@ job_free (gpointer data)
 
   g_clear_pointer (&job->stages, g_ptr_array_unref);
   fb_pipeline_options_free (job->options);
-  g_free (job->target);
   g_main_context_unref (job->context);
   g_object_unref (job->window);
   g_free (job);
@@ -146,8 +154,7 @@ deliver_progress (gpointer data)
   if (self->disposed || self->profile_cancellable == NULL || self->run_cancellable != NULL
       || self->load_cancellable != NULL)
     return G_SOURCE_REMOVE;
-  text = g_strdup_printf ("Profiling on the %s: %s…", g_strcmp0 (self->profile_target, "cuda") == 0 ? "GPU" : "CPU",
-                          p->what);
+  text = g_strdup_printf ("Profiling on the %s: %s…", self->profile_target->device_word, p->what);
   gtk_progress_bar_set_fraction (self->progress_bar, p->fraction);
   gtk_label_set_label (self->progress_label, text);
   return G_SOURCE_REMOVE;
@@ -232,9 +239,9 @@ profile_action (GtkWidget  *widget,
       _fb_window_profile_remote (self);
       return;
     }
-  if (g_strcmp0 (self->profile_target, "cuda") == 0 && _fb_window_cuda_unavailable () != NULL)
+  if (_fb_window_target_unavailable (self->profile_target) != NULL)
     {
-      _fb_window_show_error (self, _fb_window_cuda_unavailable ());
+      _fb_window_show_error (self, _fb_window_target_unavailable (self->profile_target));
       return;
     }
   job = g_new0 (Job, 1);
@@ -242,7 +249,7 @@ profile_action (GtkWidget  *widget,
   for (guint i = 0; i < fb_run_n_stages (self->run); i++)
     g_ptr_array_add (job->stages, fb_stage_ref (fb_run_get_stage (self->run, i)));
   job->options = fb_pipeline_options_copy (fb_run_get_options (self->run));
-  job->target = g_strdup (self->profile_target);
+  job->target = self->profile_target;
   job->eager = self->profile_eager;
   job->context = g_main_context_ref_thread_default ();
   job->window = g_object_ref (self);
@@ -299,18 +306,60 @@ fb_window_get_eager_baseline (FbWindow *self)
 }
 
 static GtkWidget *
-target_button (FbWindow       *self,
-               const char     *label,
-               const char     *target,
-               GtkCheckButton *group)
+target_button (FbWindow        *self,
+               const FbBackend *backend,
+               GtkCheckButton  *group)
 {
-  GtkWidget *button = gtk_check_button_new_with_label (label);
+  GtkWidget *button = gtk_check_button_new_with_label (backend->title);
 
-  g_object_set_data (G_OBJECT (button), "fb-target", (gpointer) target);
+  g_object_set_data (G_OBJECT (button), "fb-target", (gpointer) backend);
   if (group != NULL)
     gtk_check_button_set_group (GTK_CHECK_BUTTON (button), group);
   g_signal_connect_object (button, "toggled", G_CALLBACK (on_target_toggled), self, 0);
   return button;
+}
+
+void
+_fb_window_update_target_buttons (FbWindow *self)
+{
+  for (guint i = 0; self->profile_target_buttons && i < self->profile_target_buttons->len; i++)
+    {
+      GtkWidget *button = g_ptr_array_index (self->profile_target_buttons, i);
+      const FbBackend *backend = g_object_get_data (G_OBJECT (button), "fb-target");
+      gtk_widget_set_sensitive (button, self->profile_host != NULL ||
+                                        _fb_window_target_unavailable (backend) == NULL);
+    }
+}
+
+/* One choice per target the profiler instruments, the host's compiled target chosen; a target
+ * this machine lacks greyed, with what is missing under it. */
+static void
+add_target_buttons (FbWindow *self, GtkBox *box)
+{
+  GtkCheckButton *group = NULL;
+
+  self->profile_target = fb_backend_host ();
+  self->profile_target_buttons = g_ptr_array_new ();
+  for (guint i = 0; fb_backend_nth (i) != NULL; i++)
+    {
+      const FbBackend *backend = fb_backend_nth (i);
+      if (!fb_profile_supports (backend))
+        continue;
+      GtkWidget *button = target_button (self, backend, group);
+      group = group ? group : GTK_CHECK_BUTTON (button);
+      gtk_check_button_set_active (GTK_CHECK_BUTTON (button), backend == self->profile_target);
+      gtk_box_append (box, button);
+      g_ptr_array_add (self->profile_target_buttons, button);
+      const char *missing = _fb_window_target_unavailable (backend);
+      if (missing != NULL)
+        {
+          g_autofree char *line = missing_line (backend, missing);
+          /* Greyed out, and why, right under it. */
+          gtk_widget_set_sensitive (button, FALSE);
+          gtk_widget_set_tooltip_text (button, line);
+          gtk_box_append (box, missing_note (backend, missing));
+        }
+    }
 }
 
 void
@@ -321,9 +370,8 @@ _fb_window_init_profile_run (FbWindow *self)
   GtkWidget *popover = gtk_popover_new ();
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   GtkWidget *heading = gtk_label_new ("Profile On");
-  GtkWidget *cpu, *cuda, *open;
+  GtkWidget *open;
 
-  self->profile_target = "cpu";
   gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "win.profile");
   gtk_widget_set_tooltip_text (button, "Compile the final stage and time every kernel on the chosen target "
                                        "(50 inferences after 5 warm-up), then paint the cost on every stage");
@@ -332,21 +380,7 @@ _fb_window_init_profile_run (FbWindow *self)
   gtk_widget_add_css_class (heading, "heading");
   gtk_label_set_xalign (GTK_LABEL (heading), 0);
   gtk_box_append (GTK_BOX (box), heading);
-  cpu = target_button (self, "CPU", "cpu", NULL);
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (cpu), TRUE);
-  gtk_box_append (GTK_BOX (box), cpu);
-  cuda = target_button (self, "CUDA (NVIDIA GPU)", "cuda", GTK_CHECK_BUTTON (cpu));
-  gtk_box_append (GTK_BOX (box), cuda);
-  if (_fb_window_cuda_unavailable () != NULL)
-    {
-      g_autofree char *line = cuda_missing_line (_fb_window_cuda_unavailable ());
-
-      /* Greyed out, and why, right under it. */
-      gtk_widget_set_sensitive (cuda, FALSE);
-      gtk_widget_set_tooltip_text (cuda, line);
-      gtk_box_append (GTK_BOX (box), cuda_note (_fb_window_cuda_unavailable ()));
-    }
-  self->profile_cuda = cuda;
+  add_target_buttons (self, GTK_BOX (box));
   gtk_box_append (GTK_BOX (box), gtk_separator_new (GTK_ORIENTATION_HORIZONTAL));
   self->profile_eager_button = gtk_check_button_new_with_mnemonic ("_Eager Baseline");
   gtk_widget_set_tooltip_text (self->profile_eager_button,

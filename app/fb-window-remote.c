@@ -133,10 +133,8 @@ sync_host (FbWindow *self)
   g_clear_pointer (&self->profile_host, g_free);
   if (host[0] != '\0' && g_strv_contains ((const char * const *) hosts, host))
     self->profile_host = g_strdup (host);
-  /* CUDA is the host's to refuse: there, not here, is where its driver has to be. */
-  if (self->profile_cuda != NULL)
-    gtk_widget_set_sensitive (self->profile_cuda,
-                              self->profile_host != NULL || _fb_window_cuda_unavailable () == NULL);
+  /* A GPU target is the host's to refuse: there, not here, is where its driver has to be. */
+  _fb_window_update_target_buttons (self);
 }
 
 static void
@@ -665,7 +663,7 @@ _fb_window_profile_remote (FbWindow *self)
   job->args = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (job->args, g_strdup ("--progress-lines"));
   g_ptr_array_add (job->args, g_strdup ("--target"));
-  g_ptr_array_add (job->args, g_strdup (self->profile_target));
+  g_ptr_array_add (job->args, g_strdup (self->profile_target->name));
   if (self->profile_eager)
     g_ptr_array_add (job->args, g_strdup ("--eager"));
   g_ptr_array_add (job->args, g_strdup ("-o"));

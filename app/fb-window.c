@@ -269,6 +269,7 @@ fb_window_finalize (GObject *object)
   _fb_window_kernel_finalize (self);
   _fb_window_profile_finalize (self);
   _fb_window_remote_finalize (self);
+  g_clear_pointer (&self->profile_target_buttons, g_ptr_array_unref);
   g_free (self->model_title);
   g_free (self->last_error);
 

@@ -23,7 +23,7 @@
 #include "fb-cpu-threads.h"
 #include "fb-onnx-import.h"
 #include "fb-pipeline.h"
-#include "fb-runtime.h"
+#include "fb-cpu.h"
 
 #include <stdio.h>
 #include <stdlib.h>

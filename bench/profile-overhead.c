@@ -11,7 +11,7 @@
  * and skipped. */
 #include "fb-onnx-import.h"
 #include "fb-pipeline.h"
-#include "fb-runtime.h"
+#include "fb-cpu.h"
 #include "fb-timing.h"
 #include "fb-worker-pool.h"
 
@@ -142,7 +142,7 @@ bench_model (const char *path, int rounds, int per_round, int threads, GHashTabl
   /* The instrument's own cost, free of the machine's noise: its clock reads (one per kernel,
    * two per thread and two more per pooled kernel, counted per kernel: a lower bound where a
    * kernel has several pooled phases) at what one read costs here. */
-  FbCpuTiming timing;
+  FbKernelTiming timing;
   double reads = 0;
   fb_cpu_module_set_timing (cpu, TRUE);
   g_autoptr(GPtrArray) last = fb_cpu_module_run (cpu, inputs, NULL, NULL);

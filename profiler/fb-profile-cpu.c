@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* fb_profile_run on the CPU target: compile the final stage as `run --target cpu` does, run it
- * warm-up times untimed and then N times with the runtime's timing on (one clock read per
- * kernel, two per thread per parallel phase), and turn the samples into a profile: per kernel
- * its median/min/max, the busy time of each worker, modeled bytes and flops, its place on the
- * roofline of the measured ceilings, hardware counters where the machine allows, and the
- * timeline of the inference whose wall time was the median. Every call into the CPU runtime
- * of the profiler is in this file. */
+/* fb_profile_run on a target with host-clock timing (FbBackend.host_timing: the cpu target):
+ * compile the final stage as `run --target` does, run it warm-up times untimed and then N
+ * times with the target's timing on (one clock read per kernel, two per thread per parallel
+ * phase), and turn the samples into a profile: per kernel its median/min/max, the busy time of
+ * each worker, modeled bytes and flops, its place on the roofline of the measured ceilings,
+ * hardware counters where the machine allows, and the timeline of the inference whose wall
+ * time was the median. */
 #include "fb-profile-private.h"
 #include "fb-cost.h"
 #include "fb-bundle.h"
 #include "fb-cpu-threads.h"
-#include "fb-runtime.h"
 #include "fb-timing.h"
 
 #include <json-glib/json-glib.h>
@@ -301,11 +300,11 @@ report (FbProfileProgress progress, gpointer data, double fraction, const char *
 }
 
 static gboolean
-take_sample (FbCpuModule *cpu, Samples *s, guint i, double wall_ms)
+take_sample (const FbHostTiming *hooks, FbCompiled *compiled, Samples *s, guint i, double wall_ms)
 {
-  FbCpuTiming t;
+  FbKernelTiming t;
   gsize K = s->n_kernels, T = s->n_threads;
-  if (!fb_cpu_module_timing (cpu, &t) || t.n_kernels != K || t.n_threads != T)
+  if (!hooks->timing (compiled, &t) || t.n_kernels != K || t.n_threads != T)
     return FALSE;
   s->wall_ms[i] = wall_ms;
   memcpy (s->kernel_ms + i * K, t.kernel_ms, K * sizeof (double));
@@ -321,14 +320,17 @@ take_sample (FbCpuModule *cpu, Samples *s, guint i, double wall_ms)
   return TRUE;
 }
 
-/* Profiles a loaded module. stages: the pipeline that made it, or NULL for a bundle (no
- * folded nodes then, and shares split equally: the original graph is not in a bundle). */
+/* Profiles a compiled model of backend, a target with host-clock timing. stages: the pipeline
+ * that made it, or NULL for a bundle (no folded nodes then, and shares split equally: the
+ * original graph is not in a bundle). */
 static FbProfile *
-profile_module (FbCpuModule *cpu, GPtrArray *stages, const FbPipelineOptions *pipeline_options,
-                GPtrArray *inputs, const FbProfileOptions *options, GCancellable *cancellable,
+profile_module (const FbBackend *backend, FbCompiled *compiled, GPtrArray *stages,
+                const FbPipelineOptions *pipeline_options, GPtrArray *inputs,
+                const FbProfileOptions *options, GCancellable *cancellable,
                 FbProfileProgress progress, gpointer data, GError **error)
 {
-  FbPlan *plan = fb_cpu_module_plan (cpu);
+  const FbHostTiming *hooks = backend->host_timing;
+  FbPlan *plan = backend->plan (compiled);
   const FbGraph *import = stages ? ((FbStage *) g_ptr_array_index (stages, 0))->graph : NULL;
   const FbGraph *final = plan->graph;
   guint iterations = options && options->iterations ? options->iterations : 50;
@@ -344,7 +346,7 @@ profile_module (FbCpuModule *cpu, GPtrArray *stages, const FbPipelineOptions *pi
 
   s.n = iterations;
   s.n_kernels = plan->kernels->len;
-  s.n_threads = fb_cpu_module_n_threads (cpu);
+  s.n_threads = hooks->n_threads (compiled);
   report (progress, data, 0.02, "measuring the machine's ceilings");
   FbThreadCount count;
   fb_thread_count_resolve (options ? options->n_threads : 0, &count);
@@ -364,11 +366,11 @@ profile_module (FbCpuModule *cpu, GPtrArray *stages, const FbPipelineOptions *pi
       if (s.perf)
         {
           s.counters = g_new0 (double, s.n * K * FB_PERF_N_EVENTS + 1);
-          fb_cpu_module_set_kernel_hook (cpu, count_kernel, &s);
+          hooks->set_kernel_hook (compiled, count_kernel, &s);
         }
     }
 
-  fb_cpu_module_set_timing (cpu, TRUE);
+  hooks->set_timing (compiled, TRUE);
   gboolean ok = TRUE;
   for (guint i = 0; ok && i < warmup + iterations; i++)
     {
@@ -386,18 +388,18 @@ profile_module (FbCpuModule *cpu, GPtrArray *stages, const FbPipelineOptions *pi
       if (s.counters && timed)
         memset (s.current, 0, K * FB_PERF_N_EVENTS * sizeof (double));
       double t0 = fb_timing_now_ms ();
-      g_autoptr(GPtrArray) outputs = fb_cpu_module_run (cpu, inputs, cancellable, error);
+      g_autoptr(GPtrArray) outputs = backend->run (compiled, inputs, cancellable, error);
       double wall = fb_timing_now_ms () - t0;
       if (outputs == NULL)
         ok = FALSE;
-      else if (timed && !take_sample (cpu, &s, i - warmup, wall))
+      else if (timed && !take_sample (hooks, compiled, &s, i - warmup, wall))
         {
           g_set_error (error, FB_PROFILE_ERROR, FB_PROFILE_ERROR_FAILED,
-                       "the CPU runtime did not time the run");
+                       "the %s target did not time the run", backend->name);
           ok = FALSE;
         }
     }
-  fb_cpu_module_set_kernel_hook (cpu, NULL, NULL);
+  hooks->set_kernel_hook (compiled, NULL, NULL);
   if (!ok)
     {
       samples_clear (&s);
@@ -410,7 +412,7 @@ profile_module (FbCpuModule *cpu, GPtrArray *stages, const FbPipelineOptions *pi
       p->model = final->model->path ? g_path_get_basename (final->model->path) : g_strdup ("model");
       p->model_digest = fb_profile_model_digest (final->model);
     }
-  p->target = g_strdup ("cpu");
+  p->target = g_strdup (backend->name);
   if (pipeline_options)
     {
       fb_pipeline_options_free (p->pipeline);
@@ -438,18 +440,23 @@ profile_module (FbCpuModule *cpu, GPtrArray *stages, const FbPipelineOptions *pi
 }
 
 FbProfile *
-_fb_profile_run_cpu (GPtrArray *stages, const FbPipelineOptions *pipeline_options,
-                     GPtrArray *inputs, const FbProfileOptions *options,
-                     GCancellable *cancellable, FbProfileProgress progress, gpointer data,
-                     GError **error)
+_fb_profile_run_host (const FbBackend *backend, GPtrArray *stages,
+                      const FbPipelineOptions *pipeline_options, GPtrArray *inputs,
+                      const FbProfileOptions *options, GCancellable *cancellable,
+                      FbProfileProgress progress, gpointer data, GError **error)
 {
   const FbGraph *final = ((FbStage *) g_ptr_array_index (stages, stages->len - 1))->graph;
+  FbBackendOptions compile_options = { .n_threads = options ? options->n_threads : 0 };
   report (progress, data, 0, "compiling the final stage");
-  g_autoptr(FbCpuModule) cpu = fb_cpu_compile (final, options ? options->n_threads : 0, error);
-  if (cpu == NULL || g_cancellable_set_error_if_cancelled (cancellable, error))
+  FbCompiled *compiled = backend->compile (backend, final, &compile_options, error);
+  if (compiled == NULL)
     return NULL;
-  return profile_module (cpu, stages, pipeline_options, inputs, options, cancellable, progress,
-                         data, error);
+  FbProfile *p = NULL;
+  if (!g_cancellable_set_error_if_cancelled (cancellable, error))
+    p = profile_module (backend, compiled, stages, pipeline_options, inputs, options,
+                        cancellable, progress, data, error);
+  backend->free (compiled);
+  return p;
 }
 
 /* The model a bundle was compiled from, as its manifest says, or NULL. */
@@ -471,17 +478,25 @@ bundle_source (const char *path)
 }
 
 FbProfile *
-fb_profile_run_bundle (const char *path, GPtrArray *inputs, const FbProfileOptions *options,
-                       GCancellable *cancellable, FbProfileProgress progress, gpointer data,
-                       GError **error)
+fb_profile_run_bundle (const FbBackend *backend, const char *path, GPtrArray *inputs,
+                       const FbProfileOptions *options, GCancellable *cancellable,
+                       FbProfileProgress progress, gpointer data, GError **error)
 {
-  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (backend != NULL && path != NULL, NULL);
+  if (!fb_profile_supports_bundles (backend))
+    {
+      g_set_error (error, FB_PROFILE_ERROR, FB_PROFILE_ERROR_UNAVAILABLE,
+                   "%s: a bundle of the %s target cannot be profiled", path, backend->name);
+      return NULL;
+    }
   report (progress, data, 0, "loading the bundle");
-  g_autoptr(FbCpuModule) cpu = fb_bundle_load (path, options ? options->n_threads : 0, error);
-  if (cpu == NULL)
+  FbBackendOptions load_options = { .n_threads = options ? options->n_threads : 0 };
+  FbCompiled *compiled = backend->load_bundle (backend, path, &load_options, error);
+  if (compiled == NULL)
     return NULL;
-  FbProfile *p = profile_module (cpu, NULL, NULL, inputs, options, cancellable, progress, data,
-                                 error);
+  FbProfile *p = profile_module (backend, compiled, NULL, NULL, inputs, options, cancellable,
+                                 progress, data, error);
+  backend->free (compiled);
   if (p != NULL)
     {
       g_autofree char *source = bundle_source (path);

@@ -13,13 +13,37 @@
  * order. */
 #include "fb-profile-private.h"
 #include "fb-cost.h"
-#include "fb-cuda.h"
 #include "fb-cupti-counters.h"
 #include "fb-timing.h"
 
 typedef struct {
   FbCupti *cupti;
 } Tagger;
+
+/* A compiled model and the backend that frees it, for g_autoptr. */
+typedef struct {
+  const FbBackend *backend;
+  FbCompiled      *compiled;
+} Compiled;
+
+static Compiled *
+compiled_new (const FbBackend *backend, FbCompiled *compiled)
+{
+  if (compiled == NULL)
+    return NULL;
+  Compiled *c = g_new (Compiled, 1);
+  *c = (Compiled) { backend, compiled };
+  return c;
+}
+
+static void
+compiled_free (Compiled *c)
+{
+  c->backend->free (c->compiled);
+  g_free (c);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Compiled, compiled_free)
 
 static void
 tag_launch (guint kernel, gboolean after, gpointer data)
@@ -39,9 +63,10 @@ report (FbProfileProgress progress, gpointer data, double fraction, const char *
 }
 
 static gboolean
-run_once (FbCudaModule *m, GPtrArray *inputs, GCancellable *cancellable, GError **error)
+run_once (const FbBackend *backend, FbCompiled *m, GPtrArray *inputs, GCancellable *cancellable,
+          GError **error)
 {
-  g_autoptr(GPtrArray) outputs = fb_cuda_module_run (m, inputs, cancellable, error);
+  g_autoptr(GPtrArray) outputs = backend->run (m, inputs, cancellable, error);
   return outputs != NULL;
 }
 
@@ -141,13 +166,13 @@ apply_counters (FbProfile *p, GPtrArray *reference, const GArray *ranges)
 /* The device's name and ceilings. The ceilings are CUPTI-free measurements the runtime makes
  * (a device-to-device copy, a large product) where it can, else none. */
 static void
-describe_device (FbProfileDevice *device)
+describe_device (const FbBackend *backend, FbProfileDevice *device)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *name = fb_cuda_device_describe (&error);
+  g_autofree char *name = backend->describe_device (backend, &error);
   device->name = g_strdup (name ? name : "CUDA device");
   double gbps = 0, gflops = 0;
-  if (fb_cuda_measure_ceilings (&gbps, &gflops, NULL))
+  if (backend->device_trace->measure_ceilings (&gbps, &gflops, NULL))
     {
       device->peak_gbps = gbps;
       device->peak_gflops = gflops;
@@ -157,7 +182,7 @@ describe_device (FbProfileDevice *device)
 
 /* Everything after CUPTI started; the caller stops it. */
 static FbProfile *
-profile_with (FbCupti *cupti, GPtrArray *stages, const FbPipelineOptions *pipeline_options,
+profile_with (const FbBackend *backend, FbCupti *cupti, GPtrArray *stages, const FbPipelineOptions *pipeline_options,
               GPtrArray *inputs, const FbProfileOptions *options, GCancellable *cancellable,
               FbProfileProgress progress, gpointer data, GError **error)
 {
@@ -176,10 +201,12 @@ profile_with (FbCupti *cupti, GPtrArray *stages, const FbPipelineOptions *pipeli
     .strict_float32 = options && options->strict_float32,
     .tf32_matmul = options && options->tf32_matmul,
   };
-  g_autoptr(FbCudaModule) module = fb_cuda_compile (final, &run_options, error);
+  const FbDeviceTrace *trace = backend->device_trace;
+  g_autoptr(Compiled) module = compiled_new (backend, backend->compile (backend, final,
+                                                                        &run_options, error));
   if (module == NULL)
     return NULL;
-  FbPlan *plan = fb_cuda_module_plan (module);
+  FbPlan *plan = backend->plan (module->compiled);
   g_autoptr(GPtrArray) own_inputs = NULL;
   if (inputs == NULL &&
       (inputs = own_inputs = _fb_profile_random_inputs (plan, options ? options->seed : 0,
@@ -189,7 +216,7 @@ profile_with (FbCupti *cupti, GPtrArray *stages, const FbPipelineOptions *pipeli
   for (guint i = 0; i < warmup; i++)
     {
       report (progress, data, 0.05 + 0.05 * i / warmup, "warming up");
-      if (!run_once (module, inputs, cancellable, error))
+      if (!run_once (backend, module->compiled, inputs, cancellable, error))
         return NULL;
     }
   /* What the warm-up launched is not part of the profile. */
@@ -198,11 +225,11 @@ profile_with (FbCupti *cupti, GPtrArray *stages, const FbPipelineOptions *pipeli
     return NULL;
 
   report (progress, data, 0.1, "one inference launched kernel by kernel, tagged");
-  fb_cuda_module_set_launch_eagerly (module, TRUE);
-  fb_cuda_module_set_launch_hook (module, tag_launch, &tagger);
-  gboolean ok = run_once (module, inputs, cancellable, error);
-  fb_cuda_module_set_launch_hook (module, NULL, NULL);
-  fb_cuda_module_set_launch_eagerly (module, eager);
+  trace->set_launch_eagerly (module->compiled, TRUE);
+  trace->set_launch_hook (module->compiled, tag_launch, &tagger);
+  gboolean ok = run_once (backend, module->compiled, inputs, cancellable, error);
+  trace->set_launch_hook (module->compiled, NULL, NULL);
+  trace->set_launch_eagerly (module->compiled, eager);
   g_autoptr(GArray) reference = ok ? fb_cupti_take (cupti, NULL, error) : NULL;
   if (reference == NULL)
     return NULL;
@@ -210,26 +237,26 @@ profile_with (FbCupti *cupti, GPtrArray *stages, const FbPipelineOptions *pipeli
   g_autofree guint64 *begin = g_new0 (guint64, iterations);
   g_autofree guint64 *end = g_new0 (guint64, iterations);
   if (eager)
-    fb_cuda_module_set_launch_hook (module, tag_launch, &tagger);
+    trace->set_launch_hook (module->compiled, tag_launch, &tagger);
   /* Timed as `run --iterations` times an unprofiled run: inputs up once, then replays only,
    * each between CUDA events that it waits for (so that the marks bracket one inference). */
   Marks marks = { cupti, begin, end, iterations, progress, data };
   g_autofree double *event_ms = g_new0 (double, iterations);
   if (ok && g_cancellable_set_error_if_cancelled (cancellable, error))
     ok = FALSE;
-  g_autoptr(GPtrArray) timed = ok ? fb_cuda_module_run_timed_marked (module, inputs, iterations,
+  g_autoptr(GPtrArray) timed = ok ? trace->run_timed_marked (module->compiled, inputs, iterations,
                                                                      event_ms, mark_iteration,
                                                                      &marks, error)
                                   : NULL;
   ok = timed != NULL;
-  fb_cuda_module_set_launch_hook (module, NULL, NULL);
+  trace->set_launch_hook (module->compiled, NULL, NULL);
   guint dropped = 0;
   g_autoptr(GArray) all = ok ? fb_cupti_take (cupti, &dropped, error) : NULL;
   if (all == NULL)
     return NULL;
 
   g_autoptr(FbProfile) p = fb_profile_new ();
-  describe_device (&p->device);
+  describe_device (backend, &p->device);
   for (guint k = 0; k < plan->kernels->len; k++)
     g_ptr_array_add (p->kernels, make_kernel (plan, g_ptr_array_index (plan->kernels, k), k,
                                               import, &p->device));
@@ -246,15 +273,15 @@ profile_with (FbCupti *cupti, GPtrArray *stages, const FbPipelineOptions *pipeli
       g_autoptr(GError) why = NULL;
       g_autoptr(GArray) ranges = NULL;
       FbCuptiCounters *counters =
-        fb_cupti_counters_start (fb_cuda_module_context (module),
-                                 fb_cuda_module_device_index (module),
+        fb_cupti_counters_start (trace->context (module->compiled),
+                                 trace->device_index (module->compiled),
                                  MAX (ref_kernels->len, 1), &why);
       if (counters)
         {
           /* Kernel by kernel, in the reference's order: ranges come in launch order. */
-          fb_cuda_module_set_launch_eagerly (module, TRUE);
-          gboolean ran = run_once (module, inputs, cancellable, &why);
-          fb_cuda_module_set_launch_eagerly (module, eager);
+          trace->set_launch_eagerly (module->compiled, TRUE);
+          gboolean ran = run_once (backend, module->compiled, inputs, cancellable, &why);
+          trace->set_launch_eagerly (module->compiled, eager);
           ranges = fb_cupti_counters_stop (counters, NULL, ran ? &why : NULL);
           if (!ran)
             g_clear_pointer (&ranges, g_array_unref);
@@ -279,7 +306,7 @@ profile_with (FbCupti *cupti, GPtrArray *stages, const FbPipelineOptions *pipeli
 
   p->model = final->model->path ? g_path_get_basename (final->model->path) : g_strdup ("model");
   p->model_digest = fb_profile_model_digest (final->model);
-  p->target = g_strdup ("cuda");
+  p->target = g_strdup (backend->name);
   if (pipeline_options)
     {
       fb_pipeline_options_free (p->pipeline);
@@ -297,17 +324,17 @@ profile_with (FbCupti *cupti, GPtrArray *stages, const FbPipelineOptions *pipeli
 }
 
 FbProfile *
-_fb_profile_run_cuda (GPtrArray *stages, const FbPipelineOptions *pipeline_options,
-                      GPtrArray *inputs, const FbProfileOptions *options,
-                      GCancellable *cancellable, FbProfileProgress progress, gpointer data,
-                      GError **error)
+_fb_profile_run_traced (const FbBackend *backend, GPtrArray *stages,
+                        const FbPipelineOptions *pipeline_options, GPtrArray *inputs,
+                        const FbProfileOptions *options, GCancellable *cancellable,
+                        FbProfileProgress progress, gpointer data, GError **error)
 {
   /* CUPTI before any CUDA context, so that it sees everything. */
   report (progress, data, 0.01, "starting CUPTI");
   FbCupti *cupti = fb_cupti_start (error);
   if (cupti == NULL)
     return NULL;
-  FbProfile *p = profile_with (cupti, stages, pipeline_options, inputs, options, cancellable,
+  FbProfile *p = profile_with (backend, cupti, stages, pipeline_options, inputs, options, cancellable,
                                progress, data, error);
   fb_cupti_stop (cupti);
   return p;

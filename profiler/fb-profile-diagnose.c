@@ -256,7 +256,7 @@ _fb_profile_diagnose (FbProfile *p, const FbGraph *final)
   top_kernels (p, total);
   /* On a GPU the wall time is the device's: its idle time and what causes it are the
    * utilization lines (fb_gpu_utilization_diagnose), and it has no worker threads. */
-  if (g_strcmp0 (p->target, "cuda") != 0)
+  if (!fb_profile_traced_device (p))
     {
       noise (p, total);
       dispatch_overhead (p);

@@ -238,10 +238,9 @@ kernel_by_id (const FbProfile *p, guint id)
 }
 
 static void
-add_thread_name (JsonBuilder *b, guint lane, const char *target)
+add_thread_name (JsonBuilder *b, guint lane, const FbProfile *p)
 {
-  g_autofree char *name = g_strdup_printf (g_strcmp0 (target, "cuda") == 0 ? "stream %u"
-                                                                           : "thread %u", lane);
+  g_autofree char *name = g_strdup_printf ("%s %u", fb_profile_lane_word (p), lane);
   json_builder_begin_object (b);
   add_string (b, "name", "thread_name");
   add_string (b, "ph", "M");
@@ -281,7 +280,7 @@ fb_profile_save_chrome_trace (const FbProfile *p, const char *path, GError **err
       const FbProfileSpan *s = &g_array_index (p->timeline, FbProfileSpan, i);
       const FbProfileKernel *k = kernel_by_id (p, s->kernel);
       if (g_hash_table_add (lanes, GUINT_TO_POINTER (s->lane + 1)))
-        add_thread_name (b, s->lane, p->target);
+        add_thread_name (b, s->lane, p);
       json_builder_begin_object (b);
       add_string (b, "name", k && k->name ? k->name : "kernel");
       add_string (b, "cat", k ? fb_profile_kernel_kind_name (k->kind) : "generated");

@@ -14,11 +14,11 @@ G_BEGIN_DECLS
 /* The file's names of FbProfileKernelKind, in enum order, NULL-terminated. */
 extern const char * const _fb_profile_kind_names[];
 
-/* The CPU target's half of fb_profile_run (fb-profile-cpu.c). */
-FbProfile *_fb_profile_run_cpu (GPtrArray *stages, const FbPipelineOptions *pipeline_options,
-                                GPtrArray *inputs, const FbProfileOptions *options,
-                                GCancellable *cancellable, FbProfileProgress progress,
-                                gpointer data, GError **error);
+/* fb_profile_run on a target with host-clock timing (FbBackend.host_timing, fb-profile-cpu.c). */
+FbProfile *_fb_profile_run_host (const FbBackend *backend, GPtrArray *stages,
+                                 const FbPipelineOptions *pipeline_options, GPtrArray *inputs,
+                                 const FbProfileOptions *options, GCancellable *cancellable,
+                                 FbProfileProgress progress, gpointer data, GError **error);
 
 /* Sets k->bound and k->roofline_share from its flops, bytes and median time against the
  * device's ceilings (memory-bound and 0 where there are none). */
@@ -49,11 +49,12 @@ void       _fb_perf_end   (FbPerf *perf, double *sums);
  * it ran, for the inserted layout transposes. */
 void       _fb_profile_diagnose (FbProfile *profile, const FbGraph *final);
 
-/* The CUDA target's half of fb_profile_run (fb-profile-cuda.c). */
-FbProfile *_fb_profile_run_cuda (GPtrArray *stages, const FbPipelineOptions *pipeline_options,
-                                 GPtrArray *inputs, const FbProfileOptions *options,
-                                 GCancellable *cancellable, FbProfileProgress progress,
-                                 gpointer data, GError **error);
+/* fb_profile_run on a target that launches on a CUDA device (FbBackend.device_trace), traced
+ * by CUPTI (fb-profile-cuda.c). */
+FbProfile *_fb_profile_run_traced (const FbBackend *backend, GPtrArray *stages,
+                                   const FbPipelineOptions *pipeline_options, GPtrArray *inputs,
+                                   const FbProfileOptions *options, GCancellable *cancellable,
+                                   FbProfileProgress progress, gpointer data, GError **error);
 
 /* What every target's profile shares (fb-profile-cpu.c): seeded inputs of the plan's shapes,
  * the profile kind of a kernel, the bytes it moves by the plan (modeled), and the original

@@ -1,21 +1,42 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* fb_profile_run: the one door to profiling, whichever the target (fb-profile-run.h). Each
- * target's half lives in its own file; a target this build lacks says so. */
+/* fb_profile_run: the one door to profiling, whichever the target (fb-profile-run.h). A target
+ * is profiled by the method its backend offers: host-clock timing (fb-profile-cpu.c) or a
+ * CUDA device traced by CUPTI (fb-profile-cuda.c); one that offers neither says so. */
 #include "fb-profile-private.h"
 
+gboolean
+fb_profile_supports (const FbBackend *backend)
+{
+  g_return_val_if_fail (backend != NULL, FALSE);
+  return backend->compile != NULL && backend->plan != NULL &&
+         (backend->host_timing != NULL || backend->device_trace != NULL);
+}
+
+gboolean
+fb_profile_supports_bundles (const FbBackend *backend)
+{
+  g_return_val_if_fail (backend != NULL, FALSE);
+  /* A traced profile compiles its own module to tag one inference kernel by kernel. */
+  return backend->load_bundle != NULL && backend->plan != NULL && backend->host_timing != NULL;
+}
+
 FbProfile *
-fb_profile_run (const char *target, GPtrArray *stages, const FbPipelineOptions *pipeline_options,
-                GPtrArray *inputs, const FbProfileOptions *options, GCancellable *cancellable,
+fb_profile_run (const FbBackend *backend, GPtrArray *stages,
+                const FbPipelineOptions *pipeline_options, GPtrArray *inputs,
+                const FbProfileOptions *options, GCancellable *cancellable,
                 FbProfileProgress progress, gpointer data, GError **error)
 {
-  g_return_val_if_fail (stages != NULL && stages->len > 0, NULL);
-  if (target == NULL || g_str_equal (target, "cpu"))
-    return _fb_profile_run_cpu (stages, pipeline_options, inputs, options, cancellable,
-                                progress, data, error);
-  if (g_str_equal (target, "cuda"))
-    return _fb_profile_run_cuda (stages, pipeline_options, inputs, options, cancellable,
+  g_return_val_if_fail (backend != NULL && stages != NULL && stages->len > 0, NULL);
+  if (!fb_profile_supports (backend))
+    {
+      g_set_error (error, FB_PROFILE_ERROR, FB_PROFILE_ERROR_UNAVAILABLE,
+                   "cannot profile on the %s target: it offers the profiler no timed runs",
+                   backend->name);
+      return NULL;
+    }
+  if (backend->host_timing != NULL)
+    return _fb_profile_run_host (backend, stages, pipeline_options, inputs, options, cancellable,
                                  progress, data, error);
-  g_set_error (error, FB_PROFILE_ERROR, FB_PROFILE_ERROR_UNAVAILABLE,
-               "cannot profile on '%s': the targets are cpu and cuda", target);
-  return NULL;
+  return _fb_profile_run_traced (backend, stages, pipeline_options, inputs, options, cancellable,
+                                 progress, data, error);
 }

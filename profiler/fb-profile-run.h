@@ -7,6 +7,7 @@
 #pragma once
 
 #include "fb-profile.h"
+#include "fb-backend.h"
 
 G_BEGIN_DECLS
 
@@ -26,21 +27,26 @@ typedef struct {
 /* Called in the profiling thread: fraction done (0..1) and what it is doing now. */
 typedef void (*FbProfileProgress) (double fraction, const char *what, gpointer data);
 
+/* Whether backend can be profiled: it compiles and offers host-clock timing or a traced device
+ * (FbBackend.host_timing, .device_trace); and whether its bundles can be. */
+gboolean   fb_profile_supports         (const FbBackend *backend);
+gboolean   fb_profile_supports_bundles (const FbBackend *backend);
+
 /* Profiles the last stage of stages (FbStage*, the whole pipeline in order, as
  * fb_pipeline_dup_stages gives it: the earlier stages say which pass folded which original
- * node) on target ("cpu"; FB_PROFILE_ERROR_UNAVAILABLE for a target this build or machine
- * lacks). inputs: FbTensor* in graph input order, or NULL for seeded random inputs of the
- * graph's shapes. pipeline_options is recorded in the profile. Cancellable between
- * inferences (G_IO_ERROR_CANCELLED). */
-FbProfile *fb_profile_run (const char *target, GPtrArray *stages,
+ * node) on backend (FB_PROFILE_ERROR_UNAVAILABLE for a target the profiler cannot instrument,
+ * or a machine that lacks the device). inputs: FbTensor* in graph input order, or NULL for
+ * seeded random inputs of the graph's shapes. pipeline_options is recorded in the profile.
+ * Cancellable between inferences (G_IO_ERROR_CANCELLED). */
+FbProfile *fb_profile_run (const FbBackend *backend, GPtrArray *stages,
                            const FbPipelineOptions *pipeline_options, GPtrArray *inputs,
                            const FbProfileOptions *options, GCancellable *cancellable,
                            FbProfileProgress progress, gpointer data, GError **error);
 
-/* The same for a bundle folder (compiled for the CPU target elsewhere): no stages, so no folded
- * nodes, each kernel's cost split equally over its original nodes, and no model digest (the
- * profile names the model the bundle's manifest gives). */
-FbProfile *fb_profile_run_bundle (const char *path, GPtrArray *inputs,
+/* The same for a bundle folder compiled for backend elsewhere: no stages, so no folded nodes,
+ * each kernel's cost split equally over its original nodes, and no model digest (the profile
+ * names the model the bundle's manifest gives). */
+FbProfile *fb_profile_run_bundle (const FbBackend *backend, const char *path, GPtrArray *inputs,
                                   const FbProfileOptions *options, GCancellable *cancellable,
                                   FbProfileProgress progress, gpointer data, GError **error);
 

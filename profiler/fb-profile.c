@@ -4,6 +4,7 @@
  * format lives in fb-profile-json.c, attribution in fb-profile-attribute.c. */
 #include "fb-profile.h"
 #include "fb-infer.h"
+#include "fb-backend.h"
 
 #include <string.h>
 
@@ -249,4 +250,18 @@ fb_profile_pinned_options (const FbProfile *profile, const FbGraph *import,
   while (g_hash_table_iter_next (&it, &key, &value))
     g_hash_table_insert (pinned->input_shapes, g_strdup (key), g_memdup2 (value, sizeof (FbShape)));
   return g_steal_pointer (&pinned);
+}
+
+const char *
+fb_profile_lane_word (const FbProfile *profile)
+{
+  const FbBackend *backend = profile->target ? fb_backend_lookup (profile->target) : NULL;
+  return backend && backend->lane_word ? backend->lane_word : "lane";
+}
+
+gboolean
+fb_profile_traced_device (const FbProfile *profile)
+{
+  const FbBackend *backend = profile->target ? fb_backend_lookup (profile->target) : NULL;
+  return backend != NULL && backend->device_trace != NULL;
 }

@@ -182,4 +182,11 @@ const char      *fb_profile_kernel_kind_name (FbProfileKernelKind kind);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbProfile, fb_profile_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbProfileKernel, fb_profile_kernel_free)
 
+/* What a timeline lane of the profile is ("thread", "stream"): its target's word, from the
+ * backend table, or "lane" for a target this build lacks. */
+const char *fb_profile_lane_word (const FbProfile *profile);
+/* Whether the profile was traced on a device (its target has FbBackend.device_trace): its wall
+ * time is the device's, and its idle time is read from the utilization lines. */
+gboolean    fb_profile_traced_device (const FbProfile *profile);
+
 G_END_DECLS

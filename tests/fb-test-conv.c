@@ -12,19 +12,19 @@ tcv_random_floats (gsize n, guint32 seed, double scale)
 }
 
 double
-tcv_apply_post (const FbDnnlConvDesc *d, double v, const float *add, gsize at)
+tcv_apply_post (const FbConvDesc *d, double v, const float *add, gsize at)
 {
   for (int64_t i = 0; i < d->n_post; i++)
     {
-      const FbDnnlPost *p = &d->post[i];
+      const FbConvPost *p = &d->post[i];
       switch (p->kind)
         {
-        case FB_DNNL_POST_RELU: v = v < 0 ? p->alpha * v : v; break;
-        case FB_DNNL_POST_CLIP: v = MIN (MAX (v, p->alpha), p->beta); break;
-        case FB_DNNL_POST_MAX: v = MAX (v, p->alpha); break;
-        case FB_DNNL_POST_MIN: v = MIN (v, p->alpha); break;
-        case FB_DNNL_POST_ADD: v += add[at]; break;
-        case FB_DNNL_POST_SUM: v += add[at]; break;     /* what the output held */
+        case FB_CONV_POST_RELU: v = v < 0 ? p->alpha * v : v; break;
+        case FB_CONV_POST_CLIP: v = MIN (MAX (v, p->alpha), p->beta); break;
+        case FB_CONV_POST_MAX: v = MAX (v, p->alpha); break;
+        case FB_CONV_POST_MIN: v = MIN (v, p->alpha); break;
+        case FB_CONV_POST_ADD: v += add[at]; break;
+        case FB_CONV_POST_SUM: v += add[at]; break;     /* what the output held */
         default: g_assert_not_reached ();
         }
     }

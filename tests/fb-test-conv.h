@@ -11,4 +11,4 @@
 float  *tcv_random_floats (gsize n, guint32 seed, double scale);
 /* d's post-ops on v, the output element at index at; add holds the addend (for an in-place
  * sum, what the output held). */
-double  tcv_apply_post    (const FbDnnlConvDesc *d, double v, const float *add, gsize at);
+double  tcv_apply_post    (const FbConvDesc *d, double v, const float *add, gsize at);

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "fb-test-interp.h"
-#include "fb-runtime.h"
+#include "fb-cpu.h"
 
 /* Makes graph runnable around node: inputs[i] becomes a graph input of its type and shape, or
  * a constant when bit i of const_mask is set (NULL: an omitted optional input); every output

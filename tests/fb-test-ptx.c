@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "fb-cuda.h"
 #include "fb-test-ptx.h"
 #include "fb-codegen.h"
 #include "fb-jit.h"
@@ -222,7 +223,7 @@ tp_check_emulated (FbGraph *g, FbNode *node, FbTensor **ins, guint n_ins, gboole
   tc_finish (g, node, ins, 0);
   g_autoptr(GError) error = NULL;
   /* Lowered for the GPU, so that the loop forms checked are the ones a GPU runs. */
-  g_autoptr(FbPlan) plan = fb_lower_graph (g, "nvptx64-nvidia-cuda sm_90", &error);
+  g_autoptr(FbPlan) plan = fb_lower_graph (g, fb_cuda_target_desc (), &error);
   g_assert_no_error (error);
   gboolean cooperative = emulate_plan (plan, ins, n_ins, expected, fb_op_name (node->op),
                                        1e-4, 1e-6);
@@ -244,7 +245,7 @@ tp_check_emulated_pipeline (FbGraph *g, FbLayout layout, FbTensor **ins, guint n
   options->layout = layout;
   g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
   g_assert_no_error (error);
-  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), "nvptx64-nvidia-cuda sm_90",
+  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), fb_cuda_target_desc (),
                                            &error);
   g_assert_no_error (error);
   gboolean cooperative = emulate_plan (plan, ins, n_ins, (FbTensor **) expected->pdata,

@@ -80,12 +80,22 @@ test_lookup (void)
       const FbBackend *b = fb_backend_lookup (names[i]);
       g_assert_nonnull (b);
       g_assert_cmpstr (b->name, ==, names[i]);
-      g_assert_nonnull (b->assembly_suffix);
-      g_assert_true (b->supports_op && b->lower && b->kernel_stages && b->compile &&
-                     b->compile_bundle && b->load_bundle && b->plan && b->run &&
+      g_assert_true (b == fb_backend_nth (i));
+      g_assert_true (b->title && b->device_word && b->lane_word);
+      g_assert_true (b->supports_op && b->describe_device && b->compile && b->graph && b->run &&
                      b->run_timed && b->free);
+      /* A target that lowers has every lowering stage, and a plan, to show. */
+      if (b->describe_target != NULL)
+        g_assert_true (b->lower && b->kernel_stages && b->plan && b->assembly_suffix &&
+                       b->code_title && b->compile_bundle && b->load_bundle);
+      else
+        g_assert_true (!b->lower && !b->kernel_stages && !b->plan);
     }
-  g_assert_null (fb_backend_lookup ("interp"));
+  g_assert_null (fb_backend_nth (g_strv_length (names)));
+  /* The reference first, the host's compiled target second. */
+  g_assert_true (fb_backend_reference () == fb_backend_lookup ("interp"));
+  g_assert_null (fb_backend_reference ()->describe_target);
+  g_assert_true (fb_backend_host () == fb_backend_lookup ("cpu"));
   g_assert_null (fb_backend_lookup ("tpu"));
 }
 

@@ -41,7 +41,7 @@ setup (Fixture *f, gconstpointer data)
   g_ptr_array_add (f->inputs, fb_tensor_ref (ti_random (4, D (1, 8, 12, 14), 12)));
 
   const FbGraph *final = fb_pipeline_final (f->pipeline);
-  g_autoptr(FbPlan) plan = fb_lower_graph (final, fb_codegen_host_target (), &error);
+  g_autoptr(FbPlan) plan = fb_lower_graph (final, fb_cpu_target_desc (), &error);
   g_assert_no_error (error);
   fb_plan_layout_memory (plan);
   g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, 2, NULL, &error);
@@ -115,7 +115,7 @@ test_load_and_run (Fixture *f, gconstpointer data)
   g_autoptr(GPtrArray) expected = fb_interp_run (fb_pipeline_final (f->pipeline), f->inputs, NULL,
                                                  &error);
   g_assert_no_error (error);
-  g_autoptr(FbCpuModule) m = fb_bundle_load (f->bundle, 2, &error);
+  g_autoptr(FbCpuModule) m = fb_cpu_bundle_load (f->bundle, 2, &error);
   g_assert_no_error (error);
   g_autoptr(GPtrArray) actual = fb_cpu_module_run (m, f->inputs, NULL, &error);
   g_assert_no_error (error);
@@ -183,7 +183,7 @@ test_damaged (Fixture *f, gconstpointer data)
       g_autoptr(JsonGenerator) gen = json_generator_new ();
       json_generator_set_root (gen, json_parser_get_root (parser));
       g_assert_true (json_generator_to_file (gen, plan, &error));
-      g_autoptr(FbCpuModule) m = fb_bundle_load (f->bundle, 1, &error);
+      g_autoptr(FbCpuModule) m = fb_cpu_bundle_load (f->bundle, 1, &error);
       g_assert_null (m);
       g_assert_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE);
       g_assert_nonnull (strstr (error->message, "convolution"));
@@ -191,7 +191,7 @@ test_damaged (Fixture *f, gconstpointer data)
     }
   /* The untouched plan still loads: the refusals were the damage's. */
   g_assert_true (g_file_set_contents (plan, original, -1, NULL));
-  g_autoptr(FbCpuModule) m = fb_bundle_load (f->bundle, 1, &error);
+  g_autoptr(FbCpuModule) m = fb_cpu_bundle_load (f->bundle, 1, &error);
   g_assert_no_error (error);
   g_assert_nonnull (m);
 }

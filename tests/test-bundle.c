@@ -88,13 +88,14 @@ write_bundle (Fixture *f, gboolean shared)
 {
   g_autoptr(GError) error = NULL;
   const FbGraph *graph = fb_pipeline_final (f->pipeline);
-  g_autoptr(FbPlan) plan = fb_lower_graph (graph, fb_codegen_host_target (), &error);
+  g_autoptr(FbPlan) plan = fb_lower_graph (graph, fb_cpu_target_desc (), &error);
   g_assert_no_error (error);
   fb_plan_layout_memory (plan);
   g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, 2, NULL, &error);
   g_assert_no_error (error);
   char *path = g_build_filename (f->dir, "sample.fusebench", NULL);
-  FbBundleOptions options = { .source = "sample-cnn", .shared_library = shared };
+  FbBundleOptions options = { .source = "sample-cnn", .shared_library = shared,
+                              .write_library = fb_cpu_write_shared_library };
   g_assert_true (fb_bundle_write (path, plan, objects, graph, &options, &error));
   g_assert_no_error (error);
   return path;
@@ -126,7 +127,7 @@ test_load_and_run (Fixture *f, gconstpointer data)
   g_autoptr(GPtrArray) expected = fb_interp_run (fb_pipeline_final (f->pipeline), f->inputs, NULL,
                                                  &error);
   g_assert_no_error (error);
-  g_autoptr(FbCpuModule) m = fb_bundle_load (path, 2, &error);
+  g_autoptr(FbCpuModule) m = fb_cpu_bundle_load (path, 2, &error);
   g_assert_no_error (error);
   const FbGraph *graph = fb_cpu_module_plan (m)->graph;
   g_assert_cmpuint (graph->inputs->len, ==, 1);
@@ -150,7 +151,7 @@ test_damaged (Fixture *f, gconstpointer data)
                                       "[{\"name\": \"k\", \"kind\": \"loops\", \"args\": "
                                       "[{\"buffer\": 5, \"role\": \"in\", \"dtype\": 1}], "
                                       "\"phases\": []}]}", -1, NULL));
-  g_autoptr(FbCpuModule) m = fb_bundle_load (path, 1, &error);
+  g_autoptr(FbCpuModule) m = fb_cpu_bundle_load (path, 1, &error);
   g_assert_null (m);
   g_assert_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE);
 
@@ -175,7 +176,7 @@ test_damaged (Fixture *f, gconstpointer data)
     {
       g_autoptr(GError) local = NULL;
       g_assert_true (g_file_set_contents (plan, wrong_kinds[i], -1, NULL));
-      g_autoptr(FbCpuModule) refused = fb_bundle_load (path, 1, &local);
+      g_autoptr(FbCpuModule) refused = fb_cpu_bundle_load (path, 1, &local);
       g_assert_null (refused);
       g_assert_error (local, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE);
     }
@@ -196,7 +197,7 @@ test_truncated (Fixture *f, gconstpointer data)
   {
     g_autoptr(GError) error = NULL;
     g_assert_true (g_file_set_contents (manifest, text, (gssize) len / 2, NULL));
-    g_autoptr(FbCpuModule) m = fb_bundle_load (path, 1, &error);
+    g_autoptr(FbCpuModule) m = fb_cpu_bundle_load (path, 1, &error);
     g_assert_null (m);
     g_assert_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE);
     g_assert_nonnull (strstr (error->message, "manifest.json"));
@@ -213,7 +214,7 @@ test_truncated (Fixture *f, gconstpointer data)
     object = g_build_filename (kernels, first, NULL);
     g_assert_true (g_file_get_contents (object, &bytes, &len, NULL));
     g_assert_true (g_file_set_contents (object, bytes, (gssize) MIN (len, 300), NULL));
-    g_autoptr(FbCpuModule) m = fb_bundle_load (path, 1, &error);
+    g_autoptr(FbCpuModule) m = fb_cpu_bundle_load (path, 1, &error);
     g_assert_null (m);
     g_assert_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE);
   }
@@ -266,7 +267,7 @@ test_damaged_convolution (Fixture *f, gconstpointer data)
       g_autoptr(JsonGenerator) gen = json_generator_new ();
       json_generator_set_root (gen, json_parser_get_root (parser));
       g_assert_true (json_generator_to_file (gen, plan, &error));
-      g_autoptr(FbCpuModule) m = fb_bundle_load (path, 1, &error);
+      g_autoptr(FbCpuModule) m = fb_cpu_bundle_load (path, 1, &error);
       g_assert_null (m);
       g_assert_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE);
       g_assert_nonnull (strstr (error->message, "convolution"));

@@ -5,7 +5,7 @@
  * the input shape signature. `profile` does the same, and records the shapes it ran with. */
 #include "fb-test-cli.h"
 #include "fb-case-check.h"
-#include "fb-runtime.h"
+#include "fb-cpu.h"
 #include "fb-specialize.h"
 #include "fb-profile.h"
 

@@ -7,6 +7,7 @@
  * PTX that ptxas assembles for sm_90 (skipped, with the reason, where ptxas is absent), and
  * the host's emulation of its launches computes what the interpreter does, on the grid asked
  * for and on a smaller one, cooperative blocks included. */
+#include "fb-cuda.h"
 #include "fb-test-ptx.h"
 #include "fb-codegen.h"
 #include "fb-lower.h"
@@ -224,7 +225,7 @@ assemble (guint which, gboolean ptxas)
   make_case (which, &c);
   tc_finish (c.g, c.node, c.ins, 0);
   g_autoptr(GError) error = NULL;
-  g_autoptr(FbPlan) plan = fb_lower_graph (c.g, "nvptx64-nvidia-cuda sm_90", &error);
+  g_autoptr(FbPlan) plan = fb_lower_graph (c.g, fb_cuda_target_desc (), &error);
   g_assert_no_error (error);
   for (guint i = 0; i < plan->kernels->len; i++)
     {

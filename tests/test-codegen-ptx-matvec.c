@@ -4,13 +4,15 @@
  * generated kernels, not cuDNN phases, with their bias and activation in the same kernel; the
  * host's emulation of those kernels computes what the interpreter does, in both layouts; a large
  * convolution still goes to cuDNN, and the cpu target lowers the small ones as before. */
+#include "fb-cuda.h"
+#include "fb-cpu.h"
 #include "fb-test-ptx.h"
 #include "fb-test-passes.h"
 #include "fb-codegen.h"
 #include "fb-lower.h"
 #include "fb-pipeline.h"
 
-#define GPU "nvptx64-nvidia-cuda sm_90"
+#define GPU fb_cuda_target_desc ()
 #define NO_ACT FB_OP_COUNT          /* a convolution without an activation after it */
 
 /* x [n, cin, h, w] -> Conv (cout, k x k, stride s, pads p) + bias -> act (NO_ACT: none). */
@@ -58,7 +60,7 @@ typedef struct {
 } Lowered;
 
 static Lowered
-lower (FbGraph *graph, FbLayout layout, const char *target)
+lower (FbGraph *graph, FbLayout layout, const FbTargetDesc *target)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(FbPipeline) p = fb_pipeline_new (graph);
@@ -74,7 +76,7 @@ lower (FbGraph *graph, FbLayout layout, const char *target)
     {
       const FbKernel *k = g_ptr_array_index (plan->kernels, i);
       if (g_test_verbose ())
-        g_test_message ("%s: kernel %s", target, k->name);
+        g_test_message ("%s: kernel %s", target->triple, k->name);
       r.generated &= k->phases->len == 0 || tp_pure_generated (k);     /* a view, or code */
       for (guint ph = 0; ph < k->phases->len; ph++)
         r.conv_phases += ((const FbKPhase *) g_ptr_array_index (k->phases, ph))->conv != NULL;
@@ -117,10 +119,10 @@ test_choice (void)
   /* The cpu target is untouched: a channels-last 1x1 convolution of a 1x1 map is still one
    * oneDNN primitive there, a channels-first one still sgemm calls. */
   Lowered cpu_nhwc = lower (conv_graph (1, 48, 1, 1, 1152, 1, 1, 0, FB_OP_SIGMOID), FB_LAYOUT_NHWC,
-                            fb_codegen_host_target ());
+                            fb_cpu_target_desc ());
   g_assert_cmpuint (cpu_nhwc.conv_phases, ==, 1);
   Lowered cpu_nchw = lower (conv_graph (1, 48, 1, 1, 1152, 1, 1, 0, FB_OP_SIGMOID), FB_LAYOUT_NCHW,
-                            fb_codegen_host_target ());
+                            fb_cpu_target_desc ());
   g_assert_false (cpu_nchw.generated);
   ti_done ();
 }

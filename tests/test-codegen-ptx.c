@@ -3,6 +3,8 @@
  * test models becomes PTX that the CUDA toolkit's ptxas assembles for sm_90 (skipped, with the
  * reason, where ptxas is absent), reductions cooperate through shuffles, the launch geometry
  * covers the work, and the GPU's inline math (run here through the CPU JIT) agrees with libm. */
+#include "fb-cuda.h"
+#include "fb-cpu.h"
 #include "fb-test-ptx.h"
 #include "fb-codegen.h"
 #include "fb-jit.h"
@@ -17,7 +19,7 @@
 /* The plan of a model lowered for target: the GPU's, or the CPU's, whose contractions are
  * generated loops around sgemm calls. */
 static FbPlan *
-plan_for_model_on (const char *path, FbLayout layout, const char *target)
+plan_for_model_on (const char *path, FbLayout layout, const FbTargetDesc *target)
 {
   g_autoptr(GError) error = NULL;
   FbGraph *graph = fb_onnx_import_file (path, NULL, &error);
@@ -37,7 +39,7 @@ plan_for_model_on (const char *path, FbLayout layout, const char *target)
 static FbPlan *
 plan_for_model (const char *path, FbLayout layout)
 {
-  return plan_for_model_on (path, layout, "nvptx64-nvidia-cuda sm_90");
+  return plan_for_model_on (path, layout, fb_cuda_target_desc ());
 }
 
 static FbPlan *
@@ -47,7 +49,7 @@ plan_for (FbOpKind op, FbTensor *x)
   FbNode *n = ti_node (g, op, 1, 1);
   tc_finish (g, n, TI_IN (x), 0);
   g_autoptr(GError) error = NULL;
-  FbPlan *plan = fb_lower_graph (g, "nvptx64-nvidia-cuda sm_90", &error);
+  FbPlan *plan = fb_lower_graph (g, fb_cuda_target_desc (), &error);
   g_assert_no_error (error);
   return plan;
 }
@@ -196,7 +198,7 @@ test_reduction (void)
   FbNode *n = ti_node (g, FB_OP_SOFTMAX, 1, 1);
   tc_finish (g, n, TI_IN (ti_random (2, D (8, 1000), 3)), 0);
   g_autoptr(GError) error = NULL;
-  g_autoptr(FbPlan) plan = fb_lower_graph (g, "nvptx64-nvidia-cuda sm_90", &error);
+  g_autoptr(FbPlan) plan = fb_lower_graph (g, fb_cuda_target_desc (), &error);
   g_assert_no_error (error);
   const FbKernel *k = g_ptr_array_index (plan->kernels, 0);
   g_autoptr(FbPtxModule) m = fb_codegen_ptx (k, plan, &error);
@@ -278,7 +280,7 @@ test_library_phases (void)
   /* Lowered as for the CPU, an NCHW convolution is im2col then sgemm: the im2col loops are an
    * entry run before the library's call. */
   g_autofree char *conv = g_test_build_filename (G_TEST_DIST, "cases", "conv", "model.onnx", NULL);
-  g_autoptr(FbPlan) nchw = plan_for_model_on (conv, FB_LAYOUT_NCHW, fb_codegen_host_target ());
+  g_autoptr(FbPlan) nchw = plan_for_model_on (conv, FB_LAYOUT_NCHW, fb_cpu_target_desc ());
   guint before = 0;
   for (guint i = 0; i < nchw->kernels->len; i++)
     {
@@ -367,7 +369,7 @@ check_gpu_math (FbOpKind op, FbDType dt, guint n, const double *x, const double 
   FbTensor *expected = ti_run1 (node, ins);
   tc_finish (g, node, ins, 0);
   g_autoptr(GError) error = NULL;
-  g_autoptr(FbPlan) plan = fb_lower_graph (g, fb_codegen_host_target (), &error);
+  g_autoptr(FbPlan) plan = fb_lower_graph (g, fb_cpu_target_desc (), &error);
   g_assert_no_error (error);
   g_assert_cmpuint (plan->kernels->len, ==, 1);
   const FbKernel *k = g_ptr_array_index (plan->kernels, 0);

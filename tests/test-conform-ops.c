@@ -290,7 +290,7 @@ test_host_step_label (void)
   g_autoptr(GError) error = NULL;
 
   tc_finish (g, n, TI_IN (ti_f32 (1, D (4), V (0, 1, 0, 2))), 0);
-  g_autoptr(FbPlan) plan = fb_lower_graph (g, "test-target", &error);
+  g_autoptr(FbPlan) plan = fb_lower_graph (g, fb_cpu_target_desc (), &error);
   g_assert_no_error (error);
   gboolean found = FALSE;
   for (guint i = 0; i < plan->kernels->len; i++)

@@ -70,7 +70,7 @@ test_lower_contractions (void)
   g_autoptr(FbPipeline) mm = load_case ("matmul", FB_LAYOUT_NCHW);
   g_autoptr(FbPlan) gpu = cuda->lower (cuda, fb_pipeline_final (mm), &error);
   g_assert_no_error (error);
-  g_assert_true (fb_lower_target_is_gpu (gpu->target));
+  g_assert_true (gpu->target_desc->gpu);
   g_autofree char *gt = plan_text (gpu);
   g_assert_nonnull (strstr (gt, "cuBLASLt matrix product"));
   g_assert_null (strstr (gt, "dnnl_sgemm"));
@@ -99,8 +99,8 @@ test_lower_contractions (void)
               g_assert_true (ph->conv->nchw);
               /* cuDNN's fused call: an Add, then a Relu, nothing else. */
               for (int64_t i = 0; i < ph->conv->desc.n_post; i++)
-                g_assert_true (ph->conv->desc.post[i].kind == FB_DNNL_POST_ADD ||
-                               ph->conv->desc.post[i].kind == FB_DNNL_POST_RELU);
+                g_assert_true (ph->conv->desc.post[i].kind == FB_CONV_POST_ADD ||
+                               ph->conv->desc.post[i].kind == FB_CONV_POST_RELU);
             }
         }
     }

@@ -17,7 +17,7 @@
 
 /* NHWC in and out, OIHW weights, accumulated in double. */
 static void
-reference (const FbDnnlConvDesc *d, const float *x, const float *w, const float *bias,
+reference (const FbConvDesc *d, const float *x, const float *w, const float *bias,
            const float *add, float *y)
 {
   for (int64_t n = 0; n < d->n; n++)
@@ -41,11 +41,11 @@ reference (const FbDnnlConvDesc *d, const float *x, const float *w, const float 
           }
 }
 
-static FbDnnlConvDesc
+static FbConvDesc
 desc (int64_t n, int64_t c, int64_t h, int64_t w, int64_t co, int64_t kh, int64_t kw,
       int64_t stride, int64_t dilation, int64_t pt, int64_t pl, int64_t pb, int64_t pr)
 {
-  FbDnnlConvDesc d = {
+  FbConvDesc d = {
     .n = n, .c = c, .h = h, .w = w, .co = co, .groups = 1, .kh = kh, .kw = kw,
     .sh = stride, .sw = stride, .dh = dilation, .dw = dilation,
     .pt = pt, .pl = pl, .pb = pb, .pr = pr, .has_bias = 1,
@@ -58,9 +58,9 @@ desc (int64_t n, int64_t c, int64_t h, int64_t w, int64_t co, int64_t kh, int64_
 /* Runs d through fb_dnnl_conv_new/run (the direct convolution where it fits, oneDNN where not)
  * and compares with the loop nest. */
 static void
-check (const FbDnnlConvDesc *d, guint32 seed)
+check (const FbConvDesc *d, guint32 seed)
 {
-  g_assert_true (fb_dnnl_conv_desc_valid (d));
+  g_assert_true (fb_conv_desc_valid (d));
   gsize nx = d->n * d->h * d->w * d->c, nw = d->co * d->c * d->kh * d->kw;
   gsize ny = d->n * d->oh * d->ow * d->co;
   g_autofree float *x = tcv_random_floats (nx, seed, 1.0);
@@ -75,7 +75,7 @@ check (const FbDnnlConvDesc *d, guint32 seed)
   g_assert_nonnull (conv);
   gboolean sum = FALSE;
   for (int64_t i = 0; i < d->n_post; i++)
-    sum |= d->post[i].kind == FB_DNNL_POST_SUM;
+    sum |= d->post[i].kind == FB_CONV_POST_SUM;
   /* In place, the output holds the residual and no other addend is given; else NaN where
    * nothing is written. */
   if (sum)
@@ -94,7 +94,7 @@ static void
 test_geometry (void)
 {
   omp_set_num_threads (2);
-  FbDnnlConvDesc cases[] = {
+  FbConvDesc cases[] = {
     desc (1, 64, 9, 10, 48, 3, 3, 1, 1, 1, 1, 1, 1),
     desc (2, 64, 9, 10, 40, 3, 3, 2, 1, 1, 0, 0, 1),   /* batch, stride, pads on two sides */
     desc (1, 72, 11, 9, 24, 3, 3, 1, 2, 2, 2, 2, 2),   /* dilation; a partial block of 16 */
@@ -107,7 +107,7 @@ test_geometry (void)
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     check (&cases[i], 10 * i + 1);
-  FbDnnlConvDesc no_bias = cases[0];
+  FbConvDesc no_bias = cases[0];
   no_bias.has_bias = 0;
   check (&no_bias, 99);
   omp_set_num_threads (1);
@@ -118,22 +118,22 @@ static void
 test_post_ops (void)
 {
   omp_set_num_threads (2);
-  const FbDnnlPost chains[][3] = {
-    { { FB_DNNL_POST_ADD }, { FB_DNNL_POST_RELU } },                  /* residual, then Relu */
-    { { FB_DNNL_POST_RELU, 0.2 }, { FB_DNNL_POST_MAX, -0.1 } },       /* LeakyRelu, a floor */
-    { { FB_DNNL_POST_CLIP, 0, 6 } },
-    { { FB_DNNL_POST_MIN, 0.3 }, { FB_DNNL_POST_ADD } },
-    { { FB_DNNL_POST_MIN, 0.3 }, { FB_DNNL_POST_ADD }, { FB_DNNL_POST_CLIP, 0, 6 } },
-    { { FB_DNNL_POST_RELU, 0.1 }, { FB_DNNL_POST_ADD }, { FB_DNNL_POST_RELU } },
+  const FbConvPost chains[][3] = {
+    { { FB_CONV_POST_ADD }, { FB_CONV_POST_RELU } },                  /* residual, then Relu */
+    { { FB_CONV_POST_RELU, 0.2 }, { FB_CONV_POST_MAX, -0.1 } },       /* LeakyRelu, a floor */
+    { { FB_CONV_POST_CLIP, 0, 6 } },
+    { { FB_CONV_POST_MIN, 0.3 }, { FB_CONV_POST_ADD } },
+    { { FB_CONV_POST_MIN, 0.3 }, { FB_CONV_POST_ADD }, { FB_CONV_POST_CLIP, 0, 6 } },
+    { { FB_CONV_POST_RELU, 0.1 }, { FB_CONV_POST_ADD }, { FB_CONV_POST_RELU } },
   };
   const int lens[] = { 2, 2, 1, 2, 3, 3 };
   /* The direct convolution's where it fits, and oneDNN's (few input channels). */
-  const FbDnnlConvDesc shapes[] = { desc (1, 64, 6, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1),
+  const FbConvDesc shapes[] = { desc (1, 64, 6, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1),
                                     desc (1, 32, 6, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1) };
   for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
     for (guint i = 0; i < G_N_ELEMENTS (chains); i++)
       {
-        FbDnnlConvDesc d = shapes[s];
+        FbConvDesc d = shapes[s];
         d.n_post = lens[i];
         memcpy (d.post, chains[i], sizeof chains[i]);
         check (&d, 200 + 10 * s + i);
@@ -148,15 +148,15 @@ static void
 test_sum (void)
 {
   omp_set_num_threads (2);
-  const FbDnnlPost chains[][3] = {
-    { { FB_DNNL_POST_SUM }, { FB_DNNL_POST_RELU } },                  /* a bottleneck's end */
-    { { FB_DNNL_POST_RELU }, { FB_DNNL_POST_SUM } },                  /* activation first */
-    { { FB_DNNL_POST_MIN, 0.3 }, { FB_DNNL_POST_SUM }, { FB_DNNL_POST_CLIP, 0, 6 } },
+  const FbConvPost chains[][3] = {
+    { { FB_CONV_POST_SUM }, { FB_CONV_POST_RELU } },                  /* a bottleneck's end */
+    { { FB_CONV_POST_RELU }, { FB_CONV_POST_SUM } },                  /* activation first */
+    { { FB_CONV_POST_MIN, 0.3 }, { FB_CONV_POST_SUM }, { FB_CONV_POST_CLIP, 0, 6 } },
     /* Two clips before the sum: on oneDNN the second and the sum run after the primitive. */
-    { { FB_DNNL_POST_MIN, 0.3 }, { FB_DNNL_POST_CLIP, 0, 6 }, { FB_DNNL_POST_SUM } },
+    { { FB_CONV_POST_MIN, 0.3 }, { FB_CONV_POST_CLIP, 0, 6 }, { FB_CONV_POST_SUM } },
   };
   const int lens[] = { 2, 2, 3, 3 };
-  const FbDnnlConvDesc shapes[] = {
+  const FbConvDesc shapes[] = {
     desc (1, 64, 6, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1),       /* direct where it fits */
     desc (1, 64, 16, 16, 48, 3, 3, 1, 1, 1, 1, 1, 1),     /* Winograd where it fits */
     desc (1, 32, 6, 7, 48, 3, 3, 1, 1, 1, 1, 1, 1),       /* oneDNN: few channels */
@@ -166,7 +166,7 @@ test_sum (void)
   for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
     for (guint i = 0; i < G_N_ELEMENTS (chains); i++)
       {
-        FbDnnlConvDesc d = shapes[s];
+        FbConvDesc d = shapes[s];
         d.n_post = lens[i];
         memcpy (d.post, chains[i], sizeof chains[i]);
         char impl[256];
@@ -181,11 +181,11 @@ test_sum (void)
         g_setenv ("FUSEBENCH_WINOGRAD", "0", TRUE);
       }
   /* One addend per convolution, in place or not. */
-  FbDnnlConvDesc two = shapes[0];
+  FbConvDesc two = shapes[0];
   two.n_post = 2;
-  two.post[0].kind = FB_DNNL_POST_SUM;
-  two.post[1].kind = FB_DNNL_POST_ADD;
-  g_assert_false (fb_dnnl_conv_desc_valid (&two));
+  two.post[0].kind = FB_CONV_POST_SUM;
+  two.post[1].kind = FB_CONV_POST_ADD;
+  g_assert_false (fb_conv_desc_valid (&two));
 }
 
 static void
@@ -203,7 +203,7 @@ test_sum_onednn (void)
 static void
 test_rules (void)
 {
-  FbDnnlConvDesc d = desc (1, 64, 9, 10, 48, 3, 3, 1, 1, 1, 1, 1, 1);
+  FbConvDesc d = desc (1, 64, 9, 10, 48, 3, 3, 1, 1, 1, 1, 1, 1);
   gboolean cpu = fb_conv_isa () != FB_CONV_ISA_NONE;
   g_assert_cmpint (fb_direct_conv_fits (&d), ==, cpu);
   char impl[256];
@@ -213,14 +213,14 @@ test_rules (void)
     g_assert_true (g_str_has_prefix (impl, fb_conv_isa () == FB_CONV_ISA_AVX512 ? "direct:avx512"
                                                                                 : "direct:avx2"));
 
-  FbDnnlConvDesc few = desc (1, 32, 9, 10, 48, 3, 3, 1, 1, 1, 1, 1, 1);
-  FbDnnlConvDesc pointwise = desc (1, 64, 9, 10, 48, 1, 1, 1, 1, 0, 0, 0, 0);
-  FbDnnlConvDesc grouped = d;
+  FbConvDesc few = desc (1, 32, 9, 10, 48, 3, 3, 1, 1, 1, 1, 1, 1);
+  FbConvDesc pointwise = desc (1, 64, 9, 10, 48, 1, 1, 1, 1, 0, 0, 0, 0);
+  FbConvDesc grouped = d;
   grouped.groups = 2;
-  FbDnnlConvDesc tanh_after = d;
+  FbConvDesc tanh_after = d;
   tanh_after.n_post = 1;
-  tanh_after.post[0].kind = FB_DNNL_POST_TANH;
-  FbDnnlConvDesc transposed = d;
+  tanh_after.post[0].kind = FB_CONV_POST_TANH;
+  FbConvDesc transposed = d;
   transposed.transposed = 1;
   g_assert_false (fb_direct_conv_fits (&few));
   g_assert_false (fb_direct_conv_fits (&pointwise));

@@ -3,7 +3,7 @@
  * numpy's outputs): the importer brings them to the current form, they compute the expected
  * outputs on both targets, and stage 0 still says what the file wrote. */
 #include "fb-case-check.h"
-#include "fb-runtime.h"
+#include "fb-cpu.h"
 #include "fb-onnx-import.h"
 #include "fb-printer.h"
 

@@ -18,7 +18,7 @@ lower_sample (FbPipeline **pipeline, FbLayout layout)
   g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
   options->layout = layout;
   g_assert_true (fb_pipeline_run (*pipeline, options, NULL, NULL, NULL, &error));
-  FbPlan *plan = fb_lower_graph (fb_pipeline_final (*pipeline), "test-target", &error);
+  FbPlan *plan = fb_lower_graph (fb_pipeline_final (*pipeline), fb_cpu_target_desc (), &error);
   g_assert_no_error (error);
   return plan;
 }
@@ -91,7 +91,7 @@ test_elementwise_chain (void)
   FbNode *n = ti_node (g, FB_OP_MUL, 2, 1);
   tc_finish (g, n, TI_IN (ti_random (4, D (1, 8, 6, 6), 1), ti_random (3, D (8, 1, 1), 2)), 2);
   g_autoptr(GError) error = NULL;
-  g_autoptr(FbPlan) plan = fb_lower_graph (g, "test-target", &error);
+  g_autoptr(FbPlan) plan = fb_lower_graph (g, fb_cpu_target_desc (), &error);
   g_assert_no_error (error);
   g_assert_cmpuint (plan->kernels->len, ==, 1);
   const FbKernel *k = g_ptr_array_index (plan->kernels, 0);
@@ -122,7 +122,7 @@ test_unit_transposes_are_views (void)
       FbTensor *x = ti_random (4, cases[i].dims, 7 + i);
       tc_finish (g, n, TI_IN (x), 0);
       g_autoptr(GError) error = NULL;
-      g_autoptr(FbPlan) plan = fb_lower_graph (g, "test-target", &error);
+      g_autoptr(FbPlan) plan = fb_lower_graph (g, fb_cpu_target_desc (), &error);
       g_assert_no_error (error);
       g_assert_cmpuint (plan->kernels->len, ==, 1);
       const FbKernel *k = g_ptr_array_index (plan->kernels, 0);

@@ -10,7 +10,7 @@
  * case is written to node-suite-TARGET.txt in the build folder (scripts/node-suite-report reads
  * it). FB_NODE_SUITE_FILTER=TEXT runs only the cases whose name contains TEXT. */
 #include "fb-case-check.h"
-#include "fb-runtime.h"
+#include "fb-cpu.h"
 
 #include <string.h>
 

@@ -66,7 +66,7 @@ profile_sample (Sample *s, guint threads, gboolean counters, Progress *progress,
 {
   FbProfileOptions o = { .iterations = 4, .warmup = 1, .n_threads = threads,
                          .counters = counters, .seed = 3 };
-  return fb_profile_run ("cpu", s->stages, s->options, NULL, &o,
+  return fb_profile_run (fb_backend_lookup ("cpu"), s->stages, s->options, NULL, &o,
                          progress ? progress->cancellable : NULL,
                          progress ? on_progress : NULL, progress, error);
 }
@@ -177,13 +177,15 @@ test_cancel_and_targets (void)
   /* cuda: without a driver (this suite's machines), CUPTI says so before any work. */
   if (!g_file_test ("/dev/nvidiactl", G_FILE_TEST_EXISTS))
     {
-      g_assert_null (fb_profile_run ("cuda", s.stages, s.options, NULL, &o, NULL, NULL, NULL,
-                                     &error));
+      g_assert_null (fb_profile_run (fb_backend_lookup ("cuda"), s.stages, s.options, NULL, &o,
+                                     NULL, NULL, NULL, &error));
       g_assert_error (error, FB_PROFILE_ERROR, FB_PROFILE_ERROR_UNAVAILABLE);
       g_assert_true (strstr (error->message, "CUDA driver") || strstr (error->message, "CUPTI"));
       g_clear_error (&error);
     }
-  g_assert_null (fb_profile_run ("tpu", s.stages, s.options, NULL, &o, NULL, NULL, NULL, &error));
+  /* The reference interpreter offers the profiler no timed runs. */
+  g_assert_null (fb_profile_run (fb_backend_reference (), s.stages, s.options, NULL, &o, NULL,
+                                 NULL, NULL, &error));
   g_assert_error (error, FB_PROFILE_ERROR, FB_PROFILE_ERROR_UNAVAILABLE);
   g_unsetenv ("FUSEBENCH_CEILINGS");
   sample_close (&s);

@@ -6,6 +6,7 @@
  * Every case runs twice (the second run must not add onto the first's results) and is compared
  * with the interpreter; the in-place one also through a bundle, whose plan.json must say the
  * same, and through the bundle's exported library. Models: tests/residual/make-residual-models.py. */
+#include "fb-cuda.h"
 #include "fb-bundle.h"
 #include "fb-codegen.h"
 #include "fb-compare.h"
@@ -105,7 +106,7 @@ count_sums (const FbPlan *plan)
           const FbKConv *cv = ((FbKPhase *) g_ptr_array_index (kernel->phases, p))->conv;
           gboolean sum = FALSE;
           for (int64_t i = 0; cv && i < cv->desc.n_post; i++)
-            sum |= cv->desc.post[i].kind == FB_DNNL_POST_SUM;
+            sum |= cv->desc.post[i].kind == FB_CONV_POST_SUM;
           if (!sum)
             continue;
           guint add = g_array_index (kernel->args, FbKArg, cv->add).buffer;
@@ -237,7 +238,7 @@ check_model (const char *name, guint expect_sums, gboolean bundle)
   g_autoptr(GError) error = NULL;
   g_autoptr(FbPipeline) p = load (name);
   const FbGraph *graph = fb_pipeline_final (p);
-  g_autoptr(FbPlan) plan = fb_lower_graph (graph, fb_codegen_host_target (), &error);
+  g_autoptr(FbPlan) plan = fb_lower_graph (graph, fb_cpu_target_desc (), &error);
   g_assert_no_error (error);
   fb_plan_layout_memory (plan);
   g_assert_cmpuint (count_sums (plan), ==, expect_sums);
@@ -255,10 +256,11 @@ check_model (const char *name, guint expect_sums, gboolean bundle)
   g_autofree char *dir = g_dir_make_tmp ("fusebench-residual-XXXXXX", &error);
   g_assert_no_error (error);
   g_autofree char *path = g_build_filename (dir, "residual.fusebench", NULL);
-  FbBundleOptions options = { .source = name, .shared_library = TRUE };
+  FbBundleOptions options = { .source = name, .shared_library = TRUE,
+                              .write_library = fb_cpu_write_shared_library };
   g_assert_true (fb_bundle_write (path, plan, objects, graph, &options, &error));
   g_assert_no_error (error);
-  g_autoptr(FbCpuModule) loaded = fb_bundle_load (path, 2, &error);
+  g_autoptr(FbCpuModule) loaded = fb_cpu_bundle_load (path, 2, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (count_sums (fb_cpu_module_plan (loaded)), ==, expect_sums);
   g_autofree char *what = g_strconcat (name, " (bundle)", NULL);
@@ -315,10 +317,10 @@ test_not_gpu (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(FbPipeline) p = load ("inplace");
-  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), FB_LOWER_TARGET_CUDA,
+  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), fb_cuda_target_desc (),
                                            &error);
   g_assert_no_error (error);
-  g_assert_true (fb_lower_target_is_gpu (plan->target));
+  g_assert_true (plan->target_desc->gpu);
   fb_plan_layout_memory (plan);
   g_assert_cmpuint (count_sums (plan), ==, 0);
 }

@@ -2,12 +2,13 @@
 /* Where each line of every lowering stage came from: the kernel IR lines of statements and
  * phases, the original nodes each phase computes, and the debug locations code generation gives
  * every instruction, read back from LLVM IR, x86-64 assembly and PTX. */
+#include "fb-cuda.h"
 #include "fb-codegen.h"
 #include "fb-lower.h"
 #include "fb-onnx-import.h"
 #include "fb-pipeline.h"
 #include "fb-ptx.h"
-#include "fb-runtime.h"
+#include "fb-cpu.h"
 
 #include <string.h>
 
@@ -31,7 +32,7 @@ sample_pipeline (FbLayout layout)
 }
 
 static FbPlan *
-lower (FbPipeline *pipeline, const char *target)
+lower (FbPipeline *pipeline, const FbTargetDesc *target)
 {
   g_autoptr(GError) error = NULL;
   FbPlan *plan = fb_lower_graph (fb_pipeline_final (pipeline), target, &error);
@@ -163,7 +164,7 @@ test_parse_assembly (void)
 static void
 test_kernel_ir_lines (void)
 {
-  g_autoptr(FbPlan) plan = lower (pipeline_nchw, FB_LOWER_TARGET_CUDA);
+  g_autoptr(FbPlan) plan = lower (pipeline_nchw, fb_cuda_target_desc ());
   const FbKernel *k = find_kernel (plan, "Conv + Clip");
   g_autoptr(FbKernelLines) lines = NULL;
   g_autofree char *text = fb_kernel_to_string_lines (k, plan, &lines);
@@ -200,8 +201,8 @@ test_kernel_ir_lines (void)
 static void
 test_phase_provenance (void)
 {
-  g_autoptr(FbPlan) gpu = lower (pipeline_nchw, FB_LOWER_TARGET_CUDA);
-  g_autoptr(FbPlan) cpu = lower (pipeline_nhwc, "test-target");
+  g_autoptr(FbPlan) gpu = lower (pipeline_nchw, fb_cuda_target_desc ());
+  g_autoptr(FbPlan) cpu = lower (pipeline_nhwc, fb_cpu_target_desc ());
   guint conv = orig_node (pipeline_nchw, "/features/1/dw/conv/Conv");
   guint bn = orig_node (pipeline_nchw, "/features/1/dw/bn/BatchNormalization");
   guint clip = orig_node (pipeline_nchw, "/features/1/dw/act/Clip");
@@ -285,7 +286,7 @@ line_at_has (const char *text, GArray *map, guint kir_line, const char *needle)
 static void
 test_cpu_stages (void)
 {
-  g_autoptr(FbPlan) plan = lower (pipeline_nhwc, "test-target");
+  g_autoptr(FbPlan) plan = lower (pipeline_nhwc, fb_cpu_target_desc ());
   const FbKernel *k = find_kernel (plan, "Softmax");
   g_autoptr(GError) error = NULL;
   g_autoptr(FbKernelStages) st = fb_codegen_kernel_stages (k, plan, &error);
@@ -317,7 +318,7 @@ test_cpu_stages (void)
 static void
 test_ptx_stages (void)
 {
-  g_autoptr(FbPlan) plan = lower (pipeline_nchw, FB_LOWER_TARGET_CUDA);
+  g_autoptr(FbPlan) plan = lower (pipeline_nchw, fb_cuda_target_desc ());
   const FbKernel *k = find_kernel (plan, "Conv + Clip");
   g_autoptr(GError) error = NULL;
   g_autoptr(FbKernelStages) st = fb_codegen_ptx_stages (k, plan, &error);

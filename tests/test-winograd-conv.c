@@ -29,7 +29,7 @@ runs_here (void)
 {
   if (cpu_fits ())
     return TRUE;
-  FbDnnlConvDesc d = { .n = 1, .c = 64, .h = 56, .w = 56, .co = 64, .oh = 56, .ow = 56,
+  FbConvDesc d = { .n = 1, .c = 64, .h = 56, .w = 56, .co = 64, .oh = 56, .ow = 56,
                        .groups = 1, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .dh = 1, .dw = 1,
                        .pt = 1, .pl = 1, .pb = 1, .pr = 1 };
   g_assert_false (fb_winograd_conv_fits (&d));
@@ -39,7 +39,7 @@ runs_here (void)
 /* NHWC in and out, OIHW weights, 3x3 stride 1, accumulated in double; also the sum of the
  * products' magnitudes per output, the scale a float sum's rounding is relative to. */
 static void
-reference (const FbDnnlConvDesc *d, const float *x, const float *w, const float *bias,
+reference (const FbConvDesc *d, const float *x, const float *w, const float *bias,
            const float *add, float *y, float *scale)
 {
   for (int64_t n = 0; n < d->n; n++)
@@ -68,11 +68,11 @@ reference (const FbDnnlConvDesc *d, const float *x, const float *w, const float 
           }
 }
 
-static FbDnnlConvDesc
+static FbConvDesc
 desc (int64_t n, int64_t c, int64_t h, int64_t w, int64_t co, int64_t pt, int64_t pl, int64_t pb,
       int64_t pr)
 {
-  FbDnnlConvDesc d = {
+  FbConvDesc d = {
     .n = n, .c = c, .h = h, .w = w, .co = co, .groups = 1, .kh = 3, .kw = 3,
     .sh = 1, .sw = 1, .dh = 1, .dw = 1, .pt = pt, .pl = pl, .pb = pb, .pr = pr, .has_bias = 1,
   };
@@ -86,9 +86,9 @@ desc (int64_t n, int64_t c, int64_t h, int64_t w, int64_t co, int64_t pt, int64_
  * allowed is relative to the sum of the products' magnitudes: F(4x4, 3x3) rounds in its
  * transforms, which scale values by up to 10x or so, more than a direct sum does. */
 static void
-check (const FbDnnlConvDesc *d, guint32 seed, gboolean in_place)
+check (const FbConvDesc *d, guint32 seed, gboolean in_place)
 {
-  g_assert_true (fb_dnnl_conv_desc_valid (d));
+  g_assert_true (fb_conv_desc_valid (d));
   gsize nx = d->n * d->h * d->w * d->c, nw = d->co * d->c * 9;
   gsize ny = d->n * d->oh * d->ow * d->co;
   g_autofree float *x = tcv_random_floats (nx, seed, 1.0);
@@ -132,7 +132,7 @@ test_geometry (void)
   if (!runs_here ())
     return;
   omp_set_num_threads (2);
-  FbDnnlConvDesc cases[] = {
+  FbConvDesc cases[] = {
     desc (1, 32, 8, 8, 32, 1, 1, 1, 1),      /* whole tiles */
     desc (1, 19, 9, 11, 21, 1, 1, 1, 1),     /* partial tiles; channels not multiples of 8 */
     desc (1, 5, 7, 6, 3, 0, 0, 0, 0),        /* no padding; fewer channels than a vector */
@@ -144,7 +144,7 @@ test_geometry (void)
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     check (&cases[i], 10 * i + 1, FALSE);
-  FbDnnlConvDesc no_bias = cases[1];
+  FbConvDesc no_bias = cases[1];
   no_bias.has_bias = 0;
   check (&no_bias, 99, FALSE);
   omp_set_num_threads (1);
@@ -159,17 +159,17 @@ test_post_ops (void)
   if (!runs_here ())
     return;
   omp_set_num_threads (2);
-  const FbDnnlPost chains[][3] = {
-    { { FB_DNNL_POST_ADD }, { FB_DNNL_POST_RELU } },                  /* residual, then Relu */
-    { { FB_DNNL_POST_RELU, 0.2 }, { FB_DNNL_POST_MAX, -0.1 } },       /* LeakyRelu, a floor */
-    { { FB_DNNL_POST_CLIP, 0, 6 } },
-    { { FB_DNNL_POST_MIN, 0.3 }, { FB_DNNL_POST_ADD } },
-    { { FB_DNNL_POST_RELU }, { FB_DNNL_POST_ADD }, { FB_DNNL_POST_CLIP, -0.5, 0.5 } },
+  const FbConvPost chains[][3] = {
+    { { FB_CONV_POST_ADD }, { FB_CONV_POST_RELU } },                  /* residual, then Relu */
+    { { FB_CONV_POST_RELU, 0.2 }, { FB_CONV_POST_MAX, -0.1 } },       /* LeakyRelu, a floor */
+    { { FB_CONV_POST_CLIP, 0, 6 } },
+    { { FB_CONV_POST_MIN, 0.3 }, { FB_CONV_POST_ADD } },
+    { { FB_CONV_POST_RELU }, { FB_CONV_POST_ADD }, { FB_CONV_POST_CLIP, -0.5, 0.5 } },
   };
   const int lens[] = { 2, 2, 1, 2, 3 };
   for (guint i = 0; i < G_N_ELEMENTS (chains); i++)
     {
-      FbDnnlConvDesc d = desc (1, 36, 11, 10, 40, 1, 1, 1, 1);
+      FbConvDesc d = desc (1, 36, 11, 10, 40, 1, 1, 1, 1);
       d.n_post = lens[i];
       memcpy (d.post, chains[i], sizeof chains[i]);
       check (&d, 200 + i, FALSE);
@@ -185,16 +185,16 @@ test_in_place_residual (void)
   if (!runs_here ())
     return;
   omp_set_num_threads (2);
-  FbDnnlConvDesc shapes[] = {
+  FbConvDesc shapes[] = {
     desc (1, 64, 14, 15, 64, 1, 1, 1, 1),
     desc (2, 24, 9, 7, 100, 1, 0, 1, 2),
   };
   for (guint i = 0; i < G_N_ELEMENTS (shapes); i++)
     {
-      FbDnnlConvDesc d = shapes[i];
+      FbConvDesc d = shapes[i];
       d.n_post = 2;
-      d.post[0].kind = FB_DNNL_POST_ADD;
-      d.post[1].kind = FB_DNNL_POST_RELU;
+      d.post[0].kind = FB_CONV_POST_ADD;
+      d.post[1].kind = FB_CONV_POST_RELU;
       check (&d, 300 + i, TRUE);
     }
 }
@@ -205,39 +205,39 @@ static void
 test_rules (void)
 {
   gboolean cpu = cpu_fits ();
-  FbDnnlConvDesc d = desc (1, 64, 56, 56, 64, 1, 1, 1, 1);
+  FbConvDesc d = desc (1, 64, 56, 56, 64, 1, 1, 1, 1);
   g_assert_cmpint (fb_winograd_conv_fits (&d), ==, cpu);
   char impl[256];
   g_assert_cmpint (fb_dnnl_conv_implementation (&d, impl, sizeof impl), ==, 0);
   g_assert_cmpint (g_str_has_prefix (impl, "winograd:"), ==, cpu);
 
-  FbDnnlConvDesc few = desc (1, 4, 56, 56, 64, 1, 1, 1, 1);
-  FbDnnlConvDesc narrow_out = desc (1, 64, 56, 56, 4, 1, 1, 1, 1);
-  FbDnnlConvDesc seven = desc (1, 224, 7, 7, 224, 1, 1, 1, 1);     /* 4 tiles */
-  FbDnnlConvDesc big_weights = desc (1, 512, 10, 10, 512, 1, 1, 1, 1);
-  FbDnnlConvDesc batch = desc (4, 512, 10, 10, 512, 1, 1, 1, 1);  /* 36 tiles share them */
-  FbDnnlConvDesc small_map = desc (1, 512, 7, 7, 512, 1, 1, 1, 1);  /* weights outweigh tiles */
-  FbDnnlConvDesc strided = d;
+  FbConvDesc few = desc (1, 4, 56, 56, 64, 1, 1, 1, 1);
+  FbConvDesc narrow_out = desc (1, 64, 56, 56, 4, 1, 1, 1, 1);
+  FbConvDesc seven = desc (1, 224, 7, 7, 224, 1, 1, 1, 1);     /* 4 tiles */
+  FbConvDesc big_weights = desc (1, 512, 10, 10, 512, 1, 1, 1, 1);
+  FbConvDesc batch = desc (4, 512, 10, 10, 512, 1, 1, 1, 1);  /* 36 tiles share them */
+  FbConvDesc small_map = desc (1, 512, 7, 7, 512, 1, 1, 1, 1);  /* weights outweigh tiles */
+  FbConvDesc strided = d;
   strided.sh = strided.sw = 2;
   strided.oh = strided.ow = 28;
-  FbDnnlConvDesc dilated = desc (1, 64, 56, 56, 64, 2, 2, 2, 2);
+  FbConvDesc dilated = desc (1, 64, 56, 56, 64, 2, 2, 2, 2);
   dilated.dh = dilated.dw = 2;
   dilated.oh = dilated.ow = 56;
-  FbDnnlConvDesc five = d;
+  FbConvDesc five = d;
   five.kh = five.kw = 5;
   five.pt = five.pl = five.pb = five.pr = 2;
-  FbDnnlConvDesc grouped = d;
+  FbConvDesc grouped = d;
   grouped.groups = 2;
-  FbDnnlConvDesc tanh_after = d;
+  FbConvDesc tanh_after = d;
   tanh_after.n_post = 1;
-  tanh_after.post[0].kind = FB_DNNL_POST_TANH;
+  tanh_after.post[0].kind = FB_CONV_POST_TANH;
   g_assert_cmpint (fb_winograd_conv_fits (&batch), ==, cpu);
-  const FbDnnlConvDesc *not_taken[] = { &few, &narrow_out, &seven, &big_weights, &small_map,
+  const FbConvDesc *not_taken[] = { &few, &narrow_out, &seven, &big_weights, &small_map,
                                         &strided, &dilated,
                                         &five, &grouped, &tanh_after };
   for (guint i = 0; i < G_N_ELEMENTS (not_taken); i++)
     {
-      g_assert_true (fb_dnnl_conv_desc_valid (not_taken[i]));
+      g_assert_true (fb_conv_desc_valid (not_taken[i]));
       g_assert_false (fb_winograd_conv_fits (not_taken[i]));
       g_assert_cmpint (fb_dnnl_conv_implementation (not_taken[i], impl, sizeof impl), ==, 0);
       g_assert_false (g_str_has_prefix (impl, "winograd:"));
@@ -261,9 +261,9 @@ test_rules (void)
 
   /* The runtime's entry point gives the same outputs as the loop nest. */
   omp_set_num_threads (2);
-  FbDnnlConvDesc run = desc (1, 48, 20, 18, 40, 1, 1, 1, 1);
+  FbConvDesc run = desc (1, 48, 20, 18, 40, 1, 1, 1, 1);
   run.n_post = 1;
-  run.post[0].kind = FB_DNNL_POST_ADD;
+  run.post[0].kind = FB_CONV_POST_ADD;
   gsize nx = 20 * 18 * 48, nw = 40 * 48 * 9, ny = 20 * 18 * 40;
   g_autofree float *x = tcv_random_floats (nx, 5, 1.0);
   g_autofree float *w = tcv_random_floats (nw, 6, 0.1);

@@ -2,6 +2,7 @@
 #include "fb-code-view.h"
 #include "fb-code-marks-private.h"
 #include "fb-code-source-private.h"
+#include "fb-backend.h"
 
 #include <adwaita.h>
 
@@ -52,8 +53,16 @@ static const struct {
   { FB_CODE_VIEW_SASS, FALSE, TRUE },
 };
 
-/* The targets of target_choice, in its order. */
-static const char * const targets[] = { "cpu", "cuda" };
+/* The targets of target_choice, in its order: those of the backend table whose kernels have
+ * lowering stages to show. */
+static const FbBackend *
+nth_target (guint n)
+{
+  for (guint i = 0; fb_backend_nth (i) != NULL; i++)
+    if (fb_backend_nth (i)->kernel_stages != NULL && n-- == 0)
+      return fb_backend_nth (i);
+  return NULL;
+}
 
 G_DEFINE_FINAL_TYPE (FbCodeView, fb_code_view, GTK_TYPE_WIDGET)
 
@@ -143,10 +152,17 @@ show_message (FbCodeView *self,
   gtk_stack_set_visible_child_name (self->state_stack, "message");
 }
 
+static const FbBackend *
+chosen_target (FbCodeView *self)
+{
+  return nth_target (gtk_drop_down_get_selected (self->target_choice));
+}
+
+/* Whether the chosen target's last stage is PTX (its pages: PTX and SASS), not assembly. */
 static gboolean
 is_cuda (FbCodeView *self)
 {
-  return gtk_drop_down_get_selected (self->target_choice) == 1;
+  return g_strcmp0 (chosen_target (self)->assembly_suffix, "ptx") == 0;
 }
 
 /* The marks of the kernel on show, from the selection's provenance, on every page it has. */
@@ -451,8 +467,9 @@ static void
 set_target (FbCodeView *self,
             const char *target)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (targets); i++)
-    if (g_strcmp0 (targets[i], target) == 0 && gtk_drop_down_get_selected (self->target_choice) != i)
+  for (guint i = 0; nth_target (i) != NULL; i++)
+    if (g_strcmp0 (nth_target (i)->name, target) == 0 &&
+        gtk_drop_down_get_selected (self->target_choice) != i)
       gtk_drop_down_set_selected (self->target_choice, i);
 }
 
@@ -472,7 +489,7 @@ const char *
 fb_code_view_get_target (FbCodeView *self)
 {
   g_return_val_if_fail (FB_IS_CODE_VIEW (self), NULL);
-  return targets[is_cuda (self) ? 1 : 0];
+  return chosen_target (self)->name;
 }
 
 void
@@ -480,7 +497,8 @@ fb_code_view_set_target (FbCodeView *self,
                          const char *target)
 {
   g_return_if_fail (FB_IS_CODE_VIEW (self));
-  g_return_if_fail (g_strcmp0 (target, "cpu") == 0 || g_strcmp0 (target, "cuda") == 0);
+  g_return_if_fail (target != NULL && fb_backend_lookup (target) != NULL &&
+                    fb_backend_lookup (target)->kernel_stages != NULL);
   set_target (self, target);
 }
 
@@ -718,8 +736,16 @@ fb_code_view_class_init (FbCodeViewClass *klass)
 static void
 fb_code_view_init (FbCodeView *self)
 {
+  g_autoptr(GtkStringList) titles = gtk_string_list_new (NULL);
+
   self->shown = -1;
   gtk_widget_init_template (GTK_WIDGET (self));
+  for (guint i = 0; nth_target (i) != NULL; i++)
+    gtk_string_list_append (titles, nth_target (i)->code_title);
+  self->choosing = TRUE;
+  gtk_drop_down_set_model (self->target_choice, G_LIST_MODEL (titles));
+  gtk_drop_down_set_selected (self->target_choice, 0);
+  self->choosing = FALSE;
   _fb_code_source_setup (self->kir_view, "fusebench-kir");
   _fb_code_source_setup (self->ll_view, "llvm");
   _fb_code_source_setup (self->opt_view, "llvm");

@@ -46,6 +46,13 @@ fb_lowering_get_target (FbLowering *lowering)
   return lowering->backend->name;
 }
 
+const FbBackend *
+fb_lowering_get_backend (FbLowering *lowering)
+{
+  g_return_val_if_fail (lowering != NULL, NULL);
+  return lowering->backend;
+}
+
 FbLowering *
 fb_lowering_ref (FbLowering *lowering)
 {

@@ -12,6 +12,7 @@
  * one result is kept). What a request hands back stays valid for the life of the lowering. */
 #pragma once
 
+#include "fb-backend.h"
 #include "fb-codegen.h"
 #include "fb-pipeline.h"
 
@@ -36,6 +37,8 @@ void        fb_lowering_unref          (FbLowering          *lowering);
 FbStage    *fb_lowering_get_stage      (FbLowering          *lowering);
 /* The backend's name ("cpu", "cuda"); static. */
 const char *fb_lowering_get_target     (FbLowering          *lowering);
+/* The target's backend (fb_backend_lookup of the target). */
+const FbBackend *fb_lowering_get_backend (FbLowering       *lowering);
 /* The plan once a request has lowered the stage, else NULL (also after a failed lowering);
  * never waits. */
 FbPlan     *fb_lowering_peek_plan      (FbLowering          *lowering);

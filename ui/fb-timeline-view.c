@@ -515,7 +515,7 @@ fb_timeline_view_snapshot (GtkWidget   *widget,
   for (guint lane = 0; lane < self->n_lanes; lane++)
     {
       double y = AXIS_HEIGHT + lane * (LANE_HEIGHT + LANE_GAP);
-      g_autofree char *name = g_strdup_printf ("%s %u", g_strcmp0 (self->profile->target, "cuda") == 0 ? "stream" : "thread", lane);
+      g_autofree char *name = g_strdup_printf ("%s %u", fb_profile_lane_word (self->profile), lane);
 
       cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.05);
       cairo_rectangle (cr, LABEL_WIDTH, y, width - LABEL_WIDTH, LANE_HEIGHT);

@@ -66,8 +66,8 @@ static void
 emit_conv (Driver *d, LLVMValueRef run, LLVMValueRef args, const FbKConv *cv, guint index,
            LLVMBasicBlockRef failed)
 {
-  G_STATIC_ASSERT (sizeof (FbDnnlConvDesc) % sizeof (int64_t) == 0);
-  enum { WORDS = sizeof (FbDnnlConvDesc) / sizeof (int64_t) };
+  G_STATIC_ASSERT (sizeof (FbConvDesc) % sizeof (int64_t) == 0);
+  enum { WORDS = sizeof (FbConvDesc) / sizeof (int64_t) };
   int64_t words[WORDS];
   memcpy (words, &cv->desc, sizeof words);
   LLVMValueRef init[WORDS];

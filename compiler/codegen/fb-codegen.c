@@ -206,32 +206,34 @@ fb_kernel_stages_free (FbKernelStages *stages)
   g_free (stages);
 }
 
-/* Phases that oneDNN runs have no code here: the listings say so instead of leaving a reader
- * to look for them. */
+/* Phases that the target's convolution library runs have no code here: the listings say so
+ * instead of leaving a reader to look for them. */
 static void
-note_library_phases (const FbKernel *kernel, FbKernelStages *st)
+note_library_phases (const FbKernel *kernel, const FbTargetDesc *target, FbKernelStages *st)
 {
   g_autoptr(GString) ir = g_string_new (NULL), as = g_string_new (NULL);
+  const char *library = target && target->conv_library ? target->conv_library : "library";
   for (guint p = 0; p < kernel->phases->len; p++)
     {
       const FbKConv *cv = ((FbKPhase *) g_ptr_array_index (kernel->phases, p))->conv;
       if (cv == NULL)
         continue;
-      /* Which kernel runs it on this machine: oneDNN's JIT code is not ours to show, and the
-       * direct and Winograd convolutions are compiled C (fb-direct-conv.c,
-       * fb-winograd-conv.c), not generated code either. */
+      /* Which kernel runs it on this machine: the library's JIT code is not ours to show, and
+       * the direct and Winograd convolutions are compiled C, not generated code either. */
       char impl[256];
-      g_autofree char *by = fb_dnnl_conv_implementation (&cv->desc, impl, sizeof impl) != 0
+      g_autofree char *by = target == NULL || target->conv_implementation == NULL
+                              ? g_strdup_printf ("run by %s", library)
+                            : target->conv_implementation (&cv->desc, impl, sizeof impl) != 0
                               ? g_strdup_printf ("not runnable here (%s)", impl)
                             : g_str_has_prefix (impl, "direct:") ||
                                 g_str_has_prefix (impl, "winograd:")
                               ? g_strdup_printf ("run by fusebench's %s", impl)
-                              : g_strdup_printf ("run by oneDNN's %s", impl);
+                              : g_strdup_printf ("run by %s's %s", library, impl);
       const char *what = cv->desc.transposed ? "deconvolution" : "convolution";
-      g_string_append_printf (ir, "; phase %u is a oneDNN %s (see the kernel IR), %s: "
-                              "no generated code\n", p, what, by);
-      g_string_append_printf (as, "# phase %u is a oneDNN %s (see the kernel IR), %s: "
-                              "no generated code\n", p, what, by);
+      g_string_append_printf (ir, "; phase %u is a %s %s (see the kernel IR), %s: "
+                              "no generated code\n", p, library, what, by);
+      g_string_append_printf (as, "# phase %u is a %s %s (see the kernel IR), %s: "
+                              "no generated code\n", p, library, what, by);
     }
   if (ir->len == 0)
     return;
@@ -294,7 +296,7 @@ fb_codegen_kernel_stages (const FbKernel *kernel, const FbPlan *plan, GError **e
   LLVMDisposeTargetMachine (tm);
   if (!ok)
     return NULL;
-  note_library_phases (kernel, st);
+  note_library_phases (kernel, plan ? plan->target_desc : NULL, st);
   _fb_kernel_stages_map (st, lines);
   return g_steal_pointer (&st);
 }

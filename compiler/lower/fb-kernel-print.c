@@ -252,14 +252,14 @@ post_name (int64_t kind)
 {
   switch (kind)
     {
-    case FB_DNNL_POST_RELU: return "relu";
-    case FB_DNNL_POST_CLIP: return "clip";
-    case FB_DNNL_POST_TANH: return "tanh";
-    case FB_DNNL_POST_SIGMOID: return "sigmoid";
-    case FB_DNNL_POST_ADD: return "add";
-    case FB_DNNL_POST_MAX: return "max";
-    case FB_DNNL_POST_MIN: return "min";
-    case FB_DNNL_POST_SUM: return "sum";
+    case FB_CONV_POST_RELU: return "relu";
+    case FB_CONV_POST_CLIP: return "clip";
+    case FB_CONV_POST_TANH: return "tanh";
+    case FB_CONV_POST_SIGMOID: return "sigmoid";
+    case FB_CONV_POST_ADD: return "add";
+    case FB_CONV_POST_MAX: return "max";
+    case FB_CONV_POST_MIN: return "min";
+    case FB_CONV_POST_SUM: return "sum";
     default: return "?";
     }
 }
@@ -290,7 +290,7 @@ print_gemm (GString *s, const FbKConv *cv)
 static void
 print_conv (GString *s, const FbKConv *cv)
 {
-  const FbDnnlConvDesc *d = &cv->desc;
+  const FbConvDesc *d = &cv->desc;
   if (cv->lib == FB_KLIB_GEMM)
     {
       print_gemm (s, cv);
@@ -323,17 +323,17 @@ geometry:
   g_string_append (s, "    post-ops:");
   for (int64_t i = 0; i < d->n_post; i++)
     {
-      const FbDnnlPost *p = &d->post[i];
+      const FbConvPost *p = &d->post[i];
       g_string_append_printf (s, " %s", post_name (p->kind));
-      if (p->kind == FB_DNNL_POST_ADD)
+      if (p->kind == FB_CONV_POST_ADD)
         g_string_append_printf (s, " (a%u)", cv->add);
-      else if (p->kind == FB_DNNL_POST_SUM)
+      else if (p->kind == FB_CONV_POST_SUM)
         g_string_append_printf (s, " (a%u, in place: a%u holds it)", cv->add, cv->y);
-      else if (p->kind == FB_DNNL_POST_CLIP)
+      else if (p->kind == FB_CONV_POST_CLIP)
         g_string_append_printf (s, " (%.9g, %.9g)", p->alpha, p->beta);
-      else if (p->kind == FB_DNNL_POST_MAX || p->kind == FB_DNNL_POST_MIN)
+      else if (p->kind == FB_CONV_POST_MAX || p->kind == FB_CONV_POST_MIN)
         g_string_append_printf (s, " (%.9g)", p->alpha);
-      else if (p->kind == FB_DNNL_POST_RELU && p->alpha != 0)
+      else if (p->kind == FB_CONV_POST_RELU && p->alpha != 0)
         g_string_append_printf (s, " (slope %.9g)", p->alpha);
     }
   g_string_append_c (s, '\n');

@@ -15,7 +15,7 @@
 #pragma once
 
 #include "fb-graph.h"
-#include "fb-dnnl-conv.h"
+#include "fb-target-desc.h"
 
 G_BEGIN_DECLS
 
@@ -141,7 +141,7 @@ typedef struct {
 } FbKGemm;
 
 typedef struct {
-  FbDnnlConvDesc desc;
+  FbConvDesc desc;
   guint          x, w, bias, add, y;
   FbKLibKind     lib;         /* FB_KLIB_CONV unless set */
   gboolean       cudnn;       /* FB_KLIB_CONV for cuDNN (a GPU target), not oneDNN */
@@ -216,7 +216,10 @@ typedef struct {
 
 struct _FbPlan {
   gatomicrefcount ref_count;
-  char       *target;         /* "x86_64-cpu" plus the host CPU, part of every cache key */
+  char       *target;         /* the target's triple and processor (FbTargetDesc.triple), part
+                                 of every cache key */
+  const FbTargetDesc *target_desc; /* what lowering knew of the target (static; NULL for a plan
+                                      read from a bundle) */
   GPtrArray  *kernels;        /* FbKernel* in run order */
   GArray     *buffers;        /* FbBuffer */
   GArray     *inputs;         /* guint buffer index per graph input */

@@ -48,7 +48,7 @@ clip_bounds (const FbNode *u, double *lo, double *hi)
 
 /* The operation u applies to cur as a post-op (*add: the tensor an Add adds). */
 static gboolean
-post_op (FbLowerCtx *c, const FbNode *u, const FbValue *cur, FbDnnlPost *p,
+post_op (FbLowerCtx *c, const FbNode *u, const FbValue *cur, FbConvPost *p,
          const FbValue **add)
 {
   if (u->op == FB_OP_ADD)
@@ -59,7 +59,7 @@ post_op (FbLowerCtx *c, const FbNode *u, const FbValue *cur, FbDnnlPost *p,
           !fb_shape_equal (&other->shape, &cur->shape) ||
           (c->bind && !g_hash_table_contains (c->bind, other)))
         return FALSE;
-      p->kind = FB_DNNL_POST_ADD;
+      p->kind = FB_CONV_POST_ADD;
       *add = other;
       return TRUE;
     }
@@ -70,7 +70,7 @@ post_op (FbLowerCtx *c, const FbNode *u, const FbValue *cur, FbDnnlPost *p,
       if (other == NULL || other == cur || !_fb_lower_is_scalar_const (other) ||
           other->dtype != FB_DTYPE_FLOAT32)
         return FALSE;
-      p->kind = u->op == FB_OP_MAX ? FB_DNNL_POST_MAX : FB_DNNL_POST_MIN;
+      p->kind = u->op == FB_OP_MAX ? FB_CONV_POST_MAX : FB_CONV_POST_MIN;
       p->alpha = fb_tensor_get_f64 (other->constant, 0);
       return isfinite (p->alpha);
     }
@@ -79,20 +79,20 @@ post_op (FbLowerCtx *c, const FbNode *u, const FbValue *cur, FbDnnlPost *p,
   switch (u->op)
     {
     case FB_OP_RELU:
-      p->kind = FB_DNNL_POST_RELU;
+      p->kind = FB_CONV_POST_RELU;
       return TRUE;
     case FB_OP_LEAKY_RELU:
-      p->kind = FB_DNNL_POST_RELU;
+      p->kind = FB_CONV_POST_RELU;
       p->alpha = fb_node_attr_float (u, "alpha", 0.01f);
       return TRUE;
     case FB_OP_TANH:
-      p->kind = FB_DNNL_POST_TANH;
+      p->kind = FB_CONV_POST_TANH;
       return TRUE;
     case FB_OP_SIGMOID:
-      p->kind = FB_DNNL_POST_SIGMOID;
+      p->kind = FB_CONV_POST_SIGMOID;
       return TRUE;
     case FB_OP_CLIP:
-      p->kind = FB_DNNL_POST_CLIP;
+      p->kind = FB_CONV_POST_CLIP;
       return clip_bounds (u, &p->alpha, &p->beta);
     default:
       return FALSE;
@@ -109,10 +109,10 @@ match_chain (FbLowerCtx *c, const FbValue *y, const FbValue *end, FbKConv *cv,
   while (cur != end)
     {
       GPtrArray *users = g_hash_table_lookup (c->body_uses, cur);
-      if (users == NULL || users->len != 1 || cv->desc.n_post == FB_DNNL_CONV_MAX_POST)
+      if (users == NULL || users->len != 1 || cv->desc.n_post == FB_CONV_MAX_POST)
         return FALSE;
       const FbNode *u = g_ptr_array_index (users, 0);
-      FbDnnlPost *p = &cv->desc.post[cv->desc.n_post];
+      FbConvPost *p = &cv->desc.post[cv->desc.n_post];
       if (u->n_outputs != 1 || u->outputs[0] == NULL || !post_op (c, u, cur, p, add))
         return FALSE;
       cv->desc.n_post++;
@@ -160,25 +160,27 @@ epilogue_phase (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, guint ya
   return _fb_lower_store (c, body, node->outputs[0], yc, x, error);
 }
 
-/* Whether oneDNN has one of its optimized kernels for d on this machine: its reference
- * implementation ("ref:any") is many times slower than the generated loops, and one it has
- * none for would fail when the plan is loaded. */
-static gboolean
-fast_enough (const FbDnnlConvDesc *d)
+/* Whether the target's library has one of its optimized kernels for d on this machine:
+ * oneDNN's reference implementation ("ref:any") is many times slower than the generated loops,
+ * and one it has none for would fail when the plan is loaded. */
+gboolean
+_fb_lower_conv_fast (const FbTargetDesc *target, const FbConvDesc *d)
 {
   char impl[256];
-  return fb_dnnl_conv_implementation (d, impl, sizeof impl) == 0 && !g_str_has_prefix (impl, "ref");
+  if (target->conv_implementation == NULL)
+    return TRUE;
+  return target->conv_implementation (d, impl, sizeof impl) == 0 && !g_str_has_prefix (impl, "ref");
 }
 
 /* cuDNN's fused convolution computes act (conv (x) + z + bias) with act Relu or none: the
  * chain must be an Add of a tensor, then a Relu, either one or both, in that order. */
 static gboolean
-cudnn_fuses (const FbDnnlConvDesc *d)
+cudnn_fuses (const FbConvDesc *d)
 {
   int64_t i = 0;
-  if (i < d->n_post && d->post[i].kind == FB_DNNL_POST_ADD)
+  if (i < d->n_post && d->post[i].kind == FB_CONV_POST_ADD)
     i++;
-  if (i < d->n_post && d->post[i].kind == FB_DNNL_POST_RELU && d->post[i].alpha == 0)
+  if (i < d->n_post && d->post[i].kind == FB_CONV_POST_RELU && d->post[i].alpha == 0)
     i++;
   return i == d->n_post;
 }
@@ -222,20 +224,20 @@ _fb_lower_dnnl_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, gbo
       cv.desc.w = g->W + g->pl + g->pr;
       cv.desc.pt = cv.desc.pl = cv.desc.pb = cv.desc.pr = 0;
     }
-  if (!fb_dnnl_conv_desc_valid (&cv.desc) || (gpu && !prepad && !cudnn_geometry (g)))
+  if (!fb_conv_desc_valid (&cv.desc) || (gpu && !prepad && !cudnn_geometry (g)))
     {
       *taken = FALSE;
       return TRUE;
     }
   const FbValue *end = g_hash_table_lookup (c->sunk, y), *add = NULL;
   gboolean fused = (end == NULL || match_chain (c, y, end, &cv, &add)) &&
-                   (gpu ? cudnn_fuses (&cv.desc) : fast_enough (&cv.desc));
+                   (gpu ? cudnn_fuses (&cv.desc) : _fb_lower_conv_fast (c->lp->plan->target_desc, &cv.desc));
   if (!fused)
     {
       cv.desc.n_post = 0;
       memset (cv.desc.post, 0, sizeof cv.desc.post);
       add = NULL;
-      if (!gpu && !fast_enough (&cv.desc))
+      if (!gpu && !_fb_lower_conv_fast (c->lp->plan->target_desc, &cv.desc))
         {
           *taken = FALSE;
           return TRUE;
@@ -247,7 +249,7 @@ _fb_lower_dnnl_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, gbo
   guint epilogue_bias = FB_KCONV_NO_ARG;
   gboolean library_relu = FALSE;
   for (int64_t i = 0; i < cv.desc.n_post; i++)
-    library_relu |= cv.desc.post[i].kind == FB_DNNL_POST_RELU;
+    library_relu |= cv.desc.post[i].kind == FB_CONV_POST_RELU;
   if (gpu && !library_relu && (cv.desc.has_bias || cv.desc.n_post > 0 || end != NULL))
     {
       if (bias)

@@ -49,6 +49,9 @@ guint     _fb_lower_residual_in_place (FbPlan *plan);
 
 /* Whether the kernel is lowered for a GPU target (library phases for contractions). */
 gboolean  _fb_lower_for_gpu       (const FbLowerCtx *c);
+/* Whether the target's convolution library runs d with one of its fast kernels on this
+ * machine (fb-lower-dnnl-conv.c): a library convolution is made only then. */
+gboolean  _fb_lower_conv_fast     (const FbTargetDesc *target, const FbConvDesc *d);
 
 /* Errors */
 gboolean  _fb_lower_fail          (GError **error, const FbNode *node, int code,

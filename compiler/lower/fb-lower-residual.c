@@ -51,14 +51,6 @@ same_layout (const FbBuffer *a, const FbBuffer *b)
          memcmp (a->dims, b->dims, a->rank * sizeof a->dims[0]) == 0;
 }
 
-/* Whether the implementation of the sum variant is a fast one (as fb-lower-dnnl-conv.c asks
- * of every primitive it makes). */
-static gboolean
-sum_fast (const FbDnnlConvDesc *d)
-{
-  char impl[256];
-  return fb_dnnl_conv_implementation (d, impl, sizeof impl) == 0 && !g_str_has_prefix (impl, "ref");
-}
 
 static gboolean
 in_place (const FbPlan *plan, int k, const FbKernel *kernel, FbKConv *cv, const int *last)
@@ -68,7 +60,7 @@ in_place (const FbPlan *plan, int k, const FbKernel *kernel, FbKConv *cv, const 
     return FALSE;
   int at = -1;
   for (int64_t i = 0; i < cv->desc.n_post; i++)
-    if (cv->desc.post[i].kind == FB_DNNL_POST_ADD)
+    if (cv->desc.post[i].kind == FB_CONV_POST_ADD)
       at = (int) i;
   if (at < 0)
     return FALSE;
@@ -89,9 +81,9 @@ in_place (const FbPlan *plan, int k, const FbKernel *kernel, FbKConv *cv, const 
   for (guint a = 0; a < kernel->args->len; a++)
     if (a != cv->add && fb_plan_root (plan, g_array_index (kernel->args, FbKArg, a).buffer) == root)
       return FALSE;
-  FbDnnlConvDesc d = cv->desc;
-  d.post[at].kind = FB_DNNL_POST_SUM;
-  if (!sum_fast (&d))
+  FbConvDesc d = cv->desc;
+  d.post[at].kind = FB_CONV_POST_SUM;
+  if (!_fb_lower_conv_fast (plan->target_desc, &d))
     return FALSE;
   cv->desc = d;
   return TRUE;
@@ -101,7 +93,7 @@ guint
 _fb_lower_residual_in_place (FbPlan *plan)
 {
   g_assert (plan != NULL);
-  if (fb_lower_target_is_gpu (plan->target))
+  if (plan->target_desc->gpu)
     return 0;
   g_autofree int *last = last_uses (plan);
   guint n = 0;

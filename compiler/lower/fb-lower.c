@@ -717,24 +717,19 @@ name_functions (FbPlan *plan)
 }
 
 gboolean
-fb_lower_target_is_gpu (const char *target)
-{
-  return target != NULL && g_str_has_prefix (target, "nvptx");
-}
-
-gboolean
 _fb_lower_for_gpu (const FbLowerCtx *c)
 {
-  return fb_lower_target_is_gpu (c->lp->plan->target);
+  return c->lp->plan->target_desc->gpu;
 }
 
 FbPlan *
-fb_lower_graph (const FbGraph *graph, const char *target, GError **error)
+fb_lower_graph (const FbGraph *graph, const FbTargetDesc *target, GError **error)
 {
-  g_return_val_if_fail (graph != NULL, NULL);
+  g_return_val_if_fail (graph != NULL && target != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  g_autoptr(FbPlan) plan = fb_plan_new (target);
+  g_autoptr(FbPlan) plan = fb_plan_new (target->triple);
+  plan->target_desc = target;
   plan->graph = graph;
   FbLowerPlan lp = { .plan = plan, .graph = graph };
   lp.buffer_of = g_hash_table_new (NULL, NULL);

@@ -16,14 +16,11 @@
 
 G_BEGIN_DECLS
 
-/* The target string of GPU plans (fb_lower_graph's target): contractions become library
- * phases (cuDNN convolutions, cuBLASLt products) rather than the CPU's sgemm tiles. */
-#define FB_LOWER_TARGET_CUDA "nvptx64-nvidia-cuda sm_90"
-gboolean    fb_lower_target_is_gpu (const char *target);
 
 /* Lowers graph (every shape static: pin dynamic inputs first). The plan borrows graph, which
  * must outlive it. NULL with an FB_LOWER_ERROR naming the node when one cannot be lowered. */
-FbPlan     *fb_lower_graph         (const FbGraph *graph, const char *target, GError **error);
+FbPlan     *fb_lower_graph         (const FbGraph *graph, const FbTargetDesc *target,
+                                    GError **error);
 /* Whether the CPU target compiles node; when not and reason is given, *reason says why
  * (caller frees). Shapes must be inferred. */
 gboolean    fb_lower_supports_node (const FbNode *node, char **reason);

@@ -18,7 +18,7 @@ static const char *const post_kinds[] = { "none", "relu", "clip", "tanh", "sigmo
 #define N_GEOMETRY 19
 
 static void
-geometry_out (const FbDnnlConvDesc *d, int64_t *v)
+geometry_out (const FbConvDesc *d, int64_t *v)
 {
   int64_t g[N_GEOMETRY] = { d->n, d->c, d->h, d->w, d->co, d->oh, d->ow, d->groups, d->kh, d->kw,
                             d->sh, d->sw, d->dh, d->dw, d->pt, d->pl, d->pb, d->pr, d->has_bias };
@@ -26,7 +26,7 @@ geometry_out (const FbDnnlConvDesc *d, int64_t *v)
 }
 
 static void
-geometry_in (FbDnnlConvDesc *d, const int64_t *v)
+geometry_in (FbConvDesc *d, const int64_t *v)
 {
   int64_t *f[N_GEOMETRY] = { &d->n, &d->c, &d->h, &d->w, &d->co, &d->oh, &d->ow, &d->groups,
                              &d->kh, &d->kw, &d->sh, &d->sw, &d->dh, &d->dw, &d->pt, &d->pl,
@@ -365,7 +365,7 @@ read_conv (const FbPlan *plan, const FbKernel *k, JsonObject *o, FbKConv *cv)
   JsonArray *aa = json_object_get_array_member (o, "args");
   JsonArray *pa = json_object_get_array_member (o, "post_ops");
   if (json_array_get_length (ga) != N_GEOMETRY || json_array_get_length (aa) != 5 ||
-      json_array_get_length (pa) > FB_DNNL_CONV_MAX_POST)
+      json_array_get_length (pa) > FB_CONV_MAX_POST)
     return FALSE;
   int64_t g[N_GEOMETRY], a[5];
   for (int i = 0; i < N_GEOMETRY; i++)
@@ -375,7 +375,7 @@ read_conv (const FbPlan *plan, const FbKernel *k, JsonObject *o, FbKConv *cv)
     if (!int_at (aa, i, &a[i]))
       return FALSE;
   geometry_in (&cv->desc, g);
-  FbDnnlConvDesc *d = &cv->desc;
+  FbConvDesc *d = &cv->desc;
   if (json_object_has_member (o, "primitive"))
     {
       if (!is_string (o, "primitive"))
@@ -394,16 +394,16 @@ read_conv (const FbPlan *plan, const FbKernel *k, JsonObject *o, FbKConv *cv)
       int kind = p && is_string (p, "kind")
                    ? lookup (post_kinds, G_N_ELEMENTS (post_kinds), json_object_get_string_member (p, "kind"))
                    : -1;
-      if (kind <= FB_DNNL_POST_NONE)
+      if (kind <= FB_CONV_POST_NONE)
         return FALSE;
       d->post[i].kind = kind;
       d->post[i].alpha = number (p, "alpha");
       d->post[i].beta = number (p, "beta");
-      add_args += kind == FB_DNNL_POST_ADD || kind == FB_DNNL_POST_SUM;
-      sum |= kind == FB_DNNL_POST_SUM;
+      add_args += kind == FB_CONV_POST_ADD || kind == FB_CONV_POST_SUM;
+      sum |= kind == FB_CONV_POST_SUM;
     }
   d->n_post = json_array_get_length (pa);
-  if (!fb_dnnl_conv_desc_valid (d))
+  if (!fb_conv_desc_valid (d))
     return FALSE;
   int64_t out = d->n * d->oh * d->ow * d->co;
   if (add_args != (a[3] >= 0) || (d->has_bias != 0) != (a[2] >= 0) ||

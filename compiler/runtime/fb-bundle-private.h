@@ -14,8 +14,6 @@ JsonObject *_fb_bundle_plan_to_json   (const FbPlan *plan, const int64_t *weight
 FbPlan     *_fb_bundle_plan_from_json (JsonObject *root, GBytes *weights, const char *path,
                                        GError **error);
 const char *_fb_bundle_kernel_node_name (JsonObject *root, guint k);
-/* "kernels/NAME.o", the file holding a kernel's functions (shared by equal kernels). */
-char       *_fb_bundle_object_name     (const FbKernel *kernel);
 /* The same with another suffix (".ptx"). */
 char       *_fb_bundle_object_file     (const FbKernel *kernel, const char *suffix);
 gboolean    _fb_bundle_io_error        (GError **error, const char *path, int err);

@@ -26,7 +26,7 @@ _fb_bundle_object_file (const FbKernel *kernel, const char *suffix)
 }
 
 char *
-_fb_bundle_object_name (const FbKernel *kernel)
+fb_bundle_object_name (const FbKernel *kernel)
 {
   return _fb_bundle_object_file (kernel, ".o");
 }

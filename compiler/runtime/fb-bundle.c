@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Writing and loading bundle folders (layout in fb-bundle.h). */
+/* Writing bundle folders (layout in fb-bundle.h). */
 #include "fb-config.h"
 #include "fb-bundle-private.h"
 #include "fb-codegen.h"
@@ -155,8 +155,14 @@ fill_folder (const char *dir, FbPlan *plan, GPtrArray *objects, const FbGraph *g
           }
     }
   gboolean shared = options && options->shared_library;
-  if (shared && !_fb_bundle_write_shared_library (dir, plan, objects, weights, offsets, graph,
-                                                  error))
+  if (shared && options->write_library == NULL)
+    {
+      json_array_unref (files);
+      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_FAILED,
+                   "the %s target makes no shared library", options->target ? options->target : "cpu");
+      return FALSE;
+    }
+  if (shared && !options->write_library (dir, plan, objects, weights, offsets, graph, error))
     {
       json_array_unref (files);
       return FALSE;
@@ -232,22 +238,4 @@ fb_bundle_write (const char *path, FbPlan *plan, GPtrArray *objects, const FbGra
   if (old)
     remove_tree (old);
   return TRUE;
-}
-
-
-FbCpuModule *
-fb_bundle_load (const char *path, guint n_threads, GError **error)
-{
-  g_return_val_if_fail (path != NULL, NULL);
-  g_autoptr(GPtrArray) objects = NULL;
-  /* Objects use every feature of the CPU they were compiled on. */
-  g_autoptr(FbPlan) plan = fb_bundle_read (path, "cpu", fb_codegen_host_target (), ".o",
-                                           &objects, error);
-  if (plan == NULL)
-    return NULL;
-  g_autoptr(GError) local = NULL;
-  FbCpuModule *module = fb_cpu_module_new (plan, objects, n_threads, &local);
-  if (module == NULL)
-    g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE, "%s: %s", path, local->message);
-  return module;
 }

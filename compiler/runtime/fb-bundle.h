@@ -14,38 +14,29 @@
  * Written into a temporary folder beside the target, then renamed over it. */
 #pragma once
 
-#include "fb-runtime.h"
+#include "fb-backend.h"
+#include "fb-kernel.h"
 
 G_BEGIN_DECLS
 
 struct _FbBundleOptions {
   const char *source;           /* the model file it was compiled from (for the manifest) */
   const char *pipeline;         /* the pipeline options, as text */
-  gboolean    shared_library;   /* also link lib/libfbmodel.so (needs a C compiler driver) */
-  /* For targets other than the CPU (NULL: the CPU's): */
+  gboolean    shared_library;   /* also link lib/libfbmodel.so (a target with write_library) */
+  /* The target's part (NULL: the CPU's): */
   const char *target;           /* the manifest's "target" ("cpu") */
   const char *object_suffix;    /* kernels/NAME.SUFFIX (".o") */
   GHashTable *extra_files;      /* char* file name -> GBytes*: the target's own files */
+  /* Links the kernels and a driver into dir/lib/libfbmodel.so with dir/lib/fb-model.h, for
+   * shared_library; weight_offsets: per buffer, the byte offset of its constant in weights. */
+  gboolean  (*write_library) (const char *dir, const FbPlan *plan, GPtrArray *objects,
+                              GBytes *weights, const int64_t *weight_offsets,
+                              const FbGraph *graph, GError **error);
 };
 
-typedef struct {
-  double lower_ms;              /* checking, lowering and memory planning */
-  double codegen_ms;
-  guint  n_cached;              /* kernels whose object came from the cache */
-} FbBundleCompileStats;
-
-/* Checks that the CPU target runs graph, lowers it for this CPU and generates the object of
- * every kernel (on n_threads threads, 0 for one a core, through the cache): the plan and the
- * objects (*objects, NULL entries for kernels without code) that fb_bundle_write takes. stats
- * may be NULL. */
-FbPlan      *fb_bundle_compile (const FbGraph *graph, guint n_threads, GPtrArray **objects,
-                                FbBundleCompileStats *stats, GError **error);
 gboolean     fb_bundle_write  (const char *path, FbPlan *plan, GPtrArray *objects,
                                const FbGraph *graph, const FbBundleOptions *options,
                                GError **error);
-/* Loads a bundle for the CPU target, refusing one compiled for another CPU. The bundle's graph
- * (fb_cpu_module_plan (module)->graph, owned by the plan) describes the inputs and outputs. */
-FbCpuModule *fb_bundle_load   (const char *path, guint n_threads, GError **error);
 /* The plan of the bundle at path checked to be for target and host (the manifest's "target"
  * and "host"), and in *objects the kernels' files (kernels/NAME.SUFFIX, NULL for kernels
  * without code). The plan owns the bundle's graph. */
@@ -53,6 +44,8 @@ FbPlan      *fb_bundle_read   (const char *path, const char *target, const char 
                                const char *object_suffix, GPtrArray **objects, GError **error);
 /* Reads the target's own file name of the bundle at path (see extra_files). */
 GBytes      *fb_bundle_read_file (const char *path, const char *name, GError **error);
+/* "kernels/NAME.o", the file holding a kernel's functions (shared by equal kernels). */
+char        *fb_bundle_object_name (const FbKernel *kernel);
 /* Whether path looks like a bundle (a folder with a manifest.json). */
 gboolean     fb_bundle_is_bundle (const char *path);
 

@@ -10,7 +10,7 @@
  * for. Such a plan is packed anew, all of it: the values the pass gave one buffer (in-place
  * elementwise chains, views) stay one item, the items an in-place residual joins become one,
  * and each item lives from its first member's first use to its last member's last use. */
-#include "fb-runtime.h"
+#include "fb-memory-plan.h"
 
 #define ALIGN 64
 

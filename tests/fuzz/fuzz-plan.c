@@ -35,7 +35,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       for (guint p = 0; p < kernel->phases->len; p++)
         {
           const FbKConv *cv = ((FbKPhase *) g_ptr_array_index (kernel->phases, p))->conv;
-          if (cv && !fb_dnnl_conv_desc_valid (&cv->desc))
+          if (cv && !fb_conv_desc_valid (&cv->desc))
             __builtin_trap ();
         }
     }

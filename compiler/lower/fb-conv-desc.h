@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* A convolution as the libraries that run one take it (oneDNN on the cpu target, cuDNN on the
+ * cuda target): its geometry and the elementwise epilogue ("post-ops") fused into it. Lowering
+ * makes these (fb-lower-dnnl-conv.c), a target's library runs them.
+ *
+ * Plain C with no other header of the project: exported shared libraries compile this header
+ * and fb-conv-desc.c as they are, beside the cpu target's convolution sources. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FB_CONV_MAX_POST 4
+
+typedef enum {
+  FB_CONV_POST_NONE,
+  FB_CONV_POST_RELU,        /* x < 0 ? alpha * x : x (alpha 0: Relu; LeakyRelu) */
+  FB_CONV_POST_CLIP,        /* min (max (x, alpha), beta) */
+  FB_CONV_POST_TANH,
+  FB_CONV_POST_SIGMOID,
+  FB_CONV_POST_ADD,         /* x + a tensor of the output's shape and layout */
+  FB_CONV_POST_MAX,         /* max (x, alpha): a lower bound only (+inf stays +inf) */
+  FB_CONV_POST_MIN,         /* min (x, alpha): an upper bound only */
+  FB_CONV_POST_SUM,         /* x + what the output buffer held before the run: the residual
+                               the memory plan put there (an Add in place, oneDNN's sum) */
+} FbConvPostKind;
+
+typedef struct {
+  int64_t kind;             /* FbConvPostKind */
+  double  alpha, beta;
+} FbConvPost;
+
+/* A 2-D convolution, NHWC input and output, OIHW weights (one-dimensional ones have h = kh =
+ * 1). Transposed (ConvTranspose), the weights are ONNX's [C, Co/groups, kh, kw] and the pads
+ * are the ones the output is cut by: oh = (h - 1) * sh + (kh - 1) * dh + 1 - pt - pb, plus
+ * any output padding, which must stay under the stride. Every field is eight bytes wide, so
+ * the exported library's driver can hold one as an array of 64-bit words. */
+typedef struct {
+  int64_t    n, c, h, w;    /* input */
+  int64_t    co, oh, ow;    /* output */
+  int64_t    groups;
+  int64_t    kh, kw, sh, sw, dh, dw;
+  int64_t    pt, pl, pb, pr;
+  int64_t    has_bias;
+  int64_t    transposed;    /* 1: a ConvTranspose, oneDNN's deconvolution */
+  int64_t    n_post;        /* at most one FB_CONV_POST_ADD or FB_CONV_POST_SUM */
+  FbConvPost post[FB_CONV_MAX_POST];
+} FbConvDesc;
+
+/* Whether d is a convolution at all: sizes, strides and dilations at least 1, pads at least 0,
+ * channels divisible by the groups, post-ops known, and the output size the one the input,
+ * window and pads give (transposed: the input size the one the output, window and pads give
+ * back, so that the output padding is under the stride). Returns 1 or 0. */
+int         fb_conv_desc_valid (const FbConvDesc *d);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,489 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The Winograd F(4x4, 3x3) channels-last convolution (see fb-winograd-conv.h). Plain C on
+ * purpose: exported libraries compile this file as it is.
+ *
+ * An output tile of 4x4 pixels reads a 6x6 patch of the input. Per input channel the patch
+ * becomes 36 numbers (V = B^T d B), per (output, input) channel pair the 3x3 weights become 36
+ * (U = G g G^T, once, at creation), and the tile's output is A^T M A with M the 36 products
+ * M[p] = sum over input channels of V[p] U[p]: for each of the 36 points p, a matrix product
+ * [tiles x C] . [C x K]. Those products are the work (36 multiply-adds per tile and channel
+ * pair against the direct convolution's 144); they run in the direct convolution's register
+ * tile, 6 tiles by 16 output channels, twelve 8-float accumulators fed by two weight loads and
+ * six broadcasts per input channel.
+ *
+ * Each thread takes an even share of the output chunks when they share out evenly (streaming
+ * only their transformed weights), else of the tiles, and walks its tiles in blocks of at most
+ * BLOCK. For a
+ * block and a chunk of KCHUNK output channels: per chunk of CCHUNK input channels, the input
+ * transform writes V for the block, and the products add into M; then the output transform
+ * reads M and applies the bias and post-ops while storing. V and M of a block stay in L2
+ * (BLOCK * 36 * (CCHUNK + KCHUNK) floats), one point's slices of V, M and U in L1, and each
+ * transformed weight comes from L3 once per block, used BLOCK times. */
+#include "fb-winograd-conv.h"
+#include "fb-conv-post-ops.h"
+#include "fb-direct-conv.h"
+
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define FB_WINOGRAD_X86 1
+#endif
+
+#define POINTS 36                   /* 6x6 transform points of a tile */
+#define ROWS 6                      /* tiles of a register tile */
+#define LANES 16                    /* output channels of a register tile: two AVX vectors */
+#define BLOCK 24                    /* tiles of a block: a multiple of ROWS */
+#define CCHUNK 64                   /* input channels transformed at once */
+#define KCHUNK 64                   /* output channels accumulated at once: a multiple of LANES */
+
+struct _FbWinogradConv {
+  FbConvDesc d;
+  float         *u;                 /* weights as [36][kp / 16][c][16], zero-padded past co */
+  int64_t        kp;                /* co rounded up to 16 */
+  int64_t        th, tw;            /* tiles down and across a map */
+  float         *scratch;           /* per thread: V [36][BLOCK][CCHUNK], M [36][BLOCK][KCHUNK] */
+  int            scratch_threads;   /* threads it has room for */
+};
+
+/* Floats from one point's slice of V (of M) to the next: a block's slices plus one cache line,
+ * so that the 36 lines a transform reads or writes fall in different L1 sets (at 6 KB apart
+ * they fell in two of its 64). */
+#define V_POINT (BLOCK * CCHUNK + 16)
+#define M_POINT (BLOCK * KCHUNK + 16)
+#define SCRATCH_FLOATS ((size_t) POINTS * (V_POINT + M_POINT))
+
+/* The bounds, measured on two Zen 3 cores against fb-direct-conv.c on the same buffers
+ * (3x3, pads 1, Relu, warm caches; README.md has the table). Winograd won 1.9 to 3.4x
+ * wherever the map gives many tiles, down to 8 -> 32 channels (1.9x; oneDNN, which takes
+ * fewer than 40 input channels, is at most 1.2x faster than the direct convolution there), and
+ * lost where few tiles share the weights, which it streams 2.25 times as many of as the direct
+ * convolution, once per block of tiles: 7x7 maps (4 tiles) 0.97 to 1.01x at 160 to 224
+ * channels and 0.58x at 512; 10x10 (9 tiles) 1.18x at 256 channels but 0.84x at 512, 20x20 (25
+ * tiles) at 512 1.35x; 12x12 at 128 1.8x. Hence: at least MIN_TILES tiles in the batch, and at
+ * least one tile per TILE_WEIGHT_KB KB of one point's transformed weights (c * co floats). */
+#define MIN_CHANNELS 8
+#define MIN_TILES 9
+#define TILE_WEIGHT_KB 64
+
+int
+fb_winograd_conv_fits (const FbConvDesc *d)
+{
+#ifdef FB_WINOGRAD_X86
+  if (d->transposed || d->groups != 1 || d->kh != 3 || d->kw != 3 || d->sh != 1 || d->sw != 1 ||
+      d->dh != 1 || d->dw != 1 || d->c < MIN_CHANNELS || d->co < MIN_CHANNELS)
+    return 0;
+  for (int64_t i = 0; i < d->n_post; i++)
+    switch (d->post[i].kind)
+      {
+      case FB_CONV_POST_RELU: case FB_CONV_POST_CLIP: case FB_CONV_POST_MAX:
+      case FB_CONV_POST_MIN: case FB_CONV_POST_ADD: case FB_CONV_POST_SUM:
+        break;
+      default:
+        return 0;
+      }
+  double tiles = (double) d->n * ((d->oh + 3) / 4) * ((d->ow + 3) / 4);
+  double point_kb = (double) d->c * d->co * sizeof (float) / 1024;
+  if (tiles < MIN_TILES || tiles * TILE_WEIGHT_KB < point_kb)
+    return 0;
+  const char *env = getenv ("FUSEBENCH_WINOGRAD");
+  if (env != NULL && strcmp (env, "0") == 0)
+    return 0;
+  /* By default AVX2 only: with AVX-512 the direct convolution's wider tiles take these (README.md,
+   * "CPU math library"); FUSEBENCH_WINOGRAD=1 takes it there too, to compare. */
+  if (env != NULL && strcmp (env, "1") == 0)
+    return fb_conv_isa () != FB_CONV_ISA_NONE;
+  return fb_conv_isa () == FB_CONV_ISA_AVX2;
+#else
+  (void) d;
+  return 0;
+#endif
+}
+
+/* G, the weight transform of F(4x4, 3x3) for the points 0, 1, -1, 2, -2 and infinity. */
+static const double G[6][3] = {
+  { 1.0 / 4, 0, 0 },
+  { -1.0 / 6, -1.0 / 6, -1.0 / 6 },
+  { -1.0 / 6, 1.0 / 6, -1.0 / 6 },
+  { 1.0 / 24, 1.0 / 12, 1.0 / 6 },
+  { 1.0 / 24, -1.0 / 12, 1.0 / 6 },
+  { 0, 0, 1 },
+};
+
+FbWinogradConv *
+fb_winograd_conv_new (const FbConvDesc *d, const float *weights)
+{
+#ifndef FB_WINOGRAD_X86
+  /* Nothing here could run it (fb_winograd_conv_fits never holds). */
+  (void) d; (void) weights;
+  return NULL;
+#endif
+  FbWinogradConv *conv = calloc (1, sizeof *conv);
+  if (conv == NULL)
+    return NULL;
+  conv->d = *d;
+  conv->kp = (d->co + LANES - 1) / LANES * LANES;
+  conv->th = (d->oh + 3) / 4;
+  conv->tw = (d->ow + 3) / 4;
+  size_t u_floats = (size_t) POINTS * conv->kp * d->c;
+  conv->u = aligned_alloc (64, (u_floats * sizeof (float) + 63) / 64 * 64);
+  if (conv->u == NULL)
+    {
+      fb_winograd_conv_free (conv);
+      return NULL;
+    }
+  memset (conv->u, 0, u_floats * sizeof (float));
+  const int64_t blocks = conv->kp / LANES;
+  for (int64_t o = 0; o < d->co; o++)
+    for (int64_t i = 0; i < d->c; i++)
+      {
+        /* In double: the transformed weights are rounded once, not at every step. */
+        const float *g = weights + (o * d->c + i) * 9;
+        double gt[6][3];
+        for (int r = 0; r < 6; r++)
+          for (int b = 0; b < 3; b++)
+            gt[r][b] = G[r][0] * g[b] + G[r][1] * g[3 + b] + G[r][2] * g[6 + b];
+        for (int r = 0; r < 6; r++)
+          for (int s = 0; s < 6; s++)
+            {
+              double v = gt[r][0] * G[s][0] + gt[r][1] * G[s][1] + gt[r][2] * G[s][2];
+              size_t at = (((size_t) (r * 6 + s) * blocks + o / LANES) * d->c + i) * LANES +
+                          o % LANES;
+              conv->u[at] = (float) v;
+            }
+      }
+  return conv;
+}
+
+void
+fb_winograd_conv_free (FbWinogradConv *conv)
+{
+  if (conv == NULL)
+    return;
+  free (conv->u);
+  free (conv->scratch);
+  free (conv);
+}
+
+#ifdef FB_WINOGRAD_X86
+
+/* B^T applied to one line of six: the input transform along one axis. */
+__attribute__ ((target ("avx2,fma"))) static inline void
+input_line (const __m256 d[6], __m256 t[6])
+{
+  const __m256 two = _mm256_set1_ps (2), four = _mm256_set1_ps (4), five = _mm256_set1_ps (5);
+  __m256 d4_d2 = _mm256_sub_ps (d[4], d[2]), d3_d1 = _mm256_sub_ps (d[3], d[1]);
+  t[0] = _mm256_fnmadd_ps (five, d[2], _mm256_fmadd_ps (four, d[0], d[4]));
+  t[1] = _mm256_fnmadd_ps (four, _mm256_add_ps (d[1], d[2]), _mm256_add_ps (d[3], d[4]));
+  t[2] = _mm256_fmadd_ps (four, _mm256_sub_ps (d[1], d[2]), _mm256_sub_ps (d[4], d[3]));
+  t[3] = _mm256_fmadd_ps (two, d3_d1, d4_d2);
+  t[4] = _mm256_fnmadd_ps (two, d3_d1, d4_d2);
+  t[5] = _mm256_fnmadd_ps (five, d[3], _mm256_fmadd_ps (four, d[1], d[5]));
+}
+
+/* A^T applied to one line of six: the output transform along one axis. */
+__attribute__ ((target ("avx2,fma"))) static inline void
+output_line (const __m256 m[6], __m256 o[4])
+{
+  __m256 s12 = _mm256_add_ps (m[1], m[2]), d12 = _mm256_sub_ps (m[1], m[2]);
+  __m256 s34 = _mm256_add_ps (m[3], m[4]), d34 = _mm256_sub_ps (m[3], m[4]);
+  o[0] = _mm256_add_ps (_mm256_add_ps (m[0], s12), s34);
+  o[1] = _mm256_fmadd_ps (_mm256_set1_ps (2), d34, d12);
+  o[2] = _mm256_fmadd_ps (_mm256_set1_ps (4), s34, s12);
+  o[3] = _mm256_add_ps (_mm256_fmadd_ps (_mm256_set1_ps (8), d34, d12), m[5]);
+}
+
+/* Which tile of the whole batch tile t is. */
+static inline void
+tile_at (const FbWinogradConv *conv, int64_t t, int64_t *n, int64_t *ty, int64_t *tx)
+{
+  int64_t per_image = conv->th * conv->tw;
+  *n = t / per_image;
+  *ty = t % per_image / conv->tw;
+  *tx = t % conv->tw;
+}
+
+/* V of one tile's 8 channels: B^T d B of the 6x6 patch at index at of x (its corner, perhaps
+ * outside the image: an index, never a pointer, until a pixel is known inside), whose rows are
+ * rs floats apart and pixels cs, into v (points V_POINT floats apart). Interior: every pixel is inside the image
+ * and all 8 channels are wanted, so no pixel or lane needs testing; a constant where it is
+ * called, so that the compiler makes the fast copy apart. The loops are unrolled for their
+ * arrays to live in registers rather than on the stack (with the plain loads and stores where
+ * nothing needs testing, 64 -> 64 channels at 56x56 went from 0.87 to 0.47 ms). */
+__attribute__ ((target ("avx2,fma"), always_inline)) static inline void
+transform_patch (const float *x, int64_t at, int64_t rs, int64_t cs, const int row_in[6], const int col_in[6],
+                 int interior, int full, __m256i mask, float *v)
+{
+  __m256 rows[6][6];
+#pragma GCC unroll 6
+  for (int j = 0; j < 6; j++)
+    {
+      __m256 col[6], tc[6];
+#pragma GCC unroll 6
+      for (int i = 0; i < 6; i++)
+        {
+          if (interior)
+            col[i] = _mm256_loadu_ps (x + at + i * rs + j * cs);
+          else if (!(row_in[i] && col_in[j]))
+            col[i] = _mm256_setzero_ps ();
+          else if (full)
+            col[i] = _mm256_loadu_ps (x + at + i * rs + j * cs);
+          else
+            col[i] = _mm256_maskload_ps (x + at + i * rs + j * cs, mask);
+        }
+      input_line (col, tc);
+#pragma GCC unroll 6
+      for (int r = 0; r < 6; r++)
+        rows[r][j] = tc[r];
+    }
+#pragma GCC unroll 6
+  for (int r = 0; r < 6; r++)
+    {
+      __m256 out[6];
+      input_line (rows[r], out);
+#pragma GCC unroll 6
+      for (int s = 0; s < 6; s++)
+        _mm256_storeu_ps (v + (size_t) (r * 6 + s) * V_POINT, out[s]);
+    }
+}
+
+/* V of tiles t0 .. t0 + nt - 1, input channels c0 .. c0 + cn - 1, into v [36][BLOCK][CCHUNK]
+ * (points V_POINT floats apart). A patch's pixels in the padding (or past the image) are
+ * zeros. */
+__attribute__ ((target ("avx2,fma"))) static void
+input_transform (const FbWinogradConv *conv, const float *x, int64_t t0, int64_t nt, int64_t c0,
+                 int64_t cn, float *v)
+{
+  const FbConvDesc *d = &conv->d;
+  const __m256i lane = _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7);
+  const int64_t rs = d->w * d->c, cs = d->c;
+  for (int64_t t = 0; t < nt; t++)
+    {
+      int64_t n, ty, tx;
+      tile_at (conv, t0 + t, &n, &ty, &tx);
+      int64_t iy0 = ty * 4 - d->pt, ix0 = tx * 4 - d->pl;
+      int row_in[6], col_in[6], inside = 1;
+      for (int i = 0; i < 6; i++)
+        {
+          row_in[i] = iy0 + i >= 0 && iy0 + i < d->h;
+          col_in[i] = ix0 + i >= 0 && ix0 + i < d->w;
+          inside &= row_in[i] && col_in[i];
+        }
+      int64_t corner = ((n * d->h + iy0) * d->w + ix0) * d->c + c0;
+      for (int64_t c = 0; c < cn; c += 8)
+        {
+          int full = c + 8 <= cn;
+          __m256i mask = _mm256_cmpgt_epi32 (_mm256_set1_epi32 ((int) (cn - c)), lane);
+          float *vt = v + t * CCHUNK + c;
+          if (inside && full)
+            transform_patch (x, corner + c, rs, cs, row_in, col_in, 1, 1, mask, vt);
+          else
+            transform_patch (x, corner + c, rs, cs, row_in, col_in, 0, full, mask, vt);
+        }
+    }
+}
+
+#define FMA_ROW(j, a, b)                                                                       \
+  do {                                                                                         \
+    __m256 vb = _mm256_broadcast_ss (v + (j) * CCHUNK + c);                                    \
+    a = _mm256_fmadd_ps (vb, w0, a);                                                           \
+    b = _mm256_fmadd_ps (vb, w1, b);                                                           \
+  } while (0)
+
+/* One register tile of one point's product: m [6 tiles][16] (rows KCHUNK apart) =, or += when
+ * accumulate, v [6 tiles][cn] (rows CCHUNK apart) . u [cn][16]. */
+__attribute__ ((target ("avx2,fma"))) static void
+product_tile (const float *v, const float *u, int64_t cn, float *m, int accumulate)
+{
+  __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+  if (accumulate)
+    {
+      c00 = _mm256_load_ps (m + 0 * KCHUNK), c01 = _mm256_load_ps (m + 0 * KCHUNK + 8);
+      c10 = _mm256_load_ps (m + 1 * KCHUNK), c11 = _mm256_load_ps (m + 1 * KCHUNK + 8);
+      c20 = _mm256_load_ps (m + 2 * KCHUNK), c21 = _mm256_load_ps (m + 2 * KCHUNK + 8);
+      c30 = _mm256_load_ps (m + 3 * KCHUNK), c31 = _mm256_load_ps (m + 3 * KCHUNK + 8);
+      c40 = _mm256_load_ps (m + 4 * KCHUNK), c41 = _mm256_load_ps (m + 4 * KCHUNK + 8);
+      c50 = _mm256_load_ps (m + 5 * KCHUNK), c51 = _mm256_load_ps (m + 5 * KCHUNK + 8);
+    }
+  else
+    {
+      c00 = _mm256_setzero_ps (), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+      c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+    }
+  for (int64_t c = 0; c < cn; c++)
+    {
+      __m256 w0 = _mm256_load_ps (u + c * LANES), w1 = _mm256_load_ps (u + c * LANES + 8);
+      FMA_ROW (0, c00, c01);
+      FMA_ROW (1, c10, c11);
+      FMA_ROW (2, c20, c21);
+      FMA_ROW (3, c30, c31);
+      FMA_ROW (4, c40, c41);
+      FMA_ROW (5, c50, c51);
+    }
+  _mm256_store_ps (m + 0 * KCHUNK, c00), _mm256_store_ps (m + 0 * KCHUNK + 8, c01);
+  _mm256_store_ps (m + 1 * KCHUNK, c10), _mm256_store_ps (m + 1 * KCHUNK + 8, c11);
+  _mm256_store_ps (m + 2 * KCHUNK, c20), _mm256_store_ps (m + 2 * KCHUNK + 8, c21);
+  _mm256_store_ps (m + 3 * KCHUNK, c30), _mm256_store_ps (m + 3 * KCHUNK + 8, c31);
+  _mm256_store_ps (m + 4 * KCHUNK, c40), _mm256_store_ps (m + 4 * KCHUNK + 8, c41);
+  _mm256_store_ps (m + 5 * KCHUNK, c50), _mm256_store_ps (m + 5 * KCHUNK + 8, c51);
+}
+
+/* The output of tiles t0 .. t0 + nt - 1, output channels k0 .. k0 + kn - 1, from m
+ * [36][BLOCK][KCHUNK]: A^T M A, the bias, the post-ops, stored where the tile lies inside the
+ * output. */
+__attribute__ ((target ("avx2,fma"))) static void
+output_transform (const FbWinogradConv *conv, const float *m, int64_t t0, int64_t nt, int64_t k0,
+                  int64_t kn, const float *bias, const float *add, float *y)
+{
+  const FbConvDesc *d = &conv->d;
+  const __m256i lane = _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7);
+  for (int64_t t = 0; t < nt; t++)
+    {
+      int64_t n, ty, tx;
+      tile_at (conv, t0 + t, &n, &ty, &tx);
+      int64_t oy0 = ty * 4, ox0 = tx * 4;
+      int64_t rows = d->oh - oy0 < 4 ? d->oh - oy0 : 4, cols = d->ow - ox0 < 4 ? d->ow - ox0 : 4;
+      for (int64_t k = 0; k < kn; k += 8)
+        {
+          __m256i mask = _mm256_cmpgt_epi32 (_mm256_set1_epi32 ((int) (kn - k)), lane);
+          int full = k + 8 <= kn;
+          __m256 cols6[4][6];
+          /* Unrolled, for the arrays to stay in registers (see transform_patch). */
+#pragma GCC unroll 6
+          for (int s = 0; s < 6; s++)
+            {
+              __m256 line[6], o[4];
+#pragma GCC unroll 6
+              for (int r = 0; r < 6; r++)
+                line[r] = _mm256_load_ps (m + (size_t) (r * 6 + s) * M_POINT + t * KCHUNK + k);
+              output_line (line, o);
+#pragma GCC unroll 4
+              for (int a = 0; a < 4; a++)
+                cols6[a][s] = o[a];
+            }
+          __m256 b = bias ? _mm256_maskload_ps (bias + k0 + k, mask) : _mm256_setzero_ps ();
+          for (int64_t a = 0; a < rows; a++)
+            {
+              __m256 o[4];
+              output_line (cols6[a], o);
+              for (int64_t c = 0; c < cols; c++)
+                {
+                  size_t at = (size_t) (((n * d->oh + oy0 + a) * d->ow + ox0 + c) * d->co + k0 + k);
+                  __m256 val = fb_conv_post_ops (d, _mm256_add_ps (o[c], b), add ? add + at : NULL,
+                                                 full, mask);
+                  /* Masked stores are several times slower than plain ones on Zen. */
+                  if (full)
+                    _mm256_storeu_ps (y + at, val);
+                  else
+                    _mm256_maskstore_ps (y + at, mask, val);
+                }
+            }
+        }
+    }
+}
+
+/* Tiles t0 .. t0 + nt - 1 (nt at most BLOCK), output chunks kc0 .. kc1 - 1 (of KCHUNK
+ * channels), with the thread's scratch. */
+static void
+run_block (const FbWinogradConv *conv, const float *x, const float *bias, const float *add,
+           float *y, int64_t t0, int64_t nt, int64_t kc0, int64_t kc1, float *scratch)
+{
+  const FbConvDesc *d = &conv->d;
+  float *v = scratch, *m = scratch + (size_t) POINTS * V_POINT;
+  const int64_t blocks = conv->kp / LANES, groups = (nt + ROWS - 1) / ROWS;
+  for (int64_t k0 = kc0 * KCHUNK; k0 < conv->kp && k0 < kc1 * KCHUNK; k0 += KCHUNK)
+    {
+      int64_t kn = conv->kp - k0 < KCHUNK ? conv->kp - k0 : KCHUNK;
+      for (int64_t c0 = 0; c0 < d->c; c0 += CCHUNK)
+        {
+          int64_t cn = d->c - c0 < CCHUNK ? d->c - c0 : CCHUNK;
+          input_transform (conv, x, t0, nt, c0, cn, v);
+          for (int64_t p = 0; p < POINTS; p++)
+            for (int64_t ob = k0 / LANES; ob < (k0 + kn) / LANES; ob++)
+              {
+                const float *u = conv->u + ((size_t) (p * blocks + ob) * d->c + c0) * LANES;
+                for (int64_t g = 0; g < groups; g++)
+                  product_tile (v + (size_t) p * V_POINT + g * ROWS * CCHUNK, u, cn,
+                                m + (size_t) p * M_POINT + g * ROWS * KCHUNK + (ob * LANES - k0),
+                                c0 > 0);
+              }
+        }
+      int64_t real = d->co - k0 < kn ? d->co - k0 : kn;
+      output_transform (conv, m, t0, nt, k0, real, bias, add, y);
+    }
+}
+
+/* Tiles t0 .. t1 - 1 through output chunks kc0 .. kc1 - 1, in blocks of whole register tiles
+ * as even as BLOCK allows (50 tiles go as 18, 18 and 14, not 24, 24 and 2: each block streams
+ * all the transformed weights of its chunks, however few tiles it has). */
+static void
+run_share (const FbWinogradConv *conv, const float *x, const float *bias, const float *add,
+           float *y, int64_t t0, int64_t t1, int64_t kc0, int64_t kc1, float *scratch)
+{
+  int64_t groups = (t1 - t0 + ROWS - 1) / ROWS, per_block = BLOCK / ROWS;
+  int64_t n_blocks = (groups + per_block - 1) / per_block;
+  if (n_blocks == 0)
+    return;
+  int64_t size = (groups + n_blocks - 1) / n_blocks * ROWS;
+  for (int64_t t = t0; t < t1; t += size)
+    run_block (conv, x, bias, add, y, t, t1 - t < size ? t1 - t : size, kc0, kc1, scratch);
+}
+
+int
+fb_winograd_conv_run (FbWinogradConv *conv, const float *x, const float *bias, const float *add,
+                      float *y)
+{
+  const FbConvDesc *d = &conv->d;
+  int threads = 1;
+#ifdef _OPENMP
+  threads = omp_get_max_threads ();
+#endif
+  if (conv->scratch_threads < threads)
+    {
+      free (conv->scratch);
+      /* Zeroed: the rows of a last, partial register tile are summed (and thrown away) too,
+       * and must not hold whatever the allocator left. */
+      conv->scratch = calloc ((size_t) threads * SCRATCH_FLOATS + 16, sizeof (float));
+      conv->scratch_threads = conv->scratch == NULL ? 0 : threads;
+      if (conv->scratch == NULL)
+        return -1;
+    }
+  /* 64-byte aligned whatever calloc gave. */
+  float *scratch0 = (float *) (((uintptr_t) conv->scratch + 63) & ~(uintptr_t) 63);
+  const int64_t tiles = d->n * conv->th * conv->tw, chunks = (conv->kp + KCHUNK - 1) / KCHUNK;
+#pragma omp parallel num_threads (threads)
+  {
+    int64_t T = 1, me = 0;
+#ifdef _OPENMP
+    T = omp_get_num_threads ();
+    me = omp_get_thread_num ();
+#endif
+    float *scratch = scratch0 + (size_t) me * SCRATCH_FLOATS;
+    /* When the output chunks share out evenly, the threads split them, each transforming the
+     * whole input (what it would do anyway, once per chunk) and streaming only its own
+     * chunks' weights; else the tiles, each thread all the weights. */
+    if (chunks % T == 0)
+      run_share (conv, x, bias, add, y, 0, tiles, chunks * me / T, chunks * (me + 1) / T,
+                 scratch);
+    else
+      run_share (conv, x, bias, add, y, tiles * me / T, tiles * (me + 1) / T, 0, chunks,
+                 scratch);
+  }
+  return 0;
+}
+
+#else
+
+int
+fb_winograd_conv_run (FbWinogradConv *conv, const float *x, const float *bias, const float *add,
+                      float *y)
+{
+  /* Unreachable: fb_winograd_conv_new makes none on other processors. */
+  (void) conv; (void) x; (void) bias; (void) add; (void) y;
+  return -1;
+}
+
+#endif

@@ -1,0 +1,837 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The library phases of the cuda target. Matrix products go to cuBLASLt: row-major
+ * C = op(A) op(B) is the column-major C^T = op(B)^T op(A)^T, so B is cuBLASLt's first operand;
+ * a bias along C's rows is its BIAS epilogue (a vector over the column-major rows), Relu its
+ * RELU. Convolutions go to cuDNN's fused convolution, act (conv (x) + z + bias) with act Relu
+ * or the identity, the one fusion of bias, residual and activation that cuDNN runs for float32
+ * NCHW in every version 9; lowering put whatever else the graph fused into a generated phase
+ * after it. TF32 tensor cores are allowed unless strict float32 is asked for (cuBLASLt's
+ * COMPUTE_32F, cuDNN's FMA math). Descriptors and algorithms are chosen once, here, so that
+ * the phase can be captured into a CUDA graph.
+ *
+ * A convolution has several ways to run, and which is fastest depends on its shape, the GPU and
+ * the cuDNN version (the legacy fused call reaches older kernels only; at batch 1 on an H200 it
+ * ran ResNet-50's 14x14 convolutions at 3 TFLOP/s). So every way is timed once on the device,
+ * on the phase's own buffers, and the fastest kept: the legacy call (fused or plain), the
+ * legacy plain forward with the epilogue as separate legacy calls, the whole chain as one cuDNN
+ * graph (each engine its heuristics offer), and the convolution alone as a graph with the
+ * legacy epilogue after it. A module with several convolutions of one shape times the shape
+ * once. FUSEBENCH_CUDA_TRACE=1 prints every way's time to stderr. */
+#include "fb-cuda-private.h"
+#include "fb-cuda-cudnn-graph.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+typedef enum {
+  WAY_LEGACY,          /* cudnnConvolutionBiasActivationForward, or the plain forward */
+  WAY_LEGACY_SPLIT,    /* the plain forward, then bias, add and relu as legacy calls */
+  WAY_GRAPH,           /* the whole chain as one graph */
+  WAY_GRAPH_SPLIT,     /* the convolution alone as a graph, then the legacy epilogue */
+} ConvWay;
+
+static const char *const way_names[] = {
+  "legacy call", "legacy forward + epilogue", "graph", "graph conv + epilogue",
+};
+
+struct _FbCudaLibPhase {
+  FbKLibKind   lib;
+  /* cuBLASLt */
+  cublasLtMatmulDesc_t   desc;
+  cublasLtMatrixLayout_t la, lb, lc;
+  cublasLtMatmulAlgo_t   algo;
+  float                  alpha;
+  /* cuDNN */
+  cudnnTensorDescriptor_t      xd, yd, bd;
+  cudnnFilterDescriptor_t      wd;
+  cudnnConvolutionDescriptor_t cd;
+  cudnnActivationDescriptor_t  ad;
+  int                          algo_id;
+  int                          math;          /* the convolution descriptor's math type */
+  gboolean                     fused;         /* bias, add or relu follow the convolution */
+  gboolean                     relu;
+  ConvWay                      way;
+  FbCudnnConvGraph             graph;         /* the chain (or the convolution alone) as a graph */
+  FbCudnnConvPlans            *plans;         /* the chosen plan is plans->plans[0] */
+  CUdeviceptr                  zero_bias;     /* a bias of zeros when the fused call needs one */
+  CUdeviceptr                  own_filter;    /* the weights reordered channels-last, or 0 */
+  char                        *choice;        /* which way, and the times of the others */
+  /* both */
+  size_t       workspace;
+  CUdeviceptr  x, w, bias, add, y;
+  char        *name;
+};
+
+gboolean
+_fb_cuda_check (const FbCuDriver *cu, CUresult r, GError **error, const char *format, ...)
+{
+  if (r == 0)
+    return TRUE;
+  va_list ap;
+  va_start (ap, format);
+  g_autofree char *what = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  g_autofree char *text = _fb_cuda_result_text (cu, r);
+  g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_DEVICE, "%s: %s", what, text);
+  return FALSE;
+}
+
+static gboolean
+lt_ok (cublasStatus_t s, const FbCudaLibPhase *p, const char *what, GError **error)
+{
+  if (s == 0)
+    return TRUE;
+  g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_DEVICE,
+               "kernel %s: cuBLASLt %s failed (status %d)", p->name, what, s);
+  return FALSE;
+}
+
+static gboolean
+dnn_ok (const FbCudnn *dnn, cudnnStatus_t s, const FbCudaLibPhase *p, const char *what,
+        GError **error)
+{
+  if (s == 0)
+    return TRUE;
+  g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_DEVICE, "kernel %s: cuDNN %s failed: %s",
+               p->name, what, dnn->GetErrorString ? dnn->GetErrorString (s) : "?");
+  return FALSE;
+}
+
+static gboolean
+open_cublaslt (FbCudaLibs *libs, GError **error)
+{
+  if (libs->lt_handle != NULL)
+    return TRUE;
+  if ((libs->lt = _fb_cuda_cublaslt (error)) == NULL)
+    return FALSE;
+  if (libs->lt->Create (&libs->lt_handle) != 0)
+    {
+      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_DEVICE, "cuBLASLt would not start");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+open_cudnn (FbCudaLibs *libs, GError **error)
+{
+  if (libs->dnn_handle != NULL)
+    return TRUE;
+  if ((libs->dnn = _fb_cuda_cudnn (error)) == NULL)
+    return FALSE;
+  if (libs->dnn->Create (&libs->dnn_handle) != 0 ||
+      libs->dnn->SetStream (libs->dnn_handle, libs->stream) != 0)
+    {
+      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_DEVICE, "cuDNN would not start");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+layout (const FbCublasLt *lt, cublasLtMatrixLayout_t *l, uint64_t rows, uint64_t cols,
+        int64_t ld, int64_t batch, int64_t stride, const FbCudaLibPhase *p, GError **error)
+{
+  if (!lt_ok (lt->MatrixLayoutCreate (l, FB_CUDA_R_32F, rows, cols, ld), p, "layout", error))
+    return FALSE;
+  if (batch <= 1)
+    return TRUE;
+  int32_t count = (int32_t) batch;
+  return lt_ok (lt->MatrixLayoutSetAttribute (*l, FB_CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
+                                              sizeof count), p, "batch count", error) &&
+         lt_ok (lt->MatrixLayoutSetAttribute (*l, FB_CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                              &stride, sizeof stride), p, "batch stride", error);
+}
+
+#define LT_WORKSPACE ((size_t) 32 << 20)
+
+static gboolean
+gemm_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKGemm *g, GError **error)
+{
+  if (!open_cublaslt (libs, error))
+    return FALSE;
+  const FbCublasLt *lt = libs->lt;
+  /* Matrix products are float32 unless TF32 is asked for, as PyTorch's matmul precision
+   * "highest" (its default): TF32 moved BERT's output 2.6e-3, past 1e-3. */
+  gboolean tf32 = libs->tf32_matmul && !libs->strict_float32;
+  int compute = tf32 ? FB_CUBLAS_COMPUTE_32F_FAST_TF32 : FB_CUBLAS_COMPUTE_32F;
+  if (!lt_ok (lt->MatmulDescCreate (&p->desc, compute, FB_CUDA_R_32F), p, "descriptor", error))
+    return FALSE;
+  /* cuBLASLt's first operand is our B, its second our A. */
+  int32_t op_first = g->tb ? FB_CUBLAS_OP_T : FB_CUBLAS_OP_N;
+  int32_t op_second = g->ta ? FB_CUBLAS_OP_T : FB_CUBLAS_OP_N;
+  uint32_t epilogue = p->bias ? (g->relu ? FB_CUBLASLT_EPILOGUE_RELU_BIAS : FB_CUBLASLT_EPILOGUE_BIAS)
+                              : (g->relu ? FB_CUBLASLT_EPILOGUE_RELU : FB_CUBLASLT_EPILOGUE_DEFAULT);
+  if (!lt_ok (lt->MatmulDescSetAttribute (p->desc, FB_CUBLASLT_MATMUL_DESC_TRANSA, &op_first,
+                                          sizeof op_first), p, "transA", error) ||
+      !lt_ok (lt->MatmulDescSetAttribute (p->desc, FB_CUBLASLT_MATMUL_DESC_TRANSB, &op_second,
+                                          sizeof op_second), p, "transB", error) ||
+      !lt_ok (lt->MatmulDescSetAttribute (p->desc, FB_CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                          sizeof epilogue), p, "epilogue", error))
+    return FALSE;
+  if (p->bias &&
+      !lt_ok (lt->MatmulDescSetAttribute (p->desc, FB_CUBLASLT_MATMUL_DESC_BIAS_POINTER, &p->bias,
+                                          sizeof p->bias), p, "bias", error))
+    return FALSE;
+  /* Column-major views: B^T is n x k (or k x n before its op), A^T k x m, C^T n x m. */
+  if (!layout (lt, &p->la, g->tb ? g->k : g->n, g->tb ? g->n : g->k, g->ldb, g->batch,
+               g->stride_b, p, error) ||
+      !layout (lt, &p->lb, g->ta ? g->m : g->k, g->ta ? g->k : g->m, g->lda, g->batch,
+               g->stride_a, p, error) ||
+      !layout (lt, &p->lc, g->n, g->m, g->ldc, g->batch, g->stride_c, p, error))
+    return FALSE;
+  cublasLtMatmulPreference_t pref = NULL;
+  size_t ws = LT_WORKSPACE;
+  cublasLtMatmulHeuristicResult_t result[1];
+  int returned = 0;
+  gboolean ok = lt_ok (lt->MatmulPreferenceCreate (&pref), p, "preference", error) &&
+                lt_ok (lt->MatmulPreferenceSetAttribute (pref, FB_CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                         &ws, sizeof ws), p, "workspace", error) &&
+                lt_ok (lt->MatmulAlgoGetHeuristic (libs->lt_handle, p->desc, p->la, p->lb, p->lc,
+                                                   p->lc, pref, 1, result, &returned),
+                       p, "heuristic", error);
+  if (pref)
+    lt->MatmulPreferenceDestroy (pref);
+  if (!ok)
+    return FALSE;
+  if (returned < 1)
+    {
+      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_DEVICE,
+                   "kernel %s: cuBLASLt has no algorithm for this product", p->name);
+      return FALSE;
+    }
+  p->algo = result[0].algo;
+  p->workspace = result[0].workspaceSize;
+  p->alpha = (float) g->alpha;
+  return TRUE;
+}
+
+/* The legacy epilogue after an unfused forward: y += bias; y += add; y = relu (y). */
+static gboolean
+legacy_epilogue (FbCudaLibs *libs, FbCudaLibPhase *p, GError **error)
+{
+  const FbCudnn *dnn = libs->dnn;
+  const FbCudnnGraph *g = _fb_cuda_cudnn_graph (NULL);
+  float one = 1.0f, zero = 0.0f;
+  if (p->graph.bias &&
+      !dnn_ok (dnn, g->AddTensor (libs->dnn_handle, &one, p->bd, (void *) p->bias, &one, p->yd,
+                                  (void *) p->y), p, "bias", error))
+    return FALSE;
+  if (p->add &&
+      !dnn_ok (dnn, g->AddTensor (libs->dnn_handle, &one, p->yd, (void *) p->add, &one, p->yd,
+                                  (void *) p->y), p, "residual add", error))
+    return FALSE;
+  return !p->relu ||
+         dnn_ok (dnn, g->ActivationForward (libs->dnn_handle, p->ad, &one, p->yd, (void *) p->y,
+                                            &zero, p->yd, (void *) p->y), p, "relu", error);
+}
+
+static gboolean
+conv_run (FbCudaLibs *libs, FbCudaLibPhase *p, CUdeviceptr workspace, size_t workspace_bytes,
+          GError **error)
+{
+  const FbCudnn *dnn = libs->dnn;
+  float one = 1.0f, zero = 0.0f;
+  if (p->way == WAY_GRAPH || p->way == WAY_GRAPH_SPLIT)
+    {
+      const FbCudnnGraph *g = _fb_cuda_cudnn_graph (NULL);
+      if (!dnn_ok (dnn, _fb_cudnn_conv_plan_run (g, libs->dnn_handle, &p->graph,
+                                                 &p->plans->plans[0], workspace),
+                   p, "graph convolution", error))
+        return FALSE;
+      return p->way == WAY_GRAPH || legacy_epilogue (libs, p, error);
+    }
+  if (!p->fused || p->way == WAY_LEGACY_SPLIT)
+    return dnn_ok (dnn, dnn->ConvolutionForward (libs->dnn_handle, &one, p->xd, (void *) p->x, p->wd,
+                                                 (void *) p->w, p->cd, p->algo_id,
+                                                 (void *) workspace, workspace_bytes, &zero, p->yd,
+                                                 (void *) p->y), p, "convolution", error) &&
+           (p->way != WAY_LEGACY_SPLIT || legacy_epilogue (libs, p, error));
+  float alpha2 = p->add ? 1.0f : 0.0f;
+  return dnn_ok (dnn, dnn->ConvolutionBiasActivationForward (libs->dnn_handle, &one, p->xd,
+                                                             (void *) p->x, p->wd, (void *) p->w,
+                                                             p->cd, p->algo_id, (void *) workspace,
+                                                             workspace_bytes, &alpha2, p->yd,
+                                                             (void *) (p->add ? p->add : p->y),
+                                                             p->bd, (void *) p->bias, p->ad, p->yd,
+                                                             (void *) p->y),
+                 p, "fused convolution", error);
+}
+
+/* One way to run a convolution, as timed. */
+typedef struct {
+  ConvWay           way;
+  int               algo, math;     /* legacy ways */
+  FbCudnnConvPlans *plans;          /* graph ways: the set, shared by its candidates */
+  int               plan;           /* graph ways: which of the set */
+  size_t            workspace;
+  double            us;             /* median time, or -1 when it failed */
+} ConvCandidate;
+
+/* What a module chose for a convolution shape, so that its repeats skip the timing. */
+typedef struct {
+  ConvWay  way;
+  int      algo, math;
+  int64_t  engine;
+  char    *choice;
+} ConvChoice;
+
+static void
+conv_choice_free (gpointer data)
+{
+  ConvChoice *c = data;
+  g_free (c->choice);
+  g_free (c);
+}
+
+static char *
+conv_key (const FbCudaLibPhase *p, const FbConvDesc *d)
+{
+  GString *key = g_string_new (NULL);
+  const int64_t *words = (const int64_t *) d;
+  for (size_t i = 0; i < sizeof *d / sizeof (int64_t); i++)
+    g_string_append_printf (key, "%" G_GINT64_FORMAT ",", words[i]);
+  /* Whether the pointers are 16-byte aligned changes which engines apply. */
+  gboolean aligned = ((p->x | p->w | p->y | p->bias | p->add) & 15) == 0;
+  g_string_append_printf (key, "%d%d%d%d", p->graph.nchw, p->add == p->y, aligned,
+                          p->graph.bias != 0);
+  return g_string_free (key, FALSE);
+}
+
+#define TUNE_MAX_WORKSPACE ((size_t) 256 << 20)
+#define TUNE_GRAPH_PLANS   6
+#define TUNE_RUNS          7
+
+static int
+compare_doubles (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* The median of TUNE_RUNS timed runs after two warm-ups, in µs; -1 when a run fails. */
+static double
+time_candidate (FbCudaLibs *libs, FbCudaLibPhase *p, CUdeviceptr workspace, size_t bytes,
+                GError **error)
+{
+  const FbCuDriver *cu = libs->cu;
+  CUevent start = NULL, end = NULL;
+  double times[TUNE_RUNS];
+  double result = -1;
+  if (cu->EventCreate (&start, 0) != 0 || cu->EventCreate (&end, 0) != 0)
+    goto out;
+  for (int i = 0; i < 2; i++)
+    if (!conv_run (libs, p, workspace, bytes, error))
+      goto out;
+  for (int i = 0; i < TUNE_RUNS; i++)
+    {
+      float ms = 0;
+      if (cu->EventRecord (start, libs->stream) != 0 || !conv_run (libs, p, workspace, bytes, NULL) ||
+          cu->EventRecord (end, libs->stream) != 0 || cu->EventSynchronize (end) != 0 ||
+          cu->EventElapsedTime (&ms, start, end) != 0)
+        goto out;
+      times[i] = ms * 1000.0;
+    }
+  qsort (times, TUNE_RUNS, sizeof times[0], compare_doubles);
+  result = times[TUNE_RUNS / 2];
+out:
+  /* A failed run may leave the stream in error: wait so that the next candidate starts clean. */
+  cu->StreamSynchronize (libs->stream);
+  if (start)
+    cu->EventDestroy (start);
+  if (end)
+    cu->EventDestroy (end);
+  return result;
+}
+
+static void
+apply_candidate (FbCudaLibs *libs, FbCudaLibPhase *p, const ConvCandidate *c)
+{
+  p->way = c->way;
+  p->algo_id = c->algo;
+  p->math = c->math;
+  libs->dnn->SetConvolutionMathType (p->cd, c->math);
+  p->workspace = c->workspace;
+}
+
+#define LEGACY_ALGOS 3
+
+/* The legacy forward's best algorithms (up to LEGACY_ALGOS) by cuDNN's own measurement of the
+ * plain forward, leaving out those that need more workspace than is worth holding: cuDNN's
+ * measurement varies from run to run, so the first alone may be one whose workspace is too
+ * large. Returns how many, or 0 with the reason in error. */
+static int
+find_legacy_algos (FbCudaLibs *libs, FbCudaLibPhase *p, int *algo, int *math, GError **error)
+{
+  const FbCudnn *dnn = libs->dnn;
+  cudnnConvolutionFwdAlgoPerf_t perf[8];
+  int returned = 0, n = 0;
+  if (!dnn_ok (dnn, dnn->FindConvolutionForwardAlgorithm (libs->dnn_handle, p->xd, p->wd, p->cd,
+                                                          p->yd, 8, &returned, perf),
+               p, "algorithm search", error))
+    return 0;
+  for (int i = 0; i < returned && n < LEGACY_ALGOS; i++)
+    if (perf[i].status == 0 && perf[i].memory < TUNE_MAX_WORKSPACE &&
+        (!libs->strict_float32 || perf[i].mathType != FB_CUDNN_TENSOR_OP_MATH))
+      {
+        algo[n] = perf[i].algo;
+        math[n] = libs->strict_float32 ? FB_CUDNN_FMA_MATH : perf[i].mathType;
+        n++;
+      }
+  if (n == 0)
+    g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_DEVICE,
+                 "kernel %s: cuDNN has no algorithm for this convolution (of %d it measured, none "
+                 "ran%s in under %zu MiB of workspace)", p->name, returned,
+                 libs->strict_float32 ? " in strict float32" : "", TUNE_MAX_WORKSPACE >> 20);
+  return n;
+}
+
+static void
+add_graph_candidates (FbCudaLibs *libs, FbCudaLibPhase *p, ConvWay way, GArray *candidates,
+                      GPtrArray *sets, GString *notes)
+{
+  const FbCudnnGraph *g = _fb_cuda_cudnn_graph (NULL);
+  FbCudnnConvGraph cg = p->graph;
+  if (way == WAY_GRAPH_SPLIT)
+    cg.bias = cg.z = 0, cg.relu = FALSE;
+  g_autofree char *why = NULL;
+  FbCudnnConvPlans *set = _fb_cudnn_conv_plans_new (g, libs->dnn_handle, &cg, libs->strict_float32,
+                                                    TUNE_GRAPH_PLANS, &why);
+  if (set == NULL)
+    {
+      g_string_append_printf (notes, "; %s: %s", way_names[way], why);
+      return;
+    }
+  g_ptr_array_add (sets, set);
+  for (int i = 0; i < set->n_plans; i++)
+    {
+      ConvCandidate c = { way, FB_CUDNN_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
+                          libs->strict_float32 ? FB_CUDNN_FMA_MATH : FB_CUDNN_TENSOR_OP_MATH,
+                          set, i, set->plans[i].workspace, -1 };
+      g_array_append_val (candidates, c);
+    }
+}
+
+/* Keeps only the chosen plan of the chosen set in p->plans; frees the rest. */
+static void
+keep_plan (FbCudaLibPhase *p, GPtrArray *sets, const ConvCandidate *c)
+{
+  const FbCudnnGraph *g = _fb_cuda_cudnn_graph (NULL);
+  for (guint i = 0; i < sets->len; i++)
+    {
+      FbCudnnConvPlans *set = g_ptr_array_index (sets, i);
+      if (c->plans != set)
+        {
+          _fb_cudnn_conv_plans_free (g, set);
+          continue;
+        }
+      for (int k = 0; k < set->n_plans; k++)
+        if (k != c->plan)
+          _fb_cudnn_conv_plan_clear (g, &set->plans[k]);
+      set->plans[0] = set->plans[c->plan];
+      set->n_plans = 1;
+      p->plans = set;
+    }
+  g_ptr_array_set_size (sets, 0);
+}
+
+static gboolean
+choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbConvDesc *d, GError **error)
+{
+  int legacy_algo[LEGACY_ALGOS], legacy_math[LEGACY_ALGOS];
+  int n_legacy = find_legacy_algos (libs, p, legacy_algo, legacy_math, error);
+  if (n_legacy == 0)
+    return FALSE;
+  int tensor_math = libs->strict_float32 ? FB_CUDNN_FMA_MATH : FB_CUDNN_TENSOR_OP_MATH;
+  g_autoptr(GArray) candidates = g_array_new (FALSE, TRUE, sizeof (ConvCandidate));
+  g_autoptr(GPtrArray) sets = g_ptr_array_new ();
+  g_autoptr(GString) notes = g_string_new (NULL);
+  if (p->fused && !p->relu)
+    {
+      /* cuDNN's fused call runs the identity activation with IMPLICIT_PRECOMP_GEMM only. */
+      ConvCandidate legacy = { WAY_LEGACY, FB_CUDNN_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, tensor_math,
+                               NULL, 0, 0, -1 };
+      g_array_append_val (candidates, legacy);
+    }
+  else
+    for (int i = 0; i < n_legacy; i++)
+      {
+        ConvCandidate legacy = { WAY_LEGACY, legacy_algo[i], legacy_math[i], NULL, 0, 0, -1 };
+        g_array_append_val (candidates, legacy);
+      }
+  const char *graph_missing = NULL;
+  gboolean have_graph = _fb_cuda_cudnn_graph (&graph_missing) != NULL;
+  /* An epilogue after the forward cannot read a residual the forward has overwritten. */
+  gboolean can_split = p->fused && p->add != p->y && have_graph;
+  for (int i = 0; can_split && i < n_legacy; i++)
+    {
+      ConvCandidate split = { WAY_LEGACY_SPLIT, legacy_algo[i], legacy_math[i], NULL, 0, 0, -1 };
+      g_array_append_val (candidates, split);
+    }
+  g_autofree char *key = conv_key (p, d);
+  ConvChoice *known = libs->conv_choices ? g_hash_table_lookup (libs->conv_choices, key) : NULL;
+  if (have_graph && (known == NULL || known->way == WAY_GRAPH))
+    add_graph_candidates (libs, p, WAY_GRAPH, candidates, sets, notes);
+  if (have_graph && can_split && (known == NULL || known->way == WAY_GRAPH_SPLIT))
+    add_graph_candidates (libs, p, WAY_GRAPH_SPLIT, candidates, sets, notes);
+  if (!have_graph)
+    g_string_append_printf (notes, "; no graph API: %s", graph_missing);
+
+  for (guint i = 0; i < candidates->len; i++)
+    {
+      ConvCandidate *c = &g_array_index (candidates, ConvCandidate, i);
+      if (c->plans == NULL)
+        {
+          libs->dnn->SetConvolutionMathType (p->cd, c->math);
+          if (libs->dnn->GetConvolutionForwardWorkspaceSize (libs->dnn_handle, p->xd, p->wd, p->cd,
+                                                             p->yd, c->algo, &c->workspace) != 0)
+            c->us = -3;   /* cuDNN will not run this algorithm on this geometry */
+        }
+      if (c->us == -1 && c->workspace >= TUNE_MAX_WORKSPACE)
+        c->us = -2;   /* left out: more workspace than worth holding */
+    }
+  int best = -1;
+  g_autoptr(GError) failure = NULL;
+  if (known != NULL)
+    {
+      /* A shape the module has timed: take the same way (and engine) without timing again. */
+      for (guint i = 0; i < candidates->len && best < 0; i++)
+        {
+          ConvCandidate *c = &g_array_index (candidates, ConvCandidate, i);
+          gboolean graph = c->way == WAY_GRAPH || c->way == WAY_GRAPH_SPLIT;
+          if (c->way == known->way && c->us > -2 &&
+              (graph ? c->plans->plans[c->plan].engine == known->engine : c->algo == known->algo))
+            best = (int) i;
+        }
+    }
+  if (best < 0)
+    {
+      size_t most = 0;
+      for (guint i = 0; i < candidates->len; i++)
+        {
+          ConvCandidate *c = &g_array_index (candidates, ConvCandidate, i);
+          if (c->us != -2)
+            most = MAX (most, c->workspace);
+        }
+      CUdeviceptr workspace = 0;
+      if (most > 0 && libs->cu->MemAlloc (&workspace, most) != 0)
+        {
+          g_string_append_printf (notes, "; no %zu-byte workspace to time with", most);
+          workspace = 0, most = 0;
+        }
+      for (guint i = 0; i < candidates->len; i++)
+        {
+          ConvCandidate *c = &g_array_index (candidates, ConvCandidate, i);
+          if (c->us <= -2 || c->workspace > most)
+            {
+              c->us = MIN (c->us, -2);
+              continue;
+            }
+          apply_candidate (libs, p, c);
+          if (c->plans)
+            {
+              /* conv_run runs plans->plans[0]: point a temporary set at the candidate's plan. */
+              FbCudnnConvPlans view = { &c->plans->plans[c->plan], 1, NULL };
+              p->plans = &view;
+              c->us = time_candidate (libs, p, workspace, most, failure ? NULL : &failure);
+              p->plans = NULL;
+            }
+          else
+            c->us = time_candidate (libs, p, workspace, most, failure ? NULL : &failure);
+          if (c->us >= 0 && (best < 0 || c->us < g_array_index (candidates, ConvCandidate, best).us))
+            best = (int) i;
+        }
+      if (workspace)
+        libs->cu->MemFree (workspace);
+    }
+  if (best < 0)
+    {
+      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_DEVICE,
+                   "kernel %s: no way to run this convolution worked on the device (%u tried%s%s)%s",
+                   p->name, candidates->len, failure ? "; the first failure: " : "",
+                   failure ? failure->message : "", notes->str);
+      return FALSE;
+    }
+  ConvCandidate chosen = g_array_index (candidates, ConvCandidate, best);
+  /* Each graph plan's variant pack was made for the tuning workspace: make it again on use. */
+  if (chosen.plans)
+    {
+      FbCudnnConvPlan *plan = &chosen.plans->plans[chosen.plan];
+      if (plan->pack)
+        _fb_cuda_cudnn_graph (NULL)->DestroyDescriptor (plan->pack);
+      plan->pack = NULL;
+      plan->pack_workspace = 0;
+    }
+  apply_candidate (libs, p, &chosen);
+  keep_plan (p, sets, &chosen);
+
+  GString *text = g_string_new (NULL);
+  if (known != NULL)
+    g_string_append_printf (text, "%s (as the module's other convolution of this shape)",
+                            known->choice);
+  else
+    {
+      g_string_append_printf (text, "%s", way_names[chosen.way]);
+      if (chosen.plans)
+        g_string_append_printf (text, " engine %" G_GINT64_FORMAT,
+                                p->plans->plans[0].engine);
+      else
+        g_string_append_printf (text, " algorithm %d", chosen.algo);
+      g_string_append_printf (text, ", %.1f µs; timed:", chosen.us);
+      for (guint i = 0; i < candidates->len; i++)
+        {
+          ConvCandidate *c = &g_array_index (candidates, ConvCandidate, i);
+          if (c->us >= 0)
+            g_string_append_printf (text, " %s %.1f", way_names[c->way], c->us);
+          else
+            g_string_append_printf (text, " %s %s", way_names[c->way],
+                                    c->us == -2 ? "(workspace too large)"
+                                    : c->us == -3 ? "(not for this geometry)" : "(failed)");
+        }
+      g_string_append (text, notes->str);
+      if (libs->conv_choices == NULL)
+        libs->conv_choices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, conv_choice_free);
+      ConvChoice *remember = g_new0 (ConvChoice, 1);
+      *remember = (ConvChoice) { chosen.way, chosen.algo, chosen.math,
+                                 chosen.plans ? p->plans->plans[0].engine : -1,
+                                 g_strdup (text->str) };
+      g_hash_table_insert (libs->conv_choices, g_steal_pointer (&key), remember);
+    }
+  p->choice = g_string_free (text, FALSE);
+  if (g_strcmp0 (g_getenv ("FUSEBENCH_CUDA_TRACE"), "1") == 0)
+    fprintf (stderr, "fusebench: %s: %s\n", p->name, p->choice);
+  return TRUE;
+}
+
+/* The weights as KRSC (output channel, kernel row, kernel column, input channel) in a buffer
+ * of the phase's own, from the OIHW the bundle stores: cuDNN's channels-last kernels read their
+ * filter channels-last too. */
+static gboolean
+reorder_filter_krsc (FbCudaLibs *libs, FbCudaLibPhase *p, const FbConvDesc *d, GError **error)
+{
+  int64_t k = d->co, c = d->c / d->groups, r = d->kh, s = d->kw;
+  size_t n = (size_t) (k * c * r * s), bytes = n * sizeof (float);
+  g_autofree float *oihw = g_new (float, n);
+  g_autofree float *krsc = g_new (float, n);
+  if (!_fb_cuda_check (libs->cu, libs->cu->MemcpyDtoH (oihw, p->w, bytes), error,
+                       "kernel %s: reading its filter", p->name))
+    return FALSE;
+  for (int64_t o = 0; o < k; o++)
+    for (int64_t i = 0; i < c; i++)
+      for (int64_t y = 0; y < r; y++)
+        for (int64_t x = 0; x < s; x++)
+          krsc[((o * r + y) * s + x) * c + i] = oihw[((o * c + i) * r + y) * s + x];
+  if (!_fb_cuda_check (libs->cu, libs->cu->MemAlloc (&p->own_filter, bytes), error,
+                       "kernel %s: its channels-last filter", p->name) ||
+      !_fb_cuda_check (libs->cu, libs->cu->MemcpyHtoD (p->own_filter, krsc, bytes), error,
+                       "kernel %s: its channels-last filter", p->name))
+    return FALSE;
+  p->w = p->own_filter;
+  return TRUE;
+}
+
+static gboolean
+conv_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKConv *cv, gboolean w_constant,
+          GError **error)
+{
+  if (!open_cudnn (libs, error))
+    return FALSE;
+  const FbCudnn *dnn = libs->dnn;
+  const FbConvDesc *d = &cv->desc;
+  if (d->transposed)
+    {
+      /* The lowering keeps deconvolutions off the GPU's library phases; a bundle that says
+       * otherwise was not made by it. */
+      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE,
+                   "kernel %s: a transposed convolution as a cuDNN phase, which runs forward "
+                   "convolutions only", p->name);
+      return FALSE;
+    }
+  int n_add = 0, relu = 0;
+  for (int64_t i = 0; i < d->n_post; i++)
+    {
+      if (d->post[i].kind == FB_CONV_POST_ADD)
+        n_add++;
+      else if (d->post[i].kind == FB_CONV_POST_RELU && d->post[i].alpha == 0)
+        relu++;
+      else
+        {
+          g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE,
+                       "kernel %s: a post-op cuDNN's fused convolution has not", p->name);
+          return FALSE;
+        }
+    }
+  if (!dnn_ok (dnn, dnn->CreateTensorDescriptor (&p->xd), p, "tensor", error) ||
+      !dnn_ok (dnn, dnn->CreateTensorDescriptor (&p->yd), p, "tensor", error) ||
+      !dnn_ok (dnn, dnn->CreateTensorDescriptor (&p->bd), p, "tensor", error) ||
+      !dnn_ok (dnn, dnn->CreateFilterDescriptor (&p->wd), p, "filter", error) ||
+      !dnn_ok (dnn, dnn->CreateConvolutionDescriptor (&p->cd), p, "convolution", error) ||
+      !dnn_ok (dnn, dnn->CreateActivationDescriptor (&p->ad), p, "activation", error))
+    return FALSE;
+  int fmt = cv->nchw ? FB_CUDNN_TENSOR_NCHW : FB_CUDNN_TENSOR_NHWC;
+  gboolean krsc = !cv->nchw && w_constant;
+  if (krsc && !reorder_filter_krsc (libs, p, d, error))
+    return FALSE;
+  if (!dnn_ok (dnn, dnn->SetTensor4dDescriptor (p->xd, fmt, FB_CUDNN_DATA_FLOAT, d->n, d->c, d->h,
+                                                d->w), p, "input", error) ||
+      !dnn_ok (dnn, dnn->SetTensor4dDescriptor (p->yd, fmt, FB_CUDNN_DATA_FLOAT, d->n, d->co,
+                                                d->oh, d->ow), p, "output", error) ||
+      !dnn_ok (dnn, dnn->SetTensor4dDescriptor (p->bd, FB_CUDNN_TENSOR_NCHW, FB_CUDNN_DATA_FLOAT,
+                                                1, d->co, 1, 1), p, "bias", error) ||
+      !dnn_ok (dnn, dnn->SetFilter4dDescriptor (p->wd, FB_CUDNN_DATA_FLOAT,
+                                                krsc ? FB_CUDNN_TENSOR_NHWC : FB_CUDNN_TENSOR_NCHW,
+                                                d->co, d->c / d->groups, d->kh, d->kw),
+               p, "filter", error) ||
+      !dnn_ok (dnn, dnn->SetConvolution2dDescriptor (p->cd, d->pt, d->pl, d->sh, d->sw, d->dh,
+                                                     d->dw, FB_CUDNN_CROSS_CORRELATION,
+                                                     FB_CUDNN_DATA_FLOAT), p, "geometry", error) ||
+      !dnn_ok (dnn, dnn->SetConvolutionGroupCount (p->cd, d->groups), p, "groups", error) ||
+      !dnn_ok (dnn, dnn->SetConvolutionMathType (p->cd, libs->strict_float32 ? FB_CUDNN_FMA_MATH
+                                                 : FB_CUDNN_TENSOR_OP_MATH), p, "math", error) ||
+      !dnn_ok (dnn, dnn->SetActivationDescriptor (p->ad, relu ? FB_CUDNN_ACTIVATION_RELU
+                                                  : FB_CUDNN_ACTIVATION_IDENTITY,
+                                                  FB_CUDNN_NOT_PROPAGATE_NAN, 0.0),
+               p, "activation", error))
+    return FALSE;
+  int on, oc, oh, ow;
+  if (!dnn_ok (dnn, dnn->GetConvolution2dForwardOutputDim (p->cd, p->xd, p->wd, &on, &oc, &oh, &ow),
+               p, "output size", error))
+    return FALSE;
+  if (on != d->n || oc != d->co || oh != d->oh || ow != d->ow)
+    {
+      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE,
+                   "kernel %s: cuDNN makes a %dx%dx%dx%d output of this convolution, the plan "
+                   "%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT,
+                   p->name, on, oc, oh, ow, d->n, d->co, d->oh, d->ow);
+      return FALSE;
+    }
+  p->fused = d->has_bias || n_add || relu;
+  p->relu = relu > 0;
+  if (p->fused && !d->has_bias)
+    {
+      size_t bytes = (size_t) d->co * sizeof (float);
+      if (!_fb_cuda_check (libs->cu, libs->cu->MemAlloc (&p->zero_bias, bytes), error,
+                           "kernel %s: a bias of zeros", p->name) ||
+          !_fb_cuda_check (libs->cu, libs->cu->MemsetD8Async (p->zero_bias, 0, bytes, libs->stream),
+                           error, "kernel %s: a bias of zeros", p->name))
+        return FALSE;
+      p->bias = p->zero_bias;
+    }
+  p->graph = (FbCudnnConvGraph) { d, cv->nchw, krsc, p->x, p->w, p->y,
+                                  d->has_bias ? p->bias : 0, p->add, p->relu };
+  return choose_conv_way (libs, p, d, error);
+}
+
+FbCudaLibPhase *
+_fb_cuda_lib_phase_new (FbCudaLibs *libs, const FbKConv *cv, CUdeviceptr x, CUdeviceptr w,
+                        CUdeviceptr bias, CUdeviceptr add, CUdeviceptr y, gboolean w_constant,
+                        const char *kernel_name, GError **error)
+{
+  FbCudaLibPhase *p = g_new0 (FbCudaLibPhase, 1);
+  p->lib = cv->lib;
+  p->x = x;
+  p->w = w;
+  p->bias = bias;
+  p->add = add;
+  p->y = y;
+  p->name = g_strdup (kernel_name);
+  gboolean ok = cv->lib == FB_KLIB_GEMM ? gemm_new (libs, p, &cv->gemm, error)
+                                        : conv_new (libs, p, cv, w_constant, error);
+  if (!ok)
+    {
+      _fb_cuda_lib_phase_free (libs, p);
+      return NULL;
+    }
+  return p;
+}
+
+size_t
+_fb_cuda_lib_phase_workspace (const FbCudaLibPhase *p)
+{
+  return p->workspace;
+}
+
+gboolean
+_fb_cuda_lib_phase_run (FbCudaLibs *libs, FbCudaLibPhase *p, GError **error)
+{
+  if (p->lib == FB_KLIB_GEMM)
+    {
+      float beta = 0.0f;
+      return lt_ok (libs->lt->Matmul (libs->lt_handle, p->desc, &p->alpha, (void *) p->w, p->la,
+                                      (void *) p->x, p->lb, &beta, (void *) p->y, p->lc,
+                                      (void *) p->y, p->lc, &p->algo, (void *) libs->workspace,
+                                      libs->workspace_bytes, libs->stream), p, "product", error);
+    }
+  return conv_run (libs, p, libs->workspace, libs->workspace_bytes, error);
+}
+
+const char *
+_fb_cuda_lib_phase_choice (const FbCudaLibPhase *p)
+{
+  return p->choice;
+}
+
+const char *
+_fb_cuda_lib_phase_way (const FbCudaLibPhase *p)
+{
+  return p->lib == FB_KLIB_GEMM ? NULL : way_names[p->way];
+}
+
+void
+_fb_cuda_lib_phase_free (FbCudaLibs *libs, FbCudaLibPhase *p)
+{
+  if (p == NULL)
+    return;
+  if (libs->lt)
+    {
+      if (p->desc)
+        libs->lt->MatmulDescDestroy (p->desc);
+      if (p->la)
+        libs->lt->MatrixLayoutDestroy (p->la);
+      if (p->lb)
+        libs->lt->MatrixLayoutDestroy (p->lb);
+      if (p->lc)
+        libs->lt->MatrixLayoutDestroy (p->lc);
+    }
+  if (libs->dnn)
+    {
+      if (p->xd)
+        libs->dnn->DestroyTensorDescriptor (p->xd);
+      if (p->yd)
+        libs->dnn->DestroyTensorDescriptor (p->yd);
+      if (p->bd)
+        libs->dnn->DestroyTensorDescriptor (p->bd);
+      if (p->wd)
+        libs->dnn->DestroyFilterDescriptor (p->wd);
+      if (p->cd)
+        libs->dnn->DestroyConvolutionDescriptor (p->cd);
+      if (p->ad)
+        libs->dnn->DestroyActivationDescriptor (p->ad);
+    }
+  if (p->plans)
+    _fb_cudnn_conv_plans_free (_fb_cuda_cudnn_graph (NULL), p->plans);
+  if (p->zero_bias)
+    libs->cu->MemFree (p->zero_bias);
+  if (p->own_filter)
+    libs->cu->MemFree (p->own_filter);
+  g_free (p->choice);
+  g_free (p->name);
+  g_free (p);
+}
+
+void
+_fb_cuda_libs_clear (FbCudaLibs *libs)
+{
+  if (libs->lt_handle)
+    libs->lt->Destroy (libs->lt_handle);
+  if (libs->dnn_handle)
+    libs->dnn->Destroy (libs->dnn_handle);
+  if (libs->workspace)
+    libs->cu->MemFree (libs->workspace);
+  if (libs->conv_choices)
+    g_hash_table_destroy (libs->conv_choices);
+  libs->conv_choices = NULL;
+  libs->lt_handle = NULL;
+  libs->dnn_handle = NULL;
+  libs->workspace = 0;
+}
