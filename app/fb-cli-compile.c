@@ -146,16 +146,6 @@ bundle_targets (void)
   return g_string_free (s, FALSE);
 }
 
-/* The target of the table whose one-module form is suffix ("ptx"), or NULL. */
-static const FbBackend *
-module_target (const char *suffix)
-{
-  for (guint i = 0; fb_backend_nth (i) != NULL; i++)
-    if (g_strcmp0 (fb_backend_nth (i)->module_suffix, suffix) == 0)
-      return fb_backend_nth (i);
-  return NULL;
-}
-
 /* --emit: a bundle, or the module form of the target's code, and --shared-library only where
  * the target links one; said on stderr when not. */
 static gboolean
@@ -169,7 +159,7 @@ check_emit (const FbBackend *backend, const char *emit, const CompileArgs *args)
     }
   if (emit == NULL || g_str_equal (emit, "bundle"))
     return TRUE;
-  const FbBackend *owner = module_target (emit);
+  const FbBackend *owner = fb_backend_for_module (emit);
   if (owner == NULL)
     {
       GString *kinds = g_string_new ("bundle");

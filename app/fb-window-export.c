@@ -200,22 +200,12 @@ kernel_bytes (ExportJob *job, GError **error)
   return g_bytes_new (text ? text : "", text ? strlen (text) : 0);
 }
 
-/* The target of the table whose one-module form is suffix ("ptx"), or NULL. */
-static const FbBackend *
-module_target (const char *suffix)
-{
-  for (guint i = 0; fb_backend_nth (i) != NULL; i++)
-    if (g_strcmp0 (fb_backend_nth (i)->module_suffix, suffix) == 0)
-      return fb_backend_nth (i);
-  return NULL;
-}
-
 /* The final stage lowered for the GPU, every generated kernel in one PTX module: what
  * `fusebench compile --target cuda --emit ptx` writes. */
 static GBytes *
 ptx_bytes (ExportJob *job, GCancellable *cancellable, GError **error)
 {
-  const FbBackend *backend = module_target ("ptx");
+  const FbBackend *backend = fb_backend_for_module ("ptx");
   g_autoptr(FbPlan) plan = NULL;
   char *ptx;
 

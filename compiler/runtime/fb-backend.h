@@ -181,6 +181,8 @@ struct _FbBackend {
 const FbBackend *fb_backend_lookup (const char *name);
 /* The i-th target of the table, NULL past the last: for menus and lists of targets. */
 const FbBackend *fb_backend_nth    (guint i);
+/* The target whose one-module form (module_suffix) is suffix ("ptx"), or NULL. */
+const FbBackend *fb_backend_for_module (const char *suffix);
 /* The reference interpreter: where a model runs when no target is named. */
 const FbBackend *fb_backend_reference (void);
 /* The host's compiled target: the default of `compile`, `profile` and the window's exports. */

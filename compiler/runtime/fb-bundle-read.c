@@ -105,8 +105,8 @@ fb_bundle_read (const char *path, const char *want_target, const char *want_host
   if (want_host != NULL && g_strcmp0 (host, want_host) != 0)
     {
       g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE,
-                   "%s: compiled for another %s (%.60s...); compile it again on this machine",
-                   path, g_str_equal (want_target, "cpu") ? "CPU" : "device", host);
+                   "%s: compiled for another processor or device (%.60s...); compile it again "
+                   "for this machine", path, host);
       return NULL;
     }
 

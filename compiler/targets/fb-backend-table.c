@@ -35,6 +35,16 @@ fb_backend_lookup (const char *name)
 }
 
 const FbBackend *
+fb_backend_for_module (const char *suffix)
+{
+  g_return_val_if_fail (suffix != NULL, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (targets); i++)
+    if (g_strcmp0 (targets[i] ()->module_suffix, suffix) == 0)
+      return targets[i] ();
+  return NULL;
+}
+
+const FbBackend *
 fb_backend_reference (void)
 {
   return targets[0] ();
