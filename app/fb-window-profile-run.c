@@ -110,6 +110,7 @@ typedef struct {
   GPtrArray         *stages;    /* FbStage*, references */
   FbPipelineOptions *options;
   const FbBackend   *target;
+  FbPlan            *plan;      /* the code view's plan of the final stage for target, or NULL */
   gboolean           eager;     /* kernel by kernel (the eager baseline) */
   GMainContext      *context;
   FbWindow          *window;    /* a reference, for progress */
@@ -128,6 +129,7 @@ job_free (gpointer data)
 
   g_clear_pointer (&job->stages, g_ptr_array_unref);
   fb_pipeline_options_free (job->options);
+  g_clear_pointer (&job->plan, fb_plan_unref);
   g_main_context_unref (job->context);
   g_object_unref (job->window);
   g_free (job);
@@ -181,7 +183,7 @@ profile_thread (GTask        *task,
                 GCancellable *cancellable)
 {
   Job *job = task_data;
-  FbProfileOptions options = { .eager = job->eager };
+  FbProfileOptions options = { .eager = job->eager, .plan = job->plan };
   GError *error = NULL;
   FbProfile *profile;
 
@@ -250,6 +252,11 @@ profile_action (GtkWidget  *widget,
     g_ptr_array_add (job->stages, fb_stage_ref (fb_run_get_stage (self->run, i)));
   job->options = fb_pipeline_options_copy (fb_run_get_options (self->run));
   job->target = self->profile_target;
+  /* What the code view lowered for this target is compiled as it is, not lowered again (the
+   * profiler checks that it is of the final stage). */
+  if (self->lowering != NULL && fb_lowering_get_backend (self->lowering) == job->target &&
+      fb_lowering_peek_plan (self->lowering) != NULL)
+    job->plan = fb_plan_ref (fb_lowering_peek_plan (self->lowering));
   job->eager = self->profile_eager;
   job->context = g_main_context_ref_thread_default ();
   job->window = g_object_ref (self);

@@ -448,7 +448,7 @@ _fb_profile_run_host (const FbBackend *backend, GPtrArray *stages,
   const FbGraph *final = ((FbStage *) g_ptr_array_index (stages, stages->len - 1))->graph;
   FbBackendOptions compile_options = { .n_threads = options ? options->n_threads : 0 };
   report (progress, data, 0, "compiling the final stage");
-  FbCompiled *compiled = backend->compile (backend, final, &compile_options, error);
+  FbCompiled *compiled = _fb_profile_compile (backend, final, options, &compile_options, error);
   if (compiled == NULL)
     return NULL;
   FbProfile *p = NULL;

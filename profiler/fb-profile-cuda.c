@@ -202,8 +202,8 @@ profile_with (const FbBackend *backend, FbCupti *cupti, GPtrArray *stages, const
     .tf32_matmul = options && options->tf32_matmul,
   };
   const FbDeviceTrace *trace = backend->device_trace;
-  g_autoptr(Compiled) module = compiled_new (backend, backend->compile (backend, final,
-                                                                        &run_options, error));
+  g_autoptr(Compiled) module = compiled_new (backend, _fb_profile_compile (backend, final, options,
+                                                                           &run_options, error));
   if (module == NULL)
     return NULL;
   FbPlan *plan = backend->plan (module->compiled);

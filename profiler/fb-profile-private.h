@@ -14,6 +14,12 @@ G_BEGIN_DECLS
 /* The file's names of FbProfileKernelKind, in enum order, NULL-terminated. */
 extern const char * const _fb_profile_kind_names[];
 
+/* The final stage compiled for backend: from options->plan where it is a plan of final, else
+ * lowered anew. */
+FbCompiled *_fb_profile_compile (const FbBackend *backend, const FbGraph *final,
+                                 const FbProfileOptions *options,
+                                 const FbBackendOptions *compile_options, GError **error);
+
 /* fb_profile_run on a target with host-clock timing (FbBackend.host_timing, fb-profile-cpu.c). */
 FbProfile *_fb_profile_run_host (const FbBackend *backend, GPtrArray *stages,
                                  const FbPipelineOptions *pipeline_options, GPtrArray *inputs,

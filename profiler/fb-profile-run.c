@@ -20,6 +20,19 @@ fb_profile_supports_bundles (const FbBackend *backend)
   return backend->load_bundle != NULL && backend->plan != NULL && backend->host_timing != NULL;
 }
 
+FbCompiled *
+_fb_profile_compile (const FbBackend *backend, const FbGraph *final,
+                     const FbProfileOptions *options, const FbBackendOptions *compile_options,
+                     GError **error)
+{
+  /* A plan lowered from this very graph is compiled as it is: lowering it again would make
+   * the same plan. */
+  if (options != NULL && options->plan != NULL && options->plan->graph == final &&
+      backend->compile_plan != NULL)
+    return backend->compile_plan (backend, options->plan, compile_options, error);
+  return backend->compile (backend, final, compile_options, error);
+}
+
 FbProfile *
 fb_profile_run (const FbBackend *backend, GPtrArray *stages,
                 const FbPipelineOptions *pipeline_options, GPtrArray *inputs,

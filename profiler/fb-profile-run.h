@@ -22,6 +22,9 @@ typedef struct {
                                     replay of the captured CUDA graph */
   gboolean   strict_float32;     /* cuda: no TF32 anywhere */
   gboolean   tf32_matmul;        /* cuda: matrix products in TF32 too */
+  FbPlan    *plan;               /* the final stage as the target's lower made it already (the
+                                    window's code view): compiled instead of lowering again;
+                                    NULL: lowered here */
 } FbProfileOptions;
 
 /* Called in the profiling thread: fraction done (0..1) and what it is doing now. */

@@ -185,6 +185,31 @@ test_cache_by_signature (void)
   }
 }
 
+/* A model of static shapes is read once: the graph the specializer imported to learn the
+ * inputs is the one its pipeline runs, and stays readable for the next inputs. */
+static void
+test_static_read_once (void)
+{
+  g_autofree char *model = test_source_path ("tests", "cases", "conv", "model.onnx", NULL);
+  g_autofree char *dir = test_source_path ("tests", "cases", "conv", "test_data_set_0", NULL);
+  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbSpecializer) spec = fb_specializer_new (model, options, fb_backend_reference (),
+                                                      NULL, &error);
+  g_assert_no_error (error);
+  const FbGraph *imported = fb_specializer_graph (spec);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(GPtrArray) inputs = fb_case_read_inputs (fb_specializer_graph (spec), dir, &error);
+      FbPipeline *pipeline = NULL;
+      g_assert_no_error (error);
+      g_assert_true (fb_specializer_prepare (spec, inputs, &pipeline, NULL, &error));
+      g_assert_true (fb_pipeline_stage (pipeline, 0)->graph == imported);
+      g_assert_true (fb_specializer_graph (spec) == imported);
+    }
+  g_assert_cmpuint (fb_specializer_n_compiled (spec), ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -193,6 +218,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-shapes/check-no-pinning", test_check_no_pinning);
   g_test_add_func ("/cli-shapes/passes-and-compile", test_passes_and_compile);
   g_test_add_func ("/cli-shapes/cache-by-signature", test_cache_by_signature);
+  g_test_add_func ("/cli-shapes/static-read-once", test_static_read_once);
   g_test_add_func ("/cli-shapes/profile-from-inputs", test_profile_from_inputs);
   return g_test_run ();
 }

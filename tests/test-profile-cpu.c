@@ -191,6 +191,45 @@ test_cancel_and_targets (void)
   sample_close (&s);
 }
 
+/* A plan the caller lowered already (the window's code view) is the one profiled: the kernel
+ * renamed in it shows in the profile. A plan of another graph is not taken. */
+static void
+test_given_plan (void)
+{
+  g_autoptr(GError) error = NULL;
+  Sample s;
+  sample_open (&s);
+  const FbBackend *cpu = fb_backend_lookup ("cpu");
+  const FbGraph *final = ((FbStage *) g_ptr_array_index (s.stages, s.stages->len - 1))->graph;
+  g_autoptr(FbPlan) plan = cpu->lower (cpu, final, &error);
+  g_assert_no_error (error);
+  FbKernel *last = g_ptr_array_index (plan->kernels, plan->kernels->len - 1);
+  g_free (last->name);
+  last->name = g_strdup ("lowered-by-the-code-view");
+  FbProfileOptions o = { .iterations = 2, .warmup = 1, .seed = 3, .plan = plan };
+  g_setenv ("FUSEBENCH_CEILINGS", "off", TRUE);
+  g_autoptr(FbProfile) p = fb_profile_run (cpu, s.stages, s.options, NULL, &o, NULL, NULL, NULL,
+                                           &error);
+  g_assert_no_error (error);
+  gboolean found = FALSE;
+  for (guint k = 0; k < p->kernels->len; k++)
+    found |= g_strcmp0 (((FbProfileKernel *) p->kernels->pdata[k])->name,
+                        "lowered-by-the-code-view") == 0;
+  g_assert_true (found);
+
+  /* The import stage's graph is not the plan's: the final stage is lowered anew. */
+  g_autoptr(GPtrArray) first = g_ptr_array_new ();
+  g_ptr_array_add (first, g_ptr_array_index (s.stages, 0));
+  g_autoptr(FbProfile) q = fb_profile_run (cpu, first, s.options, NULL, &o, NULL, NULL, NULL,
+                                           &error);
+  g_assert_no_error (error);
+  for (guint k = 0; k < q->kernels->len; k++)
+    g_assert_cmpstr (((FbProfileKernel *) q->kernels->pdata[k])->name, !=,
+                     "lowered-by-the-code-view");
+  g_unsetenv ("FUSEBENCH_CEILINGS");
+  sample_close (&s);
+}
+
 static void
 test_ceilings_cached (void)
 {
@@ -353,6 +392,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/profile-cpu/sample", test_sample);
   g_test_add_func ("/profile-cpu/cancel-and-targets", test_cancel_and_targets);
+  g_test_add_func ("/profile-cpu/given-plan", test_given_plan);
   g_test_add_func ("/profile-cpu/ceilings-cached", test_ceilings_cached);
   g_test_add_func ("/profile-cpu/counters", test_counters);
   g_test_add_func ("/profile-cpu/diagnosis", test_diagnosis);

@@ -143,6 +143,11 @@ struct _FbBackend {
    * NULL in a build that only runs bundles. */
   FbCompiled *(*compile)       (const FbBackend *backend, const FbGraph *graph,
                                 const FbBackendOptions *options, GError **error);
+  /* What compile does after lowering, for a caller that holds a plan lower made already (the
+   * window's code view): generates its code and loads it, taking a reference on plan. NULL for
+   * a target without plans. */
+  FbCompiled *(*compile_plan)  (const FbBackend *backend, FbPlan *plan,
+                                const FbBackendOptions *options, GError **error);
   /* Lowers, generates and writes a bundle folder (atomically) in one go; stats may be NULL.
    * NULL in a build that only runs bundles, and for a target without bundles. */
   gboolean    (*compile_bundle) (const FbBackend *backend, const FbGraph *graph,

@@ -49,6 +49,17 @@ cpu_lower (const FbBackend *backend, const FbGraph *graph, GError **error)
   return plan;
 }
 
+static FbCpuModule *
+compile_plan (FbPlan *plan, guint n_threads, GError **error)
+{
+  if (n_threads == 0)
+    n_threads = fb_thread_count_default ();
+  g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, n_threads, NULL, error);
+  if (objects == NULL)
+    return NULL;
+  return fb_cpu_module_new (plan, objects, n_threads, error);
+}
+
 FbCpuModule *
 fb_cpu_compile (const FbGraph *graph, guint n_threads, GError **error)
 {
@@ -56,12 +67,14 @@ fb_cpu_compile (const FbGraph *graph, guint n_threads, GError **error)
   g_autoptr(FbPlan) plan = cpu_lower (fb_backend_cpu (), graph, error);
   if (plan == NULL)
     return NULL;
-  if (n_threads == 0)
-    n_threads = fb_thread_count_default ();
-  g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, n_threads, NULL, error);
-  if (objects == NULL)
-    return NULL;
-  return fb_cpu_module_new (plan, objects, n_threads, error);
+  return compile_plan (plan, n_threads, error);
+}
+
+static FbCompiled *
+cpu_compile_plan (const FbBackend *backend, FbPlan *plan, const FbBackendOptions *options,
+                  GError **error)
+{
+  return (FbCompiled *) compile_plan (plan, options ? options->n_threads : 0, error);
 }
 
 static FbKernelStages *
@@ -230,6 +243,7 @@ static const FbBackend cpu_backend = {
   .kernel_stages   = cpu_kernel_stages,    /* kernel IR, LLVM IR, optimized, x86-64 */
   .emit_object     = cpu_emit_object,      /* one kernel's x86-64 ELF object */
   .compile         = cpu_compile,          /* lower + codegen (cached) + LLJIT */
+  .compile_plan    = cpu_compile_plan,     /* codegen (cached) + LLJIT */
   .compile_bundle  = cpu_compile_bundle,   /* lower + codegen + fb_bundle_write */
   .shared_library  = TRUE,                 /* lib/libfbmodel.so linked by cc */
   .load_bundle     = cpu_load_bundle,      /* fb_cpu_bundle_load: objects into LLJIT */

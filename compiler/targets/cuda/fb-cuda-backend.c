@@ -107,6 +107,15 @@ device_present (GError **error)
   return device != NULL;
 }
 
+static FbCudaModule *
+compile_plan (FbPlan *plan, const FbBackendOptions *options, GError **error)
+{
+  g_autoptr(GPtrArray) code = generate_code (plan, error);
+  if (code == NULL)
+    return NULL;
+  return fb_cuda_module_new (plan, code, options, error);
+}
+
 FbCudaModule *
 fb_cuda_compile (const FbGraph *graph, const FbBackendOptions *options, GError **error)
 {
@@ -116,10 +125,16 @@ fb_cuda_compile (const FbGraph *graph, const FbBackendOptions *options, GError *
   g_autoptr(FbPlan) plan = cuda_lower (fb_backend_cuda (), graph, error);
   if (plan == NULL)
     return NULL;
-  g_autoptr(GPtrArray) code = generate_code (plan, error);
-  if (code == NULL)
+  return compile_plan (plan, options, error);
+}
+
+static FbCompiled *
+cuda_compile_plan (const FbBackend *backend, FbPlan *plan, const FbBackendOptions *options,
+                   GError **error)
+{
+  if (!device_present (error))
     return NULL;
-  return fb_cuda_module_new (plan, code, options, error);
+  return (FbCompiled *) compile_plan (plan, options, error);
 }
 
 static FbCompiled *
@@ -412,6 +427,7 @@ static const FbBackend cuda_backend = {
   .module_suffix   = "ptx",
   .emit_module     = cuda_emit_module,     /* the plan's kernels in one PTX module */
   .compile         = cuda_compile,         /* lower + PTX + module on device 0 */
+  .compile_plan    = cuda_compile_plan,    /* PTX + module on device 0 */
   .compile_bundle  = cuda_compile_bundle,  /* kernels/NAME.ptx + cuda.json */
   .load_bundle     = cuda_load_bundle,
   .graph           = cuda_graph,
