@@ -6,6 +6,7 @@
  * leaves nothing half-written). Bundles are written into a temporary folder renamed into place
  * by fb_bundle_write. */
 #include "fb-window-export.h"
+#include "fb-window-export-private.h"
 #include "fb-window-private.h"
 #include "fb-backend.h"
 #include "fb-bundle.h"
@@ -103,125 +104,6 @@ static const char * const kind_names[] = {
 
 /* ---- the worker ---------------------------------------------------------------------------- */
 
-static gboolean
-write_bytes (GFile *file, GBytes *bytes, GCancellable *cancellable, GError **error)
-{
-  g_autofree char *path = g_file_get_path (file);
-  gsize size;
-  const char *data = g_bytes_get_data (bytes, &size);
-
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
-    return FALSE;
-  if (path != NULL)
-    return g_file_set_contents_full (path, data, size, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
-  return g_file_replace_contents (file, data, size, NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION,
-                                  NULL, cancellable, error);
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
-/* The final stage compiled into a bundle folder at path, for the host's compiled target. */
-static gboolean
-write_bundle (ExportJob *job, const char *path, gboolean shared, GCancellable *cancellable,
-              GError **error)
-{
-  const FbBackend *host = fb_backend_host ();
-  FbBundleOptions options = { .source = job->source, .pipeline = job->pipeline,
-                              .shared_library = shared };
-
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
-    return FALSE;
-  return host->compile_bundle (host, job->stage->graph, path, &options, NULL, NULL, error);
-}
-
-static gboolean
-copy_into (const char *from, GFile *to, GCancellable *cancellable, GError **error)
-{
-  g_autoptr(GBytes) bytes = NULL;
-  char *data;
-  gsize size;
-
-  if (!g_file_get_contents (from, &data, &size, error))
-    return FALSE;
-  bytes = g_bytes_new_take (data, size);
-  return write_bytes (to, bytes, cancellable, error);
-}
-
-static gboolean
-export_shared_library (ExportJob *job, GCancellable *cancellable, GError **error)
-{
-  g_autofree char *tmp = g_dir_make_tmp ("fusebench-export-XXXXXX", error);
-  g_autofree char *bundle = NULL, *so = NULL, *header = NULL;
-  gboolean ok;
-
-  if (tmp == NULL)
-    return FALSE;
-  bundle = g_build_filename (tmp, "model.fusebench", NULL);
-  so = g_build_filename (bundle, "lib", "libfbmodel.so", NULL);
-  header = g_build_filename (bundle, "lib", "fb-model.h", NULL);
-  ok = write_bundle (job, bundle, TRUE, cancellable, error)
-       && !g_cancellable_set_error_if_cancelled (cancellable, error)
-       && copy_into (header, job->header, cancellable, error)
-       && copy_into (so, job->file, cancellable, error);
-  remove_tree (tmp);
-  return ok;
-}
-
-/* The kernel's code as the code view shows it, for the lowering's target (x86-64 or PTX). */
-static GBytes *
-kernel_bytes (ExportJob *job, GError **error)
-{
-  const FbKernelStages *stages;
-  const char *text;
-
-  if (job->kind == FB_EXPORT_OBJECT)
-    {
-      const FbBackend *backend = fb_lowering_get_backend (job->lowering);
-      return backend->emit_object (backend, job->kernel, error);
-    }
-  if ((stages = fb_lowering_kernel_stages (job->lowering, job->kernel, error)) == NULL)
-    return NULL;
-  text = job->kind == FB_EXPORT_LLVM_IR ? stages->llvm_ir_opt : stages->assembly;
-  return g_bytes_new (text ? text : "", text ? strlen (text) : 0);
-}
-
-/* The final stage lowered for the GPU, every generated kernel in one PTX module: what
- * `fusebench compile --target cuda --emit ptx` writes. */
-static GBytes *
-ptx_bytes (ExportJob *job, GCancellable *cancellable, GError **error)
-{
-  const FbBackend *backend = fb_backend_for_module ("ptx");
-  g_autoptr(FbPlan) plan = NULL;
-  char *ptx;
-
-  if (backend == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "this build has no target that "
-                   "writes PTX");
-      return NULL;
-    }
-  if ((plan = backend->lower (backend, job->stage->graph, error)) == NULL
-      || g_cancellable_set_error_if_cancelled (cancellable, error)
-      || (ptx = backend->emit_module (backend, plan, error)) == NULL)
-    return NULL;
-  return g_bytes_new_take (ptx, strlen (ptx));
-}
-
 static void
 export_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
@@ -239,19 +121,22 @@ export_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel
           g_set_error (&error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                        "bundles are folders on a local disk");
         else
-          ok = write_bundle (job, path, FALSE, cancellable, &error);
+          ok = _fb_export_bundle (job->stage->graph, job->source, job->pipeline, path, FALSE,
+                                  cancellable, &error);
         break;
       }
     case FB_EXPORT_SHARED_LIBRARY:
-      ok = export_shared_library (job, cancellable, &error);
+      ok = _fb_export_shared_library (job->stage->graph, job->source, job->pipeline, job->file,
+                                      job->header, cancellable, &error);
       break;
     case FB_EXPORT_LLVM_IR:
     case FB_EXPORT_ASSEMBLY:
     case FB_EXPORT_OBJECT:
-      bytes = kernel_bytes (job, &error);
+      bytes = _fb_export_kernel_code (job->lowering, job->kernel, job->kind == FB_EXPORT_OBJECT,
+                                      job->kind == FB_EXPORT_LLVM_IR, &error);
       break;
     case FB_EXPORT_PTX:
-      bytes = ptx_bytes (job, cancellable, &error);
+      bytes = _fb_export_module (job->stage->graph, "ptx", cancellable, &error);
       break;
     case FB_EXPORT_GRAPH:
       if (job->picture < 0)
@@ -287,7 +172,7 @@ export_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel
       g_assert_not_reached ();
     }
   if (bytes != NULL)
-    ok = write_bytes (job->file, bytes, cancellable, &error);
+    ok = _fb_export_write_bytes (job->file, bytes, cancellable, &error);
   if (ok)
     g_task_return_boolean (task, TRUE);
   else
