@@ -385,12 +385,14 @@ main (int argc, char **argv)
       g_test_add_func ("/ui/remote/no-sshd", skip_no_sshd);
       return g_test_run ();
     }
-  server = test_sshd_start (FALSE);
+  server = test_sshd_start (TEST_SSHD_CACHE_WRITABLE);
   g_setenv ("FUSEBENCH_SSH_CONFIG", server->config, TRUE);
-  /* The runner sent there is the fusebench binary this build made (the app sends itself; this
-   * test program is no fusebench). */
+  /* The runner sent there is the pack this build made, else its fusebench binary: the app
+   * finds either from its own binary, and this test program is no fusebench. */
   g_assert_nonnull (g_getenv ("FUSEBENCH"));
-  g_setenv ("FUSEBENCH_REMOTE_RUNNER", g_getenv ("FUSEBENCH"), TRUE);
+  g_setenv ("FUSEBENCH_REMOTE_RUNNER", g_getenv ("FUSEBENCH_RUNNER_PACK") != NULL
+                                       ? g_getenv ("FUSEBENCH_RUNNER_PACK")
+                                       : g_getenv ("FUSEBENCH"), TRUE);
 
   app = fb_application_new (G_APPLICATION_NON_UNIQUE);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
