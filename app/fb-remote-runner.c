@@ -381,9 +381,17 @@ fb_remote_run (FbRemote *self, const char * const *argv, const char *fetched,
                        &out, status, &err, cancellable, &local))
     {
       if (g_error_matches (local, FB_REMOTE_ERROR, FB_REMOTE_ERROR_DROPPED))
-        g_set_error (error, FB_REMOTE_ERROR, FB_REMOTE_ERROR_DROPPED,
-                     "%s: the connection dropped during the run; the process there was ended "
-                     "(%s)", self->host, local->message);
+        {
+          /* ssh's own words, without the host named a second time. */
+          const char *said = local->message;
+          if (g_str_has_prefix (said, self->host) && said[strlen (self->host)] == ':')
+            said += strlen (self->host) + 1;
+          while (*said == ' ')
+            said++;
+          g_set_error (error, FB_REMOTE_ERROR, FB_REMOTE_ERROR_DROPPED,
+                       "%s: the connection dropped during the run; the process there was ended "
+                       "(%s)", self->host, said);
+        }
       else
         g_propagate_error (error, g_steal_pointer (&local));
       fb_remote_discard (self);

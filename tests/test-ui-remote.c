@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Profile on a remote host from the window, through a real OpenSSH server on 127.0.0.1
  * (fb-test-sshd.c) with the cpu target: the host typed into the Profile menu's entry lands in
- * the settings and becomes the choice, Profile names it in the progress strip, and the profile
- * that comes back is painted on the stages like a local one (A/B with the next) and its Chrome
- * trace, made there, is what Export Chrome Trace writes; each host shows its device once asked
- * (no GPU on this machine's sshd, an H200 on the stand-in, "not reached" for a closed port), and
- * a host without a GPU gets no cuda profile while the CPU still runs there; Cancel in the
- * middle ends the run there and changes nothing here; a closed port and a key the server
- * refuses each say what and where in the window's message, and the window stays usable (a
- * profile on this computer still works); CUDA is offered for a host and refused by it without a
- * GPU there; the host a model was last profiled on is chosen again when it is opened; a host
- * forgotten is gone from the menu. */
+ * the settings and becomes the choice, and its device shows under it once asked (no GPU on this
+ * machine's sshd, an H200 on the stand-in, "not reached" for a closed port); Profile names the
+ * host in the progress strip, the profile that comes back is painted on the stages like a local
+ * one (A/B with the next) and its Chrome trace, made there, is what Export Chrome Trace writes;
+ * Cancel in the middle ends the run there and changes nothing here; a connection dropped
+ * mid-run, a closed port and a key the server refuses each say what and where in the window's
+ * message, and the window stays usable (a profile on this computer still works); CUDA is greyed
+ * and refused for a host without a GPU, the CPU still offered, and offered for one with a GPU;
+ * the host a model was last profiled on is chosen again when it is opened; a host forgotten is
+ * gone from the menu. */
 #include "fb-application.h"
 #include "fb-test-sshd.h"
 #include "fb-window.h"
@@ -333,6 +333,39 @@ test_cancel_there (void)
   assert_no_work_left ();
 }
 
+/* The connection dropped once the runner reports progress there (the network gone): the window
+ * says so, naming the host; the process there is ended and its folder removed; nothing changes
+ * here, and the window goes on (test_closed_port profiles here after a fault). */
+static void
+test_dropped_there (void)
+{
+  const char *error_before = fb_window_get_last_error (window);
+  FbProfile *before = fb_window_get_profile (window);
+  GtkProgressBar *bar = NULL;
+  g_autofree char *jobs = g_build_filename (server->cache, "fusebench", "jobs", NULL);
+  gint64 deadline = g_get_monotonic_time () + 120 * G_TIME_SPAN_SECOND;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.profile", NULL));
+  bar = GTK_PROGRESS_BAR (find_widget (GTK_WIDGET (window), GTK_TYPE_PROGRESS_BAR, NULL));
+  while (gtk_progress_bar_get_fraction (bar) <= 0 && fb_window_is_busy (window)
+         && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (fb_window_is_busy (window));
+  g_assert_cmpuint (test_sshd_drop_connections (server), >, 0);
+  settle ();
+  g_assert_true (fb_window_get_last_error (window) != error_before);
+  g_test_message ("the window says: %s", fb_window_get_last_error (window));
+  g_assert_true (g_str_has_prefix (fb_window_get_last_error (window),
+                                   "fbtest: the connection dropped during the run; the process "
+                                   "there was ended"));
+  g_assert_true (fb_window_get_profile (window) == before);
+  /* The runner there sees its input end, stops, and its shell removes the work folder. */
+  deadline = g_get_monotonic_time () + 30 * G_TIME_SPAN_SECOND;
+  while (count_entries (jobs) > 0 && g_get_monotonic_time () < deadline)
+    g_usleep (100 * 1000);
+  assert_no_work_left ();
+}
+
 /* A fault there: the message names the host and what failed, and the window goes on. */
 static void
 assert_fault (const char *host, const char *what)
@@ -521,6 +554,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/remote/add-host", test_add_host);
   g_test_add_func ("/ui/remote/profile", test_profile_there);
   g_test_add_func ("/ui/remote/cancel", test_cancel_there);
+  g_test_add_func ("/ui/remote/dropped", test_dropped_there);
   g_test_add_func ("/ui/remote/closed-port", test_closed_port);
   g_test_add_func ("/ui/remote/wrong-key", test_wrong_key);
   g_test_add_func ("/ui/remote/cuda-there", test_cuda_there);
