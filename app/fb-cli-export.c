@@ -19,7 +19,7 @@
 
 #include "fb-profile.h"
 
-#if FB_HAVE_GTK
+#if FB_CLI_HAS_GTK
 #include "fb-graph-picture.h"
 #endif
 
@@ -98,7 +98,7 @@ render (FbGraph *graph, Format format, FbProfile *profile, const char *metric, G
     case FORMAT_SVG:
     case FORMAT_PDF:
     case FORMAT_PNG:
-#if FB_HAVE_GTK
+#if FB_CLI_HAS_GTK
       return fb_graph_picture_render_profiled (graph, (FbGraphPictureFormat) (format - FORMAT_SVG),
                                                profile, fb_profile_metric_from_nick (metric),
                                                NULL, error);
@@ -230,7 +230,7 @@ fb_cli_export (int argc, char **argv)
                        "roofline\n", metric);
       status = FB_EXIT_INPUT;
     }
-  else if (!FB_HAVE_GTK && format <= FORMAT_PNG)
+  else if (!FB_CLI_HAS_GTK && format <= FORMAT_PNG)
     {
       fprintf (stderr, "fusebench export: --format %s: pictures are drawn by the workbench's "
                        "graph code, which this build (configured with -Dgtk=false) does not "

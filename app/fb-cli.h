@@ -3,12 +3,21 @@
  * the process exit status: 0 success, 1 the work failed, 2 bad input or usage. */
 #pragma once
 
+#include "fb-config.h"
 #include "fb-pipeline.h"
 
 #include <glib.h>
 #include <stdio.h>
 
 G_BEGIN_DECLS
+
+/* The window and GTK's drawing are in this binary: not in a -Dgtk=false build, nor in the
+ * remote runner built beside the app (app/meson.build defines FB_HEADLESS_RUNNER for it). */
+#if FB_HAVE_GTK && !defined (FB_HEADLESS_RUNNER)
+#define FB_CLI_HAS_GTK 1
+#else
+#define FB_CLI_HAS_GTK 0
+#endif
 
 enum {
   FB_EXIT_OK    = 0,

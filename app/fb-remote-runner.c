@@ -4,12 +4,14 @@
  *
  *   ${XDG_CACHE_HOME:-~/.cache}/fusebench/runner/SHA256/fusebench          a runner binary
  *   ${XDG_CACHE_HOME:-~/.cache}/fusebench/runner/SHA256/fusebench.tar.xz   or a gpu-pack,
- *                                                   unpacked beside it in pack/
+ *                                                   unpacked beside it in pack/, with the
+ *                                                   SHA-256 of every file unpacked in pack.sha256
  *   ${XDG_CACHE_HOME:-~/.cache}/fusebench/jobs/job.XXXXXX                  one command's files
  *
- * A runner is used only when its file still has the SHA-256 it is filed under and the "ready"
- * mark written after it was complete; anything else is removed and copied again, to a
- * temporary name first and renamed once its SHA-256 is checked there. The scripts are one line
+ * A runner is used only when its file still has the SHA-256 it is filed under, a pack's
+ * unpacked files still have theirs (taken when it was unpacked from the checked archive), and
+ * the "ready" mark written after it was complete is there; anything else is removed and copied
+ * again, to a temporary name first and renamed once its SHA-256 is checked there. The scripts are one line
  * of POSIX sh (a login shell of another family still passes them to sh intact) and read their
  * arguments as $1...; they never see a path from here unquoted. */
 #include "fb-config.h"
@@ -40,9 +42,11 @@ static const char prepare_script[] =
   "if [ \"$2\" = pack ]; then P=\"$D/fusebench.tar.xz\"; R=\"$D/pack/fusebench/bin/fusebench\"; "
   "else P=\"$D/fusebench\"; R=\"$P\"; fi; "
   "if [ -f \"$D/ready\" ] && [ -f \"$P\" ] && "
-  "printf '%s  %s\\n' \"$1\" \"$P\" | sha256sum -c --status 2>/dev/null; "
+  "printf '%s  %s\\n' \"$1\" \"$P\" | sha256sum -c --status 2>/dev/null && "
+  "{ [ \"$2\" != pack ] || { [ -f \"$D/pack.sha256\" ] && "
+  "(cd \"$D/pack\" && sha256sum -c --status \"$D/pack.sha256\") 2>/dev/null; }; }; "
   "then echo \"runner $R\"; echo \"version $(\"$R\" --version 2>&1 | head -n 1)\"; "
-  "else rm -rf \"$D/ready\" \"$P\" \"$D/pack\"; echo missing; fi";
+  "else rm -rf \"$D/ready\" \"$P\" \"$D/pack\" \"$D/pack.sha256\"; echo missing; fi";
 
 /* $1 SHA-256, $2 bin|pack, $3 a tag for the temporary name; stdin: the runner. Exit 4: the
  * copy does not have its SHA-256. Prints "runner PATH" and "version LINE". */
@@ -52,11 +56,12 @@ static const char install_script[] =
   "printf '%s  %s\\n' \"$1\" \"$T\" | sha256sum -c --status 2>/dev/null || "
   "{ rm -f \"$T\"; exit 4; }; "
   "rm -f \"$D/ready\"; "
-  "if [ \"$2\" = pack ]; then rm -rf \"$D/pack\" && mkdir \"$T.d\" && tar -xJf \"$T\" -C \"$T.d\" "
-  "&& mv \"$T.d\" \"$D/pack\" && mv -f \"$T\" \"$D/fusebench.tar.xz\" && "
-  "R=\"$D/pack/fusebench/bin/fusebench\"; "
+  "if [ \"$2\" = pack ]; then rm -rf \"$D/pack\" \"$D/pack.sha256\" && mkdir \"$T.d\" && "
+  "tar -xJf \"$T\" -C \"$T.d\" && (cd \"$T.d\" && find . -type f -exec sha256sum {} +) > \"$T.sums\" "
+  "&& mv \"$T.d\" \"$D/pack\" && mv -f \"$T.sums\" \"$D/pack.sha256\" && "
+  "mv -f \"$T\" \"$D/fusebench.tar.xz\" && R=\"$D/pack/fusebench/bin/fusebench\"; "
   "else chmod 755 \"$T\" && mv -f \"$T\" \"$D/fusebench\" && R=\"$D/fusebench\"; fi "
-  "|| { rm -rf \"$T\" \"$T.d\"; exit 3; }; "
+  "|| { rm -rf \"$T\" \"$T.d\" \"$T.sums\"; exit 3; }; "
   ": > \"$D/ready\" || exit 3; "
   "echo \"runner $R\"; echo \"version $(\"$R\" --version 2>&1 | head -n 1)\"";
 
@@ -79,17 +84,42 @@ static const char run_script[] =
 
 static const char discard_script[] = "rm -rf \"$1\"";
 
-/* The runner to install: FUSEBENCH_REMOTE_RUNNER, else this very binary. */
+char *
+fb_remote_installed_runner (void)
+{
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *bin = exe ? g_path_get_dirname (exe) : NULL;
+  /* Installed: FB_RUNNER_PACK_FROM_BINDIR (meson's libdir/fusebench, from bindir). In the build
+   * tree: beside the binary, where app/meson.build makes it. */
+  const char *places[] = { FB_RUNNER_PACK_FROM_BINDIR, FB_RUNNER_PACK_NAME };
+
+  if (bin == NULL || FB_RUNNER_PACK_NAME[0] == '\0')
+    return NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (places); i++)
+    {
+      g_autofree char *path = g_build_filename (bin, places[i], NULL);
+      g_autofree char *clean = g_canonicalize_filename (path, NULL);
+      if (g_file_test (clean, G_FILE_TEST_IS_REGULAR))
+        return g_steal_pointer (&clean);
+    }
+  return NULL;
+}
+
+/* The runner to install: FUSEBENCH_REMOTE_RUNNER, else the pack installed with the application,
+ * else this very binary (a build without the pack, for a host like this machine). *from_env:
+ * whether the user chose it, and so its architecture. */
 static char *
-local_runner (GError **error)
+local_runner (gboolean *from_env, GError **error)
 {
   const char *env = g_getenv ("FUSEBENCH_REMOTE_RUNNER");
-  char *self;
+  char *path;
 
-  if (env && *env)
+  *from_env = env && *env;
+  if (*from_env)
     return g_strdup (env);
-  self = g_file_read_link ("/proc/self/exe", error);
-  return self;
+  if ((path = fb_remote_installed_runner ()) != NULL)
+    return path;
+  return g_file_read_link ("/proc/self/exe", error);
 }
 
 static char *
@@ -140,9 +170,10 @@ check_version (FbRemote *self, const char *runner, const char *version, GError *
                  "to a runner of this version", self->host, runner, version, want);
   else
     g_set_error (error, FB_REMOTE_ERROR, FB_REMOTE_ERROR_RUNNER,
-                 "%s: the runner cannot start there (%s); a host without this machine's "
+                 "%s: the runner (%s) cannot start there (%s); a host without this machine's "
                  "libraries needs the headless pack (FUSEBENCH_REMOTE_RUNNER=PACK.tar.xz, "
-                 "made by scripts/gpu-pack)", self->host, version ? version : "no answer");
+                 "made by scripts/gpu-pack)", self->host, runner,
+                 version ? version : "no answer");
   return FALSE;
 }
 
@@ -205,12 +236,14 @@ fb_remote_prepare (FbRemote *self, FbRemoteLineFunc on_line, gpointer data,
   g_autoptr(GBytes) out = NULL;
   const char *kind;
   struct utsname here;
+  gboolean from_env;
   int status;
 
   g_return_val_if_fail (FB_IS_REMOTE (self), FALSE);
   g_return_val_if_fail (self->work == NULL, FALSE);
 
-  if ((path = local_runner (error)) == NULL || (sha = file_sha256 (path, error)) == NULL)
+  if ((path = local_runner (&from_env, error)) == NULL ||
+      (sha = file_sha256 (path, error)) == NULL)
     return FALSE;
   kind = g_str_has_suffix (path, ".tar.xz") ? "pack" : "bin";
   if (!fb_remote_exec (self, prepare_script, (const char *[]) { sha, kind, NULL }, -1, NULL, NULL,
@@ -223,14 +256,15 @@ fb_remote_prepare (FbRemote *self, FbRemoteLineFunc on_line, gpointer data,
       fb_remote_discard (self);
       return FALSE;
     }
-  /* A pack carries its own loader's view of the world; a bare binary runs only where this one
-   * does. */
+  /* The runner installed here is built for this machine's architecture; a pack the user chose
+   * may be for another. */
   arch = field (out, "arch");
-  if (g_str_equal (kind, "bin") && uname (&here) == 0 && arch && !g_str_equal (arch, here.machine))
+  if ((!from_env || g_str_equal (kind, "bin")) && uname (&here) == 0 && arch &&
+      !g_str_equal (arch, here.machine))
     {
       g_set_error (error, FB_REMOTE_ERROR, FB_REMOTE_ERROR_RUNNER,
-                   "%s: the host is %s, this fusebench is built for %s; set "
-                   "FUSEBENCH_REMOTE_RUNNER to a runner built for %s", self->host, arch,
+                   "%s: the host is %s, the runner %s is built for %s; set "
+                   "FUSEBENCH_REMOTE_RUNNER to a runner built for %s", self->host, arch, path,
                    here.machine, arch);
       fb_remote_discard (self);
       return FALSE;
@@ -347,9 +381,17 @@ fb_remote_run (FbRemote *self, const char * const *argv, const char *fetched,
                        &out, status, &err, cancellable, &local))
     {
       if (g_error_matches (local, FB_REMOTE_ERROR, FB_REMOTE_ERROR_DROPPED))
-        g_set_error (error, FB_REMOTE_ERROR, FB_REMOTE_ERROR_DROPPED,
-                     "%s: the connection dropped during the run; the process there was ended "
-                     "(%s)", self->host, local->message);
+        {
+          /* ssh's own words, without the host named a second time. */
+          const char *said = local->message;
+          if (g_str_has_prefix (said, self->host) && said[strlen (self->host)] == ':')
+            said += strlen (self->host) + 1;
+          while (*said == ' ')
+            said++;
+          g_set_error (error, FB_REMOTE_ERROR, FB_REMOTE_ERROR_DROPPED,
+                       "%s: the connection dropped during the run; the process there was ended "
+                       "(%s)", self->host, said);
+        }
       else
         g_propagate_error (error, g_steal_pointer (&local));
       fb_remote_discard (self);

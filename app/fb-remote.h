@@ -91,4 +91,35 @@ gboolean    fb_remote_run       (FbRemote *self, const char * const *argv, const
  * reached any more keeps it until the next prepare, which clears stale ones). */
 void        fb_remote_discard   (FbRemote *self);
 
+/* The runner installed with the application (the headless pack, a no-GTK fusebench with its
+ * libraries) found relative to this binary, in its install or its build tree; NULL when this
+ * build has none. */
+char       *fb_remote_installed_runner (void);
+
+/* fb-remote-probe.c: what the host has to run on. */
+
+typedef struct {
+  char      *arch;                /* uname -m there */
+  char      *cpu;                 /* the processor's model name, or NULL */
+  guint      cores;
+  GPtrArray *gpus;                /* char*: the NVIDIA GPUs there, by name */
+  char      *driver;              /* the NVIDIA driver's version, or NULL */
+  gboolean   has_driver_library;  /* libcuda.so.1 is there */
+  GPtrArray *libraries;           /* char*: the CUDA libraries found there (sonames) */
+  GPtrArray *missing;             /* char*: those not found */
+} FbRemoteDevice;
+
+/* Asks the host with one ssh command (no runner needed); an FB_REMOTE_ERROR naming the host when
+ * it cannot be reached. */
+FbRemoteDevice *fb_remote_probe          (FbRemote *self, GCancellable *cancellable,
+                                          GError **error);
+void            fb_remote_device_free    (FbRemoteDevice *device);
+/* A GPU there and its driver's library: the cuda target can run. */
+gboolean        fb_remote_device_has_gpu (const FbRemoteDevice *device);
+/* One line: "NVIDIA H200 · driver 580.95.05 · CUDA libraries: cuBLASLt, cuDNN, CUPTI · CPU, N
+ * cores", or "no GPU: cpu only · ...". */
+char           *fb_remote_device_describe (const FbRemoteDevice *device);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbRemoteDevice, fb_remote_device_free)
+
 G_END_DECLS

@@ -42,6 +42,8 @@ typedef struct {
   char           *source;       /* for the bundle's manifest */
   char           *pipeline;     /* the toggles of the run on screen, as the manifest says them */
   FbProfile      *profile;      /* profile and trace exports */
+  GBytes         *trace;        /* the trace made with a remote profile, written as it came */
+  char           *trace_host;   /* where it was made */
 } ExportJob;
 
 static void
@@ -54,6 +56,8 @@ export_job_free (ExportJob *job)
   g_clear_pointer (&job->marks, g_hash_table_unref);
   g_clear_pointer (&job->lowering, fb_lowering_unref);
   g_clear_pointer (&job->profile, fb_profile_unref);
+  g_clear_pointer (&job->trace, g_bytes_unref);
+  g_free (job->trace_host);
   g_free (job->source);
   g_free (job->pipeline);
   g_free (job);
@@ -158,6 +162,11 @@ export_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel
         break;
       }
     case FB_EXPORT_TRACE:
+      if (job->trace != NULL)
+        {
+          bytes = g_bytes_ref (job->trace);
+          break;
+        }
       {
         /* The trace writer renames a temporary into place itself. */
         g_autofree char *path = g_file_get_path (job->file);
@@ -213,7 +222,9 @@ on_export_done (GObject *source, GAsyncResult *result, gpointer data)
   g_clear_handle_id (&state->pulse_id, g_source_remove);
   if (g_task_propagate_boolean (G_TASK (result), &error))
     {
-      message = g_strdup_printf ("Exported %s", name);
+      message = job->trace_host != NULL
+                ? g_strdup_printf ("Exported %s, the trace made on %s", name, job->trace_host)
+                : g_strdup_printf ("Exported %s", name);
       set_status (self, state, message, FALSE);
     }
   else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -390,7 +401,17 @@ make_job (FbWindow *self, FbExportKind kind, GFile *file)
   if (kind == FB_EXPORT_SHARED_LIBRARY)
     job->header = header_beside (file);
   else if (kind == FB_EXPORT_PROFILE || kind == FB_EXPORT_TRACE)
-    job->profile = fb_profile_ref (self->profile);
+    {
+      const char *host = NULL;
+      GBytes *trace = kind == FB_EXPORT_TRACE ? _fb_window_remote_trace (self, &host) : NULL;
+
+      job->profile = fb_profile_ref (self->profile);
+      if (trace != NULL)
+        {
+          job->trace = g_bytes_ref (trace);
+          job->trace_host = g_strdup (host);
+        }
+    }
   else if (kind == FB_EXPORT_GRAPH)
     {
       FbGraphView *view = fb_compare_view_get_active_view (self->compare_view);

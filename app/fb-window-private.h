@@ -72,7 +72,10 @@ struct _FbWindow {
   GAction              *profile_host_action; /* win.profile-host: "" or a host */
   char                 *profile_host;    /* where Profile runs: NULL for this computer */
   GStrv                 remote_hosts;    /* the list without settings (else the settings') */
-  GHashTable           *host_devices;    /* host -> the device its last profile ran on */
+  GBytes               *remote_trace;    /* the Chrome trace made there with remote_profile */
+  FbProfile            *remote_profile;  /* the profile it goes with (Export Chrome Trace
+                                            writes remote_trace while it is the one shown) */
+  char                 *remote_trace_host; /* where they were made */
   GtkBox               *hosts_box;       /* the menu's choices, rebuilt when the list changes */
   GtkWidget            *host_entry;      /* where a host is typed to add it */
 
@@ -143,9 +146,7 @@ void  _fb_window_class_init_profile_run  (GtkWidgetClass *widget_class);
 void  _fb_window_init_profile_run        (FbWindow       *self);
 /* Why backend cannot be profiled on this machine (no driver, no device); NULL where it can. */
 const char *_fb_window_target_unavailable (const FbBackend *backend);
-/* Greys the Profile menu's choices of targets this machine lacks, unless a remote host, where
- * their devices have to be, is chosen. */
-void  _fb_window_update_target_buttons   (FbWindow *self);
+
 
 /* fb-window-load.c */
 /* The bundled sample model's bytes (what the window shows when model_file is NULL). */
@@ -165,5 +166,26 @@ void  _fb_window_remember_host           (FbWindow       *self);
 /* Profiles the run on screen on profile_host, as win.profile does here. */
 void  _fb_window_profile_remote          (FbWindow       *self);
 void  _fb_window_remote_finalize         (FbWindow       *self);
+/* Asks again for the hosts' devices and redraws the menu's hosts and the CUDA choice. */
+void  _fb_window_remote_hosts_refresh    (FbWindow       *self);
+
+/* fb-window-host-probe.c */
+typedef enum {
+  FB_HOST_PROBE_ASKING,   /* in a worker now */
+  FB_HOST_PROBE_DONE,     /* *line is the device, *has_gpu says whether cuda can run there */
+  FB_HOST_PROBE_FAILED,   /* *line says why the host could not be asked */
+} FbHostProbeState;
+/* What is known of host's device, asking it in the background when nothing is yet (or, with
+ * retry, when asking failed): the windows' hosts are refreshed when the answer comes. *line is
+ * borrowed until the next call. */
+FbHostProbeState _fb_window_host_probe   (FbWindow       *self,
+                                          const char     *host,
+                                          gboolean        retry,
+                                          const char    **line,
+                                          gboolean       *has_gpu);
+/* The Chrome trace that came back with the profile on screen, and the host it was made on
+ * (*host borrowed); NULL for a profile made here or opened. */
+GBytes *_fb_window_remote_trace          (FbWindow       *self,
+                                          const char    **host);
 
 G_END_DECLS

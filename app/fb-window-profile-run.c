@@ -326,18 +326,6 @@ target_button (FbWindow        *self,
   return button;
 }
 
-void
-_fb_window_update_target_buttons (FbWindow *self)
-{
-  for (guint i = 0; self->profile_target_buttons && i < self->profile_target_buttons->len; i++)
-    {
-      GtkWidget *button = g_ptr_array_index (self->profile_target_buttons, i);
-      const FbBackend *backend = g_object_get_data (G_OBJECT (button), "fb-target");
-      gtk_widget_set_sensitive (button, self->profile_host != NULL ||
-                                        _fb_window_target_unavailable (backend) == NULL);
-    }
-}
-
 /* One choice per target the profiler instruments, the host's compiled target chosen; a target
  * this machine lacks greyed, with what is missing under it. */
 static void

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Profile on a remote host, from the Profile menu: the hosts it offers (the settings'
- * remote-hosts), where Profile runs (profile-host, empty for this computer; the last choice
- * per model in last-hosts), and the profile made there. The model and the window's pipeline
- * toggles go through fb-remote.h in a worker, the runner's progress lines move the progress
- * strip, Cancel ends the remote process (the cancellable fb_remote_run watches), and the profile
- * that comes back is painted as one made here (_fb_window_set_profile, A/B included). */
+ * remote-hosts), each with its device once asked (fb-window-host-probe.c), where Profile runs
+ * (profile-host, empty for this computer; the last choice per model in last-hosts), and the
+ * profile made there. The model and the window's pipeline toggles go through fb-remote.h in a
+ * worker, the runner's progress lines move the progress strip, Cancel ends the remote process
+ * (the cancellable fb_remote_run watches), and the profile and Chrome trace that come back are
+ * painted and exported as ones made here (_fb_window_set_profile, A/B included). */
 #include "fb-main-thread.h"
 #include "fb-remote.h"
 #include "fb-window-private.h"
@@ -65,13 +66,6 @@ model_key (FbWindow *self)
   return self->model_file != NULL ? g_file_get_uri (self->model_file) : g_strdup (SAMPLE_KEY);
 }
 
-/* The device a host's last profile ran on, or NULL. */
-static const char *
-host_device (FbWindow *self, const char *host)
-{
-  return self->host_devices != NULL ? g_hash_table_lookup (self->host_devices, host) : NULL;
-}
-
 /* A radio button: the action's string state and this target make it one, and keep the choices
  * in step with the settings. */
 static GtkWidget *
@@ -85,8 +79,8 @@ host_button (const char *label, const char *host)
   return button;
 }
 
-/* The choices of the menu's Machine section: this computer, then every host with its device
- * once a profile came from it, and a button that forgets it. */
+/* The choices of the menu's Machine section: this computer, then every host with a button that
+ * forgets it and, under it, its device as the host answered (asked the first time it shows). */
 static void
 rebuild_hosts (FbWindow *self)
 {
@@ -101,26 +95,95 @@ rebuild_hosts (FbWindow *self)
   gtk_box_append (self->hosts_box, host_button ("This Computer", ""));
   for (guint i = 0; hosts[i] != NULL; i++)
     {
+      GtkWidget *entry = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
       GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
       GtkWidget *remove = gtk_button_new_from_icon_name ("list-remove-symbolic");
-      const char *device = host_device (self, hosts[i]);
-      g_autofree char *label = device != NULL ? g_strdup_printf ("%s — %s", hosts[i], device)
-                                              : g_strdup (hosts[i]);
+      GtkWidget *device = NULL;
       g_autofree char *tip = g_strdup_printf ("Forget %s", hosts[i]);
+      const char *line = NULL;
 
-      gtk_box_append (GTK_BOX (row), host_button (label, hosts[i]));
+      _fb_window_host_probe (self, hosts[i], FALSE, &line, NULL);
+      device = gtk_label_new (line);
+      gtk_widget_add_css_class (device, "dim-label");
+      gtk_widget_add_css_class (device, "caption");
+      gtk_label_set_xalign (GTK_LABEL (device), 0);
+      gtk_label_set_wrap (GTK_LABEL (device), TRUE);
+      gtk_label_set_max_width_chars (GTK_LABEL (device), 48);
+      /* Under the host's name, past the radio's indicator. */
+      gtk_widget_set_margin_start (device, 28);
+      gtk_box_append (GTK_BOX (row), host_button (hosts[i], hosts[i]));
       gtk_actionable_set_action_name (GTK_ACTIONABLE (remove), "win.remove-remote-host");
       gtk_actionable_set_action_target_value (GTK_ACTIONABLE (remove),
                                               g_variant_new_string (hosts[i]));
       gtk_widget_set_tooltip_text (remove, tip);
       gtk_widget_add_css_class (remove, "flat");
       gtk_box_append (GTK_BOX (row), remove);
-      gtk_box_append (self->hosts_box, row);
+      gtk_box_append (GTK_BOX (entry), row);
+      gtk_box_append (GTK_BOX (entry), device);
+      gtk_box_append (self->hosts_box, entry);
+    }
+}
+
+/* A host known to have no GPU, with the line that says so; NULL while it is not known. */
+static const char *
+host_without_gpu (FbWindow *self, const char *host, gboolean retry)
+{
+  const char *line = NULL;
+  gboolean has_gpu = FALSE;
+
+  if (_fb_window_host_probe (self, host, retry, &line, &has_gpu) == FB_HOST_PROBE_DONE && !has_gpu)
+    return line;
+  return NULL;
+}
+
+/* Whether backend runs on a GPU, which a host must have to be asked for it. */
+static gboolean
+needs_gpu (const FbBackend *backend)
+{
+  return backend->describe_target != NULL && backend->describe_target (backend)->gpu;
+}
+
+/* The choices of targets follow the machine: here, this computer's devices; on a host, what
+ * the host answered (a GPU target offered until it did: the host then refuses it itself). */
+static void
+sync_targets (FbWindow *self, gboolean retry)
+{
+  for (guint i = 0; self->profile_target_buttons && i < self->profile_target_buttons->len; i++)
+    {
+      GtkWidget *button = g_ptr_array_index (self->profile_target_buttons, i);
+      const FbBackend *backend = g_object_get_data (G_OBJECT (button), "fb-target");
+      const char *none;
+
+      /* The tooltip it was made with says why this computer lacks the target. */
+      if (g_object_get_data (G_OBJECT (button), "fb-local-tip") == NULL)
+        g_object_set_data_full (G_OBJECT (button), "fb-local-tip",
+                                g_strdup (gtk_widget_get_tooltip_text (button)
+                                          ? gtk_widget_get_tooltip_text (button) : ""),
+                                g_free);
+      if (self->profile_host == NULL)
+        {
+          const char *tip = g_object_get_data (G_OBJECT (button), "fb-local-tip");
+          gtk_widget_set_sensitive (button, _fb_window_target_unavailable (backend) == NULL);
+          gtk_widget_set_tooltip_text (button, tip[0] != '\0' ? tip : NULL);
+        }
+      else if (needs_gpu (backend) &&
+               (none = host_without_gpu (self, self->profile_host, retry)) != NULL)
+        {
+          g_autofree char *tip = g_strdup_printf ("%s: %s", self->profile_host, none);
+          gtk_widget_set_sensitive (button, FALSE);
+          gtk_widget_set_tooltip_text (button, tip);
+        }
+      else
+        {
+          gtk_widget_set_sensitive (button, TRUE);
+          gtk_widget_set_tooltip_text (button, NULL);
+        }
     }
 }
 
 /* The state of win.profile-host changed (a choice in the menu, the settings, a model opened):
- * a host that is not in the list any more is this computer. */
+ * a host that is not in the list any more is this computer. A host chosen that could not be
+ * asked for its device is asked again. */
 static void
 sync_host (FbWindow *self)
 {
@@ -134,7 +197,15 @@ sync_host (FbWindow *self)
   if (host[0] != '\0' && g_strv_contains ((const char * const *) hosts, host))
     self->profile_host = g_strdup (host);
   /* A GPU target is the host's to refuse: there, not here, is where its driver has to be. */
-  _fb_window_update_target_buttons (self);
+  sync_targets (self, TRUE);
+}
+
+void
+_fb_window_remote_hosts_refresh (FbWindow *self)
+{
+  rebuild_hosts (self);
+  if (self->profile_host_action != NULL && !self->disposed)
+    sync_targets (self, FALSE);
 }
 
 static void
@@ -296,7 +367,19 @@ _fb_window_remote_finalize (FbWindow *self)
   g_clear_object (&self->profile_host_action);
   g_clear_pointer (&self->profile_host, g_free);
   g_clear_pointer (&self->remote_hosts, g_strfreev);
-  g_clear_pointer (&self->host_devices, g_hash_table_unref);
+  g_clear_pointer (&self->remote_trace, g_bytes_unref);
+  g_clear_pointer (&self->remote_profile, fb_profile_unref);
+  g_clear_pointer (&self->remote_trace_host, g_free);
+}
+
+GBytes *
+_fb_window_remote_trace (FbWindow *self, const char **host)
+{
+  if (self->remote_trace == NULL || self->profile == NULL || self->profile != self->remote_profile)
+    return NULL;
+  if (host != NULL)
+    *host = self->remote_trace_host;
+  return self->remote_trace;
 }
 
 /* The profile made there. */
@@ -321,7 +404,7 @@ typedef struct {
 
 typedef struct {
   FbProfile *profile;
-  char      *device;
+  GBytes    *trace;    /* the Chrome trace the runner wrote with it */
 } Result;
 
 static void
@@ -346,7 +429,7 @@ result_free (gpointer data)
   Result *r = data;
 
   g_clear_pointer (&r->profile, fb_profile_unref);
-  g_free (r->device);
+  g_clear_pointer (&r->trace, g_bytes_unref);
   g_free (r);
 }
 
@@ -487,10 +570,12 @@ stage (Job *job, GError **error)
 }
 
 static FbProfile *
-profile_there (Job *job, char **device, GCancellable *cancellable, GError **error)
+profile_there (Job *job, GBytes **trace, GCancellable *cancellable, GError **error)
 {
   g_autoptr(FbRemote) remote = fb_remote_new (job->host, error);
   g_autofree char *staging = NULL, *fetched = NULL, *model = NULL, *file = NULL;
+  g_autofree char *trace_file = NULL;
+  g_autoptr(GMappedFile) mapped = NULL;
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   FbProfile *profile;
   int status = 1;
@@ -527,6 +612,7 @@ profile_there (Job *job, char **device, GCancellable *cancellable, GError **erro
   ran = fb_remote_run (remote, (const char * const *) argv->pdata, fetched, on_line, job, &status,
                        cancellable, error);
   file = g_build_filename (fetched, "profile.json", NULL);
+  trace_file = g_build_filename (fetched, "trace.json", NULL);
   if (!ran)
     profile = NULL;
   else if (g_cancellable_set_error_if_cancelled (cancellable, error))
@@ -537,10 +623,16 @@ profile_there (Job *job, char **device, GCancellable *cancellable, GError **erro
                    job->failure != NULL ? job->failure : "the profile failed there");
       profile = NULL;
     }
-  else if ((profile = fb_profile_load (file, error)) != NULL)
-    *device = g_strdup (profile->device.name);
-  else
+  else if ((profile = fb_profile_load (file, error)) == NULL)
     g_prefix_error (error, "%s: the profile that came back: ", job->host);
+  else if ((mapped = g_mapped_file_new (trace_file, FALSE, error)) != NULL)
+    *trace = g_mapped_file_get_bytes (mapped);
+  else
+    {
+      g_prefix_error (error, "%s: the Chrome trace did not come back with the profile: ",
+                      job->host);
+      g_clear_pointer (&profile, fb_profile_unref);
+    }
   fb_remote_remove_tree (fetched);
   return profile;
 }
@@ -552,7 +644,7 @@ remote_thread (GTask *task, gpointer source_object, gpointer task_data, GCancell
   GError *error = NULL;
   Result *r = g_new0 (Result, 1);
 
-  r->profile = profile_there (job, &r->device, cancellable, &error);
+  r->profile = profile_there (job, &r->trace, cancellable, &error);
   if (r->profile == NULL)
     {
       result_free (r);
@@ -584,13 +676,14 @@ on_profiled (GObject *source, GAsyncResult *result, gpointer user_data)
         _fb_window_show_error (self, error->message);
       return;
     }
-  if (r->device != NULL)
-    {
-      if (self->host_devices == NULL)
-        self->host_devices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-      g_hash_table_insert (self->host_devices, g_strdup (job->host), g_steal_pointer (&r->device));
-      rebuild_hosts (self);
-    }
+  /* Kept with its profile: Export Chrome Trace writes the trace made there while that profile
+   * is the one shown, as it writes the one made here for a profile made here. */
+  g_clear_pointer (&self->remote_trace, g_bytes_unref);
+  g_clear_pointer (&self->remote_profile, fb_profile_unref);
+  g_free (self->remote_trace_host);
+  self->remote_trace = g_steal_pointer (&r->trace);
+  self->remote_profile = fb_profile_ref (r->profile);
+  self->remote_trace_host = g_strdup (job->host);
   _fb_window_update_busy (self);
   _fb_window_set_profile (self, r->profile);
   result_free (r);
@@ -631,10 +724,23 @@ _fb_window_profile_remote (FbWindow *self)
 {
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
+  const char *none;
   Job *job;
 
   g_assert (self->profile_host != NULL && self->run != NULL && self->profile_cancellable == NULL);
 
+  /* A host that answered it has no GPU is not asked to run cuda: the cpu target still runs
+   * there. */
+  if (needs_gpu (self->profile_target) &&
+      (none = host_without_gpu (self, self->profile_host, FALSE)) != NULL)
+    {
+      g_autofree char *message = g_strdup_printf ("%s: the %s target needs a GPU, and the host has "
+                                                  "none (%s); profile there with the %s target",
+                                                  self->profile_host, self->profile_target->name,
+                                                  none, fb_backend_host ()->name);
+      _fb_window_show_error (self, message);
+      return;
+    }
   job = g_new0 (Job, 1);
   job->host = g_strdup (self->profile_host);
   job->args = g_ptr_array_new_with_free_func (g_free);
@@ -660,7 +766,6 @@ _fb_window_profile_remote (FbWindow *self)
       _fb_window_show_error (self, error->message);
       return;
     }
-  job->args = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (job->args, g_strdup ("--progress-lines"));
   g_ptr_array_add (job->args, g_strdup ("--target"));
   g_ptr_array_add (job->args, g_strdup (self->profile_target->name));
@@ -668,6 +773,8 @@ _fb_window_profile_remote (FbWindow *self)
     g_ptr_array_add (job->args, g_strdup ("--eager"));
   g_ptr_array_add (job->args, g_strdup ("-o"));
   g_ptr_array_add (job->args, g_strdup ("out/profile.json"));
+  g_ptr_array_add (job->args, g_strdup ("--chrome-trace"));
+  g_ptr_array_add (job->args, g_strdup ("out/trace.json"));
   add_pipeline_args (job->args, fb_run_get_options (self->run));
 
   self->profile_cancellable = g_cancellable_new ();

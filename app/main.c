@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#if FB_HAVE_GTK
+#if FB_CLI_HAS_GTK
 #include "fb-application.h"
 #endif
 
@@ -43,11 +43,11 @@ main (int argc, char **argv)
       return usage (stderr);
     }
 
-#if FB_HAVE_GTK
+#if FB_CLI_HAS_GTK
   return fb_application_run (argc, argv);
 #else
-  fprintf (stderr, "fusebench: this build has no workbench window (configured with -Dgtk=false); "
-                   "use a command\n\n");
+  fprintf (stderr, "fusebench: this build has no workbench window (a headless build: "
+                   "-Dgtk=false, or the remote runner); use a command\n\n");
   return usage (stderr);
 #endif
 }

@@ -99,8 +99,31 @@ die_with_parent (gpointer data)
   prctl (PR_SET_PDEATHSIG, SIGTERM);
 }
 
+gboolean
+test_sshd_can_fill (void)
+{
+  return geteuid () == 0;
+}
+
+/* The stand-in GPU host's nvidia-smi and libraries. */
+static void
+make_fake_gpu (const char *dir)
+{
+  g_autofree char *bin = g_build_filename (dir, "fake-gpu", "bin", NULL);
+  g_autofree char *lib = g_build_filename (dir, "fake-gpu", "lib", NULL);
+  g_autofree char *smi = g_build_filename (bin, "nvidia-smi", NULL);
+  const char *libs[] = { "libcuda.so.1", "libcublasLt.so.13", "libcupti.so.13" };
+
+  g_assert_cmpint (g_mkdir_with_parents (bin, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (lib, 0755), ==, 0);
+  write_file (bin, "nvidia-smi", "#!/bin/sh\necho 'NVIDIA H200, 580.95.05'\n");
+  g_assert_cmpint (g_chmod (smi, 0755), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (libs); i++)
+    write_file (lib, libs[i], "");
+}
+
 TestSshd *
-test_sshd_start (gboolean read_only_cache)
+test_sshd_start (TestSshdCache cache)
 {
   TestSshd *s = g_new0 (TestSshd, 1);
   g_autoptr(GError) error = NULL;
@@ -108,13 +131,20 @@ test_sshd_start (gboolean read_only_cache)
   g_autofree char *sshd_config = NULL, *log = NULL, *port = NULL;
   g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
   g_auto(GStrv) host_fields = NULL;
+  int gpu_port;
   gboolean root = geteuid () == 0;
+  gboolean read_only_cache = cache == TEST_SSHD_CACHE_READ_ONLY;
+  const char *mode = cache == TEST_SSHD_CACHE_READ_ONLY ? "ro"
+                     : cache == TEST_SSHD_CACHE_FULL ? "full" : "rw";
+
+  g_assert_true (cache != TEST_SSHD_CACHE_FULL || test_sshd_can_fill ());
 
   s->dir = g_dir_make_tmp ("fb-test-sshd-XXXXXX", &error);
   g_assert_no_error (error);
   s->cache = g_build_filename (s->dir, "remote-cache", NULL);
   g_assert_cmpint (g_mkdir (s->cache, 0755), ==, 0);
   s->port = free_port ();
+  gpu_port = free_port ();
   host_pub = keygen (s->dir, "host_key");
   user_pub = keygen (s->dir, "user_key");
   other_pub = keygen (s->dir, "other_key");
@@ -127,13 +157,21 @@ test_sshd_start (gboolean read_only_cache)
   write_file (s->dir, "known_hosts", text);
   write_file (s->dir, "known_hosts_empty", "");
   g_free (text);
-  text = g_strdup_printf ("Port %d\nListenAddress 127.0.0.1\nHostKey %s/host_key\n"
+  /* The stand-in GPU host is the same server on a second port, whose sessions get the
+   * stand-in's folders: sshd sets PATH after the client's variables, its own SetEnv after
+   * PATH, and the first SetEnv that applies is the one it takes. */
+  text = g_strdup_printf ("Port %d\nPort %d\nListenAddress 127.0.0.1\nHostKey %s/host_key\n"
                           "PidFile %s/sshd.pid\nAuthorizedKeysFile %s/authorized_keys\n"
                           "StrictModes no\nUsePAM no\nPasswordAuthentication no\n"
                           "KbdInteractiveAuthentication no\nPubkeyAuthentication yes\n"
                           "PermitRootLogin prohibit-password\nAllowTcpForwarding no\n"
-                          "X11Forwarding no\nPrintMotd no\nSetEnv XDG_CACHE_HOME=%s\n",
-                          s->port, s->dir, s->dir, s->dir, s->cache);
+                          "X11Forwarding no\nPrintMotd no\n"
+                          "Match LocalPort %d\n  SetEnv XDG_CACHE_HOME=%s\n"
+                          "Match LocalPort %d\n  SetEnv XDG_CACHE_HOME=%s "
+                          "PATH=%s/fake-gpu/bin:/usr/local/bin:/usr/bin:/bin "
+                          "FUSEBENCH_CUDA_LIBRARY_PATH=%s/fake-gpu/lib\n",
+                          s->port, gpu_port, s->dir, s->dir, s->dir, s->port, s->cache, gpu_port,
+                          s->cache, s->dir, s->dir);
   write_file (s->dir, "sshd_config", text);
   g_free (text);
   /* One block per alias: IdentityFile adds up over matching blocks, so no block is shared. */
@@ -144,14 +182,20 @@ test_sshd_start (gboolean read_only_cache)
                                   "known_hosts_empty", "ask"),
                       host_block ("fbtest-closed", free_port (), s->dir, "user_key", "known_hosts",
                                   "yes"), NULL);
-  write_file (s->dir, "ssh_config", text);
+  {
+    g_autofree char *all = g_strconcat (text, host_block ("fbtest-gpu", gpu_port, s->dir,
+                                                          "user_key", "known_hosts", "yes"),
+                                        NULL);
+    make_fake_gpu (s->dir);
+    write_file (s->dir, "ssh_config", all);
+  }
   s->config = g_build_filename (s->dir, "ssh_config", NULL);
 
   sshd_config = g_build_filename (s->dir, "sshd_config", NULL);
   log = g_build_filename (s->dir, "sshd.log", NULL);
   g_subprocess_launcher_set_stderr_file_path (launcher, log);
   g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
-  if (root && (read_only_cache || !g_file_test ("/run/sshd", G_FILE_TEST_IS_DIR)))
+  if (root && (cache != TEST_SSHD_CACHE_WRITABLE || !g_file_test ("/run/sshd", G_FILE_TEST_IS_DIR)))
     /* sshd as root wants its privilege-separation folder /run/sshd, which only the system
      * service makes, and root writes through any permission: a mount namespace of the
      * server's own gives it both (a private /run, a read-only cache) and leaves the
@@ -161,8 +205,9 @@ test_sshd_start (gboolean read_only_cache)
       "if [ ! -d /run/sshd ]; then mount -t tmpfs -o mode=755 fb-test /run; "
       "mkdir -m 755 /run/sshd; fi; "
       "if [ \"$1\" = ro ]; then mount --bind \"$2\" \"$2\"; mount -o remount,ro,bind \"$2\" \"$2\"; fi; "
+      "if [ \"$1\" = full ]; then mount -t tmpfs -o size=1m,mode=755 fb-test-full \"$2\"; fi; "
       "exec " SSHD " -D -e -f \"$3\"",
-      "sh", read_only_cache ? "ro" : "rw", s->cache, sshd_config, NULL);
+      "sh", mode, s->cache, sshd_config, NULL);
   else
     {
       if (read_only_cache)

@@ -19,13 +19,25 @@ typedef struct {
  *   fbtest          the server, with the authorized key and its host key known
  *   fbtest-wrongkey the server, with a key it does not know
  *   fbtest-unknown  the server, with no known host key
- *   fbtest-closed   a port of 127.0.0.1 where nothing listens */
+ *   fbtest-closed   a port of 127.0.0.1 where nothing listens
+ *   fbtest-gpu      the server, with a stand-in nvidia-smi first on the session's PATH and
+ *                   stand-in CUDA libraries (empty files) in its FUSEBENCH_CUDA_LIBRARY_PATH:
+ *                   an "NVIDIA H200" host for the device probe, whose runner still has no GPU */
+
+typedef enum {
+  TEST_SSHD_CACHE_WRITABLE,
+  TEST_SSHD_CACHE_READ_ONLY,  /* the sessions' cache cannot be written */
+  TEST_SSHD_CACHE_FULL,       /* the sessions' cache is a 1 MiB file system (as root only) */
+} TestSshdCache;
 
 /* TRUE when /usr/sbin/sshd, ssh and ssh-keygen are installed. */
 gboolean  test_sshd_available (void);
-/* Starts a server; read_only_cache makes the sessions' cache unwritable (a read-only mount as
- * root, where permissions do not bind; a folder without write permission otherwise). */
-TestSshd *test_sshd_start     (gboolean read_only_cache);
+/* Starts a server. A read-only cache is a read-only mount as root, where permissions do not
+ * bind, and a folder without write permission otherwise; a full one a small tmpfs mounted in
+ * the server's own mount namespace. */
+TestSshd *test_sshd_start     (TestSshdCache cache);
+/* TRUE where test_sshd_start can give a full cache (it needs to mount). */
+gboolean  test_sshd_can_fill  (void);
 /* Kills the server's per-connection processes (not the listener): the connection drops as if
  * the network went away. Returns how many it killed. */
 guint     test_sshd_drop_connections (TestSshd *sshd);

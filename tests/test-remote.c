@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* --remote through a real OpenSSH server on 127.0.0.1 (fb-test-sshd.c): profile, run and check
- * on "the remote" with the cpu target give what they give here; the runner is copied once, by
- * its SHA-256, and a damaged copy is replaced and never run; each fault (wrong key, closed
- * port, unknown host key, the connection killed mid-run, a read-only cache there, a runner of
- * another version, a host that is an option) exits 1 (2 for the option) with a message naming
- * the host and what failed, and leaves nothing behind here or there. */
+ * on "the remote" with the cpu target give what they give here; the runner (the pack built
+ * with the app, found beside the binary) is copied once, by its SHA-256, and a damaged or
+ * partial copy is replaced and never run; each fault (wrong key, closed port, unknown host
+ * key, the connection killed mid-run, a read-only or full cache there, a runner of another
+ * version, the cuda target where there is no GPU, a host that is an option) exits 1 (2 for the
+ * option) with a message naming the host and what failed, and leaves nothing behind here or
+ * there. The device probe tells a host without a GPU from one with. */
 #include "fb-test-cli.h"
 #include "fb-test-sshd.h"
 #include "fb-profile.h"
+#include "fb-remote.h"
 
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
+#include <unistd.h>
 
 static TestSshd *server;
 
@@ -40,7 +44,21 @@ assert_no_work_left (TestSshd *s)
   g_assert_cmpuint (count_entries (work), ==, 0);
 }
 
-/* The one runner installed, by SHA-256 (its folder), or NULL. */
+/* What fusebench sends: the pack the build made, else the binary itself. */
+static const char *
+local_runner (void)
+{
+  const char *pack = g_getenv ("FUSEBENCH_RUNNER_PACK");
+  return pack && *pack ? pack : g_getenv ("FUSEBENCH");
+}
+
+static gboolean
+runner_is_pack (void)
+{
+  return g_str_has_suffix (local_runner (), ".tar.xz");
+}
+
+/* The one runner installed, by SHA-256 (its folder): the file copied there, or NULL. */
 static char *
 installed_runner (TestSshd *s)
 {
@@ -48,7 +66,22 @@ installed_runner (TestSshd *s)
   g_autoptr(GDir) dir = g_dir_open (runners, 0, NULL);
   const char *name = dir ? g_dir_read_name (dir) : NULL;
 
-  return name ? g_build_filename (runners, name, "fusebench", NULL) : NULL;
+  return name ? g_build_filename (runners, name, runner_is_pack () ? "fusebench.tar.xz"
+                                                                   : "fusebench", NULL)
+              : NULL;
+}
+
+/* The program there that would run: the pack's fusebench, or the binary. */
+static char *
+installed_program (TestSshd *s)
+{
+  g_autofree char *file = installed_runner (s);
+  g_autofree char *dir = file ? g_path_get_dirname (file) : NULL;
+
+  if (file == NULL)
+    return NULL;
+  return runner_is_pack () ? g_build_filename (dir, "pack", "fusebench", "bin", "fusebench", NULL)
+                           : g_steal_pointer (&file);
 }
 
 static char *
@@ -123,7 +156,7 @@ test_profile (void)
   runner = installed_runner (server);
   g_assert_nonnull (runner);
   sha = sha256_of (runner);
-  self_sha = sha256_of (g_getenv ("FUSEBENCH"));
+  self_sha = sha256_of (local_runner ());
   g_assert_cmpstr (sha, ==, self_sha);
   g_assert_nonnull (strstr (runner, self_sha));
 
@@ -141,13 +174,14 @@ test_profile (void)
   g_rmdir (dir);
 }
 
-/* A runner there that no longer has its SHA-256 (a partial copy, a damaged disk, a tampered
- * file) is replaced, never run: this one would leave a mark if it ran. */
+/* Damages the copy there with damage, then profiles: the copy is replaced, never run (the
+ * program there is swapped for one that would leave a mark if it ran). */
 static void
-test_damaged_runner (void)
+assert_replaced_after (void (*damage) (const char *file))
 {
   g_autofree char *model = sample ();
-  g_autofree char *runner = NULL, *mark = NULL, *fake = NULL, *sha = NULL, *self_sha = NULL;
+  g_autofree char *runner = NULL, *program = NULL, *mark = NULL, *fake = NULL;
+  g_autofree char *sha = NULL, *self_sha = NULL;
   g_autoptr(TestRun) first = NULL, run = NULL;
   g_autoptr(GError) error = NULL;
 
@@ -155,11 +189,15 @@ test_damaged_runner (void)
                               "--warmup", "1", NULL);
   g_assert_cmpint (first->status, ==, 0);
   runner = installed_runner (server);
+  program = installed_program (server);
   mark = g_build_filename (server->dir, "damaged-runner-ran", NULL);
   fake = g_strdup_printf ("#!/bin/sh\ntouch '%s'\necho 'fusebench " "%s'\n", mark, "0.1.0");
-  g_file_set_contents (runner, fake, -1, &error);
+  g_unlink (program);
+  g_file_set_contents (program, fake, -1, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (g_chmod (runner, 0755), ==, 0);
+  g_assert_cmpint (g_chmod (program, 0755), ==, 0);
+  if (damage != NULL)
+    damage (runner);
 
   run = test_run_fusebench ("profile", model, "--remote", "fbtest", "--iterations", "1",
                             "--warmup", "1", NULL);
@@ -168,9 +206,30 @@ test_damaged_runner (void)
   g_assert_nonnull (strstr (run->err, "copying the runner"));
   g_assert_false (g_file_test (mark, G_FILE_TEST_EXISTS));
   sha = sha256_of (runner);
-  self_sha = sha256_of (g_getenv ("FUSEBENCH"));
+  self_sha = sha256_of (local_runner ());
   g_assert_cmpstr (sha, ==, self_sha);
   assert_no_work_left (server);
+}
+
+/* A partial copy: the file cut short, as a copy that ran out of time or space leaves it. */
+static void
+truncate_file (const char *file)
+{
+  g_assert_cmpint (truncate (file, 4096), ==, 0);
+}
+
+/* The program there no longer what was unpacked (a damaged disk, a tampered file): for a pack,
+ * its archive still checks, its unpacked files do not. */
+static void
+test_damaged_runner (void)
+{
+  assert_replaced_after (NULL);
+}
+
+static void
+test_partial_runner (void)
+{
+  assert_replaced_after (truncate_file);
 }
 
 static void
@@ -232,6 +291,86 @@ test_version_mismatch (void)
   assert_no_work_left (server);
 }
 
+/* The host has no GPU (the local sshd's host is this machine): the runner there says so, in
+ * one line naming the host; the cpu target runs there (test_profile). */
+static void
+test_no_gpu (void)
+{
+  g_autofree char *model = sample ();
+  g_autoptr(TestRun) run = test_run_fusebench ("profile", model, "--remote", "fbtest",
+                                               "--target", "cuda", "--iterations", "1", NULL);
+
+  g_assert_cmpint (run->status, ==, 1);
+  if (strstr (run->err, "fusebench: fbtest: ") == NULL || strstr (run->err, "cuda") == NULL)
+    g_error ("unexpected: %s", run->err);
+  g_assert_cmpstr (run->out, ==, "");
+  assert_no_work_left (server);
+}
+
+/* The cache there on a file system with no room for the runner: said, and nothing left. */
+static void
+test_disk_full (void)
+{
+  TestSshd *full = test_sshd_start (TEST_SSHD_CACHE_FULL);
+  g_autofree char *model = sample ();
+  g_autofree char *jobs = NULL, *runners = NULL;
+  g_autoptr(TestRun) run = NULL;
+
+  g_setenv ("FUSEBENCH_SSH_CONFIG", full->config, TRUE);
+  run = test_run_fusebench ("profile", model, "--remote", "fbtest", "--iterations", "1", NULL);
+  g_setenv ("FUSEBENCH_SSH_CONFIG", server->config, TRUE);
+  g_assert_cmpint (run->status, ==, 1);
+  if (strstr (run->err, "fusebench: fbtest: copying the runner into the cache: no space left "
+                        "there") == NULL)
+    g_error ("unexpected: %s", run->err);
+  /* Neither the partial copy nor the work folder stays there. */
+  jobs = g_build_filename (full->cache, "fusebench", "jobs", NULL);
+  g_assert_cmpuint (count_entries (jobs), ==, 0);
+  runners = installed_runner (full);
+  if (runners != NULL)
+    {
+      g_autofree char *folder = g_path_get_dirname (runners);
+      g_assert_cmpuint (count_entries (folder), ==, 0);
+    }
+  test_sshd_stop (full);
+}
+
+/* The device probe: this machine's sshd is a host without a GPU; the stand-in is an H200. */
+static void
+test_probe (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbRemote) plain = fb_remote_new ("fbtest", &error);
+  g_autoptr(FbRemote) gpu = fb_remote_new ("fbtest-gpu", &error);
+  g_autoptr(FbRemote) closed = fb_remote_new ("fbtest-closed", &error);
+  g_autoptr(FbRemoteDevice) none = NULL, h200 = NULL, nothing = NULL;
+  g_autofree char *none_line = NULL, *h200_line = NULL;
+
+  none = fb_remote_probe (plain, NULL, &error);
+  g_assert_no_error (error);
+  none_line = fb_remote_device_describe (none);
+  g_test_message ("fbtest: %s", none_line);
+  g_assert_false (fb_remote_device_has_gpu (none));
+  g_assert_true (g_str_has_prefix (none_line, "no GPU: cpu only"));
+  g_assert_nonnull (none->arch);
+
+  h200 = fb_remote_probe (gpu, NULL, &error);
+  g_assert_no_error (error);
+  h200_line = fb_remote_device_describe (h200);
+  g_test_message ("fbtest-gpu: %s", h200_line);
+  g_assert_true (fb_remote_device_has_gpu (h200));
+  /* cuDNN is no stand-in: found when this machine has it, named missing when not. */
+  g_assert_true (g_str_has_prefix (h200_line, "NVIDIA H200 · driver 580.95.05 · CUDA libraries: "
+                                              "cuBLASLt, "));
+  g_assert_nonnull (strstr (h200_line, "CUPTI"));
+  g_assert_true (strstr (h200_line, "cuDNN") != NULL || strstr (h200_line, "missing: libcudnn.so.9"));
+
+  nothing = fb_remote_probe (closed, NULL, &error);
+  g_assert_null (nothing);
+  g_assert_error (error, FB_REMOTE_ERROR, FB_REMOTE_ERROR_UNREACHABLE);
+  g_assert_true (g_str_has_prefix (error->message, "fbtest-closed: connection refused"));
+}
+
 static void
 test_not_a_host (void)
 {
@@ -245,7 +384,7 @@ test_not_a_host (void)
 static void
 test_read_only_cache (void)
 {
-  TestSshd *ro = test_sshd_start (TRUE);
+  TestSshd *ro = test_sshd_start (TEST_SSHD_CACHE_READ_ONLY);
   g_autofree char *model = sample ();
   g_autoptr(TestRun) run = NULL;
 
@@ -411,11 +550,14 @@ main (int argc, char **argv)
       g_test_add_func ("/remote/no-sshd", skip_no_sshd);
       return g_test_run ();
     }
-  server = test_sshd_start (FALSE);
+  server = test_sshd_start (TEST_SSHD_CACHE_WRITABLE);
   g_setenv ("FUSEBENCH_SSH_CONFIG", server->config, TRUE);
   g_unsetenv ("FUSEBENCH_REMOTE_RUNNER");
   g_test_add_func ("/remote/profile", test_profile);
   g_test_add_func ("/remote/damaged-runner", test_damaged_runner);
+  g_test_add_func ("/remote/partial-runner", test_partial_runner);
+  g_test_add_func ("/remote/probe", test_probe);
+  g_test_add_func ("/remote/no-gpu", test_no_gpu);
   g_test_add_func ("/remote/run", test_run);
   g_test_add_func ("/remote/check", test_check);
   g_test_add_func ("/remote/wrong-key", test_wrong_key);
@@ -424,6 +566,9 @@ main (int argc, char **argv)
   g_test_add_func ("/remote/version-mismatch", test_version_mismatch);
   g_test_add_func ("/remote/not-a-host", test_not_a_host);
   g_test_add_func ("/remote/read-only-cache", test_read_only_cache);
+  /* A full file system there needs a mount of its own: root's, as the test machines run. */
+  if (test_sshd_can_fill ())
+    g_test_add_func ("/remote/disk-full", test_disk_full);
   g_test_add_func ("/remote/killed-connection", test_killed_connection);
   status = g_test_run ();
   test_sshd_stop (server);

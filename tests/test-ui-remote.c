@@ -1,17 +1,23 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Profile on a remote host from the window, through a real OpenSSH server on 127.0.0.1
  * (fb-test-sshd.c) with the cpu target: the host typed into the Profile menu's entry lands in
- * the settings and becomes the choice, Profile names it in the progress strip, and the profile
- * that comes back is painted on the stages like a local one (A/B with the next); Cancel in the
- * middle ends the run there and changes nothing here; a closed port and a key the server
- * refuses each say what and where in the window's message, and the window stays usable (a
- * profile on this computer still works); CUDA is offered for a host and refused by it without a
- * GPU there; the host a model was last profiled on is chosen again when it is opened; a host
- * forgotten is gone from the menu. */
+ * the settings and becomes the choice, and its device shows under it once asked (no GPU on this
+ * machine's sshd, an H200 on the stand-in, "not reached" for a closed port); Profile names the
+ * host in the progress strip, the profile that comes back is painted on the stages like a local
+ * one (A/B with the next) and its Chrome trace, made there, is what Export Chrome Trace writes;
+ * Cancel in the middle ends the run there and changes nothing here; a connection dropped
+ * mid-run, a closed port and a key the server refuses each say what and where in the window's
+ * message, and the window stays usable (a profile on this computer still works); CUDA is greyed
+ * and refused for a host without a GPU, the CPU still offered, and offered for one with a GPU;
+ * the host a model was last profiled on is chosen again when it is opened; a host forgotten is
+ * gone from the menu. */
 #include "fb-application.h"
 #include "fb-test-sshd.h"
 #include "fb-window.h"
+#include "fb-window-export.h"
 
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <string.h>
 
 static FbApplication *app;
@@ -126,6 +132,24 @@ assert_no_work_left (void)
   g_assert_cmpuint (count_entries (work), ==, 0);
 }
 
+static const char *label_starting (GtkWidget *widget, const char *prefix);
+
+/* The device line under host in the Profile menu, once the host answered (a minute at most:
+ * ssh's connect timeout is 15 s). */
+static const char *
+device_line (const char *prefix)
+{
+  gint64 deadline = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND;
+  const char *line;
+
+  while ((line = label_starting (GTK_WIDGET (window), prefix)) == NULL
+         && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  if (line == NULL)
+    g_error ("no device line starting '%s' in the menu", prefix);
+  return line;
+}
+
 /* Typed into the entry as a user does, Enter: in the settings, in the menu, and chosen. */
 static void
 test_add_host (void)
@@ -146,6 +170,8 @@ test_add_host (void)
   chosen = profile_host ();
   g_assert_cmpstr (chosen, ==, "fbtest");
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (entry)), ==, "");
+  /* Asked in the background, the host's device shows under it: no GPU on this machine. */
+  g_test_message ("fbtest: %s", device_line ("no GPU: cpu only"));
 
   /* What ssh would read as an option never becomes a host. */
   gtk_editable_set_text (GTK_EDITABLE (entry), "-oProxyCommand=true");
@@ -172,13 +198,71 @@ label_starting (GtkWidget *widget, const char *prefix)
   return NULL;
 }
 
-/* Profile pressed with the host chosen: made there, fetched, painted here. */
+/* Exports the profile on screen's Chrome trace and waits for it: the path (to free). */
+static char *
+export_trace (const char *name, const char *status)
+{
+  g_autofree char *dir = g_dir_make_tmp ("fb-ui-remote-XXXXXX", NULL);
+  char *path = g_build_filename (dir, name, NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+
+  g_assert_true (fb_window_can_export (window, FB_EXPORT_TRACE));
+  fb_window_export_to (window, FB_EXPORT_TRACE, file, FALSE);
+  while (fb_window_is_exporting (window))
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpstr (fb_window_get_export_status (window), ==, status);
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
+  return path;
+}
+
+static void
+remove_export (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* The trace the window exported: one complete event per span of the profile's timeline, in a
+ * process named for its target, model and device. */
+static void
+assert_trace_of (const char *path, FbProfile *profile)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *process = g_strdup_printf ("fusebench %s: %s on %s", profile->target,
+                                              profile->model, profile->device.name);
+  JsonArray *events;
+  guint complete = 0;
+  gboolean named = FALSE;
+
+  g_assert_true (json_parser_load_from_file (parser, path, &error));
+  g_assert_no_error (error);
+  events = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                         "traceEvents");
+  for (guint i = 0; i < json_array_get_length (events); i++)
+    {
+      JsonObject *e = json_array_get_object_element (events, i);
+      const char *ph = json_object_get_string_member_with_default (e, "ph", "");
+      if (g_str_equal (ph, "X"))
+        complete++;
+      else if (g_str_equal (ph, "M") && json_object_has_member (e, "args"))
+        named |= g_strcmp0 (json_object_get_string_member_with_default (
+                              json_object_get_object_member (e, "args"), "name", ""), process) == 0;
+    }
+  g_assert_cmpuint (complete, ==, profile->timeline->len);
+  g_assert_true (named);
+}
+
+/* Profile pressed with the host chosen: made there, fetched with its trace, painted here. */
 static void
 test_profile_there (void)
 {
   const char *error_before = fb_window_get_last_error (window);
   FbProfile *first, *second;
   GtkWidget *choice;
+  g_autofree char *trace = NULL, *local_trace = NULL;
 
   fb_window_clear_profile (window);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.profile", NULL));
@@ -195,12 +279,15 @@ test_profile_there (void)
   g_assert_true (fb_window_is_profile_painted (window));
   assert_no_work_left ();
 
-  /* The device it ran on shows beside the host. */
   choice = host_choice ("fbtest");
   g_assert_nonnull (choice);
-  g_assert_nonnull (strstr (gtk_check_button_get_label (GTK_CHECK_BUTTON (choice)),
-                            first->device.name));
   g_assert_true (gtk_check_button_get_active (GTK_CHECK_BUTTON (choice)));
+  g_assert_nonnull (label_starting (GTK_WIDGET (window), "no GPU: cpu only"));
+
+  /* Export Chrome Trace writes the trace made there with this profile. */
+  trace = export_trace ("remote.trace.json", "Exported remote.trace.json, the trace made on fbtest");
+  assert_trace_of (trace, first);
+  remove_export (trace);
 
   /* Again: the first becomes the A/B reference, as with profiles made here. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.profile", NULL));
@@ -210,6 +297,16 @@ test_profile_there (void)
   g_assert_true (second != first);
   g_assert_true (fb_window_is_profile_painted (window));
   g_assert_true (fb_window_get_previous_profile (window) == first);
+
+  /* A profile made here has its trace made here again. */
+  choose ("This Computer");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.profile", NULL));
+  settle ();
+  g_assert_true (fb_window_get_previous_profile (window) == second);
+  local_trace = export_trace ("local.trace.json", "Exported local.trace.json");
+  assert_trace_of (local_trace, fb_window_get_profile (window));
+  remove_export (local_trace);
+  choose ("fbtest");
 }
 
 /* Cancel once the runner reports progress there: the run ends, its folder there goes, nothing
@@ -233,6 +330,39 @@ test_cancel_there (void)
   settle ();
   g_assert_true (fb_window_get_profile (window) == before);
   g_assert_true (fb_window_get_last_error (window) == error_before);
+  assert_no_work_left ();
+}
+
+/* The connection dropped once the runner reports progress there (the network gone): the window
+ * says so, naming the host; the process there is ended and its folder removed; nothing changes
+ * here, and the window goes on (test_closed_port profiles here after a fault). */
+static void
+test_dropped_there (void)
+{
+  const char *error_before = fb_window_get_last_error (window);
+  FbProfile *before = fb_window_get_profile (window);
+  GtkProgressBar *bar = NULL;
+  g_autofree char *jobs = g_build_filename (server->cache, "fusebench", "jobs", NULL);
+  gint64 deadline = g_get_monotonic_time () + 120 * G_TIME_SPAN_SECOND;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.profile", NULL));
+  bar = GTK_PROGRESS_BAR (find_widget (GTK_WIDGET (window), GTK_TYPE_PROGRESS_BAR, NULL));
+  while (gtk_progress_bar_get_fraction (bar) <= 0 && fb_window_is_busy (window)
+         && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (fb_window_is_busy (window));
+  g_assert_cmpuint (test_sshd_drop_connections (server), >, 0);
+  settle ();
+  g_assert_true (fb_window_get_last_error (window) != error_before);
+  g_test_message ("the window says: %s", fb_window_get_last_error (window));
+  g_assert_true (g_str_has_prefix (fb_window_get_last_error (window),
+                                   "fbtest: the connection dropped during the run; the process "
+                                   "there was ended"));
+  g_assert_true (fb_window_get_profile (window) == before);
+  /* The runner there sees its input end, stops, and its shell removes the work folder. */
+  deadline = g_get_monotonic_time () + 30 * G_TIME_SPAN_SECOND;
+  while (count_entries (jobs) > 0 && g_get_monotonic_time () < deadline)
+    g_usleep (100 * 1000);
   assert_no_work_left ();
 }
 
@@ -275,6 +405,8 @@ static void
 test_closed_port (void)
 {
   assert_fault ("fbtest-closed", "connection refused");
+  /* The menu says so under the host too, from its own attempt to ask it. */
+  g_assert_nonnull (device_line ("not reached: connection refused"));
 }
 
 static void
@@ -283,12 +415,14 @@ test_wrong_key (void)
   assert_fault ("fbtest-wrongkey", "the host refused our keys");
 }
 
-/* The CUDA target is the host's to refuse: offered with a host chosen whatever this computer
- * has; without a GPU there (the local sshd's host is this one), the host's reason comes back. */
+/* The CUDA target follows the host's answer: greyed for a host without a GPU (the local sshd's
+ * host is this machine), and refused there without running, the CPU still offered; offered for
+ * the stand-in H200, whose runner (no real GPU behind it) then refuses it itself. */
 static void
 test_cuda_there (void)
 {
   GtkWidget *cuda = find_widget (GTK_WIDGET (window), GTK_TYPE_CHECK_BUTTON, "CUDA (NVIDIA GPU)");
+  GtkWidget *cpu = find_widget (GTK_WIDGET (window), GTK_TYPE_CHECK_BUTTON, "CPU");
   gboolean gpu_here;
   const char *error_before;
   FbProfile *before = fb_window_get_profile (window);
@@ -297,25 +431,40 @@ test_cuda_there (void)
   choose ("This Computer");
   gpu_here = gtk_widget_get_sensitive (cuda);
   choose ("fbtest");
+  g_assert_nonnull (device_line ("no GPU: cpu only"));
+  g_assert_false (gtk_widget_get_sensitive (cuda));
+  g_assert_true (g_str_has_prefix (gtk_widget_get_tooltip_text (cuda), "fbtest: no GPU"));
+  g_assert_true (gtk_widget_get_sensitive (cpu));
+  /* Chosen before the host was (as a model's last host is picked again): refused here. */
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (cuda), TRUE);
+  error_before = fb_window_get_last_error (window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.profile", NULL));
+  g_assert_false (fb_window_is_busy (window));
+  g_assert_true (fb_window_get_last_error (window) != error_before);
+  g_test_message ("the window says: %s", fb_window_get_last_error (window));
+  g_assert_true (g_str_has_prefix (fb_window_get_last_error (window),
+                                   "fbtest: the cuda target needs a GPU, and the host has none"));
+  g_assert_true (fb_window_get_profile (window) == before);
+
+  /* A GPU there: offered, and the host is asked. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.add-remote-host", "s",
+                                             "fbtest-gpu"));
+  g_test_message ("fbtest-gpu: %s", device_line ("NVIDIA H200 · driver 580.95.05 · CUDA libraries: "));
   g_assert_true (gtk_widget_get_sensitive (cuda));
-  choose ("CUDA (NVIDIA GPU)");
+  g_assert_true (gtk_check_button_get_active (GTK_CHECK_BUTTON (cuda)));
   error_before = fb_window_get_last_error (window);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.profile", NULL));
   settle ();
-  if (gpu_here)
-    {
-      g_assert_true (fb_window_get_last_error (window) == error_before);
-      g_assert_cmpstr (fb_window_get_profile (window)->target, ==, "cuda");
-      g_assert_true (fb_window_is_profile_painted (window));
-    }
-  else
+  if (!gpu_here)
     {
       g_assert_true (fb_window_get_last_error (window) != error_before);
       g_test_message ("the window says: %s", fb_window_get_last_error (window));
-      g_assert_true (g_str_has_prefix (fb_window_get_last_error (window), "fbtest: "));
-      g_assert_nonnull (strstr (fb_window_get_last_error (window), "CUDA"));
+      g_assert_true (g_str_has_prefix (fb_window_get_last_error (window), "fbtest-gpu: "));
+      g_assert_nonnull (strstr (fb_window_get_last_error (window), "cuda"));
       g_assert_true (fb_window_get_profile (window) == before);
     }
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.remove-remote-host", "s",
+                                             "fbtest-gpu"));
   choose ("CPU");
   choose ("This Computer");
   g_assert_cmpint (gtk_widget_get_sensitive (cuda), ==, gpu_here);
@@ -385,12 +534,14 @@ main (int argc, char **argv)
       g_test_add_func ("/ui/remote/no-sshd", skip_no_sshd);
       return g_test_run ();
     }
-  server = test_sshd_start (FALSE);
+  server = test_sshd_start (TEST_SSHD_CACHE_WRITABLE);
   g_setenv ("FUSEBENCH_SSH_CONFIG", server->config, TRUE);
-  /* The runner sent there is the fusebench binary this build made (the app sends itself; this
-   * test program is no fusebench). */
+  /* The runner sent there is the pack this build made, else its fusebench binary: the app
+   * finds either from its own binary, and this test program is no fusebench. */
   g_assert_nonnull (g_getenv ("FUSEBENCH"));
-  g_setenv ("FUSEBENCH_REMOTE_RUNNER", g_getenv ("FUSEBENCH"), TRUE);
+  g_setenv ("FUSEBENCH_REMOTE_RUNNER", g_getenv ("FUSEBENCH_RUNNER_PACK") != NULL
+                                       ? g_getenv ("FUSEBENCH_RUNNER_PACK")
+                                       : g_getenv ("FUSEBENCH"), TRUE);
 
   app = fb_application_new (G_APPLICATION_NON_UNIQUE);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
@@ -403,6 +554,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/remote/add-host", test_add_host);
   g_test_add_func ("/ui/remote/profile", test_profile_there);
   g_test_add_func ("/ui/remote/cancel", test_cancel_there);
+  g_test_add_func ("/ui/remote/dropped", test_dropped_there);
   g_test_add_func ("/ui/remote/closed-port", test_closed_port);
   g_test_add_func ("/ui/remote/wrong-key", test_wrong_key);
   g_test_add_func ("/ui/remote/cuda-there", test_cuda_there);
