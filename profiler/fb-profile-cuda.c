@@ -10,7 +10,13 @@
  * reference by their sequence of function names (fb_gpu_match_owners). With counters, one
  * more inference runs under CUPTI's range profiler (kernel replay), after the timing, since
  * replaying kernels changes their timing; its ranges come in launch order, the reference's
- * order. */
+ * order.
+ *
+ * The tracer slows what it watches, most of all the gaps between kernels and the start of a
+ * replay, so before any of that the same module runs untraced (CUPTI subscribed but recording
+ * nothing): its replays between CUDA events give the profile's wall, as `run --iterations`
+ * times them, and the busy share and idle are worked out against that wall
+ * (fb_gpu_utilization_untraced); only the kernels' durations come from the traced replays. */
 #include "fb-profile-private.h"
 #include "fb-cost.h"
 #include "fb-cuda.h"
@@ -138,6 +144,62 @@ apply_counters (FbProfile *p, GPtrArray *reference, const GArray *ranges)
     }
 }
 
+#define BACK_TO_BACK_BATCHES 5
+
+/* The untraced replays (FbProfileTiming): n timed one by one as `run --iterations` times them,
+ * then, for a graph replay, batches launched back to back, whose replays overlap each other's
+ * launch: a replay alone less one of those is its launch. */
+static gboolean
+time_untraced (FbCupti *cupti, FbCudaModule *module, GPtrArray *inputs, guint n,
+               gboolean eager, FbProfileTiming *t, GError **error)
+{
+  g_autofree double *ms = g_new0 (double, n);
+  double batch[BACK_TO_BACK_BATCHES] = { 0 };
+  guint per_batch = MAX (n / BACK_TO_BACK_BATCHES, 4u);
+  if (!fb_cupti_set_recording (cupti, FALSE, error))
+    return FALSE;
+  g_autoptr(GPtrArray) outputs = fb_cuda_module_run_timed (module, inputs, n, ms, error);
+  gboolean ok = outputs != NULL;
+  for (guint b = 0; ok && !eager && b < BACK_TO_BACK_BATCHES; b++)
+    {
+      ok = fb_cuda_module_time_back_to_back (module, per_batch, &batch[b], error);
+      batch[b] /= per_batch;
+    }
+  if (!fb_cupti_set_recording (cupti, TRUE, ok ? error : NULL) || !ok)
+    return FALSE;
+
+  FbTimingStats s = fb_timing_summarize (ms, n);
+  t->untraced_iterations = n;
+  t->untraced_median_ms = s.median;
+  t->untraced_min_ms = s.min;
+  t->untraced_max_ms = s.max;
+  t->noise_ms = s.q3 - s.q1;
+  t->replay_launch_ms =
+    eager ? 0 : MAX (0.0, s.median - fb_timing_summarize (batch, BACK_TO_BACK_BATCHES).median);
+  return TRUE;
+}
+
+/* The untraced figures in the profile's place: its wall, and the timeline starting where an
+ * untraced replay's first kernel would (the traced lead, mostly the tracer's own start, is cut
+ * to the untraced launch). Returns the utilization against the untraced wall. */
+static FbGpuUtilization
+apply_untraced (FbProfile *p, const FbProfileTiming *t, const FbGpuUtilization *traced)
+{
+  p->timing = *t;
+  p->wall_median_ms = t->untraced_median_ms;
+  p->wall_min_ms = t->untraced_min_ms;
+  p->wall_max_ms = t->untraced_max_ms;
+  double cut_us = MAX (0.0, traced->replay_launch_us - 1000 * t->replay_launch_ms);
+  for (guint i = 0; traced->graph && i < p->timeline->len; i++)
+    {
+      FbProfileSpan *span = &g_array_index (p->timeline, FbProfileSpan, i);
+      span->start_us = MAX (0.0, span->start_us - cut_us);
+      span->end_us = MAX (span->start_us, span->end_us - cut_us);
+    }
+  return fb_gpu_utilization_untraced (traced, 1000 * t->untraced_median_ms, 1000 * t->noise_ms,
+                                      1000 * t->replay_launch_ms, 1000 * t->traced_median_ms);
+}
+
 /* The device's name and ceilings. The ceilings are CUPTI-free measurements the runtime makes
  * (a device-to-device copy, a large product) where it can, else none. */
 static void
@@ -197,7 +259,12 @@ profile_with (FbCupti *cupti, GPtrArray *stages, const FbPipelineOptions *pipeli
   if (warm == NULL)
     return NULL;
 
-  report (progress, data, 0.1, "one inference launched kernel by kernel, tagged");
+  report (progress, data, 0.1, "timing untraced replays");
+  FbProfileTiming timing = { 0 };
+  if (!time_untraced (cupti, module, inputs, iterations, eager, &timing, error))
+    return NULL;
+
+  report (progress, data, 0.13, "one inference launched kernel by kernel, tagged");
   fb_cuda_module_set_launch_eagerly (module, TRUE);
   fb_cuda_module_set_launch_hook (module, tag_launch, &tagger);
   gboolean ok = run_once (module, inputs, cancellable, error);
@@ -237,7 +304,9 @@ profile_with (FbCupti *cupti, GPtrArray *stages, const FbPipelineOptions *pipeli
   guint unmatched = 0;
   for (guint i = 0; !eager && i < runs->len; i++)
     unmatched += fb_gpu_match_owners (reference, runs->pdata[i]);
-  FbGpuUtilization u = fb_gpu_profile_fill (p, runs, begin, end);
+  FbGpuUtilization traced = fb_gpu_profile_fill (p, runs, begin, end);
+  timing.traced_median_ms = fb_timing_summarize (event_ms, iterations).median;
+  FbGpuUtilization u = apply_untraced (p, &timing, &traced);
 
   if (options && options->counters)
     {

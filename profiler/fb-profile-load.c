@@ -5,7 +5,7 @@
  * another tool, so every member's type is checked before it is read (json-glib's getters
  * warn on a wrong type), and damage is an FB_PROFILE_ERROR_INVALID naming the file and the
  * key ("kernels[3].median_us"). Keys the issue lists are required; the additions (model_digest,
- * kind, node_shares, worker_busy_us, counters, counters_note) are optional on reading. */
+ * kind, node_shares, worker_busy_us, counters, counters_note, timing) are optional on reading. */
 #include "fb-profile-private.h"
 
 #include <json-glib/json-glib.h>
@@ -476,6 +476,28 @@ read_timeline (Reader *r, JsonObject *root, FbProfile *p, GHashTable *ids)
   return TRUE;
 }
 
+/* "timing", where a GPU profile recorded untraced replays; "overhead" is derived, not read. */
+static gboolean
+read_timing (Reader *r, JsonObject *root, FbProfile *p)
+{
+  gboolean failed;
+  JsonObject *o = get_object (r, root, NULL, "timing", FALSE, &failed);
+  if (o == NULL)
+    return !failed;
+  FbProfileTiming *t = &p->timing;
+  if (!read_guint (r, o, "timing", "untraced_iterations", TRUE, &t->untraced_iterations) ||
+      !read_nonneg (r, o, "timing", "untraced_median_ms", TRUE, &t->untraced_median_ms) ||
+      !read_nonneg (r, o, "timing", "untraced_min_ms", FALSE, &t->untraced_min_ms) ||
+      !read_nonneg (r, o, "timing", "untraced_max_ms", FALSE, &t->untraced_max_ms) ||
+      !read_nonneg (r, o, "timing", "noise_ms", FALSE, &t->noise_ms) ||
+      !read_nonneg (r, o, "timing", "traced_median_ms", TRUE, &t->traced_median_ms) ||
+      !read_nonneg (r, o, "timing", "replay_launch_ms", FALSE, &t->replay_launch_ms))
+    return FALSE;
+  if (t->untraced_iterations == 0)
+    return damaged (r, "timing.untraced_iterations", "zero, with untraced figures given");
+  return TRUE;
+}
+
 static FbProfile *
 read_root (Reader *r, JsonNode *root_node)
 {
@@ -517,7 +539,7 @@ read_root (Reader *r, JsonNode *root_node)
       !read_nonneg (r, wall, "wall_ms", "median", TRUE, &p->wall_median_ms) ||
       !read_nonneg (r, wall, "wall_ms", "min", TRUE, &p->wall_min_ms) ||
       !read_nonneg (r, wall, "wall_ms", "max", TRUE, &p->wall_max_ms) ||
-      !read_nonneg (r, root, NULL, "busy_ms", TRUE, &p->busy_ms) ||
+      !read_nonneg (r, root, NULL, "busy_ms", TRUE, &p->busy_ms) || !read_timing (r, root, p) ||
       !read_kernels (r, root, p) || !read_folded (r, root, p))
     return NULL;
   g_autoptr(GHashTable) ids = g_hash_table_new (NULL, NULL);
