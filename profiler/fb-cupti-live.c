@@ -317,28 +317,6 @@ fb_cupti_take (FbCupti *c, guint *dropped, GError **error)
   return g_steal_pointer (&out);
 }
 
-gboolean
-fb_cupti_set_recording (FbCupti *c, gboolean on, GError **error)
-{
-  g_return_val_if_fail (c != NULL, FALSE);
-  CUptiResult r = CUPTI_SUCCESS;
-  if (!on)
-    {
-      /* What was recorded so far goes to the buffers first: disabling drops nothing. */
-      r = c->api.flush_all (CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-      for (guint i = 0; r == CUPTI_SUCCESS && i < G_N_ELEMENTS (kinds); i++)
-        r = c->api.disable (kinds[i]);
-    }
-  for (guint i = 0; on && r == CUPTI_SUCCESS && i < G_N_ELEMENTS (kinds); i++)
-    r = c->api.enable (kinds[i]);
-  if (r != CUPTI_SUCCESS)
-    {
-      set_cupti_error (error, &c->api, r, on ? "refused to record again" : "refused to pause");
-      return FALSE;
-    }
-  return TRUE;
-}
-
 void
 fb_cupti_stop (FbCupti *c)
 {

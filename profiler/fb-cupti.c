@@ -307,7 +307,6 @@ void fb_cupti_pop_owner (FbCupti *cupti) { }
 guint64 fb_cupti_timestamp (FbCupti *cupti) { return 0; }
 GArray *fb_cupti_take (FbCupti *cupti, guint *dropped, GError **error) { return NULL; }
 void fb_cupti_set_record_path (FbCupti *cupti, const char *path) { }
-gboolean fb_cupti_set_recording (FbCupti *cupti, gboolean on, GError **error) { return FALSE; }
 void fb_cupti_stop (FbCupti *cupti) { }
 
 static void

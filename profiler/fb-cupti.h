@@ -35,10 +35,6 @@ guint64    fb_cupti_timestamp         (FbCupti *cupti);
 GArray    *fb_cupti_take              (FbCupti *cupti, guint *dropped, GError **error);
 /* Also writes the raw records that take converts to path (atomically), for a fixture. */
 void       fb_cupti_set_record_path   (FbCupti *cupti, const char *path);
-/* Stops (on = FALSE) and starts again recording activity, CUPTI staying subscribed (so that no
- * other profiler attaches meanwhile): the profiler times replays the tracer does not watch in
- * between. Records made before stopping are kept for the next take. */
-gboolean   fb_cupti_set_recording     (FbCupti *cupti, gboolean on, GError **error);
 /* Stops recording and releases CUPTI. */
 void       fb_cupti_stop              (FbCupti *cupti);
 
