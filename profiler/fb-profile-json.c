@@ -211,6 +211,8 @@ fb_profile_to_json (const FbProfile *p)
       add_double (b, "start_us", s->start_us);
       add_double (b, "end_us", s->end_us);
       add_int (b, "lane", s->lane);
+      if (s->function)
+        add_string (b, "function", s->function);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -316,6 +318,8 @@ fb_profile_save_chrome_trace (const FbProfile *p, const char *path, GError **err
       json_builder_set_member_name (b, "args");
       json_builder_begin_object (b);
       add_int (b, "kernel", s->kernel);
+      if (s->function)
+        add_string (b, "function", s->function);
       if (k)
         {
           add_int (b, "stage_node", k->stage_node);

@@ -5,7 +5,8 @@
  * another tool, so every member's type is checked before it is read (json-glib's getters
  * warn on a wrong type), and damage is an FB_PROFILE_ERROR_INVALID naming the file and the
  * key ("kernels[3].median_us"). Keys the issue lists are required; the additions (model_digest,
- * kind, node_shares, worker_busy_us, counters, counters_note, timing) are optional on reading. */
+ * kind, node_shares, worker_busy_us, counters, counters_note, timing, a span's function) are
+ * optional on reading. */
 #include "fb-profile-private.h"
 
 #include <json-glib/json-glib.h>
@@ -451,6 +452,7 @@ read_timeline (Reader *r, JsonObject *root, FbProfile *p, GHashTable *ids)
   for (guint i = 0; i < json_array_get_length (a); i++)
     {
       g_autofree char *path = g_strdup_printf ("timeline[%u]", i);
+      g_autofree char *function = NULL;
       JsonNode *n = json_array_get_element (a, i);
       FbProfileSpan s = { 0 };
       if (!JSON_NODE_HOLDS_OBJECT (n))
@@ -459,8 +461,10 @@ read_timeline (Reader *r, JsonObject *root, FbProfile *p, GHashTable *ids)
       if (!read_guint (r, o, path, "kernel", TRUE, &s.kernel) ||
           !read_nonneg (r, o, path, "start_us", TRUE, &s.start_us) ||
           !read_nonneg (r, o, path, "end_us", TRUE, &s.end_us) ||
-          !read_guint (r, o, path, "lane", TRUE, &s.lane))
+          !read_guint (r, o, path, "lane", TRUE, &s.lane) ||
+          !read_string (r, o, path, "function", FALSE, FALSE, &function))
         return FALSE;
+      s.function = function ? g_intern_string (function) : NULL;
       if (!g_hash_table_contains (ids, GUINT_TO_POINTER (s.kernel + 1)))
         {
           g_autofree char *key = g_strdup_printf ("%s.kernel", path);

@@ -91,6 +91,9 @@ typedef struct {
   double     start_us;           /* from the start of the inference */
   double     end_us;
   guint      lane;               /* worker thread, or CUDA stream */
+  const char *function;          /* cuda: the device function it ran (interned: the file's key
+                                    "function", where known), cuDNN's and cuBLASLt's too; NULL
+                                    for a copy or a memset, and on the cpu */
 } FbProfileSpan;
 
 /* How a GPU profile was timed (the file's key "timing"; absent from profiles made before it and

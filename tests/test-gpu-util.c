@@ -334,6 +334,8 @@ test_profile_fill (void)
   g_assert_cmpfloat_with_epsilon (gen->start_us, 20.0, 1e-6);
   g_assert_cmpfloat_with_epsilon (gen->end_us, 40.0, 1e-6);
   g_assert_cmpuint (gen->lane, ==, 1);
+  g_assert_cmpstr (gen->function, ==, "gen");     /* the device function, for the cross-checks */
+  g_assert_cmpstr (g_array_index (profile->timeline, FbProfileSpan, 0).function, ==, "lib_a");
   g_assert_cmpuint (g_array_index (profile->timeline, FbProfileSpan, 0).lane, ==, 0);
   g_assert_cmpuint (u.launches, ==, 4);
   g_assert_cmpfloat_with_epsilon (profile->busy_ms, 0.031, 1e-9);

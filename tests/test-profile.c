@@ -45,7 +45,8 @@ hand_made (void)
 {
   FbProfile *p = fb_profile_new ();
   FbProfileFolded f = { g_strdup ("shape_of_x"), g_strdup ("fold-constants") };
-  FbProfileSpan spans[] = { { 0, 0.0, 10.5, 0 }, { 1, 11.0, 20.0, 1 }, { 1, 21.0, 22.0, 0 } };
+  FbProfileSpan spans[] = { { 0, 0.0, 10.5, 0 }, { 1, 11.0, 20.0, 1, "sm90_xmma_gemm" },
+                            { 1, 21.0, 22.0, 0 } };
   FbShape shape = fb_shape_make (4, (const int64_t[]) { 1, 3, 32, 32 });
 
   p->model = g_strdup ("model.onnx");
@@ -138,6 +139,9 @@ test_round_trip (void)
   g_assert_cmpstr (g_array_index (q->folded, FbProfileFolded, 0).by, ==, "fold-constants");
   g_assert_cmpuint (q->timeline->len, ==, 3);
   g_assert_cmpuint (g_array_index (q->timeline, FbProfileSpan, 1).lane, ==, 1);
+  /* The device function a span ran, where the profile knows it (cuda), and none elsewhere. */
+  g_assert_cmpstr (g_array_index (q->timeline, FbProfileSpan, 1).function, ==, "sm90_xmma_gemm");
+  g_assert_null (g_array_index (q->timeline, FbProfileSpan, 0).function);
   g_assert_cmpstr (g_ptr_array_index (q->diagnosis, 0), ==, "time: 51 % in k0_Conv");
   g_assert_cmpstr (q->counters_note, ==, p->counters_note);
   /* Equal profiles, equal files. */

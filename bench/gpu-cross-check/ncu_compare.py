@@ -2,21 +2,24 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Our kernel durations and DRAM bytes against Nsight Compute's on the same kernels.
 
-    ncu_compare.py PROFILE.json NCU.csv RUNS [--top N] [--label NAME]
+    ncu_compare.py PROFILE.json NCU.csv RUNS [--bytes-csv NCU2.csv] [--top N] [--label NAME]
 
-PROFILE.json: `fusebench profile --target cuda --counters` of a model (per plan kernel: the
-median device time of one inference over the traced replays, DRAM bytes from CUPTI's range
-profiler). NCU.csv: `ncu --profile-from-start off --csv --page raw --print-units base
---metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum` of
-`fusebench run MODEL --iterations RUNS` (untraced: ncu cannot attach while our CUPTI subscriber
-is active), which brackets exactly its RUNS timed replays with cuProfilerStart/Stop. The last
-replay's kernels are matched to the plan kernels in plan order, each plan kernel taking as many
-as it launched (its "calls"); a plan kernel's figures are the sum over its device kernels.
-Prints one row per kernel for the N slowest (default 20) with the ratio ours / ncu, and a
-summary line: how many are within 5 %.
+PROFILE.json: `fusebench profile --target cuda --counters` of a model: per plan kernel its DRAM
+bytes from CUPTI's range profiler, and a timeline of the median traced replay whose spans name
+the device function each ran. NCU.csv: `ncu --profile-from-start off --csv --page raw
+--print-units base --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum`
+of `fusebench run MODEL --iterations RUNS` (untraced: ncu cannot attach while our CUPTI
+subscriber is active), which brackets exactly its RUNS timed replays with cuProfilerStart/Stop.
+The last replay's kernels are matched to the timeline's kernel spans by their function names, in
+order (copies and memsets are no ncu kernels); each plan kernel's figures are summed over its
+device kernels. --bytes-csv takes the DRAM bytes from another ncu run of the same command (one
+with --cache-control all, say). Prints one row per plan kernel for the N slowest (default 20)
+with the ratio ours / ncu, and a summary line: how many are within 5 %.
 """
 import argparse
+import collections
 import csv
+import difflib
 import json
 import statistics
 import sys
@@ -57,57 +60,79 @@ def read_ncu(path):
     return out
 
 
+def last_replay(rows, runs, label):
+    if len(rows) % runs:
+        print(f"note: {label}: {len(rows)} profiled kernels is not a multiple of {runs} runs")
+    per = len(rows) // runs
+    return rows[len(rows) - per:]
+
+
+def align(ours, theirs):
+    """Pairs (i, j) of our spans and ncu's kernels with the same function, in order."""
+    sm = difflib.SequenceMatcher(a=[o[0] for o in ours], b=[t[0] for t in theirs], autojunk=False)
+    pairs = []
+    for block in sm.get_matching_blocks():
+        pairs.extend((block.a + k, block.b + k) for k in range(block.size))
+    return pairs
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("profile")
     ap.add_argument("ncu")
     ap.add_argument("runs", type=int)
+    ap.add_argument("--bytes-csv")
     ap.add_argument("--top", type=int, default=20)
     ap.add_argument("--label", default="")
     a = ap.parse_args()
 
     prof = json.load(open(a.profile))
-    kernels = prof["kernels"]
-    ncu = read_ncu(a.ncu)
-    if len(ncu) % a.runs:
-        print(f"note: {len(ncu)} profiled kernels is not a multiple of {a.runs} runs")
-    per_run = len(ncu) // a.runs
-    last = ncu[len(ncu) - per_run:]
-    launched = sum(k["calls"] for k in kernels)
-    print(f"{a.label}: ncu profiled {len(ncu)} kernels in {a.runs} replays ({per_run} a replay); "
-          f"the profile's plan kernels launched {launched} device kernels and copies a replay")
-    if launched != per_run:
-        print("note: the counts differ (copies and memsets are not ncu kernels); rows whose "
-              "ratio is far off may be misaligned")
+    kernels = {k["id"]: k for k in prof["kernels"]}
+    spans = sorted((s for s in prof["timeline"] if s.get("function")), key=lambda s: s["start_us"])
+    if not spans:
+        sys.exit(f"{a.profile}: its timeline names no device functions (a profile made before they "
+                 "were recorded)")
+    ours = [(s["function"], s["end_us"] - s["start_us"], s["kernel"]) for s in spans]
+    timed = last_replay(read_ncu(a.ncu), a.runs, "time")
+    pairs = align(ours, timed)
+    byte_rows = last_replay(read_ncu(a.bytes_csv), a.runs, "bytes") if a.bytes_csv else timed
+    byte_pairs = pairs if byte_rows is timed else align(ours, byte_rows)
+    print(f"{a.label}: {len(ours)} device kernels in the profile's median replay, {len(timed)} in "
+          f"ncu's last replay; {len(pairs)} matched by function name in order"
+          + (f", {len(byte_pairs)} in the bytes run" if a.bytes_csv else ""))
 
-    # Plan order, each plan kernel taking its calls' worth of the replay's kernels.
-    j = 0
-    matched = []
-    for k in kernels:
-        take = last[j:j + k["calls"]]
-        j += len(take)
-        if not take:
-            continue
-        matched.append((k, take))
+    # Per plan kernel: our spans' time, ncu's time and bytes of the kernels matched to them.
+    per = {}
+    for i, j in pairs:
+        e = per.setdefault(ours[i][2], {"n": 0, "ours_us": 0.0, "ncu_us": 0.0, "rd": 0.0, "wr": 0.0,
+                                        "names": set()})
+        e["n"] += 1
+        e["ours_us"] += ours[i][1]
+        e["ncu_us"] += timed[j][1] / 1e3
+        e["names"].add(ours[i][0])
+    for i, j in byte_pairs:
+        if ours[i][2] in per:
+            per[ours[i][2]]["rd"] += byte_rows[j][2]
+            per[ours[i][2]]["wr"] += byte_rows[j][3]
+    # Only plan kernels all of whose device kernels were matched.
+    launched = collections.Counter(o[2] for o in ours)
+    whole = [(kernels[k], e) for k, e in per.items() if e["n"] == launched[k]]
+    whole.sort(key=lambda m: -m[1]["ours_us"])
 
-    matched.sort(key=lambda m: -m[0]["median_us"])
     rows = []
-    print(f"{'kernel':<34} {'n':>2} {'ours us':>9} {'ncu us':>9} {'ratio':>6} "
+    print(f"{'kernel':<24} {'n':>2} {'ours us':>8} {'ncu us':>8} {'ratio':>6} "
           f"{'ours rd MB':>10} {'ncu rd MB':>10} {'ratio':>6} {'ours wr MB':>10} "
-          f"{'ncu wr MB':>10} {'ratio':>6}  ncu kernel")
-    for k, take in matched[:a.top]:
-        ns = sum(t[1] for t in take)
-        rd = sum(t[2] for t in take)
-        wr = sum(t[3] for t in take)
-        ours_us = k["median_us"]
+          f"{'ncu wr MB':>10} {'ratio':>6}  device function")
+    for k, e in whole[:a.top]:
         measured = k.get("bytes_source") == "measured"
-        r_t = ours_us / (ns / 1e3) if ns > 0 else float("nan")
-        r_r = k["bytes_read"] / rd if rd > 0 and measured else float("nan")
-        r_w = k["bytes_written"] / wr if wr > 0 and measured else float("nan")
+        r_t = e["ours_us"] / e["ncu_us"] if e["ncu_us"] > 0 else float("nan")
+        r_r = k["bytes_read"] / e["rd"] if e["rd"] > 0 and measured else float("nan")
+        r_w = k["bytes_written"] / e["wr"] if e["wr"] > 0 and measured else float("nan")
         rows.append((r_t, r_r, r_w))
-        print(f"{k['name'][:34]:<34} {len(take):>2} {ours_us:>9.2f} {ns / 1e3:>9.2f} {r_t:>6.3f} "
-              f"{k['bytes_read'] / 1e6:>10.3f} {rd / 1e6:>10.3f} {r_r:>6.3f} "
-              f"{k['bytes_written'] / 1e6:>10.3f} {wr / 1e6:>10.3f} {r_w:>6.3f}  {take[0][0][:48]}")
+        print(f"{k['name'][:24]:<24} {e['n']:>2} {e['ours_us']:>8.2f} {e['ncu_us']:>8.2f} {r_t:>6.3f} "
+              f"{k['bytes_read'] / 1e6:>10.3f} {e['rd'] / 1e6:>10.3f} {r_r:>6.3f} "
+              f"{k['bytes_written'] / 1e6:>10.3f} {e['wr'] / 1e6:>10.3f} {r_w:>6.3f}  "
+              f"{sorted(e['names'])[0][:40]}")
 
     def within(i):
         vals = [r[i] for r in rows if r[i] == r[i]]

@@ -12,11 +12,12 @@
 #             100` of MODEL (resnet50, bert, vit), and a line of the medians: run, the profile's
 #             wall (untraced replays), its traced replays, the tracer's overhead, and how far the
 #             profile's median is from run's
-#   ncu-MODEL Nsight Compute on `run --iterations 2` of ResNet-50 and BERT-base (untraced: ncu
+#   ncu-MODEL Nsight Compute on `run --iterations 1` of ResNet-50 and BERT-base (untraced: ncu
 #             cannot attach while our CUPTI subscriber is active), matched to the profile's
 #             kernels by ncu_compare.py: duration and DRAM bytes read and written, 20 kernels each
 #   torch     the eager baseline (fusion passes off, kernel by kernel) of torchvision's ResNet-50
 #             and of BERT-base, busy share against PyTorch eager under its own profiler
+# FB_EXPORT names the models torch_models.py exports (default "bert vit resnet50").
 # Output: the tables on stdout and in $OUT/cross-check.txt; the profiles, ncu's CSVs and logs
 # in $OUT/results.tar.gz; the ResNet-50 profile also as $OUT/resnet50-h200.profile.json (the
 # tests' fixture).
@@ -79,16 +80,23 @@ PY
 }
 
 compare_ncu () {  # name
-  local name=$1 c
+  local name=$1 c cache
   c=$(case_dir "$name")
   [ -f "$res/$name.profile.json" ] || { say "$name: no profile to compare"; return; }
-  timeout 200 ncu --profile-from-start off --clock-control none --cache-control none \
-    --print-units base --csv --page raw \
-    --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
-    "$fb" run "$c/model.onnx" --target cuda --input-dir "$(input_dir "$name")" --iterations 2 \
-    > "$res/ncu-$name.csv" 2> "$res/ncu-$name.err"
-  say "ncu $name: rc $? $(grep -c '^"' "$res/ncu-$name.csv") CSV rows $(grep -i error "$res/ncu-$name.err" | head -c 300)"
-  python3 "$here/ncu_compare.py" "$res/$name.profile.json" "$res/ncu-$name.csv" 2 --label "$name" 2>&1 | tee -a "$log"
+  # Durations with the caches as the replays leave them; DRAM bytes also with the caches
+  # flushed before each kernel (ncu's default), the closer to the range profiler's replay.
+  for cache in none all; do
+    timeout 200 ncu --profile-from-start off --clock-control none --cache-control $cache \
+      --print-units base --csv --page raw \
+      --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+      "$fb" run "$c/model.onnx" --target cuda --input-dir "$(input_dir "$name")" --iterations 1 \
+      > "$res/ncu-$name-$cache.csv" 2> "$res/ncu-$name-$cache.err"
+    say "ncu $name, cache control $cache: rc $? $(grep -c '^"' "$res/ncu-$name-$cache.csv") CSV rows $(grep -i error "$res/ncu-$name-$cache.err" | head -c 300)"
+  done
+  python3 "$here/ncu_compare.py" "$res/$name.profile.json" "$res/ncu-$name-none.csv" 1 \
+    --label "$name (bytes: caches as left)" 2>&1 | tee -a "$log"
+  python3 "$here/ncu_compare.py" "$res/$name.profile.json" "$res/ncu-$name-none.csv" 1 \
+    --bytes-csv "$res/ncu-$name-all.csv" --label "$name (bytes: caches flushed)" 2>&1 | tail -1 | tee -a "$log"
 }
 
 eager_busy () {
@@ -118,7 +126,7 @@ for step in $steps; do
   case $step in
   models)
     timeout 120 python3 "$top/bench/models/make-resnet50.py" "$m/resnet50" 2>&1 | tail -1 | tee -a "$log"
-    timeout 300 python3 "$here/../gpu-vs-torch/torch_models.py" "$m/torch" export bert vit resnet50 2>&1 \
+    timeout 300 python3 "$here/../gpu-vs-torch/torch_models.py" "$m/torch" export ${FB_EXPORT:-bert vit resnet50} 2>&1 \
       | grep -v -i warn | tail -4 | tee -a "$log"
     ;;
   overhead-*) say "== $step"; overhead "${step#overhead-}"
