@@ -75,6 +75,10 @@ typedef struct {
   gboolean   untraced;           /* wall, busy and idle are the untraced replays' (below) */
   double     noise_us;           /* the wall's own spread between replays (interquartile) */
   double     overhead_us;        /* what the tracer added to a replay */
+  double     cause_floor_us;     /* untraced: the least a cause of idle must take to be more than
+                                    the noise and more than the tracer's overhead could have put
+                                    into the traced split it was taken from (that overhead in the
+                                    untraced idle's scale) */
 } FbGpuUtilization;
 
 #define FB_GPU_SMALL_GAP_US 5.0
@@ -98,7 +102,9 @@ FbGpuUtilization fb_gpu_utilization_untraced (const FbGpuUtilization *traced, do
 /* The lines a performance engineer acts on, appended to lines (char*): how busy the GPU was,
  * then the main cause of the idle time with a number and the toggle that acts on it. A cause is
  * a finding only when its time exceeds both the measurement's noise and the tracer's overhead
- * (u->noise_us, u->overhead_us): under those it may be the measuring itself. */
+ * (u->noise_us, u->overhead_us; untraced, u->cause_floor_us): under those it may be the
+ * measuring itself. The idle of untraced replays is real beyond their noise, whatever the
+ * tracer adds elsewhere. */
 void       fb_gpu_utilization_diagnose (const FbGpuUtilization *u, GPtrArray *lines);
 
 /* The activities of each inference: the ones whose host call (or, without one, whose start)

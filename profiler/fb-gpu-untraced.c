@@ -29,9 +29,13 @@ fb_gpu_utilization_untraced (const FbGpuUtilization *traced, double wall_us, dou
       u.host_wait_us = u.kernel_wait_us = u.copy_us = 0;
       u.other_wait_us = idle;
       u.gap_total_us = u.gap_largest_us = idle;
+      u.cause_floor_us = u.noise_us;
       return u;
     }
+  /* A cause's traced time is at most the overhead more than it would be untraced: scaled with
+   * it, the overhead is what the cause must exceed. */
   double scale = idle / traced_idle;
+  u.cause_floor_us = MAX (u.noise_us, u.overhead_us * scale);
   u.host_wait_us *= scale;
   u.kernel_wait_us *= scale;
   u.copy_us *= scale;

@@ -229,9 +229,12 @@ fb_gpu_utilization_diagnose (const FbGpuUtilization *u, GPtrArray *lines)
     pct (u->host_wait_us, idle), pct (u->kernel_wait_us, idle), pct (u->copy_us, idle),
     pct (u->other_wait_us, idle)));
 
-  /* What the measuring itself may account for: no cause under it is a finding. */
-  double floor_us = MAX (u->noise_us, u->overhead_us);
-  if (pct (idle, wall) < 15 || idle <= floor_us)
+  /* What the measuring itself may account for: no idle, and no cause of it, under it is a
+   * finding. Untraced, the idle is the replays' own (only their noise blurs it); the split
+   * between causes comes from the traced replays, which the tracer's overhead blurs. */
+  double idle_floor_us = u->untraced ? u->noise_us : MAX (u->noise_us, u->overhead_us);
+  double floor_us = u->untraced ? u->cause_floor_us : idle_floor_us;
+  if (pct (idle, wall) < 15 || idle <= idle_floor_us)
     {
       g_ptr_array_add (lines, g_strdup_printf (
         "GPU-bound: busy %.0f %%; the time is in the kernels themselves (see the top kernels "
@@ -287,8 +290,8 @@ fb_gpu_utilization_diagnose (const FbGpuUtilization *u, GPtrArray *lines)
     }
   g_ptr_array_add (lines, g_strdup_printf (
     "no finding: %.0f %% idle, but no cause of it exceeds what the measuring itself may account "
-    "for (noise %.1f µs, tracer overhead %.1f µs)", pct (idle, wall), u->noise_us,
-    u->overhead_us));
+    "for (noise %.1f µs, tracer overhead %.1f µs%s)", pct (idle, wall), u->noise_us,
+    u->overhead_us, u->untraced ? " a replay, traced" : ""));
 }
 
 static gboolean

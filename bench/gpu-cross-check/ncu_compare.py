@@ -20,8 +20,10 @@ import argparse
 import collections
 import csv
 import difflib
+import re
 import json
 import statistics
+import subprocess
 import sys
 
 METRICS = ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum")
@@ -60,6 +62,29 @@ def read_ncu(path):
     return out
 
 
+def demangle(names):
+    """CUPTI names C++ kernels mangled, Nsight Compute demangled (unless told
+    --print-kernel-base mangled): both are brought to the demangled form by c++filt."""
+    mangled = sorted({n for n in names if n.startswith("_Z")})
+    if not mangled:
+        return {}
+    try:
+        out = subprocess.run(["c++filt"], input="\n".join(mangled), capture_output=True,
+                             text=True, check=True).stdout.split("\n")
+    except (OSError, subprocess.CalledProcessError):
+        return {}
+    return dict(zip(mangled, out))
+
+
+def key(name, plain):
+    """A kernel's name without its return type, template arguments and parameters: ncu and
+    c++filt spell those differently (T1::Params against the type it stands for)."""
+    name = plain.get(name, name)
+    if name.startswith("void "):
+        name = name[5:]
+    return re.split(r"[<(]", name, maxsplit=1)[0]
+
+
 def last_replay(rows, runs, label):
     if len(rows) % runs:
         print(f"note: {label}: {len(rows)} profiled kernels is not a multiple of {runs} runs")
@@ -69,7 +94,9 @@ def last_replay(rows, runs, label):
 
 def align(ours, theirs):
     """Pairs (i, j) of our spans and ncu's kernels with the same function, in order."""
-    sm = difflib.SequenceMatcher(a=[o[0] for o in ours], b=[t[0] for t in theirs], autojunk=False)
+    plain = demangle([o[0] for o in ours] + [t[0] for t in theirs])
+    sm = difflib.SequenceMatcher(a=[key(o[0], plain) for o in ours],
+                                 b=[key(t[0], plain) for t in theirs], autojunk=False)
     pairs = []
     for block in sm.get_matching_blocks():
         pairs.extend((block.a + k, block.b + k) for k in range(block.size))
