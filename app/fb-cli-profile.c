@@ -116,6 +116,9 @@ print_table (const FbProfile *p)
   printf ("%s on %s: median %.3f ms (min %.3f, max %.3f) over %u inferences; kernels %.3f ms\n",
           p->model, p->device.name, p->wall_median_ms, p->wall_min_ms, p->wall_max_ms,
           p->iterations, total / 1e3);
+  g_autofree char *timing = fb_profile_timing_describe (p);
+  if (timing)
+    printf ("%s\n", timing);
   if (p->device.peak_gbps > 0)
     printf ("ceilings (%s): %.2f GB/s, %.1f GFLOP/s\n",
             p->device.ceilings_measured ? "measured" : "given", p->device.peak_gbps,

@@ -279,7 +279,7 @@ make_profile (FbGraph *graph)
       FbNode *node = g_ptr_array_index (graph->nodes, i);
       FbProfileKernel *kernel = fb_profile_kernel_new ();
       double share = 1;
-      FbProfileSpan span;
+      FbProfileSpan span = { 0 };
 
       kernel->id = i;
       kernel->name = g_strdup_printf ("fbk_%u", i);

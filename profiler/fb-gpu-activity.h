@@ -72,6 +72,13 @@ typedef struct {
                                     replay's launch, under the tracer mostly the tracer's own
                                     start), counted apart from the steady state's gaps */
   guint      short_kernels;      /* kernels that ran under FB_GPU_SMALL_GAP_US */
+  gboolean   untraced;           /* wall, busy and idle are the untraced replays' (below) */
+  double     noise_us;           /* the wall's own spread between replays (interquartile) */
+  double     overhead_us;        /* what the tracer added to a replay */
+  double     cause_floor_us;     /* untraced: the least a cause of idle must take to be more than
+                                    the noise and more than the tracer's overhead could have put
+                                    into the traced split it was taken from (that overhead in the
+                                    untraced idle's scale) */
 } FbGpuUtilization;
 
 #define FB_GPU_SMALL_GAP_US 5.0
@@ -81,8 +88,23 @@ typedef struct {
  * the last end). */
 FbGpuUtilization fb_gpu_utilization (const GArray *activities, guint64 begin_ns, guint64 end_ns);
 
+/* The utilization of the replays the tracer did not watch: traced is the median traced
+ * inference's; wall_us and noise_us the untraced replays' median and interquartile range
+ * between CUDA events; replay_launch_us what a replay alone takes more than one among replays
+ * launched back to back (0 when launched kernel by kernel); traced_wall_us the traced replays'
+ * median between the same events. The kernels' busy time is the traced one (their durations
+ * barely move under the tracer; the gaps around them do), at most the untraced wall less the
+ * launch; the idle left is split in the traced inference's proportions. */
+FbGpuUtilization fb_gpu_utilization_untraced (const FbGpuUtilization *traced, double wall_us,
+                                              double noise_us, double replay_launch_us,
+                                              double traced_wall_us);
+
 /* The lines a performance engineer acts on, appended to lines (char*): how busy the GPU was,
- * then the main cause of the idle time with a number and the toggle that acts on it. */
+ * then the main cause of the idle time with a number and the toggle that acts on it. A cause is
+ * a finding only when its time exceeds both the measurement's noise and the tracer's overhead
+ * (u->noise_us, u->overhead_us; untraced, u->cause_floor_us): under those it may be the
+ * measuring itself. The idle of untraced replays is real beyond their noise, whatever the
+ * tracer adds elsewhere. */
 void       fb_gpu_utilization_diagnose (const FbGpuUtilization *u, GPtrArray *lines);
 
 /* The activities of each inference: the ones whose host call (or, without one, whose start)

@@ -61,6 +61,7 @@ fill_timeline (FbProfile *profile, const GArray *activities, guint64 begin_ns)
         .start_us = (a->start_ns - MIN (begin_ns, a->start_ns)) / 1000.0,
         .end_us = (a->end_ns - MIN (begin_ns, a->end_ns)) / 1000.0,
         .lane = lane,
+        .function = a->kind == FB_GPU_KERNEL && a->name ? g_intern_string (a->name) : NULL,
       };
       g_array_append_val (profile->timeline, span);
     }

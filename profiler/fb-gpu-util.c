@@ -210,23 +210,31 @@ fb_gpu_utilization_diagnose (const FbGpuUtilization *u, GPtrArray *lines)
   if (wall <= 0)
     return;
   g_ptr_array_add (lines, g_strdup_printf (
-    "GPU busy %.0f %% of %.3f ms: %u kernel launches%s, %.0f %% idle in %u gaps "
+    "GPU busy %.0f %% of %.3f ms%s: %u kernel launches%s, %.0f %% idle in %u gaps "
     "(%u under %.0f µs, largest %.1f µs)",
-    pct (u->kernel_busy_us, wall), wall / 1000.0, u->launches,
-    u->graph ? " replayed as a CUDA graph" : "", pct (idle, wall), u->n_gaps,
+    pct (u->kernel_busy_us, wall), wall / 1000.0, u->untraced ? " (untraced replays)" : "",
+    u->launches, u->graph ? " replayed as a CUDA graph" : "", pct (idle, wall), u->n_gaps,
     u->n_small_gaps, FB_GPU_SMALL_GAP_US, u->gap_largest_us));
   if (u->replay_launch_us > 0)
     g_ptr_array_add (lines, g_strdup_printf (
-      "replay launch: %.1f µs from the call to the first kernel, counted apart (under the "
-      "tracer it is mostly the tracer's own start; untraced replays overlap it with the one "
-      "before)", u->replay_launch_us));
+      u->untraced
+        ? "replay launch: %.1f µs, counted apart (measured untraced: a replay alone less one "
+          "among replays launched back to back)"
+        : "replay launch: %.1f µs from the call to the first kernel, counted apart (under the "
+          "tracer it is mostly the tracer's own start; untraced replays overlap it with the one "
+          "before)", u->replay_launch_us));
   g_ptr_array_add (lines, g_strdup_printf (
     "idle time: %.0f %% waiting for the host to launch, %.0f %% between dependent kernels, "
     "%.0f %% in copies, %.0f %% unexplained",
     pct (u->host_wait_us, idle), pct (u->kernel_wait_us, idle), pct (u->copy_us, idle),
     pct (u->other_wait_us, idle)));
 
-  if (pct (idle, wall) < 15)
+  /* What the measuring itself may account for: no idle, and no cause of it, under it is a
+   * finding. Untraced, the idle is the replays' own (only their noise blurs it); the split
+   * between causes comes from the traced replays, which the tracer's overhead blurs. */
+  double idle_floor_us = u->untraced ? u->noise_us : MAX (u->noise_us, u->overhead_us);
+  double floor_us = u->untraced ? u->cause_floor_us : idle_floor_us;
+  if (pct (idle, wall) < 15 || idle <= idle_floor_us)
     {
       g_ptr_array_add (lines, g_strdup_printf (
         "GPU-bound: busy %.0f %%; the time is in the kernels themselves (see the top kernels "
@@ -235,7 +243,7 @@ fb_gpu_utilization_diagnose (const FbGpuUtilization *u, GPtrArray *lines)
     }
 
   double launch_idle = u->host_wait_us + u->kernel_wait_us;
-  if (u->copy_us > launch_idle && u->copy_us > u->other_wait_us)
+  if (u->copy_us > launch_idle && u->copy_us > u->other_wait_us && u->copy_us > floor_us)
     {
       g_ptr_array_add (lines, g_strdup_printf (
         "copy-bound: %.0f %% of the wall in %u host-device copies while no kernel runs; keep "
@@ -243,7 +251,8 @@ fb_gpu_utilization_diagnose (const FbGpuUtilization *u, GPtrArray *lines)
         u->copies));
       return;
     }
-  if (!u->graph && u->host_wait_us >= u->kernel_wait_us && launch_idle >= u->other_wait_us)
+  if (!u->graph && u->host_wait_us >= u->kernel_wait_us && launch_idle >= u->other_wait_us &&
+      launch_idle > floor_us)
     {
       double saved = MAX (0.0, launch_idle - u->launches * GRAPH_GAP_PER_LAUNCH_US);
       g_ptr_array_add (lines, g_strdup_printf (
@@ -253,7 +262,8 @@ fb_gpu_utilization_diagnose (const FbGpuUtilization *u, GPtrArray *lines)
         FB_GPU_SMALL_GAP_US, saved / 1000.0));
       return;
     }
-  if (u->host_wait_us >= u->kernel_wait_us && launch_idle >= u->other_wait_us)
+  if (u->host_wait_us >= u->kernel_wait_us && launch_idle >= u->other_wait_us &&
+      u->host_wait_us > floor_us)
     {
       g_ptr_array_add (lines, g_strdup_printf (
         "host-bound although replayed as a CUDA graph: %.0f %% of the wall waiting for the "
@@ -261,7 +271,7 @@ fb_gpu_utilization_diagnose (const FbGpuUtilization *u, GPtrArray *lines)
         pct (u->host_wait_us, wall)));
       return;
     }
-  if (u->kernel_wait_us >= u->other_wait_us)
+  if (u->kernel_wait_us >= u->other_wait_us && u->kernel_wait_us > floor_us)
     {
       g_ptr_array_add (lines, g_strdup_printf (
         "latency between dependent kernels: %.0f %% of the wall in %u gaps between kernels "
@@ -270,10 +280,18 @@ fb_gpu_utilization_diagnose (const FbGpuUtilization *u, GPtrArray *lines)
         u->n_gaps, u->short_kernels, FB_GPU_SMALL_GAP_US));
       return;
     }
+  if (u->other_wait_us > floor_us)
+    {
+      g_ptr_array_add (lines, g_strdup_printf (
+        "%.0f %% of the wall idle with no host call recorded for the work after it (records "
+        "incomplete: profile again with the activity of the driver API on)",
+        pct (u->other_wait_us, wall)));
+      return;
+    }
   g_ptr_array_add (lines, g_strdup_printf (
-    "%.0f %% of the wall idle with no host call recorded for the work after it (records "
-    "incomplete: profile again with the activity of the driver API on)",
-    pct (u->other_wait_us, wall)));
+    "no finding: %.0f %% idle, but no cause of it exceeds what the measuring itself may account "
+    "for (noise %.1f µs, tracer overhead %.1f µs%s)", pct (idle, wall), u->noise_us,
+    u->overhead_us, u->untraced ? " a replay, traced" : ""));
 }
 
 static gboolean

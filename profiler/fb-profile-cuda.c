@@ -10,11 +10,23 @@
  * reference by their sequence of function names (fb_gpu_match_owners). With counters, one
  * more inference runs under CUPTI's range profiler (kernel replay), after the timing, since
  * replaying kernels changes their timing; its ranges come in launch order, the reference's
- * order. */
+ * order.
+ *
+ * The tracer slows what it watches, most of all the gaps between kernels and the start of a
+ * replay, so before CUPTI is even loaded the same graph is compiled once more and replayed
+ * untraced: its replays between CUDA events give the profile's wall, as `run --iterations`
+ * times them, and the busy share and idle are worked out against that wall
+ * (fb_gpu_utilization_untraced); only the kernels' durations come from the traced replays. A
+ * module of its own, freed before CUPTI starts: CUPTI disabled again still recorded the graph's
+ * kernels and lengthened each replay's launch by about 1.3 µs a kernel (measured on an H200),
+ * more than tracing them. The two modules run the same library engines as far as cuDNN's
+ * timed choice repeats itself, which it did on the H200 (the untraced wall and the traced
+ * kernels agree); a choice kept between modules would make it certain. */
 #include "fb-profile-private.h"
 #include "fb-cost.h"
 #include "fb-cupti-counters.h"
 #include "fb-timing.h"
+
 
 typedef struct {
   FbCupti *cupti;
@@ -163,6 +175,81 @@ apply_counters (FbProfile *p, GPtrArray *reference, const GArray *ranges)
     }
 }
 
+#define BACK_TO_BACK_BATCHES 5
+
+/* The untraced replays (FbProfileTiming), on a module of their own with no tracer loaded:
+ * warm-up, n timed one by one as `run --iterations` times them, then, for a graph replay,
+ * batches launched back to back, whose replays overlap each other's launch: a replay alone less
+ * one of those is its launch. The inputs are those the traced module gets (the same seed). */
+static gboolean
+time_untraced (const FbBackend *backend, const FbGraph *final,
+               const FbBackendOptions *run_options, GPtrArray *inputs,
+               const FbProfileOptions *options, guint n, guint warmup, FbProfileTiming *t,
+               GCancellable *cancellable, GError **error)
+{
+  g_autoptr(Compiled) module = compiled_new (backend, _fb_profile_compile (backend, final, options,
+                                                                           run_options, error));
+  if (module == NULL)
+    return FALSE;
+  g_autoptr(GPtrArray) own_inputs = NULL;
+  if (inputs == NULL &&
+      (inputs = own_inputs = _fb_profile_random_inputs (backend->plan (module->compiled),
+                                                        options ? options->seed : 0,
+                                                        error)) == NULL)
+    return FALSE;
+  for (guint i = 0; i < warmup; i++)
+    if (!run_once (backend, module->compiled, inputs, cancellable, error))
+      return FALSE;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+
+  g_autofree double *ms = g_new0 (double, n);
+  double batch[BACK_TO_BACK_BATCHES] = { 0 };
+  guint per_batch = MAX (n / BACK_TO_BACK_BATCHES, 4u);
+  g_autoptr(GPtrArray) outputs = backend->run_timed (module->compiled, inputs, n, ms, error);
+  if (outputs == NULL)
+    return FALSE;
+  for (guint b = 0; !run_options->eager && b < BACK_TO_BACK_BATCHES; b++)
+    {
+      if (!backend->device_trace->time_back_to_back (module->compiled, per_batch, &batch[b],
+                                                     error))
+        return FALSE;
+      batch[b] /= per_batch;
+    }
+
+  FbTimingStats s = fb_timing_summarize (ms, n);
+  t->untraced_iterations = n;
+  t->untraced_median_ms = s.median;
+  t->untraced_min_ms = s.min;
+  t->untraced_max_ms = s.max;
+  t->noise_ms = s.q3 - s.q1;
+  t->replay_launch_ms =
+    run_options->eager ? 0
+                       : MAX (0.0, s.median - fb_timing_summarize (batch, BACK_TO_BACK_BATCHES).median);
+  return TRUE;
+}
+
+/* The untraced figures in the profile's place: its wall, and the timeline starting where an
+ * untraced replay's first kernel would (the traced lead, mostly the tracer's own start, is cut
+ * to the untraced launch). Returns the utilization against the untraced wall. */
+static FbGpuUtilization
+apply_untraced (FbProfile *p, const FbProfileTiming *t, const FbGpuUtilization *traced)
+{
+  p->timing = *t;
+  p->wall_median_ms = t->untraced_median_ms;
+  p->wall_min_ms = t->untraced_min_ms;
+  p->wall_max_ms = t->untraced_max_ms;
+  double cut_us = MAX (0.0, traced->replay_launch_us - 1000 * t->replay_launch_ms);
+  for (guint i = 0; traced->graph && i < p->timeline->len; i++)
+    {
+      FbProfileSpan *span = &g_array_index (p->timeline, FbProfileSpan, i);
+      span->start_us = MAX (0.0, span->start_us - cut_us);
+      span->end_us = MAX (span->start_us, span->end_us - cut_us);
+    }
+  return fb_gpu_utilization_untraced (traced, 1000 * t->untraced_median_ms, 1000 * t->noise_ms,
+                                      1000 * t->replay_launch_ms, 1000 * t->traced_median_ms);
+}
+
 /* The device's name and ceilings. The ceilings are CUPTI-free measurements the runtime makes
  * (a device-to-device copy, a large product) where it can, else none. */
 static void
@@ -182,8 +269,9 @@ describe_device (const FbBackend *backend, FbProfileDevice *device)
 
 /* Everything after CUPTI started; the caller stops it. */
 static FbProfile *
-profile_with (const FbBackend *backend, FbCupti *cupti, GPtrArray *stages, const FbPipelineOptions *pipeline_options,
-              GPtrArray *inputs, const FbProfileOptions *options, GCancellable *cancellable,
+profile_with (const FbBackend *backend, FbCupti *cupti, GPtrArray *stages,
+              const FbPipelineOptions *pipeline_options, GPtrArray *inputs,
+              const FbProfileOptions *options, FbProfileTiming timing, GCancellable *cancellable,
               FbProfileProgress progress, gpointer data, GError **error)
 {
   const FbGraph *import = ((FbStage *) g_ptr_array_index (stages, 0))->graph;
@@ -224,7 +312,7 @@ profile_with (const FbBackend *backend, FbCupti *cupti, GPtrArray *stages, const
   if (warm == NULL)
     return NULL;
 
-  report (progress, data, 0.1, "one inference launched kernel by kernel, tagged");
+  report (progress, data, 0.13, "one inference launched kernel by kernel, tagged");
   trace->set_launch_eagerly (module->compiled, TRUE);
   trace->set_launch_hook (module->compiled, tag_launch, &tagger);
   gboolean ok = run_once (backend, module->compiled, inputs, cancellable, error);
@@ -264,7 +352,9 @@ profile_with (const FbBackend *backend, FbCupti *cupti, GPtrArray *stages, const
   guint unmatched = 0;
   for (guint i = 0; !eager && i < runs->len; i++)
     unmatched += fb_gpu_match_owners (reference, runs->pdata[i]);
-  FbGpuUtilization u = fb_gpu_profile_fill (p, runs, begin, end);
+  FbGpuUtilization traced = fb_gpu_profile_fill (p, runs, begin, end);
+  timing.traced_median_ms = fb_timing_summarize (event_ms, iterations).median;
+  FbGpuUtilization u = apply_untraced (p, &timing, &traced);
 
   if (options && options->counters)
     {
@@ -323,19 +413,57 @@ profile_with (const FbBackend *backend, FbCupti *cupti, GPtrArray *stages, const
   return g_steal_pointer (&p);
 }
 
+/* What would refuse CUPTI after the untraced replays refuses before them: a build without
+ * CUPTI, as CUPTI says it, or a machine without the target's driver or device, as the target
+ * says it. (Starting CUPTI to ask would load it into the untraced replays' process.) */
+static gboolean
+can_trace (const FbBackend *backend, GError **error)
+{
+  if (!fb_cupti_available ())
+    {
+      FbCupti *none = fb_cupti_start (error);
+      g_assert (none == NULL);
+      return FALSE;
+    }
+  g_autoptr(GError) local = NULL;
+  g_autofree char *device = backend->describe_device (backend, &local);
+  if (device == NULL)
+    {
+      g_set_error (error, FB_PROFILE_ERROR, FB_PROFILE_ERROR_UNAVAILABLE, "%s", local->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 FbProfile *
 _fb_profile_run_traced (const FbBackend *backend, GPtrArray *stages,
                         const FbPipelineOptions *pipeline_options, GPtrArray *inputs,
                         const FbProfileOptions *options, GCancellable *cancellable,
                         FbProfileProgress progress, gpointer data, GError **error)
 {
-  /* CUPTI before any CUDA context, so that it sees everything. */
-  report (progress, data, 0.01, "starting CUPTI");
+  const FbGraph *final = ((FbStage *) g_ptr_array_index (stages, stages->len - 1))->graph;
+  FbBackendOptions run_options = {
+    .eager = options && options->eager,
+    .strict_float32 = options && options->strict_float32,
+    .tf32_matmul = options && options->tf32_matmul,
+  };
+  FbProfileTiming timing = { 0 };
+  if (!can_trace (backend, error))
+    return NULL;
+  report (progress, data, 0.01, "timing untraced replays");
+  if (!time_untraced (backend, final, &run_options, inputs, options,
+                      options && options->iterations ? options->iterations : 50,
+                      options && options->warmup ? options->warmup : 5, &timing, cancellable,
+                      error))
+    return NULL;
+
+  /* CUPTI before the traced module's CUDA context, so that it sees everything. */
+  report (progress, data, 0.03, "starting CUPTI");
   FbCupti *cupti = fb_cupti_start (error);
   if (cupti == NULL)
     return NULL;
-  FbProfile *p = profile_with (backend, cupti, stages, pipeline_options, inputs, options, cancellable,
-                               progress, data, error);
+  FbProfile *p = profile_with (backend, cupti, stages, pipeline_options, inputs, options, timing,
+                               cancellable, progress, data, error);
   fb_cupti_stop (cupti);
   return p;
 }

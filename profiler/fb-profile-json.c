@@ -135,6 +135,28 @@ add_kernel (JsonBuilder *b, const FbProfileKernel *k)
   json_builder_end_object (b);
 }
 
+/* Only where the profile has untraced figures: a profile without them writes the file it
+ * always wrote. "overhead" is derived (fb_profile_timing_overhead), for readers of the file;
+ * reading recomputes it. */
+static void
+add_timing (JsonBuilder *b, const FbProfile *p)
+{
+  const FbProfileTiming *t = &p->timing;
+  if (t->untraced_iterations == 0)
+    return;
+  json_builder_set_member_name (b, "timing");
+  json_builder_begin_object (b);
+  add_int (b, "untraced_iterations", t->untraced_iterations);
+  add_double (b, "untraced_median_ms", t->untraced_median_ms);
+  add_double (b, "untraced_min_ms", t->untraced_min_ms);
+  add_double (b, "untraced_max_ms", t->untraced_max_ms);
+  add_double (b, "noise_ms", t->noise_ms);
+  add_double (b, "traced_median_ms", t->traced_median_ms);
+  add_double (b, "overhead", fb_profile_timing_overhead (p));
+  add_double (b, "replay_launch_ms", t->replay_launch_ms);
+  json_builder_end_object (b);
+}
+
 char *
 fb_profile_to_json (const FbProfile *p)
 {
@@ -162,6 +184,7 @@ fb_profile_to_json (const FbProfile *p)
   add_double (b, "max", p->wall_max_ms);
   json_builder_end_object (b);
   add_double (b, "busy_ms", p->busy_ms);
+  add_timing (b, p);
   json_builder_set_member_name (b, "kernels");
   json_builder_begin_array (b);
   for (guint i = 0; i < p->kernels->len; i++)
@@ -188,6 +211,8 @@ fb_profile_to_json (const FbProfile *p)
       add_double (b, "start_us", s->start_us);
       add_double (b, "end_us", s->end_us);
       add_int (b, "lane", s->lane);
+      if (s->function)
+        add_string (b, "function", s->function);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -292,6 +317,8 @@ fb_profile_save_chrome_trace (const FbProfile *p, const char *path, GError **err
       json_builder_set_member_name (b, "args");
       json_builder_begin_object (b);
       add_int (b, "kernel", s->kernel);
+      if (s->function)
+        add_string (b, "function", s->function);
       if (k)
         {
           add_int (b, "stage_node", k->stage_node);

@@ -5,7 +5,8 @@
  * another tool, so every member's type is checked before it is read (json-glib's getters
  * warn on a wrong type), and damage is an FB_PROFILE_ERROR_INVALID naming the file and the
  * key ("kernels[3].median_us"). Keys the issue lists are required; the additions (model_digest,
- * kind, node_shares, worker_busy_us, counters, counters_note) are optional on reading. */
+ * kind, node_shares, worker_busy_us, counters, counters_note, timing, a span's function) are
+ * optional on reading. */
 #include "fb-profile-private.h"
 
 #include <json-glib/json-glib.h>
@@ -451,6 +452,7 @@ read_timeline (Reader *r, JsonObject *root, FbProfile *p, GHashTable *ids)
   for (guint i = 0; i < json_array_get_length (a); i++)
     {
       g_autofree char *path = g_strdup_printf ("timeline[%u]", i);
+      g_autofree char *function = NULL;
       JsonNode *n = json_array_get_element (a, i);
       FbProfileSpan s = { 0 };
       if (!JSON_NODE_HOLDS_OBJECT (n))
@@ -459,8 +461,10 @@ read_timeline (Reader *r, JsonObject *root, FbProfile *p, GHashTable *ids)
       if (!read_guint (r, o, path, "kernel", TRUE, &s.kernel) ||
           !read_nonneg (r, o, path, "start_us", TRUE, &s.start_us) ||
           !read_nonneg (r, o, path, "end_us", TRUE, &s.end_us) ||
-          !read_guint (r, o, path, "lane", TRUE, &s.lane))
+          !read_guint (r, o, path, "lane", TRUE, &s.lane) ||
+          !read_string (r, o, path, "function", FALSE, FALSE, &function))
         return FALSE;
+      s.function = function ? g_intern_string (function) : NULL;
       if (!g_hash_table_contains (ids, GUINT_TO_POINTER (s.kernel + 1)))
         {
           g_autofree char *key = g_strdup_printf ("%s.kernel", path);
@@ -473,6 +477,28 @@ read_timeline (Reader *r, JsonObject *root, FbProfile *p, GHashTable *ids)
         }
       g_array_append_val (p->timeline, s);
     }
+  return TRUE;
+}
+
+/* "timing", where a GPU profile recorded untraced replays; "overhead" is derived, not read. */
+static gboolean
+read_timing (Reader *r, JsonObject *root, FbProfile *p)
+{
+  gboolean failed;
+  JsonObject *o = get_object (r, root, NULL, "timing", FALSE, &failed);
+  if (o == NULL)
+    return !failed;
+  FbProfileTiming *t = &p->timing;
+  if (!read_guint (r, o, "timing", "untraced_iterations", TRUE, &t->untraced_iterations) ||
+      !read_nonneg (r, o, "timing", "untraced_median_ms", TRUE, &t->untraced_median_ms) ||
+      !read_nonneg (r, o, "timing", "untraced_min_ms", FALSE, &t->untraced_min_ms) ||
+      !read_nonneg (r, o, "timing", "untraced_max_ms", FALSE, &t->untraced_max_ms) ||
+      !read_nonneg (r, o, "timing", "noise_ms", FALSE, &t->noise_ms) ||
+      !read_nonneg (r, o, "timing", "traced_median_ms", TRUE, &t->traced_median_ms) ||
+      !read_nonneg (r, o, "timing", "replay_launch_ms", FALSE, &t->replay_launch_ms))
+    return FALSE;
+  if (t->untraced_iterations == 0)
+    return damaged (r, "timing.untraced_iterations", "zero, with untraced figures given");
   return TRUE;
 }
 
@@ -517,7 +543,7 @@ read_root (Reader *r, JsonNode *root_node)
       !read_nonneg (r, wall, "wall_ms", "median", TRUE, &p->wall_median_ms) ||
       !read_nonneg (r, wall, "wall_ms", "min", TRUE, &p->wall_min_ms) ||
       !read_nonneg (r, wall, "wall_ms", "max", TRUE, &p->wall_max_ms) ||
-      !read_nonneg (r, root, NULL, "busy_ms", TRUE, &p->busy_ms) ||
+      !read_nonneg (r, root, NULL, "busy_ms", TRUE, &p->busy_ms) || !read_timing (r, root, p) ||
       !read_kernels (r, root, p) || !read_folded (r, root, p))
     return NULL;
   g_autoptr(GHashTable) ids = g_hash_table_new (NULL, NULL);

@@ -39,5 +39,9 @@ fb_timing_summarize (const double *samples, guint n)
   /* Nearest rank: the smallest sample with at least 95 % of the samples at or below it. */
   rank = (guint) ceil (0.95 * n);
   s.p95 = sorted[MAX (rank, 1) - 1];
+  rank = (guint) ceil (0.25 * n);
+  s.q1 = sorted[MAX (rank, 1) - 1];
+  rank = (guint) ceil (0.75 * n);
+  s.q3 = sorted[MAX (rank, 1) - 1];
   return s;
 }

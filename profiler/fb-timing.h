@@ -14,6 +14,8 @@ typedef struct {
   double max;
   double mean;
   double p95;       /* nearest-rank 95th percentile */
+  double q1;        /* nearest-rank quartiles: q3 - q1 is the spread a profile calls its */
+  double q3;        /* noise, which one slow outlier does not widen as it does max - min */
 } FbTimingStats;
 
 /* A monotonic clock in milliseconds, for differences only. */

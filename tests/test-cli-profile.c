@@ -282,6 +282,40 @@ test_cuda_without_driver (void)
   g_rmdir (dir);
 }
 
+/* With a GPU: the profile's wall is the untraced replays', the printed timing line says both
+ * medians and the tracer's overhead, and the file keeps them. Needs an NVIDIA driver and GPU. */
+static void
+test_cuda_untraced (void)
+{
+  void *driver = dlopen ("libcuda.so.1", RTLD_NOW);
+  if (driver == NULL)
+    {
+      g_test_skip ("no NVIDIA driver on this machine: untraced GPU timing needs a GPU");
+      return;
+    }
+  dlclose (driver);
+  g_autofree char *model = sample ();
+  g_autofree char *dir = g_dir_make_tmp ("fb-cli-profile-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (dir, "p.json", NULL);
+  g_autoptr(TestRun) run = test_run_fusebench ("profile", model, "--target", "cuda", "-o", out,
+                                               "--iterations", "20", NULL);
+  if (run->status == 1 && strstr (run->err, "no usable CUDA driver or GPU"))
+    {
+      g_test_skip ("the NVIDIA driver here sees no GPU");
+      remove_tree (dir);
+      return;
+    }
+  g_assert_cmpint (run->status, ==, 0);
+  g_assert_nonnull (strstr (run->out, "timing: wall from 20 untraced replays (CUDA events)"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbProfile) p = fb_profile_load (out, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (p->timing.untraced_iterations, ==, 20);
+  g_assert_cmpfloat (p->wall_median_ms, ==, p->timing.untraced_median_ms);
+  g_assert_cmpfloat (p->timing.traced_median_ms, >, 0);
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -292,5 +326,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/profile/bad-input", test_bad_input);
   g_test_add_func ("/cli/profile/bundle", test_bundle);
   g_test_add_func ("/cli-profile/cuda-without-driver", test_cuda_without_driver);
+  g_test_add_func ("/cli-profile/cuda-untraced", test_cuda_untraced);
   return g_test_run ();
 }

@@ -180,7 +180,7 @@ test_cancel_and_targets (void)
       g_assert_null (fb_profile_run (fb_backend_lookup ("cuda"), s.stages, s.options, NULL, &o,
                                      NULL, NULL, NULL, &error));
       g_assert_error (error, FB_PROFILE_ERROR, FB_PROFILE_ERROR_UNAVAILABLE);
-      g_assert_true (strstr (error->message, "CUDA driver") || strstr (error->message, "CUPTI"));
+      g_assert_true (strstr (error->message, "driver") || strstr (error->message, "CUPTI"));
       g_clear_error (&error);
     }
   /* The reference interpreter offers the profiler no timed runs. */

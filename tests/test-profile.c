@@ -45,7 +45,8 @@ hand_made (void)
 {
   FbProfile *p = fb_profile_new ();
   FbProfileFolded f = { g_strdup ("shape_of_x"), g_strdup ("fold-constants") };
-  FbProfileSpan spans[] = { { 0, 0.0, 10.5, 0 }, { 1, 11.0, 20.0, 1 }, { 1, 21.0, 22.0, 0 } };
+  FbProfileSpan spans[] = { { 0, 0.0, 10.5, 0 }, { 1, 11.0, 20.0, 1, "sm90_xmma_gemm" },
+                            { 1, 21.0, 22.0, 0 } };
   FbShape shape = fb_shape_make (4, (const int64_t[]) { 1, 3, 32, 32 });
 
   p->model = g_strdup ("model.onnx");
@@ -79,6 +80,23 @@ hand_made (void)
   g_ptr_array_add (p->diagnosis, g_strdup ("time: 51 % in k0_Conv"));
   p->counters_note = g_strdup ("no counters: perf_event_paranoid is 3");
   return p;
+}
+
+/* text with from replaced by to, loaded: refused as invalid, naming key. */
+static void
+assert_bytes_refused (const char *text, const char *from, const char *to, const char *key)
+{
+  g_autoptr(GError) error = NULL;
+  const char *at = strstr (text, from);
+  g_assert_nonnull (at);
+  g_autofree char *edited = g_strdup_printf ("%.*s%s%s", (int) (at - text), text, to,
+                                             at + strlen (from));
+  g_autoptr(GBytes) bytes = g_bytes_new (edited, strlen (edited));
+  g_autoptr(FbProfile) q = fb_profile_load_bytes (bytes, "damaged.json", &error);
+  g_assert_null (q);
+  g_assert_error (error, FB_PROFILE_ERROR, FB_PROFILE_ERROR_INVALID);
+  if (!strstr (error->message, key))
+    g_error ("'%s' does not name %s", error->message, key);
 }
 
 static void
@@ -121,11 +139,71 @@ test_round_trip (void)
   g_assert_cmpstr (g_array_index (q->folded, FbProfileFolded, 0).by, ==, "fold-constants");
   g_assert_cmpuint (q->timeline->len, ==, 3);
   g_assert_cmpuint (g_array_index (q->timeline, FbProfileSpan, 1).lane, ==, 1);
+  /* The device function a span ran, where the profile knows it (cuda), and none elsewhere. */
+  g_assert_cmpstr (g_array_index (q->timeline, FbProfileSpan, 1).function, ==, "sm90_xmma_gemm");
+  g_assert_null (g_array_index (q->timeline, FbProfileSpan, 0).function);
   g_assert_cmpstr (g_ptr_array_index (q->diagnosis, 0), ==, "time: 51 % in k0_Conv");
   g_assert_cmpstr (q->counters_note, ==, p->counters_note);
   /* Equal profiles, equal files. */
   g_autofree char *again = fb_profile_to_json (q);
   g_assert_cmpstr (again, ==, text);
+}
+
+/* The untraced figures of a GPU profile round-trip, with the overhead written for readers of the
+ * file and recomputed on reading; a profile without them writes no "timing" and reads zeros, as
+ * the fixtures made before them do; a damaged "timing" is refused naming the key. */
+static void
+test_timing_round_trip (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbProfile) p = hand_made ();
+  g_autofree char *plain = fb_profile_to_json (p);
+  g_assert_null (strstr (plain, "\"timing\""));
+  g_assert_null (fb_profile_timing_describe (p));
+  g_assert_cmpfloat (fb_profile_timing_overhead (p), ==, 0);
+
+  p->timing = (FbProfileTiming) {
+    .untraced_iterations = 100, .untraced_median_ms = 0.5, .untraced_min_ms = 0.49,
+    .untraced_max_ms = 0.61, .noise_ms = 0.004, .traced_median_ms = 0.59,
+    .replay_launch_ms = 0.012,
+  };
+  g_autofree char *text = fb_profile_to_json (p);
+  g_assert_nonnull (strstr (text, "\"overhead\" : 0.17"));
+  g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
+  g_autoptr(FbProfile) q = fb_profile_load_bytes (bytes, "timing.json", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (q->timing.untraced_iterations, ==, 100);
+  g_assert_cmpfloat (q->timing.untraced_median_ms, ==, 0.5);
+  g_assert_cmpfloat (q->timing.untraced_min_ms, ==, 0.49);
+  g_assert_cmpfloat (q->timing.untraced_max_ms, ==, 0.61);
+  g_assert_cmpfloat (q->timing.noise_ms, ==, 0.004);
+  g_assert_cmpfloat (q->timing.traced_median_ms, ==, 0.59);
+  g_assert_cmpfloat (q->timing.replay_launch_ms, ==, 0.012);
+  g_assert_cmpfloat_with_epsilon (fb_profile_timing_overhead (q), 0.18, 1e-9);
+  g_autofree char *again = fb_profile_to_json (q);
+  g_assert_cmpstr (again, ==, text);
+
+  /* The line the command line prints and the window shows. */
+  g_autofree char *line = fb_profile_timing_describe (q);
+  g_assert_cmpstr (line, ==, "timing: wall from 100 untraced replays (CUDA events), median "
+                   "0.500 ms, spread 0.004 ms; traced 0.590 ms (tracer +18.0 %, kernel "
+                   "durations only); replay launch 12.0 µs");
+
+  assert_bytes_refused (text, "\"untraced_iterations\" : 100", "\"untraced_iterations\" : 0",
+                        "timing.untraced_iterations");
+  assert_bytes_refused (text, "\"noise_ms\" : 0.004", "\"noise_ms\" : -0.004",
+                        "timing.noise_ms");
+  assert_bytes_refused (text, "\"traced_median_ms\"", "\"traced_medianz_ms\"",
+                        "timing.traced_median_ms");
+  assert_bytes_refused (text, "\"timing\" : {", "\"timing\" : 3, \"t\" : {", "timing");
+
+  /* A profile written before untraced timing existed (the CPU sample's fixture). */
+  g_autofree char *old = g_test_build_filename (G_TEST_DIST, "fixtures",
+                                                "sample-cnn.profile.json", NULL);
+  g_autoptr(FbProfile) o = fb_profile_load (old, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (o->timing.untraced_iterations, ==, 0);
+  g_assert_null (fb_profile_timing_describe (o));
 }
 
 /* The hand-made profile's JSON with one edit, loaded: must fail with code, naming key. */
@@ -525,6 +603,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/profile/round-trip", test_round_trip);
+  g_test_add_func ("/profile/timing-round-trip", test_timing_round_trip);
   g_test_add_func ("/profile/damaged", test_damaged);
   g_test_add_func ("/profile/mutations", test_mutations);
   g_test_add_func ("/profile/save-and-trace", test_save_and_trace);

@@ -29,6 +29,15 @@ test_p95_nearest_rank (void)
     v[i] = 100 - i;   /* 100 .. 1 */
   g_assert_cmpfloat (fb_timing_summarize (v, 100).p95, ==, 95);
   g_assert_cmpfloat (fb_timing_summarize (v, 1).p95, ==, 100);
+  /* The quartiles a profile's noise is read from, nearest rank too: one slow sample moves the
+   * maximum, not them. */
+  FbTimingStats s = fb_timing_summarize (v, 100);
+  g_assert_cmpfloat (s.q1, ==, 25);
+  g_assert_cmpfloat (s.q3, ==, 75);
+  v[0] = 1e6;
+  s = fb_timing_summarize (v, 100);
+  g_assert_cmpfloat (s.q3 - s.q1, ==, 50);
+  g_assert_cmpfloat (fb_timing_summarize (v, 1).q1, ==, 1e6);
 }
 
 static void

@@ -113,7 +113,7 @@ make_profile (double      scale,
       FbNode *node = g_ptr_array_index (graph->nodes, i);
       FbProfileKernel *kernel;
       gboolean scaled = scaled_node == NULL;
-      FbProfileSpan span;
+      FbProfileSpan span = { 0 };
 
       if (node->n_prov == 0)
         continue;
@@ -626,6 +626,34 @@ test_fixture (void)
   fb_window_clear_profile (window);
 }
 
+/* A GPU profile timed untraced: the panel's header gives the traced median and the tracer's
+ * overhead beside the wall, and the diagnosis page the whole timing line; a profile without
+ * untraced figures says nothing of them. */
+static void
+test_untraced_timing (void)
+{
+  g_autoptr(FbProfile) plain = make_profile (1, NULL);
+  g_autoptr(FbProfile) timed = make_profile (1, NULL);
+  FbProfilePanel *panel = fb_window_get_profile_panel (window);
+
+  fb_window_clear_profile (window);
+  settle ();
+  open_profile (plain, "plain.profile.json");
+  g_assert_null (strstr (fb_profile_panel_get_summary (panel), "traced"));
+  fb_window_clear_profile (window);
+  settle ();
+  timed->timing = (FbProfileTiming) {
+    .untraced_iterations = 100, .untraced_median_ms = 0.5, .untraced_min_ms = 0.49,
+    .untraced_max_ms = 0.6, .noise_ms = 0.004, .traced_median_ms = 0.59,
+  };
+  timed->wall_median_ms = 0.5;
+  open_profile (timed, "timed.profile.json");
+  g_assert_nonnull (strstr (fb_profile_panel_get_summary (panel),
+                            "untraced; traced 0.590 ms (+18 %)"));
+  fb_window_clear_profile (window);
+  settle ();
+}
+
 static GtkWidget *
 find_check_button (GtkWidget  *widget,
                    const char *label)
@@ -806,6 +834,7 @@ main (int    argc,
   g_test_add_func ("/ui/profile/button", test_profile_button);
   g_test_add_func ("/ui/profile/button-ab", test_profile_button_ab);
   g_test_add_func ("/ui/profile/eager-baseline", test_eager_baseline);
+  g_test_add_func ("/ui/profile/untraced-timing", test_untraced_timing);
   status = screenshot != NULL ? 0 : g_test_run ();
 
   gtk_window_destroy (GTK_WINDOW (window));

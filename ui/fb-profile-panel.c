@@ -115,6 +115,7 @@ fill_diagnosis (FbProfilePanel *self)
   g_autofree char *gflops = fb_format_gflops (p->device.peak_gflops);
   g_autofree char *gbps = fb_format_gbps (p->device.peak_gbps);
   g_autofree char *device = NULL;
+  g_autofree char *timing = NULL;
 
   clear_box (self->diagnosis);
   gtk_box_append (self->diagnosis, text_line ("Diagnosis", "heading"));
@@ -130,6 +131,9 @@ fill_diagnosis (FbProfilePanel *self)
                             gflops, gbps, p->device.ceilings_measured ? "measured" : "datasheet");
   gtk_box_append (self->diagnosis, text_line ("Device", "heading"));
   gtk_box_append (self->diagnosis, text_line (device, NULL));
+  timing = fb_profile_timing_describe (p);
+  if (timing != NULL)
+    gtk_box_append (self->diagnosis, text_line (timing, NULL));
   if (p->counters_note != NULL)
     gtk_box_append (self->diagnosis, text_line (p->counters_note, "dim-label"));
   if (p->folded->len > 0)
@@ -298,6 +302,17 @@ fb_profile_panel_set_profile (FbProfilePanel *self,
                                                   profile->wall_median_ms, profile->iterations,
                                                   profile->wall_min_ms, profile->wall_max_ms, busy,
                                                   profile->kernels->len);
+      g_autofree char *timing = fb_profile_timing_describe (profile);
+      /* The tracer's own cost beside the wall it did not touch: the header's one line says
+       * both medians, the tooltip and the diagnosis page the whole timing line. */
+      if (timing != NULL)
+        {
+          g_autofree char *with = g_strdup_printf ("%s · untraced; traced %.3f ms (%+.0f %%)", summary,
+                                                   profile->timing.traced_median_ms,
+                                                   100 * fb_profile_timing_overhead (profile));
+          g_free (summary);
+          summary = g_steal_pointer (&with);
+        }
 
       g_autoptr(GPtrArray) rows = g_ptr_array_new_full (profile->kernels->len, g_object_unref);
       double total_us = fb_profile_total_us (profile);
@@ -315,6 +330,7 @@ fb_profile_panel_set_profile (FbProfilePanel *self,
       gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
       gtk_label_set_label (self->title, title);
       gtk_label_set_label (self->summary, summary);
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->summary), timing);
       fill_diagnosis (self);
       if (self->previous != NULL)
         fill_changes (self);
@@ -323,6 +339,13 @@ fb_profile_panel_set_profile (FbProfilePanel *self,
   if (self->previous != NULL)
     gtk_stack_set_visible_child_name (self->stack, "changes");
   self->syncing = FALSE;
+}
+
+const char *
+fb_profile_panel_get_summary (FbProfilePanel *self)
+{
+  g_return_val_if_fail (FB_IS_PROFILE_PANEL (self), NULL);
+  return gtk_label_get_label (self->summary);
 }
 
 FbProfile *

@@ -33,6 +33,9 @@ void             fb_profile_panel_set_model        (FbProfilePanel *self,
 void             fb_profile_panel_set_note         (FbProfilePanel *self,
                                                     const char     *note);
 const char      *fb_profile_panel_get_note         (FbProfilePanel *self);
+/* The header's line: device, median per inference, and for a profile with untraced figures
+ * the traced median and the tracer's overhead beside it. */
+const char      *fb_profile_panel_get_summary      (FbProfilePanel *self);
 /* The "metric" property: what the graphs are painted by. */
 void             fb_profile_panel_set_metric       (FbProfilePanel *self,
                                                     FbProfileMetric metric);

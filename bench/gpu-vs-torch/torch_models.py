@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Exports torchvision ResNet-50 and MobileNetV2 and Hugging Face BERT-base (sequence 128),
+# Exports torchvision ResNet-50, MobileNetV2 and ViT-B/16 and Hugging Face BERT-base (sequence 128),
 # random weights, batch 1, to ONNX, with one input and PyTorch's float32 output beside each
 # (a case folder: model.onnx, test_data_set_0/input_0.npy, torch_output_0.npy, and
 # torch_tf32_output_0.npy: PyTorch's output with TF32 in every contraction), and times
@@ -17,7 +17,7 @@ import time
 import numpy as np
 import torch
 
-MODELS = ["resnet50", "mobilenet_v2", "bert"]
+MODELS = ["resnet50", "mobilenet_v2", "bert"]  # and "vit" (ViT-B/16) when named
 
 
 def make(name):
@@ -28,6 +28,11 @@ def make(name):
     if name == "mobilenet_v2":
         import torchvision
         return torchvision.models.mobilenet_v2(weights=None).eval(), torch.randn(1, 3, 224, 224)
+    if name == "vit":
+        import torchvision
+        # The fused attention fast path has no ONNX form: the plain one exports.
+        torch.backends.mha.set_fastpath_enabled(False)
+        return torchvision.models.vit_b_16(weights=None).eval(), torch.randn(1, 3, 224, 224)
     from transformers import BertConfig, BertModel
     cfg = BertConfig()
     model = BertModel(cfg).eval()

@@ -101,6 +101,9 @@ typedef struct {
    * has finished. */
   GPtrArray *(*run_timed_marked) (FbCompiled *compiled, GPtrArray *inputs, guint n, double *ms,
                                   FbKernelHook mark, gpointer data, GError **error);
+  /* After a run: n runs launched back to back between one pair of device events, *ms the
+   * whole; a run alone less *ms / n is what launching one adds where nothing hides it. */
+  gboolean  (*time_back_to_back) (FbCompiled *compiled, guint n, double *ms, GError **error);
   /* The CUcontext and the device ordinal, for CUPTI's range profiler. */
   gpointer  (*context)          (FbCompiled *compiled);
   guint     (*device_index)     (FbCompiled *compiled);

@@ -153,7 +153,7 @@ static const char *const driver_names[] = {
   "cuStreamEndCapture", "cuGraphInstantiateWithFlags", "cuGraphLaunch", "cuGraphDestroy",
   "cuGraphExecDestroy", "cuEventCreate", "cuEventRecord", "cuEventSynchronize",
   "cuEventElapsedTime_v2|cuEventElapsedTime", "cuEventDestroy_v2", "cuGetErrorName",
-  "cuGetErrorString",
+  "cuGetErrorString", "cuProfilerStart", "cuProfilerStop",
 };
 G_STATIC_ASSERT (G_N_ELEMENTS (driver_names) * sizeof (void *) == sizeof (FbCuDriver));
 

@@ -89,6 +89,8 @@ typedef struct {
   CUresult (*EventDestroy) (CUevent event);
   CUresult (*GetErrorName) (CUresult error, const char **name);
   CUresult (*GetErrorString) (CUresult error, const char **text);
+  CUresult (*ProfilerStart) (void);   /* bracket the timed runs for an external profiler */
+  CUresult (*ProfilerStop) (void);
 } FbCuDriver;
 
 /* ---- cuBLASLt (libcublasLt.so.13) ------------------------------------------------------- */

@@ -389,6 +389,12 @@ cuda_run_timed_marked (FbCompiled *compiled, GPtrArray *inputs, guint n, double 
                                           error);
 }
 
+static gboolean
+cuda_time_back_to_back (FbCompiled *compiled, guint n, double *ms, GError **error)
+{
+  return fb_cuda_module_time_back_to_back ((FbCudaModule *) compiled, n, ms, error);
+}
+
 static gpointer
 cuda_context (FbCompiled *compiled)
 {
@@ -406,6 +412,7 @@ static const FbDeviceTrace cuda_device_trace = {
   .set_launch_hook    = cuda_set_launch_hook,
   .set_launch_eagerly = cuda_set_launch_eagerly,
   .run_timed_marked   = cuda_run_timed_marked,
+  .time_back_to_back  = cuda_time_back_to_back,
   .context            = cuda_context,
   .device_index       = cuda_device_index,
 };

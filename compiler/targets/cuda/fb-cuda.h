@@ -49,6 +49,12 @@ GPtrArray    *fb_cuda_module_run_timed (FbCudaModule *module, GPtrArray *inputs,
 GPtrArray    *fb_cuda_module_run_timed_marked (FbCudaModule *module, GPtrArray *inputs, guint n,
                                                double *ms, FbKernelHook mark, gpointer data,
                                                GError **error);
+/* After a run (its inputs are on the device): n runs launched back to back between one pair of
+ * CUDA events, *ms the whole. Each replay's launch then overlaps the replay before it, so a run
+ * alone less *ms / n is what launching one adds where nothing hides it (the profiler's
+ * untraced replay launch). */
+gboolean      fb_cuda_module_time_back_to_back (FbCudaModule *module, guint n, double *ms,
+                                                GError **error);
 /* What the last run did: "graph replay of 3 segments, 2 host-device copies (602 KB up), ..." */
 char         *fb_cuda_module_describe (FbCudaModule *module);
 

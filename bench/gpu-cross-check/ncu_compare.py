@@ -1,0 +1,174 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Our kernel durations and DRAM bytes against Nsight Compute's on the same kernels.
+
+    ncu_compare.py PROFILE.json NCU.csv RUNS [--bytes-csv NCU2.csv] [--top N] [--label NAME]
+
+PROFILE.json: `fusebench profile --target cuda --counters` of a model: per plan kernel its DRAM
+bytes from CUPTI's range profiler, and a timeline of the median traced replay whose spans name
+the device function each ran. NCU.csv: `ncu --profile-from-start off --csv --page raw
+--print-units base --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum`
+of `fusebench run MODEL --iterations RUNS` (untraced: ncu cannot attach while our CUPTI
+subscriber is active), which brackets exactly its RUNS timed replays with cuProfilerStart/Stop.
+The last replay's kernels are matched to the timeline's kernel spans by their function names, in
+order (copies and memsets are no ncu kernels); each plan kernel's figures are summed over its
+device kernels. --bytes-csv takes the DRAM bytes from another ncu run of the same command (one
+with --cache-control all, say). Prints one row per plan kernel for the N slowest (default 20)
+with the ratio ours / ncu, and a summary line: how many are within 5 %.
+"""
+import argparse
+import collections
+import csv
+import difflib
+import re
+import json
+import statistics
+import subprocess
+import sys
+
+METRICS = ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum")
+
+
+def number(text):
+    text = (text or "").replace(",", "").strip()
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def read_ncu(path):
+    """The profiled kernels in launch order: (name, ns, bytes read, bytes written)."""
+    with open(path, newline="") as f:
+        lines = [line for line in f if line.startswith('"')]  # ncu's own log lines are not CSV
+    rows = list(csv.reader(lines))
+    if not rows:
+        sys.exit(f"{path}: no CSV rows (did ncu profile anything?)")
+    head = rows[0]
+    try:
+        col = {m: head.index(m) for m in METRICS}
+        name_col = head.index("Kernel Name")
+        id_col = head.index("ID")
+    except ValueError as e:
+        sys.exit(f"{path}: {e}; columns: {head[:14]}")
+    out = []
+    for r in rows[1:]:
+        if len(r) <= max(col.values()) or number(r[id_col]) is None:
+            continue  # the units row
+        vals = [number(r[col[m]]) for m in METRICS]
+        if None in vals:
+            continue
+        out.append((r[name_col], *vals))
+    return out
+
+
+def demangle(names):
+    """CUPTI names C++ kernels mangled, Nsight Compute demangled (unless told
+    --print-kernel-base mangled): both are brought to the demangled form by c++filt."""
+    mangled = sorted({n for n in names if n.startswith("_Z")})
+    if not mangled:
+        return {}
+    try:
+        out = subprocess.run(["c++filt"], input="\n".join(mangled), capture_output=True,
+                             text=True, check=True).stdout.split("\n")
+    except (OSError, subprocess.CalledProcessError):
+        return {}
+    return dict(zip(mangled, out))
+
+
+def key(name, plain):
+    """A kernel's name without its return type, template arguments and parameters: ncu and
+    c++filt spell those differently (T1::Params against the type it stands for)."""
+    name = plain.get(name, name)
+    if name.startswith("void "):
+        name = name[5:]
+    return re.split(r"[<(]", name, maxsplit=1)[0]
+
+
+def last_replay(rows, runs, label):
+    if len(rows) % runs:
+        print(f"note: {label}: {len(rows)} profiled kernels is not a multiple of {runs} runs")
+    per = len(rows) // runs
+    return rows[len(rows) - per:]
+
+
+def align(ours, theirs):
+    """Pairs (i, j) of our spans and ncu's kernels with the same function, in order."""
+    plain = demangle([o[0] for o in ours] + [t[0] for t in theirs])
+    sm = difflib.SequenceMatcher(a=[key(o[0], plain) for o in ours],
+                                 b=[key(t[0], plain) for t in theirs], autojunk=False)
+    pairs = []
+    for block in sm.get_matching_blocks():
+        pairs.extend((block.a + k, block.b + k) for k in range(block.size))
+    return pairs
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("profile")
+    ap.add_argument("ncu")
+    ap.add_argument("runs", type=int)
+    ap.add_argument("--bytes-csv")
+    ap.add_argument("--top", type=int, default=20)
+    ap.add_argument("--label", default="")
+    a = ap.parse_args()
+
+    prof = json.load(open(a.profile))
+    kernels = {k["id"]: k for k in prof["kernels"]}
+    spans = sorted((s for s in prof["timeline"] if s.get("function")), key=lambda s: s["start_us"])
+    if not spans:
+        sys.exit(f"{a.profile}: its timeline names no device functions (a profile made before they "
+                 "were recorded)")
+    ours = [(s["function"], s["end_us"] - s["start_us"], s["kernel"]) for s in spans]
+    timed = last_replay(read_ncu(a.ncu), a.runs, "time")
+    pairs = align(ours, timed)
+    byte_rows = last_replay(read_ncu(a.bytes_csv), a.runs, "bytes") if a.bytes_csv else timed
+    byte_pairs = pairs if byte_rows is timed else align(ours, byte_rows)
+    print(f"{a.label}: {len(ours)} device kernels in the profile's median replay, {len(timed)} in "
+          f"ncu's last replay; {len(pairs)} matched by function name in order"
+          + (f", {len(byte_pairs)} in the bytes run" if a.bytes_csv else ""))
+
+    # Per plan kernel: our spans' time, ncu's time and bytes of the kernels matched to them.
+    per = {}
+    for i, j in pairs:
+        e = per.setdefault(ours[i][2], {"n": 0, "ours_us": 0.0, "ncu_us": 0.0, "rd": 0.0, "wr": 0.0,
+                                        "names": set()})
+        e["n"] += 1
+        e["ours_us"] += ours[i][1]
+        e["ncu_us"] += timed[j][1] / 1e3
+        e["names"].add(ours[i][0])
+    for i, j in byte_pairs:
+        if ours[i][2] in per:
+            per[ours[i][2]]["rd"] += byte_rows[j][2]
+            per[ours[i][2]]["wr"] += byte_rows[j][3]
+    # Only plan kernels all of whose device kernels were matched.
+    launched = collections.Counter(o[2] for o in ours)
+    whole = [(kernels[k], e) for k, e in per.items() if e["n"] == launched[k]]
+    whole.sort(key=lambda m: -m[1]["ours_us"])
+
+    rows = []
+    print(f"{'kernel':<24} {'n':>2} {'ours us':>8} {'ncu us':>8} {'ratio':>6} "
+          f"{'ours rd MB':>10} {'ncu rd MB':>10} {'ratio':>6} {'ours wr MB':>10} "
+          f"{'ncu wr MB':>10} {'ratio':>6}  device function")
+    for k, e in whole[:a.top]:
+        measured = k.get("bytes_source") == "measured"
+        r_t = e["ours_us"] / e["ncu_us"] if e["ncu_us"] > 0 else float("nan")
+        r_r = k["bytes_read"] / e["rd"] if e["rd"] > 0 and measured else float("nan")
+        r_w = k["bytes_written"] / e["wr"] if e["wr"] > 0 and measured else float("nan")
+        rows.append((r_t, r_r, r_w))
+        print(f"{k['name'][:24]:<24} {e['n']:>2} {e['ours_us']:>8.2f} {e['ncu_us']:>8.2f} {r_t:>6.3f} "
+              f"{k['bytes_read'] / 1e6:>10.3f} {e['rd'] / 1e6:>10.3f} {r_r:>6.3f} "
+              f"{k['bytes_written'] / 1e6:>10.3f} {e['wr'] / 1e6:>10.3f} {r_w:>6.3f}  "
+              f"{sorted(e['names'])[0][:40]}")
+
+    def within(i):
+        vals = [r[i] for r in rows if r[i] == r[i]]
+        ok = sum(1 for v in vals if abs(v - 1) <= 0.05)
+        med = statistics.median(vals) if vals else float("nan")
+        return f"{ok}/{len(vals)} within 5 % (median ratio {med:.3f})"
+
+    print(f"{a.label} summary: time {within(0)}; DRAM read {within(1)}; DRAM write {within(2)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* What a profile says about its own timing (fb-profile.h, FbProfileTiming): the tracer's
+ * overhead and the one line the command line prints and the window shows, so that both say the
+ * same thing in the same words. */
+#include "fb-profile.h"
+
+double
+fb_profile_timing_overhead (const FbProfile *p)
+{
+  g_return_val_if_fail (p != NULL, 0);
+  const FbProfileTiming *t = &p->timing;
+  if (t->untraced_iterations == 0 || t->untraced_median_ms <= 0 || t->traced_median_ms <= 0)
+    return 0;
+  return t->traced_median_ms / t->untraced_median_ms - 1;
+}
+
+char *
+fb_profile_timing_describe (const FbProfile *p)
+{
+  g_return_val_if_fail (p != NULL, NULL);
+  const FbProfileTiming *t = &p->timing;
+  if (t->untraced_iterations == 0)
+    return NULL;
+  g_autoptr(GString) s = g_string_new (NULL);
+  g_string_append_printf (s, "timing: wall from %u untraced replays (CUDA events), median "
+                          "%.3f ms, spread %.3f ms; traced %.3f ms (tracer %+.1f %%, kernel "
+                          "durations only)", t->untraced_iterations, t->untraced_median_ms,
+                          t->noise_ms, t->traced_median_ms,
+                          100 * fb_profile_timing_overhead (p));
+  if (t->replay_launch_ms > 0)
+    g_string_append_printf (s, "; replay launch %.1f µs", 1000 * t->replay_launch_ms);
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
