@@ -6,6 +6,7 @@
  * own). */
 #include "fb-cpu.h"
 #include "fb-host-kernel.h"
+#include "fb-plan-inputs.h"
 #include "fb-codegen.h"
 #include "fb-dnnl-conv.h"
 #include "fb-jit.h"
@@ -336,40 +337,15 @@ static gboolean
 bind_inputs (FbCpuModule *m, GPtrArray *inputs, GError **error)
 {
   FbPlan *plan = m->plan;
-  if (inputs->len != plan->inputs->len)
-    {
-      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_INPUT,
-                   "the model takes %u inputs, %u were given", plan->inputs->len, inputs->len);
-      return FALSE;
-    }
+  if (!fb_plan_check_inputs (plan, inputs, error))
+    return FALSE;
   for (guint i = 0; i < inputs->len; i++)
     {
       guint b = g_array_index (plan->inputs, guint, i);
-      const FbBuffer *buf = fb_plan_buffer (plan, b);
       FbTensor *t = g_ptr_array_index (inputs, i);
-      if (buf->kind == FB_BUF_CONST)
-        continue;
-      gboolean fits = t != NULL && t->dtype == buf->dtype && t->rank == buf->rank;
-      for (int d = 0; fits && d < t->rank; d++)
-        fits = t->dims[d] == buf->dims[d];
-      if (!fits)
-        {
-          g_autofree char *got = NULL;
-          if (t)
-            {
-              FbShape s = fb_tensor_shape (t);
-              g_autofree char *ss = fb_shape_to_string (&s);
-              got = g_strdup_printf ("%s %s", fb_dtype_name (t->dtype), ss);
-            }
-          FbShape want = fb_shape_make (buf->rank, buf->dims);
-          g_autofree char *ws = fb_shape_to_string (&want);
-          g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_INPUT,
-                       "input %u '%s' was compiled for %s %s, got %s", i, buf->name,
-                       fb_dtype_name (buf->dtype), ws, got ? got : "nothing");
-          return FALSE;
-        }
       /* Kernels only read their inputs: the caller's bytes are used in place. */
-      m->bufptr[b] = (void *) fb_tensor_data (t);
+      if (fb_plan_buffer (plan, b)->kind != FB_BUF_CONST)
+        m->bufptr[b] = (void *) fb_tensor_data (t);
     }
   return TRUE;
 }

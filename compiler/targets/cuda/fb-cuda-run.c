@@ -3,42 +3,10 @@
  * steps between them on host copies of their buffers, outputs down. */
 #include "fb-cuda-module-private.h"
 #include "fb-host-kernel.h"
+#include "fb-plan-inputs.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static gboolean
-check_inputs (FbCudaModule *m, GPtrArray *inputs, GError **error)
-{
-  FbPlan *plan = m->plan;
-  if (inputs->len != plan->inputs->len)
-    {
-      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_INPUT,
-                   "the model takes %u inputs, %u were given", plan->inputs->len, inputs->len);
-      return FALSE;
-    }
-  for (guint i = 0; i < inputs->len; i++)
-    {
-      guint b = g_array_index (plan->inputs, guint, i);
-      const FbBuffer *buf = fb_plan_buffer (plan, b);
-      FbTensor *t = g_ptr_array_index (inputs, i);
-      if (buf->kind == FB_BUF_CONST)
-        continue;
-      gboolean fits = t != NULL && t->dtype == buf->dtype && t->rank == buf->rank;
-      for (int d = 0; fits && d < t->rank; d++)
-        fits = t->dims[d] == buf->dims[d];
-      if (!fits)
-        {
-          FbShape want = fb_shape_make (buf->rank, buf->dims);
-          g_autofree char *ws = fb_shape_to_string (&want);
-          g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_INPUT,
-                       "input %u '%s' was compiled for %s %s", i, buf->name,
-                       fb_dtype_name (buf->dtype), ws);
-          return FALSE;
-        }
-    }
-  return TRUE;
-}
 
 static gboolean
 upload_inputs (FbCudaModule *m, GPtrArray *inputs, GError **error)
@@ -198,7 +166,7 @@ fb_cuda_module_run_timed_marked (FbCudaModule *m, GPtrArray *inputs, guint n, do
                                  FbKernelHook mark, gpointer data, GError **error)
 {
   g_return_val_if_fail (m != NULL && inputs != NULL, NULL);
-  if (!check_inputs (m, inputs, error))
+  if (!fb_plan_check_inputs (m->plan, inputs, error))
     return NULL;
   if (!_fb_cuda_check (m->cu, m->cu->CtxSetCurrent (m->ctx), error, "the CUDA context"))
     return NULL;
@@ -336,7 +304,7 @@ GPtrArray *
 fb_cuda_module_run (FbCudaModule *m, GPtrArray *inputs, GCancellable *cancellable, GError **error)
 {
   g_return_val_if_fail (m != NULL && inputs != NULL, NULL);
-  if (!check_inputs (m, inputs, error))
+  if (!fb_plan_check_inputs (m->plan, inputs, error))
     return NULL;
   if (!_fb_cuda_check (m->cu, m->cu->CtxSetCurrent (m->ctx), error, "the CUDA context"))
     return NULL;
