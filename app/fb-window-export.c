@@ -41,7 +41,9 @@ typedef struct {
   const FbKernel *kernel;
   char           *source;       /* for the bundle's manifest */
   char           *pipeline;     /* the toggles of the run on screen, as the manifest says them */
-  FbProfile      *profile;      /* profile and trace exports */
+  FbProfile      *profile;      /* profile and trace exports; graph pictures: the one painted */
+  FbProfile      *previous;     /* graph pictures: the A/B profile the view compares against */
+  FbProfileMetric metric;       /* graph pictures: what the profile's colours say */
   GBytes         *trace;        /* the trace made with a remote profile, written as it came */
   char           *trace_host;   /* where it was made */
 } ExportJob;
@@ -56,6 +58,7 @@ export_job_free (ExportJob *job)
   g_clear_pointer (&job->marks, g_hash_table_unref);
   g_clear_pointer (&job->lowering, fb_lowering_unref);
   g_clear_pointer (&job->profile, fb_profile_unref);
+  g_clear_pointer (&job->previous, fb_profile_unref);
   g_clear_pointer (&job->trace, g_bytes_unref);
   g_free (job->trace_host);
   g_free (job->source);
@@ -149,8 +152,9 @@ export_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel
           bytes = g_bytes_new_take (dot, strlen (dot));
         }
       else
-        bytes = fb_graph_picture_render (job->scene, (FbGraphPictureFormat) job->picture,
-                                         job->marks, &error);
+        bytes = fb_graph_picture_render_shown (job->scene, (FbGraphPictureFormat) job->picture,
+                                               job->marks, job->profile, job->previous,
+                                               job->metric, &error);
       break;
     case FB_EXPORT_ONNX:
       bytes = fb_onnx_export_portable (job->stage->graph, &error);
@@ -425,6 +429,16 @@ make_job (FbWindow *self, FbExportKind kind, GFile *file)
       job->stage = fb_stage_ref (fb_run_get_stage (self->run, MAX (index, 0)));
       job->scene = fb_graph_scene_ref (fb_graph_view_get_scene (view));
       job->picture = picture_format_of (file);
+      /* The picture shows what the view shows: its profile's colours, by its metric, and the
+       * A/B changes when it compares two profiles. */
+      if (fb_graph_view_get_profile (view) != NULL)
+        {
+          FbProfile *previous = fb_graph_view_get_previous_profile (view);
+
+          job->profile = fb_profile_ref (fb_graph_view_get_profile (view));
+          job->previous = previous != NULL ? fb_profile_ref (previous) : NULL;
+          job->metric = fb_graph_view_get_profile_metric (view);
+        }
       job->marks = g_hash_table_new (NULL, NULL);
       for (guint i = 0; graph != NULL && i < graph->nodes->len; i++)
         {

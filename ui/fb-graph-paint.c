@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Drawing a graph scene: text only when it is big enough to read, only what is in view. */
 #include "fb-graph-paint.h"
+#include "fb-graph-labels.h"
 #include "fb-profile-overlay-private.h"
 #include "fb-graph-style-private.h"
 
@@ -479,8 +480,9 @@ draw_frame (FbGraphPaint              *d,
 static void
 draw_edge (FbGraphPaint              *d,
            FbGraphScene      *scene,
-           const FbSceneEdge *edge)
+           guint              index)
 {
+  const FbSceneEdge *edge = fb_graph_scene_edge (scene, index);
   cairo_t *cr = d->cr;
   const double *p = edge->points;
   double x0 = G_MAXDOUBLE, y0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE, y1 = -G_MAXDOUBLE;
@@ -495,7 +497,9 @@ draw_edge (FbGraphPaint              *d,
       y0 = MIN (y0, p[2 * i + 1]);
       y1 = MAX (y1, p[2 * i + 1]);
     }
-  if (!visible (d, x0 - 12, y0 - 12, x1 - x0 + 170, y1 - y0 + 24))
+  /* Its label may sit left of the label point or a line off it (fb-graph-labels.c). */
+  if (!visible (d, x0 - FB_GRAPH_LABEL_MAX_WIDTH - 20, y0 - 32,
+                x1 - x0 + 2 * FB_GRAPH_LABEL_MAX_WIDTH + 40, y1 - y0 + 64))
     return;
   /* A constant's row is selected, not the box it sits in: the box's edges stay as they are. */
   selected = sel >= 0 && d->selected_constant == NULL && (edge->from == sel || edge->to == sel);
@@ -530,12 +534,14 @@ draw_edge (FbGraphPaint              *d,
 
   if (d->zoom >= LABEL_MIN_ZOOM && edge->value != NULL)
     {
-      g_autofree char *shape = _fb_graph_value_text (edge->value);
-      g_autofree char *text = edge->n_values > 1 ? g_strdup_printf ("%s (%u values)", shape, edge->n_values)
-                                                 : g_strdup (shape);
+      g_autofree char *text = fb_graph_labels_text (edge);
+      double lx = edge->label_x + 4, ly = edge->label_y - 6, lw = FB_GRAPH_LABEL_MAX_WIDTH;
 
-      draw_text (d, text, d->mono_font, edge->label_x + 4, edge->label_y - 6, 150,
-                 PANGO_ELLIPSIZE_END, &d->fg, 0.6);
+      /* Placed labels are kept apart; one that found no room is left out (the node inspector
+       * still lists the value's shape). Without a placement, Graphviz's label point as it is. */
+      if (d->labels != NULL && !fb_graph_labels_get (d->labels, index, &lx, &ly, &lw, NULL))
+        return;
+      draw_text (d, text, d->mono_font, lx, ly, MAX (lw + 1, 5), PANGO_ELLIPSIZE_END, &d->fg, 0.6);
     }
 }
 
@@ -566,7 +572,7 @@ fb_graph_paint_scene (FbGraphPaint *d,
         draw_frame (d, scene, item);
     }
   for (guint i = 0; i < fb_graph_scene_n_edges (scene); i++)
-    draw_edge (d, scene, fb_graph_scene_edge (scene, i));
+    draw_edge (d, scene, i);
   for (guint i = 0; i < fb_graph_scene_n_items (scene); i++)
     {
       const FbSceneItem *item = fb_graph_scene_item (scene, i);

@@ -33,6 +33,8 @@ typedef struct {
   const FbValue        *selected_constant; /* its rows are drawn selected (the item is one of
                                               their readers, not itself selected), or NULL */
   struct _FbProfileOverlay *overlay;   /* a profile painted on the boxes, or NULL */
+  const struct _FbGraphLabels *labels; /* where edge labels go (fb-graph-labels.h), or NULL for
+                                          Graphviz's label points as they are */
 } FbGraphPaint;
 
 /* Sets fg and bg for a light or dark background and the three fonts from context's font

@@ -2,6 +2,7 @@
 #include "fb-graph-picture.h"
 #include "fb-profile-overlay-private.h"
 #include "fb-graph-paint.h"
+#include "fb-graph-labels.h"
 
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
@@ -49,63 +50,117 @@ append_bytes (void                *closure,
   return CAIRO_STATUS_SUCCESS;
 }
 
+/* What a picture needs before its surface exists: the style and fonts, the labels placed in
+ * them, and from those the part of the scene that has something drawn on it. */
+typedef struct {
+  PangoFontMap  *map;
+  PangoContext  *context;
+  FbGraphPaint   paint;
+  FbGraphLabels *labels;
+  double         x0, y0, x1, y1;
+} Picture;
+
+static void
+grow (Picture *p, double x0, double y0, double x1, double y1)
+{
+  p->x0 = MIN (p->x0, x0);
+  p->y0 = MIN (p->y0, y0);
+  p->x1 = MAX (p->x1, x1);
+  p->y1 = MAX (p->y1, y1);
+}
+
+static void
+picture_init (Picture *p, FbGraphScene *scene)
+{
+  g_autoptr(PangoFontDescription) base = pango_font_description_from_string ("Sans 10");
+  cairo_font_options_t *options = cairo_font_options_create ();
+
+  p->map = pango_cairo_font_map_new ();
+  p->context = pango_font_map_create_context (p->map);
+  pango_context_set_font_description (p->context, base);
+  /* Glyph outlines: hinting to a pixel grid would move text when the picture is scaled. */
+  cairo_font_options_set_hint_metrics (options, CAIRO_HINT_METRICS_OFF);
+  cairo_font_options_set_hint_style (options, CAIRO_HINT_STYLE_NONE);
+  pango_cairo_context_set_font_options (p->context, options);
+  cairo_font_options_destroy (options);
+  fb_graph_paint_init_style (&p->paint, p->context, FALSE);
+  p->paint.text = pango_layout_new (p->context);
+  p->labels = fb_graph_labels_place (scene, &p->paint);
+
+  /* The scene's own bounds are its root's, which may be far bigger than what is drawn in it
+   * (the window's canvas): the picture is cropped to the boxes, edges and labels. */
+  p->x0 = p->y0 = G_MAXDOUBLE;
+  p->x1 = p->y1 = -G_MAXDOUBLE;
+  for (guint i = 0; i < fb_graph_scene_n_items (scene); i++)
+    {
+      const FbSceneItem *item = fb_graph_scene_item (scene, i);
+      grow (p, item->x, item->y, item->x + item->width, item->y + item->height);
+    }
+  for (guint i = 0; i < fb_graph_scene_n_edges (scene); i++)
+    {
+      const FbSceneEdge *edge = fb_graph_scene_edge (scene, i);
+      double x, y, w, h;
+
+      for (guint k = 0; k < edge->n_points; k++)
+        grow (p, edge->points[2 * k], edge->points[2 * k + 1], edge->points[2 * k],
+              edge->points[2 * k + 1]);
+      if (fb_graph_labels_get (p->labels, i, &x, &y, &w, &h))
+        grow (p, x, y, x + w, y + h);
+    }
+  if (p->x0 > p->x1)
+    p->x0 = p->y0 = p->x1 = p->y1 = 0;
+}
+
+static void
+picture_clear (Picture *p)
+{
+  g_clear_object (&p->paint.text);
+  fb_graph_paint_clear_fonts (&p->paint);
+  g_clear_pointer (&p->labels, fb_graph_labels_free);
+  g_clear_object (&p->context);
+  g_clear_object (&p->map);
+}
+
 static void
 paint_onto (cairo_surface_t  *surface,
+            Picture          *p,
             FbGraphScene     *scene,
             GHashTable       *marks,
             FbProfileOverlay *overlay,
             double            scale,
-            double           width,
-            double           height)
+            double            width,    /* the picture's, before scale */
+            double            height)
 {
   cairo_t *cr = cairo_create (surface);
-  PangoFontMap *map = pango_cairo_font_map_new ();
-  PangoContext *context = pango_font_map_create_context (map);
-  g_autoptr(PangoFontDescription) base = pango_font_description_from_string ("Sans 10");
-  FbGraphPaint paint = { 0 };
+  FbGraphPaint paint = p->paint;
 
-  pango_context_set_font_description (context, base);
-  /* Glyph outlines: hinting to a pixel grid would move text when the picture is scaled. */
-  {
-    cairo_font_options_t *options = cairo_font_options_create ();
-    cairo_font_options_set_hint_metrics (options, CAIRO_HINT_METRICS_OFF);
-    cairo_font_options_set_hint_style (options, CAIRO_HINT_STYLE_NONE);
-    pango_cairo_context_set_font_options (context, options);
-    cairo_font_options_destroy (options);
-  }
-  fb_graph_paint_init_style (&paint, context, FALSE);
   cairo_set_source_rgb (cr, paint.bg.r, paint.bg.g, paint.bg.b);
   cairo_paint (cr);
   cairo_scale (cr, scale, scale);
-  cairo_translate (cr, MARGIN, MARGIN);
-  pango_cairo_update_context (cr, context);
+  cairo_translate (cr, MARGIN - p->x0, MARGIN - p->y0);
+  pango_cairo_update_context (cr, p->context);
   paint.cr = cr;
-  paint.text = pango_layout_new (context);
   /* Every label: a picture is read zoomed in. */
   paint.zoom = 1;
-  paint.x0 = -MARGIN;
-  paint.y0 = -MARGIN;
-  paint.x1 = width + MARGIN;
-  paint.y1 = height + MARGIN;
+  paint.x0 = p->x0 - MARGIN;
+  paint.y0 = p->y0 - MARGIN;
+  paint.x1 = p->x1 + MARGIN;
+  paint.y1 = p->y1 + MARGIN;
   paint.marks = marks;
   paint.selected_item = -1;
   paint.overlay = overlay;
+  paint.labels = p->labels;
   if (overlay)
     _fb_profile_overlay_sync (overlay, fb_graph_scene_get_layout (scene));
   fb_graph_paint_scene (&paint, scene);
   if (overlay)
     {
-      /* The legend in picture coordinates, at the bottom-left as the window shows it. */
+      /* The legend in picture coordinates, at the bottom-left in its band under the graph. */
       cairo_identity_matrix (cr);
       cairo_scale (cr, scale, scale);
-      _fb_profile_overlay_legend (overlay, cr, paint.text, FALSE, width + 2 * MARGIN,
-                                  height + 2 * MARGIN);
+      _fb_profile_overlay_legend (overlay, cr, paint.text, FALSE, width, height);
     }
-  g_object_unref (paint.text);
-  fb_graph_paint_clear_fonts (&paint);
   cairo_destroy (cr);
-  g_object_unref (context);
-  g_object_unref (map);
 }
 
 static GBytes *
@@ -118,12 +173,22 @@ render_scene (FbGraphScene         *scene,
   g_autoptr(GByteArray) out = g_byte_array_new ();
   cairo_surface_t *surface;
   cairo_status_t status;
+  Picture picture = { 0 };
   double w, h, pw, ph, scale = 1;
 
   g_return_val_if_fail (scene != NULL, NULL);
-  fb_graph_scene_get_bounds (scene, &w, &h);
+  picture_init (&picture, scene);
+  w = picture.x1 - picture.x0;
+  h = picture.y1 - picture.y0;
   pw = w + 2 * MARGIN;
   ph = h + 2 * MARGIN;
+  if (overlay != NULL)
+    {
+      /* The legend goes in a band of its own under the graph, where it covers no box, and a
+       * narrow graph's picture is made wide enough to hold it. */
+      pw = MAX (pw, FB_PROFILE_LEGEND_WIDTH + 2 * FB_PROFILE_LEGEND_INSET);
+      ph += FB_PROFILE_LEGEND_HEIGHT + FB_PROFILE_LEGEND_INSET;
+    }
   switch (format)
     {
     case FB_GRAPH_PICTURE_SVG:
@@ -139,11 +204,12 @@ render_scene (FbGraphScene         *scene,
                                             MAX (1, (int) ceil (ph * scale)));
       break;
     default:
+      picture_clear (&picture);
       g_return_val_if_reached (NULL);
     }
   if ((status = cairo_surface_status (surface)) == CAIRO_STATUS_SUCCESS)
     {
-      paint_onto (surface, scene, marks, overlay, scale, w, h);
+      paint_onto (surface, &picture, scene, marks, overlay, scale, pw, ph);
       if (format == FB_GRAPH_PICTURE_PNG)
         status = cairo_surface_write_to_png_stream (surface, append_bytes, out);
       cairo_surface_finish (surface);
@@ -151,6 +217,7 @@ render_scene (FbGraphScene         *scene,
         status = cairo_surface_status (surface);
     }
   cairo_surface_destroy (surface);
+  picture_clear (&picture);
   if (status != CAIRO_STATUS_SUCCESS)
     {
       g_set_error (error, G_IO_ERROR, status == CAIRO_STATUS_NO_MEMORY ? G_IO_ERROR_NO_SPACE
@@ -169,6 +236,22 @@ fb_graph_picture_render (FbGraphScene         *scene,
                          GError              **error)
 {
   return render_scene (scene, format, marks, NULL, error);
+}
+
+GBytes *
+fb_graph_picture_render_shown (FbGraphScene         *scene,
+                               FbGraphPictureFormat  format,
+                               GHashTable           *marks,
+                               FbProfile            *profile,
+                               FbProfile            *previous,
+                               FbProfileMetric       metric,
+                               GError              **error)
+{
+  FbProfileOverlay *overlay = profile ? _fb_profile_overlay_new (profile, previous, metric) : NULL;
+  GBytes *bytes = render_scene (scene, format, marks, overlay, error);
+
+  g_clear_pointer (&overlay, _fb_profile_overlay_free);
+  return bytes;
 }
 
 GBytes *

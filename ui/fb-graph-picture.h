@@ -21,12 +21,24 @@ gboolean  fb_graph_picture_format_parse (const char           *name,
                                          FbGraphPictureFormat *format);
 const char *fb_graph_picture_format_name (FbGraphPictureFormat format);
 
-/* The file's bytes. marks (node id -> FbGraphMark, may be NULL) paints a pass's diff as the
+/* The file's bytes, cropped to what is drawn (boxes, edges, their labels) and a small margin.
+ * Edge labels are placed as the view places them (fb-graph-labels.h). marks (node id -> FbGraphMark, may be NULL) paints a pass's diff as the
  * window does. Very large scenes are scaled down to what the format holds (PDF pages of at most
  * 200 inches, PNG images of at most 16384 pixels a side). */
 GBytes   *fb_graph_picture_render       (FbGraphScene         *scene,
                                          FbGraphPictureFormat  format,
                                          GHashTable           *marks,
+                                         GError              **error);
+/* The same with profile (may be NULL) painted on the boxes as a view paints it by metric, with
+ * each node's change against previous (may be NULL) when the view shows an A/B comparison, and
+ * the legend: what File → Export Graph writes of the view on screen. profile must not change
+ * while this runs; it is attributed to the scene's graph here. */
+GBytes   *fb_graph_picture_render_shown (FbGraphScene         *scene,
+                                         FbGraphPictureFormat  format,
+                                         GHashTable           *marks,
+                                         FbProfile            *profile,
+                                         FbProfile            *previous,
+                                         FbProfileMetric       metric,
                                          GError              **error);
 /* Lays graph out with the groups expanded that the window opens it with (up to
  * FB_GRAPH_LAYOUT_DEFAULT_BUDGET boxes; bigger scopes stay collapsed boxes) and renders it.

@@ -3,6 +3,7 @@
  * share), a minimap drawn once per scene, and the status line. */
 #include "fb-graph-view-private.h"
 #include "fb-graph-paint.h"
+#include "fb-graph-labels.h"
 #include "fb-profile-overlay-private.h"
 #include "fb-graph-style-private.h"
 
@@ -197,6 +198,15 @@ paint_tiles (Draw         *d,
       self->tiles_scale = scale_factor;
     }
   d->paint.text = pango_layout_new (self->pango);
+  /* Once per scene, over all of it: a label left out in one tile must be left out in all. */
+  if (self->labels_scene != scene)
+    {
+      g_clear_pointer (&self->labels, fb_graph_labels_free);
+      g_clear_pointer (&self->labels_scene, fb_graph_scene_unref);
+      self->labels = fb_graph_labels_place (scene, &d->paint);
+      self->labels_scene = fb_graph_scene_ref (scene);
+    }
+  d->paint.labels = self->labels;
   for (int ty = ty0; ty <= ty1; ty++)
     for (int tx = tx0; tx <= tx1; tx++)
       {

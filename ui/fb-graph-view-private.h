@@ -70,6 +70,8 @@ struct _FbGraphView {
   double           tiles_zoom;
   int              tiles_scale;
   cairo_surface_t *minimap;         /* the whole scene, small; NULL when stale */
+  struct _FbGraphLabels *labels;    /* edge labels placed for labels_scene (fb-graph-labels.h) */
+  FbGraphScene    *labels_scene;
   double           minimap_scale;
 };
 

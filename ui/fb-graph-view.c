@@ -2,6 +2,7 @@
 #include "fb-graph-view-private.h"
 #include "fb-graph-style-private.h"
 #include "fb-profile-overlay-private.h"
+#include "fb-graph-labels.h"
 
 #include <adwaita.h>
 
@@ -647,6 +648,8 @@ fb_graph_view_dispose (GObject *object)
   g_clear_pointer (&self->marks, g_hash_table_unref);
   g_clear_object (&self->pango);
   g_clear_pointer (&self->minimap, cairo_surface_destroy);
+  g_clear_pointer (&self->labels, fb_graph_labels_free);
+  g_clear_pointer (&self->labels_scene, fb_graph_scene_unref);
 
   G_OBJECT_CLASS (fb_graph_view_parent_class)->dispose (object);
 }

@@ -36,6 +36,12 @@ void     _fb_profile_overlay_badge      (FbProfileOverlay   *overlay,
                                          double              y,
                                          double              width,
                                          double              height);
+/* The legend's box: it sits 12 px in from the left and bottom edges, and is left out of a view
+ * that has no room for it. */
+#define FB_PROFILE_LEGEND_WIDTH  280.0
+#define FB_PROFILE_LEGEND_HEIGHT  52.0
+#define FB_PROFILE_LEGEND_INSET   12.0
+
 /* The legend at the bottom-left of a view of that size (widget coordinates). */
 void     _fb_profile_overlay_legend     (FbProfileOverlay *overlay,
                                          cairo_t          *cr,

@@ -580,9 +580,10 @@ _fb_profile_overlay_legend (FbProfileOverlay *overlay,
   g_autofree char *low = NULL;
   g_autofree char *high = NULL;
   PangoRectangle extents;
-  double w = 280, h = 52, x = 12, y = height - h - 12, bar_x, bar_w = w - 20;
+  double w = FB_PROFILE_LEGEND_WIDTH, h = FB_PROFILE_LEGEND_HEIGHT, x = FB_PROFILE_LEGEND_INSET;
+  double y = height - h - FB_PROFILE_LEGEND_INSET, bar_x, bar_w = w - 20;
 
-  if (width < w + 24 || height < h + 24)
+  if (width < w + 2 * FB_PROFILE_LEGEND_INSET || height < h + 2 * FB_PROFILE_LEGEND_INSET)
     return;
   rounded (cr, x, y, w, h, 6);
   cairo_set_source_rgba (cr, dark ? 0.12 : 1, dark ? 0.12 : 1, dark ? 0.12 : 1, 0.92);
