@@ -6,6 +6,7 @@
 #include "fb-graph-labels.h"
 #include "fb-graph-picture.h"
 #include "fb-window.h"
+#include "fb-test-window.h"
 #include "fb-window-export.h"
 
 #include <cairo.h>
@@ -20,23 +21,10 @@ static FbApplication *app;
 static FbWindow *window;
 static char *dir;
 
-static gboolean
-busy (void)
-{
-  FbCompareView *compare = fb_window_get_compare_view (window);
-
-  return fb_window_is_busy (window) || fb_window_is_exporting (window)
-         || fb_graph_view_is_busy (fb_compare_view_get_before_view (compare))
-         || fb_graph_view_is_busy (fb_compare_view_get_after_view (compare));
-}
-
 static void
 settle (void)
 {
-  while (busy ())
-    g_main_context_iteration (NULL, TRUE);
-  while (g_main_context_pending (NULL))
-    g_main_context_iteration (NULL, FALSE);
+  test_window_settle (window);
 }
 
 static FbGraphView *

@@ -6,6 +6,7 @@
 #include "fb-application.h"
 #include "fb-test-cli.h"
 #include "fb-window.h"
+#include "fb-test-window.h"
 #include "fb-window-export.h"
 #include "fb-ptx.h"
 
@@ -18,24 +19,11 @@ static FbApplication *app;
 static FbWindow *window;
 static char *dir;
 
-static gboolean
-busy (void)
-{
-  FbCompareView *compare = fb_window_get_compare_view (window);
-
-  return fb_window_is_busy (window) || fb_window_is_exporting (window)
-         || fb_graph_view_is_busy (fb_compare_view_get_before_view (compare))
-         || fb_graph_view_is_busy (fb_compare_view_get_after_view (compare))
-         || fb_code_view_is_busy (fb_window_get_code_view (window));
-}
 
 static void
 settle (void)
 {
-  while (busy ())
-    g_main_context_iteration (NULL, TRUE);
-  while (g_main_context_pending (NULL))
-    g_main_context_iteration (NULL, FALSE);
+  test_window_settle (window);
 }
 
 static FbGraphView *

@@ -5,6 +5,7 @@
 #include "fb-application.h"
 #include "fb-test-cli.h"
 #include "fb-window.h"
+#include "fb-test-window.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -22,13 +23,7 @@ after_view (void)
 static void
 settle (void)
 {
-  FbCompareView *compare = fb_window_get_compare_view (window);
-
-  while (fb_window_is_busy (window) || fb_graph_view_is_busy (fb_compare_view_get_before_view (compare))
-         || fb_graph_view_is_busy (fb_compare_view_get_after_view (compare)))
-    g_main_context_iteration (NULL, TRUE);
-  while (g_main_context_pending (NULL))
-    g_main_context_iteration (NULL, FALSE);
+  test_window_settle (window);
 }
 
 static FbRun *
@@ -41,7 +36,7 @@ run (void)
 static FbStage *
 final_stage (void)
 {
-  return fb_run_get_stage (run (), fb_run_n_stages (run ()) - 1);
+  return test_window_final_stage (window);
 }
 
 /* Writes profile to a file and opens it the way the user does, waiting until it is taken. */

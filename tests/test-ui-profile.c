@@ -8,6 +8,7 @@
 #include "fb-kernel-row.h"
 #include "fb-profile-format.h"
 #include "fb-window.h"
+#include "fb-test-window.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -31,13 +32,7 @@ before_view (void)
 static void
 settle (void)
 {
-  FbCompareView *compare = fb_window_get_compare_view (window);
-
-  while (fb_window_is_busy (window) || fb_graph_view_is_busy (fb_compare_view_get_before_view (compare))
-         || fb_graph_view_is_busy (fb_compare_view_get_after_view (compare)))
-    g_main_context_iteration (NULL, TRUE);
-  while (g_main_context_pending (NULL))
-    g_main_context_iteration (NULL, FALSE);
+  test_window_settle (window);
 }
 
 static FbRun *
@@ -50,7 +45,7 @@ run (void)
 static FbStage *
 final_stage (void)
 {
-  return fb_run_get_stage (run (), fb_run_n_stages (run ()) - 1);
+  return test_window_final_stage (window);
 }
 
 static void

@@ -14,6 +14,7 @@
 #include "fb-application.h"
 #include "fb-test-sshd.h"
 #include "fb-window.h"
+#include "fb-test-window.h"
 #include "fb-window-export.h"
 
 #include <glib/gstdio.h>
@@ -27,13 +28,7 @@ static TestSshd *server;
 static void
 settle (void)
 {
-  FbCompareView *compare = fb_window_get_compare_view (window);
-
-  while (fb_window_is_busy (window) || fb_graph_view_is_busy (fb_compare_view_get_before_view (compare))
-         || fb_graph_view_is_busy (fb_compare_view_get_after_view (compare)))
-    g_main_context_iteration (NULL, TRUE);
-  while (g_main_context_pending (NULL))
-    g_main_context_iteration (NULL, FALSE);
+  test_window_settle (window);
 }
 
 static GtkWidget *

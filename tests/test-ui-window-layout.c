@@ -6,6 +6,7 @@
 #include "fb-application.h"
 #include "fb-cuda.h"
 #include "fb-window.h"
+#include "fb-test-window.h"
 
 #include <string.h>
 
@@ -15,14 +16,7 @@ static FbWindow *window;
 static void
 settle (void)
 {
-  FbCompareView *compare = fb_window_get_compare_view (window);
-
-  while (fb_window_is_busy (window) || fb_graph_view_is_busy (fb_compare_view_get_before_view (compare))
-         || fb_graph_view_is_busy (fb_compare_view_get_after_view (compare))
-         || fb_code_view_is_busy (fb_window_get_code_view (window)))
-    g_main_context_iteration (NULL, TRUE);
-  while (g_main_context_pending (NULL))
-    g_main_context_iteration (NULL, FALSE);
+  test_window_settle (window);
 }
 
 static gboolean

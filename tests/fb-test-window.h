@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* What the window's tests share: waiting until the window has finished what it started. */
+#pragma once
+
+#include "fb-window.h"
+#include "fb-run.h"
+
+G_BEGIN_DECLS
+
+/* Whether anything of window is still working: its passes or a profile, an export, the layout
+ * of either pane, the code view's lowering. */
+gboolean test_window_busy        (FbWindow *window);
+/* Runs the main loop until nothing of window works and no event is pending. */
+void     test_window_settle      (FbWindow *window);
+/* The last stage of the run on screen (asserts there is one). */
+FbStage *test_window_final_stage (FbWindow *window);
+
+G_END_DECLS
