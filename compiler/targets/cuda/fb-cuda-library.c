@@ -268,22 +268,6 @@ typedef struct {
   double            us;             /* median time, or -1 when it failed */
 } ConvCandidate;
 
-/* What a module chose for a convolution shape, so that its repeats skip the timing. */
-typedef struct {
-  ConvWay  way;
-  int      algo, math;
-  int64_t  engine;
-  char    *choice;
-} ConvChoice;
-
-static void
-conv_choice_free (gpointer data)
-{
-  ConvChoice *c = data;
-  g_free (c->choice);
-  g_free (c);
-}
-
 static char *
 conv_key (const FbCudaLibPhase *p, const FbConvDesc *d)
 {
@@ -469,7 +453,9 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbConvDesc *d, GErro
       g_array_append_val (candidates, split);
     }
   g_autofree char *key = conv_key (p, d);
-  ConvChoice *known = libs->conv_choices ? g_hash_table_lookup (libs->conv_choices, key) : NULL;
+  if (libs->conv_choices == NULL)
+    libs->conv_choices = _fb_cuda_timing_cache_load (libs);
+  FbCudaConvChoice *known = g_hash_table_lookup (libs->conv_choices, key);
   if (have_graph && (known == NULL || known->way == WAY_GRAPH))
     add_graph_candidates (libs, p, WAY_GRAPH, candidates, sets, notes);
   if (have_graph && can_split && (known == NULL || known->way == WAY_GRAPH_SPLIT))
@@ -494,7 +480,8 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbConvDesc *d, GErro
   g_autoptr(GError) failure = NULL;
   if (known != NULL)
     {
-      /* A shape the module has timed: take the same way (and engine) without timing again. */
+      /* A shape timed before (by this module, or in the timing cache): take the same way and
+       * engine without timing again, where it is still offered. */
       for (guint i = 0; i < candidates->len && best < 0; i++)
         {
           ConvCandidate *c = &g_array_index (candidates, ConvCandidate, i);
@@ -504,7 +491,8 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbConvDesc *d, GErro
             best = (int) i;
         }
     }
-  if (best < 0)
+  gboolean timed = best < 0;
+  if (timed)
     {
       size_t most = 0;
       for (guint i = 0; i < candidates->len; i++)
@@ -566,9 +554,10 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbConvDesc *d, GErro
   keep_plan (p, sets, &chosen);
 
   GString *text = g_string_new (NULL);
-  if (known != NULL)
-    g_string_append_printf (text, "%s (as the module's other convolution of this shape)",
-                            known->choice);
+  if (!timed)
+    g_string_append_printf (text, "%s (%s)", known->choice,
+                            known->from_file ? "from the timing cache, not timed again"
+                                             : "as the module's other convolution of this shape");
   else
     {
       g_string_append_printf (text, "%s", way_names[chosen.way]);
@@ -589,13 +578,12 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbConvDesc *d, GErro
                                     : c->us == -3 ? "(not for this geometry)" : "(failed)");
         }
       g_string_append (text, notes->str);
-      if (libs->conv_choices == NULL)
-        libs->conv_choices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, conv_choice_free);
-      ConvChoice *remember = g_new0 (ConvChoice, 1);
-      *remember = (ConvChoice) { chosen.way, chosen.algo, chosen.math,
-                                 chosen.plans ? p->plans->plans[0].engine : -1,
-                                 g_strdup (text->str) };
-      g_hash_table_insert (libs->conv_choices, g_steal_pointer (&key), remember);
+      FbCudaConvChoice *remember = g_new0 (FbCudaConvChoice, 1);
+      *remember = (FbCudaConvChoice) { chosen.way, chosen.algo, chosen.math,
+                                       chosen.plans ? p->plans->plans[0].engine : -1,
+                                       g_strdup (text->str), FALSE };
+      g_hash_table_replace (libs->conv_choices, g_steal_pointer (&key), remember);
+      libs->choices_timed = TRUE;
     }
   p->choice = g_string_free (text, FALSE);
   if (g_strcmp0 (g_getenv ("FUSEBENCH_CUDA_TRACE"), "1") == 0)
@@ -831,6 +819,7 @@ _fb_cuda_libs_clear (FbCudaLibs *libs)
   if (libs->conv_choices)
     g_hash_table_destroy (libs->conv_choices);
   libs->conv_choices = NULL;
+  g_clear_pointer (&libs->device_tag, g_free);
   libs->lt_handle = NULL;
   libs->dnn_handle = NULL;
   libs->workspace = 0;

@@ -458,6 +458,7 @@ fb_cuda_module_new (FbPlan *plan, GPtrArray *code, const FbBackendOptions *optio
     return NULL;
   fb_cubin_cache_init (&m->cubins, device_tag);
   m->libs.cu = m->cu;
+  m->libs.device_tag = g_strdup (device_tag);
   if (!cu_ok (m, m->cu->DevicePrimaryCtxRetain (&m->ctx, m->device), error, "the CUDA context") ||
       !cu_ok (m, m->cu->CtxSetCurrent (m->ctx), error, "the CUDA context") ||
       !cu_ok (m, m->cu->StreamCreate (&m->libs.stream, FB_CU_STREAM_NON_BLOCKING), error,
@@ -469,6 +470,7 @@ fb_cuda_module_new (FbPlan *plan, GPtrArray *code, const FbBackendOptions *optio
       !cu_ok (m, m->cu->StreamSynchronize (m->libs.stream), error, "preparing the library phases") ||
       !make_segments (m, error))
     return NULL;
+  _fb_cuda_timing_cache_save (&m->libs);
   return g_steal_pointer (&m);
 }
 

@@ -5,6 +5,7 @@
 
 #include "fb-cuda.h"
 #include "fb-cuda-api.h"
+#include "fb-cuda-timing-cache.h"
 
 G_BEGIN_DECLS
 
@@ -24,7 +25,10 @@ typedef struct {
   size_t            workspace_bytes;
   gboolean          strict_float32;
   gboolean          tf32_matmul;    /* matrix products in TF32 (strict_float32 overrides) */
-  GHashTable       *conv_choices;   /* convolution shape -> the way timed fastest */
+  GHashTable       *conv_choices;   /* convolution shape -> FbCudaConvChoice, the way timed
+                                       fastest; NULL until the first convolution */
+  gboolean          choices_timed;  /* a choice was timed here: the timing cache is behind */
+  char             *device_tag;     /* the device, as the cubin and timing caches key it */
 } FbCudaLibs;
 
 /* y, x, w, bias, add: device addresses of the phase's arguments (0 where absent);
@@ -43,6 +47,13 @@ const char     *_fb_cuda_lib_phase_choice (const FbCudaLibPhase *phase);
 const char     *_fb_cuda_lib_phase_way    (const FbCudaLibPhase *phase);
 void            _fb_cuda_lib_phase_free (FbCudaLibs *libs, FbCudaLibPhase *phase);
 void            _fb_cuda_libs_clear     (FbCudaLibs *libs);
+
+/* The choices of the timing cache (fb-cuda-timing-cache.h) for this device and cuDNN, or an
+ * empty table; a file of another device or a damaged one is named on stderr and not used. */
+GHashTable     *_fb_cuda_timing_cache_load  (FbCudaLibs *libs);
+/* Writes the module's choices to the timing cache when any were timed; a failure is named on
+ * stderr, never fatal (the module runs as timed). */
+void            _fb_cuda_timing_cache_save  (FbCudaLibs *libs);
 
 /* The driver, initialized, and device 0; FB_RUNTIME_ERROR_DEVICE when either is missing. */
 const FbCuDriver *_fb_cuda_open_device  (CUdevice *device, GError **error);
