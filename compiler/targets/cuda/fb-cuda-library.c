@@ -486,7 +486,7 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbConvDesc *d, GErro
         {
           ConvCandidate *c = &g_array_index (candidates, ConvCandidate, i);
           gboolean graph = c->way == WAY_GRAPH || c->way == WAY_GRAPH_SPLIT;
-          if (c->way == known->way && c->us > -2 &&
+          if ((int) c->way == known->way && c->us > -2 &&
               (graph ? c->plans->plans[c->plan].engine == known->engine : c->algo == known->algo))
             best = (int) i;
         }

@@ -11,6 +11,8 @@ static void
 choice_free (gpointer data)
 {
   FbCudaConvChoice *c = data;
+  if (c == NULL)   /* taken out of the array that held it */
+    return;
   g_free (c->choice);
   g_free (c);
 }
