@@ -172,6 +172,7 @@ apply_counters (FbProfile *p, GPtrArray *reference, const GArray *ranges)
       pk->bytes_written = (guint64) written[k];
       pk->bytes_source = FB_BYTES_MEASURED;
       pk->counters.sm_throughput = sm[k] / ns[k];
+      pk->counters.device_us = ns[k] / 1e3;
     }
 }
 

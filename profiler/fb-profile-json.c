@@ -131,6 +131,7 @@ add_kernel (JsonBuilder *b, const FbProfileKernel *k)
   add_double (b, "instructions", k->counters.instructions);
   add_double (b, "llc_misses", k->counters.llc_misses);
   add_double (b, "sm_throughput", k->counters.sm_throughput);
+  add_double (b, "device_us", k->counters.device_us);
   json_builder_end_object (b);
   json_builder_end_object (b);
 }

@@ -333,7 +333,8 @@ read_counters (Reader *r, JsonObject *ko, const char *path, FbKernelCounters *c)
   return read_double (r, o, cpath, "cycles", FALSE, &c->cycles) &&
          read_double (r, o, cpath, "instructions", FALSE, &c->instructions) &&
          read_double (r, o, cpath, "llc_misses", FALSE, &c->llc_misses) &&
-         read_double (r, o, cpath, "sm_throughput", FALSE, &c->sm_throughput);
+         read_double (r, o, cpath, "sm_throughput", FALSE, &c->sm_throughput) &&
+         read_double (r, o, cpath, "device_us", FALSE, &c->device_us);
 }
 
 static gboolean

@@ -67,7 +67,7 @@ fb_profile_kernel_new (void)
   k->worker_busy_us = g_array_new (FALSE, TRUE, sizeof (double));
   k->bytes_source = FB_BYTES_MODELED;
   k->bound = FB_BOUND_MEMORY;
-  k->counters = (FbKernelCounters) { -1, -1, -1, -1 };
+  k->counters = (FbKernelCounters) { -1, -1, -1, -1, -1 };
   return k;
 }
 

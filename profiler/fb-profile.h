@@ -55,6 +55,10 @@ typedef struct {
   double     instructions;
   double     llc_misses;         /* last-level cache misses */
   double     sm_throughput;      /* CUDA: SM throughput as a share of peak, 0..1 */
+  double     device_us;          /* CUDA: the kernel's device time in one inference by the range
+                                    profiler's gpu__time_duration.sum, as Nsight Compute times
+                                    it (kernel by kernel, the front end's part included); the
+                                    timeline's spans are the tracer's, without that part */
 } FbKernelCounters;
 
 typedef struct {

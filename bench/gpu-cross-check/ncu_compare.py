@@ -27,6 +27,9 @@ import subprocess
 import sys
 
 METRICS = ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum")
+# Sectors of 32 bytes the kernel wrote into the L2: what it wrote, whether or not the lines
+# reached DRAM before it ended (when ncu was asked for it).
+L2_WRITES = "lts__t_sectors_op_write.sum"
 
 
 def number(text):
@@ -38,7 +41,8 @@ def number(text):
 
 
 def read_ncu(path):
-    """The profiled kernels in launch order: (name, ns, bytes read, bytes written)."""
+    """The profiled kernels in launch order: (name, ns, bytes read, bytes written, bytes written
+    into the L2 or None)."""
     with open(path, newline="") as f:
         lines = [line for line in f if line.startswith('"')]  # ncu's own log lines are not CSV
     rows = list(csv.reader(lines))
@@ -51,6 +55,7 @@ def read_ncu(path):
         id_col = head.index("ID")
     except ValueError as e:
         sys.exit(f"{path}: {e}; columns: {head[:14]}")
+    l2_col = head.index(L2_WRITES) if L2_WRITES in head else None
     out = []
     for r in rows[1:]:
         if len(r) <= max(col.values()) or number(r[id_col]) is None:
@@ -58,7 +63,8 @@ def read_ncu(path):
         vals = [number(r[col[m]]) for m in METRICS]
         if None in vals:
             continue
-        out.append((r[name_col], *vals))
+        l2 = number(r[l2_col]) if l2_col is not None and l2_col < len(r) else None
+        out.append((r[name_col], *vals, 32 * l2 if l2 is not None else None))
     return out
 
 
@@ -132,7 +138,7 @@ def main():
     per = {}
     for i, j in pairs:
         e = per.setdefault(ours[i][2], {"n": 0, "ours_us": 0.0, "ncu_us": 0.0, "rd": 0.0, "wr": 0.0,
-                                        "names": set()})
+                                        "l2wr": 0.0, "names": set()})
         e["n"] += 1
         e["ours_us"] += ours[i][1]
         e["ncu_us"] += timed[j][1] / 1e3
@@ -141,25 +147,34 @@ def main():
         if ours[i][2] in per:
             per[ours[i][2]]["rd"] += byte_rows[j][2]
             per[ours[i][2]]["wr"] += byte_rows[j][3]
+            per[ours[i][2]]["l2wr"] += byte_rows[j][4] or 0.0
     # Only plan kernels all of whose device kernels were matched.
     launched = collections.Counter(o[2] for o in ours)
     whole = [(kernels[k], e) for k, e in per.items() if e["n"] == launched[k]]
     whole.sort(key=lambda m: -m[1]["ours_us"])
 
+    # Ours twice: the tracer's spans (the timeline), and the range profiler's
+    # gpu__time_duration.sum (the profile's counters.device_us), the metric ncu reports.
+    nan = float("nan")
     rows = []
-    print(f"{'kernel':<24} {'n':>2} {'ours us':>8} {'ncu us':>8} {'ratio':>6} "
-          f"{'ours rd MB':>10} {'ncu rd MB':>10} {'ratio':>6} {'ours wr MB':>10} "
-          f"{'ncu wr MB':>10} {'ratio':>6}  device function")
+    print(f"{'kernel':<24} {'n':>2} {'trace us':>8} {'ctr us':>8} {'ncu us':>8} {'tr/ncu':>6} "
+          f"{'ctr/ncu':>7} {'ours rd MB':>10} {'ncu rd MB':>10} {'ratio':>6} {'ours wr MB':>10} "
+          f"{'ncu wr MB':>10} {'ratio':>6} {'ncu L2 wr':>9} {'ratio':>6}  device function")
     for k, e in whole[:a.top]:
         measured = k.get("bytes_source") == "measured"
-        r_t = e["ours_us"] / e["ncu_us"] if e["ncu_us"] > 0 else float("nan")
-        r_r = k["bytes_read"] / e["rd"] if e["rd"] > 0 and measured else float("nan")
-        r_w = k["bytes_written"] / e["wr"] if e["wr"] > 0 and measured else float("nan")
-        rows.append((r_t, r_r, r_w))
-        print(f"{k['name'][:24]:<24} {e['n']:>2} {e['ours_us']:>8.2f} {e['ncu_us']:>8.2f} {r_t:>6.3f} "
+        ctr = k.get("counters", {}).get("device_us", -1)
+        ctr = ctr if ctr is not None and ctr > 0 else nan
+        r_t = e["ours_us"] / e["ncu_us"] if e["ncu_us"] > 0 else nan
+        r_c = ctr / e["ncu_us"] if e["ncu_us"] > 0 else nan
+        r_r = k["bytes_read"] / e["rd"] if e["rd"] > 0 and measured else nan
+        r_w = k["bytes_written"] / e["wr"] if e["wr"] > 0 and measured else nan
+        r_l2 = k["bytes_written"] / e["l2wr"] if e["l2wr"] > 0 and measured else nan
+        rows.append((r_t, r_c, r_r, r_w, r_l2))
+        print(f"{k['name'][:24]:<24} {e['n']:>2} {e['ours_us']:>8.2f} {ctr:>8.2f} {e['ncu_us']:>8.2f} "
+              f"{r_t:>6.3f} {r_c:>7.3f} "
               f"{k['bytes_read'] / 1e6:>10.3f} {e['rd'] / 1e6:>10.3f} {r_r:>6.3f} "
-              f"{k['bytes_written'] / 1e6:>10.3f} {e['wr'] / 1e6:>10.3f} {r_w:>6.3f}  "
-              f"{sorted(e['names'])[0][:40]}")
+              f"{k['bytes_written'] / 1e6:>10.3f} {e['wr'] / 1e6:>10.3f} {r_w:>6.3f} "
+              f"{e['l2wr'] / 1e6:>9.3f} {r_l2:>6.3f}  {sorted(e['names'])[0][:40]}")
 
     def within(i):
         vals = [r[i] for r in rows if r[i] == r[i]]
@@ -167,7 +182,8 @@ def main():
         med = statistics.median(vals) if vals else float("nan")
         return f"{ok}/{len(vals)} within 5 % (median ratio {med:.3f})"
 
-    print(f"{a.label} summary: time {within(0)}; DRAM read {within(1)}; DRAM write {within(2)}")
+    print(f"{a.label} summary: time (trace) {within(0)}; time (counters) {within(1)}; "
+          f"DRAM read {within(2)}; DRAM write {within(3)}; written into the L2 {within(4)}")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,10 @@
 #             profile's median is from run's
 #   ncu-MODEL Nsight Compute on `run --iterations 1` of ResNet-50 and BERT-base (untraced: ncu
 #             cannot attach while our CUPTI subscriber is active), matched to the profile's
-#             kernels by ncu_compare.py: duration and DRAM bytes read and written, 20 kernels each
+#             kernels by ncu_compare.py: duration (the tracer's and the range profiler's), DRAM
+#             bytes read and written, and bytes written into the L2, 20 kernels each; every run
+#             shares one timing cache (FUSEBENCH_CUDA_TIMING_CACHE), so ncu sees the engines the
+#             profile ran
 #   torch     the eager baseline (fusion passes off, kernel by kernel) of torchvision's ResNet-50
 #             and of BERT-base, busy share against PyTorch eager under its own profiler
 # FB_EXPORT names the models torch_models.py exports (default "bert vit resnet50").
@@ -37,6 +40,9 @@ tar -xJf "$carry/fusebench-headless.tar.xz" -C "$work/fb" || exit 1
 # The models first whatever the steps, where an earlier call did not leave them.
 [ -f "$m/torch/vit/model.onnx" ] && [ -f "$m/resnet50/model.onnx" ] || steps="models ${steps/models/}"
 fb=$work/fb/fusebench/bin/fusebench
+# One timing cache for every run: the runs, the profiles and ncu's runs take the same cuDNN
+# engines (timing them again under ncu picked others).
+export FUSEBENCH_CUDA_TIMING_CACHE=$res/timing-cache.txt
 export PYTHONUNBUFFERED=1
 log=$out/cross-check.txt
 say () { echo "$@" | tee -a "$log"; }
@@ -88,7 +94,7 @@ compare_ncu () {  # name
   for cache in none all; do
     timeout 200 ncu --profile-from-start off --clock-control none --cache-control $cache \
       --print-units base --csv --page raw \
-      --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+      --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_write.sum \
       "$fb" run "$c/model.onnx" --target cuda --input-dir "$(input_dir "$name")" --iterations 1 \
       > "$res/ncu-$name-$cache.csv" 2> "$res/ncu-$name-$cache.err"
     say "ncu $name, cache control $cache: rc $? $(grep -c '^"' "$res/ncu-$name-$cache.csv") CSV rows $(grep -i error "$res/ncu-$name-$cache.err" | head -c 300)"

@@ -83,20 +83,20 @@ Host gpu-host
 CONF
 export FUSEBENCH_SSH_CONFIG=$k/config
 export FUSEBENCH_REMOTE_RUNNER=$carry/fusebench-headless.tar.xz
-# The runner's cache there: a fresh one, so the first call shows the copy.
-export XDG_CACHE_HOME=$work/remote-cache
-rm -rf "$XDG_CACHE_HOME"
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | tee -a "$log"
 say "OpenSSH: $(LD_LIBRARY_PATH=$ossh/lib "$ossh/bin/ssh" -V 2>&1); sshd on 127.0.0.1:$port"
-m=$work/resnet50
+m=${FB_MODEL_DIR:-$work/resnet50}   # a case folder (model.onnx, test_data_set_0) to use another model
 [ -f "$m/model.onnx" ] || python3 "$top/bench/models/make-resnet50.py" "$m" > "$work/make.log" 2>&1 || { cat "$work/make.log"; exit 1; }
 [ -d "$m/test_data_set_0" ] || ls "$m"
 
-step ssh gpu-host 'echo connected as $(id -un) on $(hostname)'
+step ssh -F "$k/config" gpu-host 'echo connected as $(id -un) on $(hostname)'
+# The runner's cache there, emptied so that the first call shows the copy.
+rcache=$(ssh -F "$k/config" gpu-host 'echo ${XDG_CACHE_HOME:-$HOME/.cache}/fusebench/runner')
+[ -n "$rcache" ] && rm -rf "$rcache"
 step /usr/bin/time -f '%e s' "$fb" profile "$m/model.onnx" --remote gpu-host --target "$target" \
   -o "$out/remote.profile.json" --chrome-trace "$out/remote.trace.json"
-step ls -R "$XDG_CACHE_HOME/fusebench"
+step find "$rcache" -maxdepth 2
 # A second profile finds the runner in place and checked: nothing is copied again.
 step /usr/bin/time -f '%e s' "$fb" profile "$m/model.onnx" --remote gpu-host --target "$target" \
   -o "$out/remote2.profile.json"
@@ -105,7 +105,7 @@ step "$fb" run "$m/model.onnx" --remote gpu-host --target "$target" --input-dir 
 step ls -l "$out/remote-outputs"
 step "$fb" check --remote gpu-host --target "$target" "$top/tests/cases/conv" "$top/tests/cases/gpt2_struct" "$top/tests/cases/binary"
 # A damaged runner there is replaced, never run.
-bin=$(find "$XDG_CACHE_HOME/fusebench/runner" -path '*/bin/fusebench' -type f | head -1)
+bin=$(find "$rcache" -path '*/bin/fusebench' -type f | head -1)
 [ -n "$bin" ] && { say "damaging $bin"; chmod u+w "$bin"; printf 'garbage' > "$bin"; }
 step "$fb" check --remote gpu-host --target "$target" "$top/tests/cases/conv" "$top/tests/cases/gpt2_struct" "$top/tests/cases/binary"
 # The same profile made locally, for the medians side by side.
