@@ -96,6 +96,8 @@ values_json (GPtrArray *values)
       JsonObject *o = json_object_new ();
       json_object_set_string_member (o, "name", v->name);
       json_object_set_string_member (o, "dtype", fb_dtype_name (v->dtype));
+      if (v->kind != FB_KIND_TENSOR)
+        json_object_set_string_member (o, "kind", fb_value_kind_name (v->kind));
       json_object_set_member (o, "shape", shape_json (&v->shape));
       json_array_add_object_element (array, o);
     }
@@ -185,7 +187,15 @@ print_values (const char *title, GPtrArray *values)
       g_autofree char *symbols = fb_shape_symbols_text (&v->shape);
 
       /* As the window shows it, and what a short name stands for under it. */
-      printf ("  %-28s %-8s %s\n", v->name, fb_dtype_name (v->dtype), shape);
+      if (v->kind != FB_KIND_TENSOR)
+        {
+          /* "seq(float32[1x64])": a sequence or an optional around its elements' type. */
+          g_autofree char *tensor = g_strdup_printf ("%s[%s]", fb_dtype_name (v->dtype), shape);
+          g_autofree char *type = fb_value_kind_wrap (v->kind, tensor);
+          printf ("  %-28s %s\n", v->name, type);
+        }
+      else
+        printf ("  %-28s %-8s %s\n", v->name, fb_dtype_name (v->dtype), shape);
       if (symbols != NULL)
         {
           g_auto(GStrv) lines = g_strsplit (symbols, "\n", -1);

@@ -291,6 +291,18 @@ on_run_done (GObject      *source,
   _fb_window_profile_run_changed (self);
   if (first)
     fb_stage_list_select (self->stage_list, first_interesting_stage (run));
+  if (fb_run_get_stopped (run) != NULL)
+    {
+      /* The model is drawn as imported; the nodes in question say why in the inspector. */
+      g_autofree char *message = g_strdup_printf ("Only the import is shown: %s",
+                                                  fb_run_get_stopped (run));
+      AdwToast *toast = adw_toast_new (message);
+
+      adw_toast_set_timeout (toast, 0);
+      adw_toast_overlay_add_toast (self->toast_overlay, toast);
+      g_free (self->last_error);
+      self->last_error = g_strdup (fb_run_get_stopped (run));
+    }
   _fb_window_update_busy (self);
 }
 

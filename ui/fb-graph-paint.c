@@ -301,13 +301,26 @@ draw_rows (FbGraphPaint      *d,
     }
 }
 
+/* Whether node is one the model's import marked as not computed (FbModel.problems). */
+static gboolean
+not_computed (FbGraphScene *scene,
+              const FbNode *node)
+{
+  FbGraph *graph = fb_graph_layout_get_graph (fb_graph_scene_get_layout (scene));
+
+  return graph != NULL && graph->model != NULL && graph->model->problems != NULL &&
+         node->name != NULL && g_hash_table_contains (graph->model->problems, node->name);
+}
+
 static void
 draw_node (FbGraphPaint              *d,
            FbGraphScene      *scene,
            const FbSceneItem *item)
 {
   cairo_t *cr = d->cr;
-  Kind kind = kind_of (item->node->op);
+  /* A node nothing computes (an unsupported operator, or one the import marked) is drawn as
+   * unknown: dashed, in the unknown colours; the inspector says why. */
+  Kind kind = not_computed (scene, item->node) ? KIND_UNKNOWN : kind_of (item->node->op);
   FbGraphMark mark = paint_mark (d, item->node);
   FbGraph *body = _fb_graph_fused_body (item->node);
   double w = item->width - 2 * FB_GRAPH_NODE_PAD;

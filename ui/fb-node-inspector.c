@@ -152,13 +152,18 @@ format_value (const FbValue *value)
 {
   g_autofree char *shape = NULL;
   g_autofree char *symbols = NULL;
+  g_autofree char *tensor = NULL;
+  g_autofree char *type = NULL;
 
   if (value == NULL)
     return g_strdup ("(omitted)");
   shape = fb_shape_to_display (&value->shape);
   /* The boxes have room for the short names only: here the whole names stand under them. */
   symbols = fb_shape_symbols_text (&value->shape);
-  return g_strdup_printf ("%s [%s]%s%s%s%s", fb_dtype_name (value->dtype), shape,
+  tensor = g_strdup_printf ("%s [%s]", fb_dtype_name (value->dtype), shape);
+  /* A sequence or an optional says so around its elements' type: "seq(float32 [1×64])". */
+  type = fb_value_kind_wrap (value->kind, tensor);
+  return g_strdup_printf ("%s%s%s%s%s", type,
                           value->constant != NULL ? " · constant" : "",
                           value->is_input ? " · graph input" : value->is_output ? " · graph output" : "",
                           symbols != NULL ? "\n" : "", symbols != NULL ? symbols : "");

@@ -6,6 +6,7 @@ struct _FbRun {
   GPtrArray         *stages;     /* FbStage*, one reference each */
   FbPipelineOptions *options;
   char              *title;
+  char              *stopped;    /* why the passes stopped after the import, or NULL */
 };
 
 FbRun *
@@ -45,6 +46,7 @@ fb_run_unref (FbRun *run)
   g_ptr_array_unref (run->stages);
   fb_pipeline_options_free (run->options);
   g_free (run->title);
+  g_free (run->stopped);
   g_free (run);
 }
 
@@ -101,4 +103,20 @@ fb_run_find_stage (FbRun      *run,
     if (g_strcmp0 (((FbStage *) g_ptr_array_index (run->stages, i))->name, name) == 0)
       return i;
   return -1;
+}
+
+const char *
+fb_run_get_stopped (FbRun *run)
+{
+  g_return_val_if_fail (run != NULL, NULL);
+  return run->stopped;
+}
+
+void
+fb_run_set_stopped (FbRun      *run,
+                    const char *why)
+{
+  g_return_if_fail (run != NULL);
+  g_free (run->stopped);
+  run->stopped = g_strdup (why);
 }

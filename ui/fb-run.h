@@ -28,6 +28,12 @@ const FbPipelineOptions *fb_run_get_options     (FbRun *run);
 const char              *fb_run_get_title       (FbRun *run);
 /* Total time of the passes. */
 double                   fb_run_get_wall_ms     (FbRun *run);
+/* Why the passes did not run after the import (a node this project cannot compute yet), or
+ * NULL when they all ran. Such a run holds the import stage alone, so that the model is drawn
+ * with the nodes in question marked. */
+const char              *fb_run_get_stopped     (FbRun *run);
+void                     fb_run_set_stopped     (FbRun      *run,
+                                                 const char *why);
 /* Index of the stage named name, or -1. */
 int                      fb_run_find_stage      (FbRun      *run,
                                                  const char *name);

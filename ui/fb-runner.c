@@ -128,15 +128,26 @@ run_thread (GTask        *task,
 
   /* The references are taken here, before the next run can start: the run handed back stays
    * whole while later runs replace stages in the pipeline. */
-  if (fb_pipeline_run (runner->pipeline, job->options, cancellable, on_progress, job, &error))
+  FbRun *run;
+
+  /* A model with nodes this project cannot compute yet still loaded: its import stage is drawn,
+   * and the run says why the passes stopped there. */
+  if (fb_pipeline_run (runner->pipeline, job->options, cancellable, on_progress, job, &error) ||
+      (g_error_matches (error, FB_PIPELINE_ERROR, FB_PIPELINE_ERROR_UNSUPPORTED) &&
+       fb_pipeline_n_stages (runner->pipeline) > 0))
     stages = fb_pipeline_dup_stages (runner->pipeline);
   g_atomic_int_set (&runner->running, FALSE);
 
   if (stages == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, fb_run_new (stages, job->options, runner->title),
-                           (GDestroyNotify) fb_run_unref);
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  run = fb_run_new (stages, job->options, runner->title);
+  if (error != NULL)
+    fb_run_set_stopped (run, error->message);
+  g_clear_error (&error);
+  g_task_return_pointer (task, run, (GDestroyNotify) fb_run_unref);
 }
 
 void

@@ -78,7 +78,7 @@ fb_case_read_inputs (const FbGraph *graph, const char *set_dir, GError **error)
                        v->name);
           return NULL;
         }
-      t = fb_tensor_load_file (path, NULL, error);
+      t = fb_value_load_file (path, v->kind, v->dtype, NULL, error);
       if (t == NULL)
         return NULL;
       if (!fb_interp_check_input (v, t, &local))
@@ -107,7 +107,8 @@ compare_outputs (const FbGraph *graph, GPtrArray *outputs, const char *set_dir, 
 {
   for (guint i = 0; i < outputs->len; i++)
     {
-      const char *name = ((const FbValue *) g_ptr_array_index (graph->outputs, i))->name;
+      const FbValue *out = g_ptr_array_index (graph->outputs, i);
+      const char *name = out->name;
       g_autofree char *path = tensor_file (set_dir, "output", i);
       g_autoptr(FbTensor) expected = NULL;
       g_autoptr(GError) error = NULL;
@@ -119,7 +120,7 @@ compare_outputs (const FbGraph *graph, GPtrArray *outputs, const char *set_dir, 
                                             "'%s'", set_dir, i, i, name));
           return;
         }
-      expected = fb_tensor_load_file (path, NULL, &error);
+      expected = fb_value_load_file (path, out->kind, out->dtype, NULL, &error);
       if (expected == NULL)
         {
           verdict_fail (v, g_strdup (error->message));

@@ -77,10 +77,11 @@ fb_specializer_n_compiled (FbSpecializer *spec)
   return spec->n_compiled;
 }
 
+/* Sequences and optionals have no shape to pin: their length is a run-time matter. */
 static gboolean
 input_is_dynamic (const FbValue *v)
 {
-  return !fb_shape_is_static (&v->shape);
+  return v->kind == FB_KIND_TENSOR && !fb_shape_is_static (&v->shape);
 }
 
 void
@@ -92,7 +93,8 @@ fb_pins_from_inputs (const FbGraph *graph, GPtrArray *inputs, GHashTable *pins)
       const FbValue *v = g_ptr_array_index (graph->inputs, i);
       const FbTensor *t = g_ptr_array_index (inputs, i);
 
-      if (t == NULL || !input_is_dynamic (v) || g_hash_table_contains (pins, v->name))
+      if (t == NULL || t->kind != FB_KIND_TENSOR || !input_is_dynamic (v) ||
+          g_hash_table_contains (pins, v->name))
         continue;
       FbShape s = fb_tensor_shape (t);
       g_hash_table_insert (pins, g_strdup (v->name), g_memdup2 (&s, sizeof s));
@@ -110,7 +112,7 @@ fb_input_signature (const FbGraph *graph, GPtrArray *inputs)
       const FbValue *v = g_ptr_array_index (graph->inputs, i);
       const FbTensor *t = g_ptr_array_index (inputs, i);
 
-      if (t == NULL || !input_is_dynamic (v))
+      if (t == NULL || t->kind != FB_KIND_TENSOR || !input_is_dynamic (v))
         continue;
       FbShape s = fb_tensor_shape (t);
       g_autofree char *text = fb_shape_to_string (&s);

@@ -71,6 +71,32 @@ tensor_proto (Export *x, const FbTensor *t, const char *name)
   return p;
 }
 
+/* tensor wrapped as a sequence, an optional or an optional sequence, as kind says. */
+static Onnx__TypeProto *
+wrap_kind (Export *x, FbValueKind kind, Onnx__TypeProto *tensor)
+{
+  Onnx__TypeProto *inner = tensor, *tp;
+
+  if (kind == FB_KIND_SEQUENCE || kind == FB_KIND_OPTIONAL_SEQUENCE)
+    {
+      Onnx__TypeProto__Sequence *seq = NEW (x, Onnx__TypeProto__Sequence,
+                                            ONNX__TYPE_PROTO__SEQUENCE__INIT);
+      seq->elem_type = inner;
+      inner = NEW (x, Onnx__TypeProto, ONNX__TYPE_PROTO__INIT);
+      inner->value_case = ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE;
+      inner->sequence_type = seq;
+    }
+  if (kind != FB_KIND_OPTIONAL && kind != FB_KIND_OPTIONAL_SEQUENCE)
+    return inner;
+  Onnx__TypeProto__Optional *opt = NEW (x, Onnx__TypeProto__Optional,
+                                        ONNX__TYPE_PROTO__OPTIONAL__INIT);
+  opt->elem_type = inner;
+  tp = NEW (x, Onnx__TypeProto, ONNX__TYPE_PROTO__INIT);
+  tp->value_case = ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE;
+  tp->optional_type = opt;
+  return tp;
+}
+
 static Onnx__ValueInfoProto *
 value_info (Export *x, const FbValue *v)
 {
@@ -107,7 +133,7 @@ value_info (Export *x, const FbValue *v)
     }
   tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
   tp->tensor_type = tt;
-  vi->type = tp;
+  vi->type = wrap_kind (x, v->kind, tp);
   return vi;
 }
 
@@ -147,6 +173,18 @@ attr_proto (Export *x, const FbAttr *a)
           p->strings[i].data = (uint8_t *) str (x, a->strings.v[i]);
           p->strings[i].len = strlen (a->strings.v[i]);
         }
+      break;
+    case FB_ATTR_TYPE:
+      {
+        Onnx__TypeProto *tp = NEW (x, Onnx__TypeProto, ONNX__TYPE_PROTO__INIT);
+        Onnx__TypeProto__Tensor *tt = NEW (x, Onnx__TypeProto__Tensor,
+                                           ONNX__TYPE_PROTO__TENSOR__INIT);
+        tt->has_elem_type = a->tp.dtype != FB_DTYPE_UNDEFINED;
+        tt->elem_type = a->tp.dtype;
+        tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+        tp->tensor_type = tt;
+        p->tp = wrap_kind (x, a->tp.kind, tp);
+      }
       break;
     default:
       p->has_type = FALSE;

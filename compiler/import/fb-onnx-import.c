@@ -59,25 +59,68 @@ type_kind (const Onnx__TypeProto *type)
     }
 }
 
-/* A valid type this project does not compute (a sequence, an optional, a string tensor) does not
- * stop the import: the value keeps no type, and the nodes that touch it are marked with why
- * (mark_problems), so that the model still opens and is drawn. */
+/* The tensor type inside a sequence, an optional or an optional sequence, with *kind saying
+ * which; type itself for a tensor; NULL for what FbValueKind does not represent (maps, sparse
+ * tensors, sequences of sequences, optionals of optionals). */
+static const Onnx__TypeProto *
+unwrap_kind (const Onnx__TypeProto *type, FbValueKind *kind)
+{
+  const Onnx__TypeProto *inner;
+
+  *kind = FB_KIND_TENSOR;
+  switch (type->value_case)
+    {
+    case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE:
+      return type;
+    case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE:
+      inner = type->sequence_type ? type->sequence_type->elem_type : NULL;
+      *kind = FB_KIND_SEQUENCE;
+      return inner && inner->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? inner : NULL;
+    case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE:
+      inner = type->optional_type ? type->optional_type->elem_type : NULL;
+      if (inner == NULL)
+        return NULL;
+      if (inner->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+        {
+          *kind = FB_KIND_OPTIONAL;
+          return inner;
+        }
+      if (inner->value_case != ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE || !inner->sequence_type)
+        return NULL;
+      inner = inner->sequence_type->elem_type;
+      *kind = FB_KIND_OPTIONAL_SEQUENCE;
+      return inner && inner->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? inner : NULL;
+    default:
+      return NULL;
+    }
+}
+
+/* A valid type this project does not compute (a map, a sequence of sequences, a string tensor)
+ * does not stop the import: the value keeps no type, and the nodes that touch it are marked
+ * with why (mark_problems), so that the model still opens and is drawn. Sequences and optionals
+ * of tensors take their kind, and dtype and shape describe the tensors inside. */
 static gboolean
 apply_type (Importer *im, FbValue *value, const Onnx__TypeProto *type, const char *what,
             GError **error)
 {
   const Onnx__TypeProto__Tensor *tt;
+  FbValueKind kind;
+  const Onnx__TypeProto *inner;
 
   if (type == NULL)
     return TRUE;
-  if (type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+  inner = unwrap_kind (type, &kind);
+  if (inner == NULL)
     {
       g_hash_table_insert (im->bad_values, value,
-                           g_strdup_printf ("%s '%s' is %s, which this project does not compute "
-                                            "yet", what, value->name, type_kind (type)));
+                           g_strdup_printf ("%s '%s' is %s%s, which this project does not "
+                                            "compute yet", what, value->name, type_kind (type),
+                                            kind != FB_KIND_TENSOR ? " of other than tensors"
+                                                                   : ""));
       return TRUE;
     }
-  tt = type->tensor_type;
+  value->kind = kind;
+  tt = inner->tensor_type;
   if (tt == NULL)
     return TRUE;
   if (tt->has_elem_type && tt->elem_type != 0)
@@ -154,6 +197,7 @@ attribute_type (const Onnx__AttributeProto *a)
   if (a->n_floats) return FB_ATTR_FLOATS;
   if (a->n_ints) return FB_ATTR_INTS;
   if (a->n_strings) return FB_ATTR_STRINGS;
+  if (a->tp) return FB_ATTR_TYPE;
   return FB_ATTR_UNDEFINED;
 }
 
@@ -205,6 +249,26 @@ import_attribute (Importer *im, FbGraph *graph, FbNode *node, const Onnx__Attrib
         break;
       out->t = _fb_onnx_tensor_decode (&im->onnx, a->t, error);
       return out->t != NULL;
+    case FB_ATTR_TYPE:
+      {
+        const Onnx__TypeProto *inner;
+        if (a->tp == NULL)
+          break;
+        inner = unwrap_kind (a->tp, &out->tp.kind);
+        if (inner == NULL || out->tp.kind == FB_KIND_OPTIONAL ||
+            out->tp.kind == FB_KIND_OPTIONAL_SEQUENCE)
+          {
+            g_set_error (error, FB_IMPORT_ERROR, FB_IMPORT_ERROR_UNSUPPORTED,
+                         "node '%s' (%s): attribute '%s' names %s, which is not supported "
+                         "(a tensor or a sequence of tensors is)", node->name, node->op_type,
+                         out->name, type_kind (a->tp));
+            return FALSE;
+          }
+        out->tp.dtype = inner->tensor_type && inner->tensor_type->has_elem_type &&
+                        fb_dtype_is_known (inner->tensor_type->elem_type)
+                          ? (FbDType) inner->tensor_type->elem_type : FB_DTYPE_UNDEFINED;
+        return TRUE;
+      }
     case FB_ATTR_GRAPH:
       {
         FbGraph *sub;
@@ -222,7 +286,7 @@ import_attribute (Importer *im, FbGraph *graph, FbNode *node, const Onnx__Attrib
     default:
       g_set_error (error, FB_IMPORT_ERROR, FB_IMPORT_ERROR_UNSUPPORTED,
                    "node '%s' (%s): attribute '%s' has a type (%d) that is not supported "
-                   "(sparse tensors, type protos and lists of graphs or tensors)",
+                   "(sparse tensors and lists of graphs, tensors or types)",
                    node->name, node->op_type, out->name, a->has_type ? (int) a->type : 0);
       return FALSE;
     }

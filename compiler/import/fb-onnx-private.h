@@ -27,4 +27,13 @@ FbTensor *_fb_onnx_tensor_decode  (FbOnnxContext *ctx, const Onnx__TensorProto *
 GBytes   *_fb_external_data_read  (FbOnnxContext *ctx, const Onnx__TensorProto *proto,
                                    gsize nbytes, GError **error);
 
+/* A TensorProto (raw_data) holding t, named name. */
+gboolean  _fb_onnx_tensor_pack    (const FbTensor *t, const char *name, GBytes **out);
+
+/* SequenceProto and OptionalProto (fb-onnx-value.c): onnx.proto does not define them (they live
+ * in onnx-data.proto), so their few fields are read and written on the wire format here. */
+FbTensor *_fb_onnx_value_decode   (GBytes *bytes, FbValueKind kind, FbDType dtype,
+                                   const char *base_dir, char **name, GError **error);
+GBytes   *_fb_onnx_value_pack     (const FbTensor *value, const char *name, GError **error);
+
 G_END_DECLS

@@ -42,8 +42,8 @@ load_pb (const char *path, GBytes *bytes, char **name, GError **error)
   return t;
 }
 
-static gboolean
-save_pb (const FbTensor *t, const char *name, GBytes **out)
+gboolean
+_fb_onnx_tensor_pack (const FbTensor *t, const char *name, GBytes **out)
 {
   Onnx__TensorProto proto = ONNX__TENSOR_PROTO__INIT;
   int64_t dims[FB_MAX_RANK];
@@ -231,6 +231,43 @@ save_npy (const FbTensor *t)
 /* ---- public ------------------------------------------------------------------------------ */
 
 FbTensor *
+fb_value_load_file (const char *path, FbValueKind kind, FbDType dtype, char **name,
+                    GError **error)
+{
+  g_autoptr(GMappedFile) mapped = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) local = NULL;
+  g_autofree char *dir = NULL;
+  FbTensor *t;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  if (kind == FB_KIND_TENSOR)
+    return fb_tensor_load_file (path, name, error);
+  if (name)
+    *name = NULL;
+  if (is_npy (path))
+    {
+      g_set_error (error, FB_IMPORT_ERROR, FB_IMPORT_ERROR_UNSUPPORTED,
+                   "%s: a %s cannot be read from .npy; give a .pb file (an ONNX %s)", path,
+                   fb_value_kind_name (kind),
+                   kind == FB_KIND_SEQUENCE ? "SequenceProto" : "OptionalProto");
+      return NULL;
+    }
+  mapped = g_mapped_file_new (path, FALSE, &local);
+  if (mapped == NULL)
+    {
+      g_set_error (error, FB_IMPORT_ERROR, FB_IMPORT_ERROR_IO, "%s", local->message);
+      return NULL;
+    }
+  bytes = g_mapped_file_get_bytes (mapped);
+  dir = g_path_get_dirname (path);
+  t = _fb_onnx_value_decode (bytes, kind, dtype, dir, name, error);
+  if (t == NULL)
+    g_prefix_error (error, "%s: ", path);
+  return t;
+}
+
+FbTensor *
 fb_tensor_load_file (const char *path, char **name, GError **error)
 {
   g_autoptr(GMappedFile) mapped = NULL;
@@ -260,6 +297,14 @@ fb_tensor_save_file (const FbTensor *tensor, const char *name, const char *path,
   const char *data;
 
   g_return_val_if_fail (tensor != NULL && path != NULL, FALSE);
+  if (is_npy (path) && tensor->kind != FB_KIND_TENSOR)
+    {
+      g_autofree char *what = fb_tensor_describe (tensor);
+      g_set_error (error, FB_IMPORT_ERROR, FB_IMPORT_ERROR_UNSUPPORTED,
+                   "%s: %s cannot be written as .npy; write a .pb file (an ONNX SequenceProto "
+                   "or OptionalProto) instead", path, what);
+      return FALSE;
+    }
   if (is_npy (path) && tensor->dtype == FB_DTYPE_BFLOAT16)
     {
       g_set_error (error, FB_IMPORT_ERROR, FB_IMPORT_ERROR_UNSUPPORTED,
@@ -268,8 +313,16 @@ fb_tensor_save_file (const FbTensor *tensor, const char *name, const char *path,
     }
   if (is_npy (path))
     bytes = save_npy (tensor);
+  else if (tensor->kind != FB_KIND_TENSOR)
+    {
+      if ((bytes = _fb_onnx_value_pack (tensor, name, error)) == NULL)
+        {
+          g_prefix_error (error, "%s: ", path);
+          return FALSE;
+        }
+    }
   else
-    save_pb (tensor, name, &bytes);
+    _fb_onnx_tensor_pack (tensor, name, &bytes);
   data = g_bytes_get_data (bytes, &size);
   /* g_file_set_contents writes a temporary file and renames it over the target. */
   return g_file_set_contents (path, data, (gssize) size, error);

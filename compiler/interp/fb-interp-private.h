@@ -131,6 +131,22 @@ FbTensor *_fb_interp_channels       (const FbNode *node, const FbTensor *x, gboo
 
 /* ---- kernel families ---------------------------------------------------------------------- */
 
+/* fb-interp-sequence.c */
+gboolean _fb_interp_sequence_empty  (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_sequence_construct (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_sequence_insert (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_sequence_at     (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_sequence_erase  (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_sequence_length (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_split_to_sequence (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_concat_from_sequence (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_optional        (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_optional_has_element (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_optional_get_element (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+gboolean _fb_interp_sequence_map    (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
+/* fb_interp_check_input for a value or a fed value that is a sequence or an optional. */
+gboolean _fb_interp_check_container_input (const FbValue *v, const FbTensor *t, GError **error);
+
 /* fb-interp-elementwise.c */
 gboolean _fb_interp_unary           (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);
 gboolean _fb_interp_cast            (FbInterpCtx *, const FbNode *, FbTensor *const *, FbTensor **, GError **);

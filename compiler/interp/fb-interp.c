@@ -195,6 +195,19 @@ static const OpEntry op_table[] = {
   [FB_OP_ROI_ALIGN]              = { _fb_interp_roi_align, NULL },
   [FB_OP_TFIDF_VECTORIZER]       = { _fb_interp_tfidf, NULL },
   [FB_OP_MEAN_VARIANCE_NORMALIZATION] = { _fb_interp_mvn, NULL },
+  /* sequences and optionals */
+  [FB_OP_CONCAT_FROM_SEQUENCE]   = { _fb_interp_concat_from_sequence, NULL },
+  [FB_OP_OPTIONAL]               = { _fb_interp_optional, NULL },
+  [FB_OP_OPTIONAL_GET_ELEMENT]   = { _fb_interp_optional_get_element, NULL },
+  [FB_OP_OPTIONAL_HAS_ELEMENT]   = { _fb_interp_optional_has_element, NULL },
+  [FB_OP_SEQUENCE_AT]            = { _fb_interp_sequence_at, NULL },
+  [FB_OP_SEQUENCE_CONSTRUCT]     = { _fb_interp_sequence_construct, NULL },
+  [FB_OP_SEQUENCE_EMPTY]         = { _fb_interp_sequence_empty, NULL },
+  [FB_OP_SEQUENCE_ERASE]         = { _fb_interp_sequence_erase, NULL },
+  [FB_OP_SEQUENCE_INSERT]        = { _fb_interp_sequence_insert, NULL },
+  [FB_OP_SEQUENCE_LENGTH]        = { _fb_interp_sequence_length, NULL },
+  [FB_OP_SEQUENCE_MAP]           = { _fb_interp_sequence_map, NULL },
+  [FB_OP_SPLIT_TO_SEQUENCE]      = { _fb_interp_split_to_sequence, NULL },
   [FB_OP_FUSED]                  = { run_control_fused, NULL },
 };
 
@@ -415,10 +428,26 @@ run_node (FbInterpCtx *ctx, const FbNode *node, FbTensor *const *in, FbTensor **
     if (in[k] == NULL)
       return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME, "input %u is required", k);
   for (guint k = 0; k < node->n_inputs; k++)
-    if (in[k] != NULL && !fb_dtype_is_known (in[k]->dtype))
-      return _fb_interp_fail (error, node, FB_INTERP_ERROR_UNSUPPORTED,
-                              "input %u has element type %s, which is not supported", k,
-                              fb_dtype_name (in[k]->dtype));
+    {
+      if (in[k] == NULL)
+        continue;
+      /* Sequences and optionals reach only their own operators, Identity and control flow
+       * (a Loop carries them); every other kernel reads tensor data. */
+      if (in[k]->kind != FB_KIND_TENSOR)
+        {
+          if (fb_op_has_flag (node->op, FB_OPF_SEQUENCE) || node->op == FB_OP_IDENTITY ||
+              node->op == FB_OP_LOOP)
+            continue;
+          g_autofree char *what = fb_tensor_describe (in[k]);
+          return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
+                                  "input %u is %s, but %s takes tensors", k, what,
+                                  node->op_type ? node->op_type : fb_op_name (node->op));
+        }
+      if (!fb_dtype_is_known (in[k]->dtype))
+        return _fb_interp_fail (error, node, FB_INTERP_ERROR_UNSUPPORTED,
+                                "input %u has element type %s, which is not supported", k,
+                                fb_dtype_name (in[k]->dtype));
+    }
   if (entry->check != NULL && !entry->check (node, error))
     return FALSE;
   if (!entry->kernel (ctx, node, in, out, error))
@@ -516,6 +545,9 @@ stack_scans (const FbNode *node, GPtrArray *parts, const FbValue *body_out, GErr
                              rank, dims, error);
     }
   first = g_ptr_array_index (parts, 0);
+  if (first->kind != FB_KIND_TENSOR)
+    return _fb_interp_fail (error, node, FB_INTERP_ERROR_RUNTIME,
+                            "scan output '%s' is not a tensor", body_out->name), NULL;
   if (first->rank >= FB_MAX_RANK)
     return _fb_interp_fail (error, node, FB_INTERP_ERROR_UNSUPPORTED,
                             "scan output '%s' would exceed rank %d", body_out->name, FB_MAX_RANK),
@@ -637,6 +669,8 @@ fb_interp_check_input (const FbValue *v, const FbTensor *t, GError **error)
   gboolean fits = TRUE;
 
   g_return_val_if_fail (v != NULL && t != NULL, FALSE);
+  if (v->kind != FB_KIND_TENSOR || t->kind != FB_KIND_TENSOR)
+    return _fb_interp_check_container_input (v, t, error);
   if (v->dtype != FB_DTYPE_UNDEFINED && t->dtype != v->dtype)
     fits = FALSE;
   if (v->shape.rank >= 0)

@@ -28,7 +28,10 @@ numel (const FbValue *v)
 static double
 value_bytes (const FbValue *v)
 {
-  return v != NULL ? numel (v) * (double) fb_dtype_size (v->dtype) : 0.0;
+  /* A sequence's length is only known when it runs: its bytes are not counted. */
+  if (v == NULL || v->kind != FB_KIND_TENSOR)
+    return 0.0;
+  return numel (v) * (double) fb_dtype_size (v->dtype);
 }
 
 static double
@@ -472,6 +475,16 @@ node_flops (const FbNode *node)
       return loop_flops (node);
     case FB_OP_FUSED:
       return graph_flops (fb_node_attr_graph (node, "body"));
+    case FB_OP_SEQUENCE_MAP:
+      /* at least once; the sequence's length is only known when it runs */
+      return graph_flops (fb_node_attr_graph (node, "body"));
+
+    /* Sequences and optionals only hold, split and join tensors */
+    case FB_OP_CONCAT_FROM_SEQUENCE: case FB_OP_OPTIONAL: case FB_OP_OPTIONAL_GET_ELEMENT:
+    case FB_OP_OPTIONAL_HAS_ELEMENT: case FB_OP_SEQUENCE_AT: case FB_OP_SEQUENCE_CONSTRUCT:
+    case FB_OP_SEQUENCE_EMPTY: case FB_OP_SEQUENCE_ERASE: case FB_OP_SEQUENCE_INSERT:
+    case FB_OP_SEQUENCE_LENGTH: case FB_OP_SPLIT_TO_SEQUENCE:
+      return 0.0;
 
     /* Moving, reshaping, creating and measuring tensors computes nothing */
     case FB_OP_CONCAT: case FB_OP_CONSTANT: case FB_OP_CONSTANT_OF_SHAPE:

@@ -154,3 +154,28 @@ fb_float_to_bfloat16 (float f)
   bits += 0x7fff + ((bits >> 16) & 1);
   return (uint16_t) (bits >> 16);
 }
+
+const char *
+fb_value_kind_name (FbValueKind kind)
+{
+  switch (kind)
+    {
+    case FB_KIND_TENSOR: return "tensor";
+    case FB_KIND_SEQUENCE: return "sequence";
+    case FB_KIND_OPTIONAL: return "optional";
+    case FB_KIND_OPTIONAL_SEQUENCE: return "optional sequence";
+    default: return "?";
+    }
+}
+
+char *
+fb_value_kind_wrap (FbValueKind kind, const char *inner)
+{
+  switch (kind)
+    {
+    case FB_KIND_SEQUENCE: return g_strdup_printf ("seq(%s)", inner);
+    case FB_KIND_OPTIONAL: return g_strdup_printf ("optional(%s)", inner);
+    case FB_KIND_OPTIONAL_SEQUENCE: return g_strdup_printf ("optional(seq(%s))", inner);
+    default: return g_strdup (inner);
+    }
+}

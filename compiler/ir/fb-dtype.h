@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Element types. The numeric values are ONNX's TensorProto.DataType so that import and the
+/* Element types and value kinds. The numeric values are ONNX's TensorProto.DataType so that import and the
  * .pb writers need no translation table. */
 #pragma once
 
@@ -35,6 +35,22 @@ gboolean     fb_dtype_is_known    (int dtype);
 gboolean     fb_dtype_is_float    (FbDType dtype);
 gboolean     fb_dtype_is_integer  (FbDType dtype);   /* signed or unsigned, not bool */
 gboolean     fb_dtype_is_signed   (FbDType dtype);
+
+/* What a value is. ONNX values are tensors, sequences of tensors or optionals; dtype and shape
+ * always describe the tensors inside (a sequence's elements, an optional's content), so that
+ * code that only knows tensors reads the element type and must check kind first. Nested kinds
+ * beyond optional(sequence) (a sequence of sequences, a map) are not represented. */
+typedef enum {
+  FB_KIND_TENSOR = 0,
+  FB_KIND_SEQUENCE,             /* seq(tensor): any number of tensors of one element type */
+  FB_KIND_OPTIONAL,             /* optional(tensor): a tensor or nothing */
+  FB_KIND_OPTIONAL_SEQUENCE,    /* optional(seq(tensor)) */
+} FbValueKind;
+
+/* "tensor", "sequence", "optional", "optional sequence". */
+const char  *fb_value_kind_name   (FbValueKind kind);
+/* inner wrapped as the kind says: "seq(float32[1x64])", "optional(seq(f32[?]))". */
+char        *fb_value_kind_wrap   (FbValueKind kind, const char *inner);
 
 /* IEEE half and bfloat16 conversions (round to nearest even). */
 float        fb_half_to_float     (uint16_t h);

@@ -37,6 +37,7 @@ typedef enum {
   FB_ATTR_FLOATS    = 6,
   FB_ATTR_INTS      = 7,
   FB_ATTR_STRINGS   = 8,
+  FB_ATTR_TYPE      = 13,       /* a type (Optional's "type"): kind and element type */
 } FbAttrType;                   /* numbered as ONNX's AttributeProto.AttributeType */
 
 typedef struct {
@@ -52,6 +53,7 @@ typedef struct {
     struct { guint n; float *v; }       floats;
     struct { guint n; int64_t *v; }     ints;
     struct { guint n; const char **v; } strings;
+    struct { FbValueKind kind; FbDType dtype; } tp;
   };
 } FbAttr;
 
@@ -67,8 +69,10 @@ typedef enum {
 struct _FbValue {
   guint       id;               /* stable across stages */
   const char *name;             /* the ONNX value name (arena), unique within its graph */
-  FbDType     dtype;            /* FB_DTYPE_UNDEFINED until inferred */
-  FbShape     shape;
+  FbValueKind kind;             /* tensor unless ONNX typed it a sequence or an optional */
+  FbDType     dtype;            /* FB_DTYPE_UNDEFINED until inferred; the element type of a
+                                   sequence or optional */
+  FbShape     shape;            /* the element shape of a sequence or optional, where known */
   FbNode     *producer;         /* NULL for graph inputs, initializers and outer-scope values */
   guint       producer_output;  /* index among the producer's outputs */
   FbTensor   *constant;         /* the value when known at compile time (initializers, folded
@@ -129,7 +133,7 @@ struct _FbModel {
   guint       n_top_nodes;      /* how many of orig_nodes belong to the top-level graph */
   guint       next_id;          /* the next fresh node or value id (shared by all stages) */
   GHashTable *problems;         /* node name (char*) -> reason (char*): what this project cannot
-                                   do with a valid model (a sequence or optional value, a string
+                                   do with a valid model (a map or nested sequence, a string
                                    tensor, an unsupported attribute form); the model loads and is
                                    drawn, and the pipeline stops on the first */
 };
@@ -208,6 +212,9 @@ void         fb_node_add_prov          (FbGraph *graph, FbNode *node, const guin
 /* Whether node's output is its first input's bytes under another shape (Reshape and its kin,
  * Identity, inference Dropout, a Transpose that moves only dimensions of extent 1). */
 gboolean     fb_node_is_view           (const FbNode *node);
+/* Whether any input or output of node is a sequence or an optional: such nodes run on the host
+ * through the interpreter, and passes that fuse, fold or lay out tensors leave them alone. */
+gboolean     fb_node_has_containers    (const FbNode *node);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbModel, fb_model_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbGraph, fb_graph_free)

@@ -50,6 +50,25 @@ infer_body (const FbNode *node, const char *attr, FbGraph *body, GError **error)
 
 /* ---- If --------------------------------------------------------------------------------------- */
 
+/* The kind of an output whose branches make a and b: the same, or an optional where one branch
+ * gives the optional and the other what it holds. */
+static gboolean
+join_kinds (const FbNode *node, guint k, FbValueKind a, FbValueKind b, FbValueKind *out,
+            GError **error)
+{
+  gboolean seq_a = a == FB_KIND_SEQUENCE || a == FB_KIND_OPTIONAL_SEQUENCE;
+  gboolean seq_b = b == FB_KIND_SEQUENCE || b == FB_KIND_OPTIONAL_SEQUENCE;
+
+  *out = a;
+  if (a == b)
+    return TRUE;
+  if (seq_a != seq_b)
+    return _fb_infer_fail (error, node, "output %u is a %s in the then branch but a %s in the "
+                           "else branch", k, fb_value_kind_name (a), fb_value_kind_name (b));
+  *out = seq_a ? FB_KIND_OPTIONAL_SEQUENCE : FB_KIND_OPTIONAL;
+  return TRUE;
+}
+
 gboolean
 _fb_infer_if (FbGraph *graph, FbNode *node, GError **error)
 {
@@ -71,6 +90,7 @@ _fb_infer_if (FbGraph *graph, FbNode *node, GError **error)
       FbValue *t = g_ptr_array_index (then_g->outputs, k);
       FbValue *e = g_ptr_array_index (else_g->outputs, k);
       FbDType dtype = t->dtype != FB_DTYPE_UNDEFINED ? t->dtype : e->dtype;
+      FbValueKind kind;
       FbShape shape;
 
       if (t->dtype != FB_DTYPE_UNDEFINED && e->dtype != FB_DTYPE_UNDEFINED && t->dtype != e->dtype)
@@ -78,7 +98,9 @@ _fb_infer_if (FbGraph *graph, FbNode *node, GError **error)
                                "else branch", k, fb_dtype_name (t->dtype), fb_dtype_name (e->dtype));
       /* Either branch may run: only what both agree on is known. */
       shape = _fb_shape_join (&t->shape, &e->shape);
-      if (!_fb_infer_set_output (node, k, dtype, &shape, error))
+      if (!join_kinds (node, k, t->kind, e->kind, &kind, error) ||
+          !_fb_infer_set_kind (node, k, kind, error) ||
+          !_fb_infer_set_output (node, k, dtype, &shape, error))
         return FALSE;
     }
   return TRUE;
@@ -87,15 +109,16 @@ _fb_infer_if (FbGraph *graph, FbNode *node, GError **error)
 /* ---- Loop ------------------------------------------------------------------------------------- */
 
 typedef struct {
-  FbValue *value;
-  FbDType  dtype;
-  FbShape  shape;
+  FbValue    *value;
+  FbValueKind kind;
+  FbDType     dtype;
+  FbShape     shape;
 } Saved;
 
 static void
 save_value (GArray *saved, FbValue *v)
 {
-  Saved s = { v, v->dtype, v->shape };
+  Saved s = { v, v->kind, v->dtype, v->shape };
   g_array_append_val (saved, s);
 }
 
@@ -118,6 +141,7 @@ restore (GArray *saved)
   for (guint i = 0; i < saved->len; i++)
     {
       Saved *s = &g_array_index (saved, Saved, i);
+      s->value->kind = s->kind;
       s->value->dtype = s->dtype;
       s->value->shape = s->shape;
     }
@@ -157,9 +181,15 @@ bind_loop_inputs (const FbNode *node, FbGraph *body, guint n_carried, const FbDT
                               error))
     return FALSE;
   for (guint k = 0; k < n_carried; k++)
-    if (!_fb_infer_merge_value (node, g_ptr_array_index (body->inputs, 2 + k), types[k],
-                                &carried[k], error))
-      return FALSE;
+    {
+      FbValue *in = g_ptr_array_index (body->inputs, 2 + k);
+      /* A body input declared optional takes the plain value too (Loop-16 with an empty
+       * optional sequence that the body fills). */
+      if (in->kind == FB_KIND_TENSOR)
+        in->kind = node->inputs[2 + k]->kind;
+      if (!_fb_infer_merge_value (node, in, types[k], &carried[k], error))
+        return FALSE;
+    }
   return TRUE;
 }
 
@@ -243,7 +273,9 @@ _fb_infer_loop (FbGraph *graph, FbNode *node, GError **error)
     {
       if (k < n_carried)
         {
-          if (!_fb_infer_set_output (node, k, types[k], &carried[k], error))
+          FbValue *o = g_ptr_array_index (body->outputs, 1 + k);
+          if (!_fb_infer_set_kind (node, k, o->kind, error) ||
+              !_fb_infer_set_output (node, k, types[k], &carried[k], error))
             return FALSE;
         }
       else
@@ -251,6 +283,9 @@ _fb_infer_loop (FbGraph *graph, FbNode *node, GError **error)
           /* Scan outputs stack the per-iteration values along a new first axis. */
           FbValue *o = g_ptr_array_index (body->outputs, 1 + k);
           FbShape s = fb_shape_unknown ();
+          if (o->kind != FB_KIND_TENSOR)
+            return _fb_infer_fail (error, node, "scan output '%s' is a %s; scan outputs are "
+                                   "tensors", o->name, fb_value_kind_name (o->kind));
           if (o->shape.rank >= 0)
             {
               if (!_fb_infer_check_rank (node, (int64_t) o->shape.rank + 1, error))

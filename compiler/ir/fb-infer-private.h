@@ -276,6 +276,24 @@ gboolean  _fb_infer_roi_align     (FbGraph *graph, FbNode *node, GError **error)
 gboolean  _fb_infer_dft           (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_stft          (FbGraph *graph, FbNode *node, GError **error);
 gboolean  _fb_infer_mel_weight_matrix (FbGraph *graph, FbNode *node, GError **error);
+/* fb-infer-sequence.c */
+/* Gives output i the kind (error when it was declared another non-tensor kind). */
+gboolean  _fb_infer_set_kind      (const FbNode *node, guint i, FbValueKind kind, GError **error);
+/* UNSUPPORTED when an input is a sequence or an optional: for operators that take tensors. */
+gboolean  _fb_infer_check_tensors (const FbNode *node, GError **error);
+gboolean  _fb_infer_sequence_empty (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_sequence_construct (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_sequence_insert (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_sequence_at   (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_sequence_erase (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_sequence_length (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_split_to_sequence (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_concat_from_sequence (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_optional      (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_optional_get_element (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_optional_has_element (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_identity      (FbGraph *graph, FbNode *node, GError **error);
+gboolean  _fb_infer_sequence_map  (FbGraph *graph, FbNode *node, GError **error);
 /* fb-infer-text.c */
 gboolean  _fb_infer_tfidf         (FbGraph *graph, FbNode *node, GError **error);
 

@@ -57,7 +57,7 @@ infer_unknown (FbGraph *graph, FbNode *node, GError **error)
 #define INFER_GRU                     _fb_infer_gru
 #define INFER_HARD_SIGMOID            _fb_infer_unary
 #define INFER_HARD_SWISH              _fb_infer_unary
-#define INFER_IDENTITY                _fb_infer_unary
+#define INFER_IDENTITY                _fb_infer_identity
 #define INFER_IF                      _fb_infer_if
 #define INFER_INSTANCE_NORMALIZATION  _fb_infer_instance_norm
 #define INFER_IS_NAN                  _fb_infer_unary
@@ -177,6 +177,18 @@ infer_unknown (FbGraph *graph, FbNode *node, GError **error)
 #define INFER_SCAN                    _fb_infer_scan
 #define INFER_STFT                    _fb_infer_stft
 #define INFER_TFIDF_VECTORIZER        _fb_infer_tfidf
+#define INFER_CONCAT_FROM_SEQUENCE    _fb_infer_concat_from_sequence
+#define INFER_OPTIONAL                _fb_infer_optional
+#define INFER_OPTIONAL_GET_ELEMENT    _fb_infer_optional_get_element
+#define INFER_OPTIONAL_HAS_ELEMENT    _fb_infer_optional_has_element
+#define INFER_SEQUENCE_AT             _fb_infer_sequence_at
+#define INFER_SEQUENCE_CONSTRUCT      _fb_infer_sequence_construct
+#define INFER_SEQUENCE_EMPTY          _fb_infer_sequence_empty
+#define INFER_SEQUENCE_ERASE          _fb_infer_sequence_erase
+#define INFER_SEQUENCE_INSERT         _fb_infer_sequence_insert
+#define INFER_SEQUENCE_LENGTH         _fb_infer_sequence_length
+#define INFER_SEQUENCE_MAP            _fb_infer_sequence_map
+#define INFER_SPLIT_TO_SEQUENCE       _fb_infer_split_to_sequence
 #define INFER_FUSED                   _fb_infer_fused
 
 static const FbInferFunc infer_table[] = {
@@ -196,6 +208,11 @@ fb_infer_node (FbGraph *graph, FbNode *node, GError **error)
 
   if ((int) node->op <= FB_OP_UNKNOWN || (int) node->op >= FB_OP_COUNT)
     return TRUE;
+  /* Sequences and optionals reach only the operators made for them, Identity and control
+   * flow; anything else would read an element shape as its operand's shape. */
+  if (!fb_op_has_flag (node->op, FB_OPF_SEQUENCE) && node->op != FB_OP_IDENTITY &&
+      node->op != FB_OP_IF && node->op != FB_OP_LOOP && !_fb_infer_check_tensors (node, error))
+    return FALSE;
   return infer_table[node->op] (graph, node, error);
 }
 

@@ -40,10 +40,25 @@ gboolean
 fb_node_is_view (const FbNode *node)
 {
   g_return_val_if_fail (node != NULL, FALSE);
+  if (fb_node_has_containers (node))
+    return FALSE;
   if (fb_op_has_flag (node->op, FB_OPF_RESHAPE) || node->op == FB_OP_IDENTITY)
     return TRUE;
   /* Dropout at inference is the identity; its mask output is not computed. */
   if (node->op == FB_OP_DROPOUT)
     return node->n_outputs < 2 || node->outputs[1] == NULL;
   return node->op == FB_OP_TRANSPOSE && node->n_inputs == 1 && transpose_keeps_order (node);
+}
+
+gboolean
+fb_node_has_containers (const FbNode *node)
+{
+  g_return_val_if_fail (node != NULL, FALSE);
+  for (guint i = 0; i < node->n_inputs; i++)
+    if (node->inputs[i] != NULL && node->inputs[i]->kind != FB_KIND_TENSOR)
+      return TRUE;
+  for (guint i = 0; i < node->n_outputs; i++)
+    if (node->outputs[i] != NULL && node->outputs[i]->kind != FB_KIND_TENSOR)
+      return TRUE;
+  return FALSE;
 }

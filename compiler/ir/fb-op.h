@@ -27,6 +27,7 @@ typedef enum {
   FB_OPF_RECURRENT     = 1 << 14,
   FB_OPF_CONTROL       = 1 << 15,  /* If, Loop: run subgraphs */
   FB_OPF_FUSED         = 1 << 16,  /* created by a fusion pass; holds a body graph */
+  FB_OPF_SEQUENCE      = 1 << 17,  /* makes, reads or passes sequences or optionals */
 } FbOpFlags;
 
 #define FB_OPF_ELEMENTWISE (FB_OPF_UNARY | FB_OPF_BINARY | FB_OPF_TERNARY | FB_OPF_VARIADIC)

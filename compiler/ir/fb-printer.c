@@ -70,6 +70,7 @@ static char *
 type_text (const FbValue *value, gboolean display)
 {
   GString *s = g_string_new (dtype_short (value->dtype));
+  g_autofree char *tensor = NULL;
 
   g_string_append_c (s, '[');
   if (value->shape.rank < 0)
@@ -81,7 +82,8 @@ type_text (const FbValue *value, gboolean display)
       g_string_append (s, dims);
     }
   g_string_append_c (s, ']');
-  return g_string_free (s, FALSE);
+  tensor = g_string_free (s, FALSE);
+  return fb_value_kind_wrap (value->kind, tensor);
 }
 
 char *
@@ -169,6 +171,13 @@ append_attr_value (GString *out, const FbAttr *a)
           append_quoted (out, a->strings.v[i]);
         }
       g_string_append_c (out, ']');
+      break;
+    case FB_ATTR_TYPE:
+      {
+        g_autofree char *inner = g_strdup_printf ("%s", dtype_short (a->tp.dtype));
+        g_autofree char *text = fb_value_kind_wrap (a->tp.kind, inner);
+        g_string_append (out, text);
+      }
       break;
     default:
       g_string_append_c (out, '?');

@@ -147,6 +147,8 @@ fb_tensor_unref (FbTensor *tensor)
   if (g_atomic_ref_count_dec (&tensor->ref_count))
     {
       g_bytes_unref (tensor->bytes);
+      if (tensor->items != NULL)
+        g_ptr_array_unref (tensor->items);
       g_free (tensor);
     }
 }
@@ -267,6 +269,9 @@ fb_tensor_copy (const FbTensor *tensor)
   FbTensor *t;
 
   g_return_val_if_fail (tensor != NULL, NULL);
+  /* Sequences and optionals never change once made: sharing them is copying them. */
+  if (tensor->kind != FB_KIND_TENSOR)
+    return fb_tensor_ref ((FbTensor *) tensor);
   t = fb_tensor_new (tensor->dtype, tensor->rank, tensor->dims, NULL);
   if (t != NULL)
     memcpy (fb_tensor_data_mut (t), fb_tensor_data (tensor), fb_tensor_nbytes (tensor));

@@ -11,9 +11,16 @@
 
 G_BEGIN_DECLS
 
+/* A run-time value: a dense tensor, or (kind) a sequence or an optional, whose items are
+ * tensors (or, for an optional sequence, one sequence). Sequences and optionals have rank 0, no
+ * elements and empty bytes, so that code which only moves values (environments, buffers of the
+ * host steps) carries them unchanged; code that reads data checks kind first. */
 typedef struct {
   gatomicrefcount ref_count;
-  FbDType         dtype;               /* element type */
+  FbValueKind     kind;                /* FB_KIND_TENSOR for a dense tensor */
+  GPtrArray      *items;               /* sequence: its tensors in order; optional: none or one
+                                          value; NULL for a dense tensor (FbTensor*, refs) */
+  FbDType         dtype;               /* element type (of the items, for other kinds) */
   int             rank;                /* number of dimensions (0 for a scalar) */
   int64_t         dims[FB_MAX_RANK];   /* extents, all known */
   int64_t         numel;               /* product of dims */
@@ -44,6 +51,19 @@ void          fb_tensor_set_f64        (FbTensor *tensor, int64_t i, double v);
 FbTensor     *fb_tensor_copy           (const FbTensor *tensor);
 /* A copy converted to another dtype (numeric only). */
 FbTensor     *fb_tensor_cast           (const FbTensor *tensor, FbDType dtype, GError **error);
+
+/* Sequences and optionals (fb-tensor-seq.c). A sequence takes a reference on each item (items
+ * may be NULL for an empty one); an optional of kind FB_KIND_OPTIONAL holds a tensor, one of
+ * kind FB_KIND_OPTIONAL_SEQUENCE a sequence, and item NULL makes an empty optional. */
+FbTensor     *fb_tensor_new_sequence   (FbDType dtype, GPtrArray *items);
+FbTensor     *fb_tensor_new_optional   (FbValueKind kind, FbDType dtype, FbTensor *item);
+gboolean      fb_tensor_is_dense       (const FbTensor *tensor);
+/* Items of a sequence or optional (0 for a dense tensor or an empty optional). */
+guint         fb_tensor_n_items        (const FbTensor *tensor);
+FbTensor     *fb_tensor_item           (const FbTensor *tensor, guint i);
+/* "tensor float32[1x64]", "sequence of 3 float32 tensors", "empty optional", for messages.
+ * Caller frees. */
+char         *fb_tensor_describe       (const FbTensor *tensor);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FbTensor, fb_tensor_unref)
 

@@ -111,7 +111,9 @@ run_time_operand (const FbNode *node)
 gboolean
 _fb_lower_on_host (const FbNode *node)
 {
-  if (fb_op_has_flag (node->op, FB_OPF_CONTROL))
+  /* Sequences and optionals are host values: what makes or reads them runs on the host. */
+  if (fb_op_has_flag (node->op, FB_OPF_CONTROL | FB_OPF_SEQUENCE) ||
+      fb_node_has_containers (node))
     return TRUE;
   if (node->op == FB_OP_UNKNOWN || node->op == FB_OP_FUSED)
     return FALSE;

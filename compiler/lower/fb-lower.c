@@ -92,6 +92,9 @@ plan_value_buffer (FbLowerPlan *lp, const FbValue *v, FbBufferKind kind)
     {
       b = fb_plan_add_buffer (lp->plan, kind, v->name, v->dtype, rank, dims);
       fb_plan_buffer (lp->plan, b)->value = v;
+      /* Sequences and optionals live on the host: the buffer holds the value itself. */
+      if (v->kind != FB_KIND_TENSOR)
+        fb_plan_buffer (lp->plan, b)->dynamic = TRUE;
     }
   g_hash_table_insert (lp->buffer_of, (gpointer) v, GUINT_TO_POINTER (b + 1));
   return b;
@@ -198,8 +201,9 @@ static gboolean
 try_fold (FbLowerPlan *lp, const FbNode *node, gboolean *folded, GError **error)
 {
   *folded = FALSE;
-  if (fb_op_has_flag (node->op, FB_OPF_CONTROL) || node->op == FB_OP_FUSED ||
-      node->op == FB_OP_UNKNOWN)
+  /* Constant buffers hold tensors: sequences and optionals are made when the model runs. */
+  if (fb_op_has_flag (node->op, FB_OPF_CONTROL | FB_OPF_SEQUENCE) || node->op == FB_OP_FUSED ||
+      node->op == FB_OP_UNKNOWN || fb_node_has_containers (node))
     return TRUE;
   gboolean shape_only = fb_op_has_flag (node->op, FB_OPF_SHAPE_OF);
   for (guint i = 0; i < node->n_inputs && !shape_only; i++)
@@ -603,14 +607,16 @@ lower_group (FbLowerPlan *lp, const FbNode *node, GError **error)
 /* If, Loop, Scan and the steps of _fb_lower_on_host run on the host (fb-cpu-host.c), the operators
  * whose output size depends on the data among them. Outputs whose size only the run tells (a
  * Loop's scan outputs under a trip count fed at run time, NonZero, Unique, Range with run-time
- * bounds) get dynamic buffers. */
+ * bounds) get dynamic buffers, and so do sequences and optionals: the buffer holds the value
+ * the interpreter made. */
 static gboolean
 lower_host (FbLowerPlan *lp, const FbNode *node)
 {
   for (guint i = 0; i < node->n_outputs; i++)
     {
       FbValue *v = node->outputs[i];
-      if (v && !fb_shape_is_static (&v->shape) && !g_hash_table_contains (lp->buffer_of, v))
+      if (v && (v->kind != FB_KIND_TENSOR || !fb_shape_is_static (&v->shape)) &&
+          !g_hash_table_contains (lp->buffer_of, v))
         {
           int rank = MAX (v->shape.rank, 0);
           int64_t dims[FB_MAX_RANK] = { 0 };
@@ -742,7 +748,8 @@ fb_lower_graph (const FbGraph *graph, const FbTargetDesc *target, GError **error
       FbValue *v = g_ptr_array_index (graph->inputs, i);
       int rank;
       int64_t dims[FB_MAX_RANK];
-      if (!v->constant && !_fb_lower_dims (v, &rank, dims))
+      /* A fed sequence or optional is held as given (a dynamic buffer, plan_value_buffer). */
+      if (v->kind == FB_KIND_TENSOR && !v->constant && !_fb_lower_dims (v, &rank, dims))
         {
           g_autofree char *shape = fb_shape_to_display (&v->shape);
           g_set_error (error, FB_LOWER_ERROR, FB_LOWER_ERROR_SHAPE,

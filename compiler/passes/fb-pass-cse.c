@@ -52,6 +52,9 @@ append_attr (GString *key, const FbAttr *a)
       for (guint i = 0; i < a->strings.n; i++)
         g_string_append_printf (key, "%s\x1f", a->strings.v[i]);
       break;
+    case FB_ATTR_TYPE:
+      g_string_append_printf (key, "%d:%d", a->tp.kind, a->tp.dtype);
+      break;
     default:
       break;
     }

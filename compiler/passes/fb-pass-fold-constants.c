@@ -104,8 +104,9 @@ evaluate (const FbNode *n, FbTensor **outs, GError **error)
   gboolean all_const = TRUE;
   g_autofree FbTensor **ins = NULL;
 
+  /* A constant is a tensor: sequences and optionals are made when the model runs. */
   if (n->op == FB_OP_UNKNOWN || n->op == FB_OP_FUSED || has_subgraph (n) ||
-      fb_op_has_flag (n->op, FB_OPF_CONTROL))
+      fb_op_has_flag (n->op, FB_OPF_CONTROL | FB_OPF_SEQUENCE) || fb_node_has_containers (n))
     return FALSE;
   if ((n->op == FB_OP_SHAPE || n->op == FB_OP_SIZE) && in0 && in0->constant == NULL)
     {

@@ -25,7 +25,7 @@ static gboolean
 is_elementwise (const FbNode *n)
 {
   return fb_op_has_flag (n->op, FB_OPF_ELEMENTWISE) && n->op != FB_OP_DROPOUT &&
-         n->n_outputs == 1 && n->outputs[0] != NULL;
+         n->n_outputs == 1 && n->outputs[0] != NULL && !fb_node_has_containers (n);
 }
 
 static gboolean

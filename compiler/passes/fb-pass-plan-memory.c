@@ -38,6 +38,9 @@ value_bytes (const FbValue *v)
   int64_t numel = fb_shape_numel (&v->shape, &overflow);
   gsize esize = fb_dtype_size (v->dtype);
 
+  /* A sequence or an optional lives on the host, its size known only when it is made. */
+  if (v->kind != FB_KIND_TENSOR)
+    return -1;
   if (numel < 0 || overflow || esize == 0 || numel > G_MAXINT64 / (int64_t) esize)
     return -1;
   return numel * (int64_t) esize;

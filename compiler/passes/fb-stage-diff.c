@@ -56,6 +56,8 @@ attr_equal (const FbAttr *a, const FbAttr *b)
         if (g_strcmp0 (a->strings.v[i], b->strings.v[i]) != 0)
           return FALSE;
       return TRUE;
+    case FB_ATTR_TYPE:
+      return a->tp.kind == b->tp.kind && a->tp.dtype == b->tp.dtype;
     default:
       return TRUE;
     }

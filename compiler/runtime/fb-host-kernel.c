@@ -51,12 +51,16 @@ store_output (const FbPlan *plan, void **bufptr, FbTensor **dynamic, const FbNod
 {
   guint root = fb_plan_root (plan, b);
   const FbBuffer *buf = fb_plan_buffer (plan, b);
-  if (t == NULL || t->dtype != buf->dtype)
+  if (t == NULL || (t->dtype != buf->dtype && buf->dtype != FB_DTYPE_UNDEFINED))
     return fail (error, node, "its output '%s' has not the element type compiled for",
                  buf->name);
+  if (t->kind != FB_KIND_TENSOR && !fb_plan_buffer (plan, root)->dynamic)
+    return fail (error, node, "its output '%s' is a sequence or an optional where a tensor was "
+                 "compiled for", buf->name);
   if (fb_plan_buffer (plan, root)->dynamic)
     {
-      if (t->rank != buf->rank)
+      /* A sequence's buffer was sized after its elements: only tensors have a rank to keep. */
+      if (t->kind == FB_KIND_TENSOR && t->rank != buf->rank)
         return fail (error, node, "its output '%s' has not the rank compiled for", buf->name);
       g_clear_pointer (&dynamic[root], fb_tensor_unref);
       dynamic[root] = fb_tensor_ref (t);
@@ -70,6 +74,30 @@ store_output (const FbPlan *plan, void **bufptr, FbTensor **dynamic, const FbNod
   return TRUE;
 }
 
+static const FbKArg *
+find_arg (const FbKernel *kernel, const char *name)
+{
+  for (guint a = 0; a < kernel->args->len; a++)
+    {
+      const FbKArg *arg = &g_array_index (kernel->args, FbKArg, a);
+      if (g_strcmp0 (arg->name, name) == 0)
+        return arg;
+    }
+  return NULL;
+}
+
+static gboolean
+is_node_value (const FbNode *node, const char *name)
+{
+  for (guint i = 0; i < node->n_inputs; i++)
+    if (node->inputs[i] && g_strcmp0 (node->inputs[i]->name, name) == 0)
+      return TRUE;
+  for (guint i = 0; i < node->n_outputs; i++)
+    if (node->outputs[i] && g_strcmp0 (node->outputs[i]->name, name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 gboolean
 fb_host_kernel_run (const FbPlan *plan, void **bufptr, FbTensor **dynamic, const FbKernel *kernel,
                   GError **error)
@@ -81,23 +109,19 @@ fb_host_kernel_run (const FbPlan *plan, void **bufptr, FbTensor **dynamic, const
                    "kernel %s has no graph node to run on the host", kernel->name);
       return FALSE;
     }
-  guint n_in = 0, n_out = 0;
-  for (guint i = 0; i < node->n_inputs; i++)
-    n_in += node->inputs[i] != NULL;
-  for (guint i = 0; i < node->n_outputs; i++)
-    n_out += node->outputs[i] != NULL;
-  if (kernel->args->len < n_in + n_out)
-    return fail (error, node, "its kernel does not list the node's inputs and outputs");
-
+  /* Arguments are one per buffer (fb_kernel_add_arg): a value the node reads twice, or reads
+   * and its bodies capture, is one argument. Each input and output is found by its name. */
   g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
   g_autofree FbTensor **in = g_new0 (FbTensor *, node->n_inputs + 1);
   g_autofree FbTensor **out = g_new0 (FbTensor *, node->n_outputs + 1);
-  guint a = 0;
   for (guint i = 0; i < node->n_inputs; i++)
     if (node->inputs[i])
       {
-        in[i] = fb_host_buffer_tensor (plan, bufptr, dynamic,
-                                       g_array_index (kernel->args, FbKArg, a++).buffer);
+        const FbKArg *arg = find_arg (kernel, node->inputs[i]->name);
+        if (arg == NULL)
+          return fail (error, node, "its kernel does not list its input '%s'",
+                       node->inputs[i]->name);
+        in[i] = fb_host_buffer_tensor (plan, bufptr, dynamic, arg->buffer);
         if (in[i] == NULL)
           return fail (error, node, "its input '%s' has no value", node->inputs[i]->name);
         g_ptr_array_add (keep, in[i]);
@@ -105,9 +129,11 @@ fb_host_kernel_run (const FbPlan *plan, void **bufptr, FbTensor **dynamic, const
   /* The captured values, found by name in the graph the node belongs to. */
   g_autoptr(GHashTable) outer = g_hash_table_new (NULL, NULL);
   const FbGraph *graph = plan_graph (plan);
-  for (; a < kernel->args->len - n_out; a++)
+  for (guint a = 0; a < kernel->args->len; a++)
     {
       const FbKArg *arg = &g_array_index (kernel->args, FbKArg, a);
+      if (arg->role != FB_KARG_INPUT || is_node_value (node, arg->name))
+        continue;
       FbValue *v = graph ? fb_graph_lookup_value (graph, arg->name) : NULL;
       if (v == NULL)
         return fail (error, node, "its body reads '%s', which the graph does not hold",
@@ -122,8 +148,12 @@ fb_host_kernel_run (const FbPlan *plan, void **bufptr, FbTensor **dynamic, const
   gboolean ok = fb_interp_node_with_scope (node, in, out, outer, error);
   for (guint i = 0; ok && i < node->n_outputs; i++)
     if (node->outputs[i])
-      ok = store_output (plan, bufptr, dynamic, node,
-                         g_array_index (kernel->args, FbKArg, a++).buffer, out[i], error);
+      {
+        const FbKArg *arg = find_arg (kernel, node->outputs[i]->name);
+        ok = arg != NULL ? store_output (plan, bufptr, dynamic, node, arg->buffer, out[i], error)
+                         : fail (error, node, "its kernel does not list its output '%s'",
+                                 node->outputs[i]->name);
+      }
   for (guint i = 0; i < node->n_outputs; i++)
     g_clear_pointer (&out[i], fb_tensor_unref);
   return ok;

@@ -18,7 +18,29 @@ fb_plan_check_inputs (const FbPlan *plan, GPtrArray *inputs, GError **error)
       const FbTensor *t = g_ptr_array_index (inputs, i);
       if (buf->kind == FB_BUF_CONST)
         continue;
-      gboolean fits = t != NULL && t->dtype == buf->dtype && t->rank == buf->rank;
+      /* Only sequences and optionals are fed into buffers sized at run time. */
+      if (buf->dynamic)
+        {
+          g_autofree char *got = t ? fb_tensor_describe (t) : g_strdup ("nothing");
+          if (t == NULL || t->kind == FB_KIND_TENSOR)
+            {
+              g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_INPUT,
+                           "input %u '%s' takes a sequence or an optional, got %s", i,
+                           buf->name, got);
+              return FALSE;
+            }
+          if (buf->dtype != FB_DTYPE_UNDEFINED && t->dtype != FB_DTYPE_UNDEFINED &&
+              t->dtype != buf->dtype)
+            {
+              g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_INPUT,
+                           "input %u '%s' takes %s elements, got %s", i, buf->name,
+                           fb_dtype_name (buf->dtype), got);
+              return FALSE;
+            }
+          continue;
+        }
+      gboolean fits = t != NULL && t->kind == FB_KIND_TENSOR && t->dtype == buf->dtype &&
+                      t->rank == buf->rank;
       for (int d = 0; fits && d < t->rank; d++)
         fits = t->dims[d] == buf->dims[d];
       if (fits)

@@ -343,8 +343,15 @@ bind_inputs (FbCpuModule *m, GPtrArray *inputs, GError **error)
     {
       guint b = g_array_index (plan->inputs, guint, i);
       FbTensor *t = g_ptr_array_index (inputs, i);
+      const FbBuffer *buf = fb_plan_buffer (plan, b);
+      /* A fed sequence or optional is held as it is, for the host steps that read it. */
+      if (buf->dynamic && buf->kind != FB_BUF_CONST)
+        {
+          g_clear_pointer (&m->dynamic[b], fb_tensor_unref);
+          m->dynamic[b] = fb_tensor_ref (t);
+        }
       /* Kernels only read their inputs: the caller's bytes are used in place. */
-      if (fb_plan_buffer (plan, b)->kind != FB_BUF_CONST)
+      else if (buf->kind != FB_BUF_CONST)
         m->bufptr[b] = (void *) fb_tensor_data (t);
     }
   return TRUE;

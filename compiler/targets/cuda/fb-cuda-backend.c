@@ -14,6 +14,16 @@
 static gboolean
 cuda_supports_op (const FbBackend *backend, const FbNode *node, char **reason)
 {
+  /* The device executor keeps no host-side values between its segments: sequences and
+   * optionals are not supported on cuda (control flow whose bodies use them inside is, since
+   * the interpreter runs the whole node on the host). */
+  if (fb_op_has_flag (node->op, FB_OPF_SEQUENCE) || fb_node_has_containers (node))
+    {
+      if (reason != NULL)
+        *reason = g_strdup ("sequences and optionals are not supported on cuda (run it on the "
+                            "cpu target or the interpreter)");
+      return FALSE;
+    }
   return fb_lower_supports_node (node, reason);
 }
 
