@@ -295,12 +295,12 @@ void
 fb_compare_view_set_run (FbCompareView *self,
                          FbRun         *run)
 {
+  guint kept = 0;
+
   g_return_if_fail (FB_IS_COMPARE_VIEW (self));
 
   if (run == self->run)
     return;
-  guint kept = 0;
-
   if (run != NULL)
     fb_run_ref (run);
   /* A re-run keeps the stages before the first pass it redid, the same objects: their layouts
