@@ -227,6 +227,10 @@ repaint (FbWindow *self,
   fb_profile_panel_set_profile (self->profile_panel, self->profile, previous);
   fb_profile_panel_set_note (self->profile_panel, NULL);
   self->profile_painted = TRUE;
+  /* A profile just opened: the panel took some of the panes' height, and the stage opens on
+     what its pass changed, painted. */
+  if (explain)
+    fb_compare_view_show_changes (self->compare_view);
 }
 
 void

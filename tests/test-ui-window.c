@@ -195,14 +195,21 @@ test_toggle_pass (void)
   g_assert_false (fb_run_get_stage (run (), fb_run_find_stage (run (), "fuse-epilogue"))->enabled);
   g_assert_true (g_strv_contains ((const char * const *) fb_run_get_options (run ())->disabled_passes->pdata, "fuse-epilogue")
                  || fb_run_get_options (run ())->disabled_passes->len > 0);
-  /* Still on "final", now a different graph with other node counts, the viewport kept. */
+  /* Still on "final", now a different graph with other node counts: what was on screen may be
+   * gone, and the panes open on the new graph as a stage switch does, not where they were. */
   g_assert_cmpint (fb_stage_list_get_selected (list), ==, fb_run_find_stage (run (), "final"));
   g_assert_true (fb_graph_view_get_graph (after_view ()) == fb_run_get_stage (run (), fb_run_find_stage (run (), "final"))->graph);
   fused_after = count_op (fb_graph_view_get_graph (after_view ()), FB_OP_FUSED);
   g_assert_cmpuint (fused_after, <, fused_before);
   g_assert_cmpuint (fb_graph_view_get_graph (after_view ())->nodes->len, >,
                     fb_run_get_stage (old, fb_run_find_stage (old, "final"))->graph->nodes->len);
-  g_assert_cmpfloat (fb_graph_view_get_zoom (after_view ()), ==, zoom);
+  {
+    double x, y;
+
+    fb_graph_view_get_viewport (after_view (), &x, &y, NULL);
+    g_assert_false (x == 5 && y == 7 && fb_graph_view_get_zoom (after_view ()) == zoom);
+    g_assert_cmpfloat (fb_graph_view_get_zoom (after_view ()), >=, FB_GRAPH_VIEW_READABLE_ZOOM);
+  }
   /* The re-run went on from the toggled pass: the stages before it are the very objects the old
    * run shows, with their layouts; the rest are new. */
   g_assert_cmpuint (fb_run_n_stages (run ()), ==, fb_run_n_stages (old));

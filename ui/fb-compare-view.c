@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fb-compare-view.h"
+#include "fb-compare-focus-private.h"
+
+/* How many members the groups opened for a stage's changes may hold together: a few parts of a
+ * big flat graph; opening more would take seconds of layout before anything shows. */
+#define CHANGE_GROUPS_BUDGET 1200
 
 struct _FbCompareView {
   GtkWidget    parent_instance;
@@ -18,7 +23,8 @@ struct _FbCompareView {
   FbGraphView *active;
   gboolean     syncing;        /* while one view is being brought in step with the other */
   FbGraphConstants constants;  /* how every layout draws constants */
-  gboolean     focus_pending;  /* scroll to the stage's changes once both pictures are there */
+  gboolean     focus_pending;  /* scroll to the stage's changes (its top, when none) once both
+                                  pictures of its layouts are there */
 
   /* From the shown stage's changes. */
   GHashTable  *change_of;      /* node id -> FbChange* (of the stage on the right) */
@@ -151,64 +157,82 @@ update_headers (FbCompareView *self,
     }
 }
 
-/* The boxes of view that show what stage changed on that side: added and changed nodes on the
- * right, removed, fused and changed ones on the left (a Constant drawn as a row: its reader's
- * box, a node in a folded group: the group's). */
-static void
-add_change_rects (FbCompareView *self,
-                  FbGraphView   *view,
-                  FbStage       *stage,
-                  GArray        *rects)
+static gboolean
+has_picture (FbGraphView *view)
 {
-  FbGraphScene *scene = fb_graph_view_get_scene (view);
-  FbGraphLayout *layout = fb_graph_view_get_layout (view);
-  gboolean before = view == self->before_view;
-  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
-
-  for (guint i = 0; stage->changes != NULL && i < stage->changes->len; i++)
-    {
-      const FbChange *change = &g_array_index (stage->changes, FbChange, i);
-      gboolean here = change->kind == FB_CHANGE_CHANGED
-                      || (before ? change->kind != FB_CHANGE_ADDED : change->kind == FB_CHANGE_ADDED);
-      FbNode *node = here ? fb_graph_layout_find_node (layout, change->node_id) : NULL;
-      int index = node != NULL ? fb_graph_scene_find_node (scene, node) : -1;
-      const FbSceneItem *item;
-      graphene_rect_t rect;
-
-      if (index < 0 || g_hash_table_contains (seen, GINT_TO_POINTER (index + 1)))
-        continue;
-      g_hash_table_add (seen, GINT_TO_POINTER (index + 1));
-      item = fb_graph_scene_item (scene, index);
-      graphene_rect_init (&rect, item->x, item->y, item->width, item->height);
-      g_array_append_val (rects, rect);
-    }
+  return fb_graph_view_get_scene (view) != NULL && !fb_graph_view_is_busy (view);
 }
 
-/* Both sides open on what the pass did, once both pictures are there: the layouts are seeded one
- * by the other, so the same place on both sides holds the same part of the graph. */
+/* Both sides open on what the pass did, or on the graph's top when it did nothing, once both
+ * pictures of the stage's layouts are there with the groups holding the changes open: the
+ * layouts are seeded one by the other, so the same place on both sides holds the same part of
+ * the graph. A pane with no size yet shows it once it has one. */
 static gboolean
 try_focus (FbCompareView *self)
 {
   gboolean two = gtk_widget_get_visible (self->before_box);
   g_autoptr(GArray) rects = NULL;
   FbStage *stage;
+  double x, y, zoom;
 
   if (!self->focus_pending || self->run == NULL || self->stage < 0)
     return FALSE;
-  if (fb_graph_view_get_scene (self->after_view) == NULL
-      || (two && fb_graph_view_get_scene (self->before_view) == NULL))
+  if (!has_picture (self->after_view) || (two && !has_picture (self->before_view)))
     return FALSE;
   self->focus_pending = FALSE;
   stage = fb_run_get_stage (self->run, self->stage);
   rects = g_array_new (FALSE, FALSE, sizeof (graphene_rect_t));
-  add_change_rects (self, self->after_view, stage, rects);
+  _fb_compare_add_change_rects (stage, self->after_view, FALSE, rects);
   if (two)
-    add_change_rects (self, self->before_view, stage, rects);
-  if (rects->len == 0)
-    return FALSE;
-  /* The right side moves; the left one follows it through on_viewport_changed. */
-  fb_graph_view_show_rects (self->after_view, (const graphene_rect_t *) rects->data, rects->len);
+    _fb_compare_add_change_rects (stage, self->before_view, TRUE, rects);
+  /* The right side moves; the left one follows it through on_viewport_changed, and now, in case
+     the right one was there already. */
+  if (rects->len > 0)
+    fb_graph_view_show_rects (self->after_view, (const graphene_rect_t *) rects->data, rects->len);
+  else
+    fb_graph_view_show_top (self->after_view);
+  if (two)
+    {
+      self->syncing = TRUE;
+      fb_graph_view_get_viewport (self->after_view, &x, &y, &zoom);
+      fb_graph_view_set_viewport (self->before_view, x, y, zoom);
+      self->syncing = FALSE;
+    }
   return TRUE;
+}
+
+static void
+add_paths (GHashTable *paths,
+           GHashTable *more)
+{
+  GHashTableIter iter;
+  gpointer path;
+
+  g_hash_table_iter_init (&iter, more);
+  while (g_hash_table_iter_next (&iter, &path, NULL))
+    if (!g_hash_table_contains (paths, path))
+      g_hash_table_add (paths, g_strdup (path));
+}
+
+/* Both sides open the same groups (the parts of a big graph hold the same nodes on both sides),
+ * and every group that holds what the stage changed. */
+static void
+open_groups (FbCompareView *self,
+             FbStage       *stage,
+             gboolean       two)
+{
+  g_autoptr(GHashTable) paths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint budget = CHANGE_GROUPS_BUDGET;
+
+  _fb_compare_add_change_groups (stage, fb_graph_view_get_layout (self->after_view), FALSE, paths, &budget);
+  if (two)
+    {
+      _fb_compare_add_change_groups (stage, fb_graph_view_get_layout (self->before_view), TRUE, paths, &budget);
+      add_paths (paths, fb_graph_view_get_expanded (self->after_view));
+      add_paths (paths, fb_graph_view_get_expanded (self->before_view));
+      fb_graph_view_expand_groups (self->before_view, paths);
+    }
+  fb_graph_view_expand_groups (self->after_view, paths);
 }
 
 static void
@@ -249,20 +273,18 @@ apply_stage (FbCompareView *self)
   gtk_widget_set_visible (self->before_box, before != NULL);
   if (before != NULL)
     {
-      GHashTableIter iter;
-      gpointer path;
-      double x, y, zoom;
-
       before_marks = make_marks (after, TRUE);
       fb_graph_view_set_marks (self->before_view, before_marks);
-      /* The left view follows the right one: same groups open, same place. */
-      g_hash_table_iter_init (&iter, fb_graph_view_get_expanded (self->after_view));
-      while (g_hash_table_iter_next (&iter, &path, NULL))
-        fb_graph_view_set_group_expanded (self->before_view, path, TRUE);
       fb_graph_view_set_layout (self->before_view, fb_compare_view_get_layout (self, self->stage - 1));
+    }
+  open_groups (self, after, before != NULL);
+  if (before != NULL && fb_graph_view_get_scene (self->after_view) != NULL)
+    {
+      double x, y, zoom;
+
+      /* The left view follows the right one: same groups open, same place. */
       fb_graph_view_get_viewport (self->after_view, &x, &y, &zoom);
-      if (fb_graph_view_get_scene (self->after_view) != NULL)
-        fb_graph_view_set_viewport (self->before_view, x, y, zoom);
+      fb_graph_view_set_viewport (self->before_view, x, y, zoom);
     }
   self->syncing = FALSE;
   update_headers (self, before, after);
@@ -273,6 +295,8 @@ void
 fb_compare_view_set_run (FbCompareView *self,
                          FbRun         *run)
 {
+  guint kept = 0;
+
   g_return_if_fail (FB_IS_COMPARE_VIEW (self));
 
   if (run == self->run)
@@ -284,14 +308,11 @@ fb_compare_view_set_run (FbCompareView *self,
   if (run != NULL && self->run != NULL)
     {
       guint n = MIN (fb_run_n_stages (run), self->layouts->len);
-      guint kept = 0;
 
       while (kept < n && fb_run_get_stage (run, kept) == fb_run_get_stage (self->run, kept))
         kept++;
-      g_ptr_array_set_size (self->layouts, kept);
     }
-  else
-    g_ptr_array_set_size (self->layouts, 0);
+  g_ptr_array_set_size (self->layouts, kept);
   g_clear_pointer (&self->run, fb_run_unref);
   self->run = run;
   if (run != NULL)
@@ -301,6 +322,10 @@ fb_compare_view_set_run (FbCompareView *self,
         self->stage = fb_run_n_stages (run) - 1;
       if (self->stage < 0)
         self->stage = 0;
+      /* The stage on screen redone: what was on screen may be gone or elsewhere. A kept one
+         keeps where the user looks. */
+      if ((guint) self->stage >= kept)
+        self->focus_pending = TRUE;
     }
   apply_stage (self);
 }
@@ -325,6 +350,20 @@ fb_compare_view_set_stage (FbCompareView *self,
   self->stage = index;
   self->focus_pending = TRUE;
   apply_stage (self);
+}
+
+void
+fb_compare_view_show_changes (FbCompareView *self)
+{
+  g_return_if_fail (FB_IS_COMPARE_VIEW (self));
+
+  if (self->run == NULL || self->stage < 0)
+    return;
+  self->focus_pending = TRUE;
+  self->syncing = TRUE;
+  open_groups (self, fb_run_get_stage (self->run, self->stage), self->stage > 0);
+  self->syncing = FALSE;
+  try_focus (self);
 }
 
 void

@@ -16,8 +16,9 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (FbCompareView, fb_compare_view, FB, COMPARE_VIEW, GtkWidget)
 
 GtkWidget     *fb_compare_view_new             (void);
-/* Shows run (NULL: nothing), keeping the stage index, the viewport and the selection, and the
- * layouts of the stages it shares with the run shown before. */
+/* Shows run (NULL: nothing), keeping the stage index, the selection, and the layouts of the
+ * stages it shares with the run shown before; both sides then show what the stage changed, as
+ * fb_compare_view_set_stage () does. */
 void           fb_compare_view_set_run         (FbCompareView *self,
                                                 FbRun         *run);
 FbRun         *fb_compare_view_get_run         (FbCompareView *self);
@@ -26,11 +27,16 @@ FbRun         *fb_compare_view_get_run         (FbCompareView *self);
 void           fb_compare_view_set_constants   (FbCompareView    *self,
                                                 FbGraphConstants  constants);
 FbGraphConstants fb_compare_view_get_constants (FbCompareView    *self);
-/* Shows stage index on the right and the stage before it on the left (stage 0 alone), both
- * scrolled to what the pass added, removed or changed once their pictures are there. */
+/* Shows stage index on the right and the stage before it on the left (stage 0 alone), the groups
+ * holding what the pass added, removed or changed open and both scrolled to it once their
+ * pictures are there (to the graph's top, when the pass changed nothing). */
 void           fb_compare_view_set_stage       (FbCompareView *self,
                                                 int            index);
 int            fb_compare_view_get_stage       (FbCompareView *self);
+/* Opens the groups holding what the stage on screen changed and scrolls both sides to it (to the
+ * graph's top, when it changed nothing) once their pictures are there, as a new stage or run
+ * does. */
+void           fb_compare_view_show_changes    (FbCompareView *self);
 FbGraphView   *fb_compare_view_get_before_view (FbCompareView *self);
 FbGraphView   *fb_compare_view_get_after_view  (FbCompareView *self);
 /* The view that last had the selection or the focus. */

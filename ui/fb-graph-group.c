@@ -100,46 +100,165 @@ simplify (FbGraphGroup *group)
     }
 }
 
-/* Splits groups with too many direct members into parts of consecutive members, so that no
- * Graphviz run gets more than FB_GRAPH_GROUP_MAX_CHILDREN boxes, however flat the model. */
-static void
-chunk (FbGraphGroup *group)
+/* The number of the part of the group at path that holds node in layout, or -1. */
+static int
+part_holding (FbGraphLayout *layout,
+              const char    *path,
+              const FbNode  *node)
 {
-  guint n = group->children->len;
+  for (FbGraphGroup *group = fb_graph_layout_node_group (layout, node); group != NULL; group = group->parent)
+    if (group->is_part && g_strcmp0 (group->parent->path, path) == 0)
+      return group->part;
+  return -1;
+}
 
-  if (n > FB_GRAPH_GROUP_MAX_CHILDREN)
+/* The part of the group at path that held child in the previous stage: the part of a node of the
+ * same id, or of a fused node's members; for a scope, of its first node found there. -1 for what
+ * is new. */
+static int
+previous_part (FbGraphLayout      *self,
+               const char         *path,
+               const FbGroupChild *child)
+{
+  FbGraphLayout *previous = self->previous;
+  GArray *members;
+  FbNode *old;
+  int part;
+
+  if (child->group != NULL)
     {
-      guint n_parts = MIN ((n + FB_GRAPH_GROUP_MAX_CHILDREN - 1) / FB_GRAPH_GROUP_MAX_CHILDREN,
-                           FB_GRAPH_GROUP_MAX_CHILDREN);
-      guint part_size = (n + n_parts - 1) / n_parts;
-      g_autoptr(GArray) old = group->children;
+      for (guint i = 0; i < child->group->children->len; i++)
+        if ((part = previous_part (self, path, &g_array_index (child->group->children, FbGroupChild, i))) >= 0)
+          return part;
+      return -1;
+    }
+  if ((old = fb_graph_layout_find_node (previous, child->node->id)) != NULL)
+    return part_holding (previous, path, old);
+  members = g_hash_table_lookup (self->fused_members, GUINT_TO_POINTER (child->node->id));
+  for (guint m = 0; members != NULL && m < members->len; m++)
+    if ((old = fb_graph_layout_find_node (previous, g_array_index (members, guint, m))) != NULL
+        && (part = part_holding (previous, path, old)) >= 0)
+      return part;
+  return -1;
+}
 
-      group->children = g_array_new (FALSE, FALSE, sizeof (FbGroupChild));
-      for (guint p = 0; p * part_size < n; p++)
+/* When the previous stage cut the group at path into parts, the same parts: every member goes
+ * where its nodes were, and what is new goes with the member before it (the one after it, at
+ * the start), so that both sides of a pass show the same nodes in the same parts whatever the
+ * pass removed or added. FALSE when there is nothing to follow, or when following would make a
+ * part much bigger than a fresh cut would. */
+static gboolean
+follow_previous (FbGraphLayout *self,
+                 FbGraphGroup  *group,
+                 const char    *path,
+                 guint         *part_of_child,
+                 guint         *n_parts)
+{
+  guint n = group->children->len, last = G_MAXUINT, size[FB_GRAPH_GROUP_MAX_CHILDREN] = { 0 };
+  FbGraphGroup *before = self->previous != NULL ? fb_graph_layout_lookup_group (self->previous, path) : NULL;
+  FbGraphGroup *first;
+
+  if (before == NULL || before->children->len == 0
+      || (first = g_array_index (before->children, FbGroupChild, 0).group) == NULL || !first->is_part)
+    return FALSE;
+  *n_parts = first->n_parts;
+  for (guint i = 0; i < n; i++)
+    {
+      int part = previous_part (self, path, &g_array_index (group->children, FbGroupChild, i));
+
+      part_of_child[i] = part >= 0 ? (guint) part : last;
+      if (part >= 0)
+        last = part;
+    }
+  if (last == G_MAXUINT)
+    return FALSE;
+  /* New members at the start: with the first member the previous stage knew. */
+  for (guint i = n; i-- > 0;)
+    if (part_of_child[i] == G_MAXUINT)
+      part_of_child[i] = last;
+    else
+      last = part_of_child[i];
+  for (guint i = 0; i < n; i++)
+    if (++size[part_of_child[i]] > 2 * FB_GRAPH_GROUP_MAX_CHILDREN)
+      return FALSE;
+  return TRUE;
+}
+
+/* Moves the members of group into parts: member i into part part_of_child[i], of n_parts. A part
+ * left with no member is left out. */
+static void
+cut (FbGraphGroup *group,
+     const guint  *part_of_child,
+     guint         n_parts)
+{
+  g_autoptr(GArray) old = group->children;
+  g_autofree FbGraphGroup **parts = g_new0 (FbGraphGroup *, n_parts);
+
+  group->children = g_array_new (FALSE, FALSE, sizeof (FbGroupChild));
+  for (guint i = 0; i < old->len; i++)
+    {
+      FbGroupChild *child = &g_array_index (old, FbGroupChild, i);
+      guint p = part_of_child[i];
+
+      if (parts[p] == NULL)
         {
           g_autofree char *label = g_strdup_printf ("part %u of %u", p + 1, n_parts);
-          FbGroupChild part = { NULL, group_new (group, label) };
 
-          part.group->is_part = TRUE;
-
-          for (guint i = p * part_size; i < MIN (n, (p + 1) * part_size); i++)
-            {
-              FbGroupChild *child = &g_array_index (old, FbGroupChild, i);
-
-              if (child->group != NULL)
-                child->group->parent = part.group;
-              g_array_append_val (part.group->children, *child);
-            }
-          count_nodes (part.group);
-          g_array_append_val (group->children, part);
+          parts[p] = group_new (group, label);
+          parts[p]->is_part = TRUE;
+          parts[p]->part = p;
+          parts[p]->n_parts = n_parts;
         }
+      if (child->group != NULL)
+        child->group->parent = parts[p];
+      g_array_append_val (parts[p]->children, *child);
+    }
+  for (guint p = 0; p < n_parts; p++)
+    if (parts[p] != NULL)
+      {
+        FbGroupChild part = { NULL, parts[p] };
+
+        count_nodes (parts[p]);
+        g_array_append_val (group->children, part);
+      }
+}
+
+/* Splits groups with too many direct members into parts of consecutive members, so that no
+ * Graphviz run gets more than FB_GRAPH_GROUP_MAX_CHILDREN boxes, however flat the model; a group
+ * the previous stage cut is cut the same way (follow_previous). path is the group's path, as
+ * finish_group () will give it. */
+static void
+chunk (FbGraphLayout *self,
+       FbGraphGroup  *group,
+       const char    *path)
+{
+  guint n = group->children->len;
+  g_autofree guint *part_of_child = g_new (guint, MAX (n, 1));
+  guint n_parts = 0;
+
+  if (follow_previous (self, group, path, part_of_child, &n_parts))
+    cut (group, part_of_child, n_parts);
+  else if (n > FB_GRAPH_GROUP_MAX_CHILDREN)
+    {
+      guint part_size;
+
+      n_parts = MIN ((n + FB_GRAPH_GROUP_MAX_CHILDREN - 1) / FB_GRAPH_GROUP_MAX_CHILDREN,
+                     FB_GRAPH_GROUP_MAX_CHILDREN);
+      part_size = (n + n_parts - 1) / n_parts;
+      for (guint i = 0; i < n; i++)
+        part_of_child[i] = i / part_size;
+      cut (group, part_of_child, n_parts);
     }
   for (guint i = 0; i < group->children->len; i++)
     {
       FbGraphGroup *sub = g_array_index (group->children, FbGroupChild, i).group;
+      g_autofree char *sub_path = NULL;
 
-      if (sub != NULL)
-        chunk (sub);
+      if (sub == NULL)
+        continue;
+      sub_path = sub->is_part ? g_strdup_printf ("%s/#%u", path, sub->part)
+                              : g_strconcat (path, "/", sub->label, NULL);
+      chunk (self, sub, sub_path);
     }
 }
 
@@ -173,7 +292,7 @@ finish_group (FbGraphLayout *self,
         group->path = g_strdup ("");
     }
   else if (group->is_part)
-    group->path = g_strdup_printf ("%s/#%u", group->parent->path, group->index_in_parent);
+    group->path = g_strdup_printf ("%s/#%u", group->parent->path, group->part);
   else
     group->path = g_strconcat (group->parent->path, "/", group->label, NULL);
   g_clear_pointer (&group->by_label, g_hash_table_unref);
@@ -267,7 +386,9 @@ _fb_graph_layout_build_tree (FbGraphLayout *self)
       self->root->path = path;
       _fb_graph_group_free (only);
     }
-  chunk (self->root);
+  if (self->root->path == NULL)
+    self->root->path = g_strdup ("");
+  chunk (self, self->root, self->root->path);
   count_nodes (self->root);
   finish_group (self, self->root, 0);
 }

@@ -20,6 +20,9 @@ struct _FbGraphGroup {
   guint         n_nodes;        /* recursively */
   guint         index_in_parent;
   gboolean      is_part;        /* a part of a group too big to lay out at once, not a scope */
+  guint         part;           /* is_part: which part, from 0; its path says it, so that a part
+                                   keeps its path when one before it is left empty */
+  guint         n_parts;        /* is_part: how many parts its parent was cut into */
   GArray       *children;       /* FbGroupChild, first appearance in topological order */
   GHashTable   *by_label;       /* label -> FbGraphGroup*, only while the tree is built */
   GArray       *edges;          /* FbGroupEdge between children, built on first layout */

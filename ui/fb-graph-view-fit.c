@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Where the graph view looks: fitting the graph (its width, when it is much taller than wide),
- * the first picture of a graph, and a set of boxes to show (what a pass changed). The first
- * screen is never empty space. */
+ * the first picture of a graph, its top, and a set of boxes to show (what a pass changed). The
+ * first screen is never empty space, and the picture chosen is chosen again for a new size of
+ * the view until someone moves it. */
 #include "fb-graph-view-private.h"
 #include "fb-graph-style-private.h"
 
@@ -55,6 +56,27 @@ show_something (FbGraphView *self)
                               top->y - FB_GRAPH_FRAME_PAD, self->zoom);
 }
 
+static void
+hold (FbGraphView *self,
+      GArray      *rects)
+{
+  _fb_graph_view_drop_held (self);
+  self->held = TRUE;
+  self->held_rects = rects;
+  self->held_x = self->origin_x;
+  self->held_y = self->origin_y;
+  self->held_zoom = self->zoom;
+  self->held_width = gtk_widget_get_width (GTK_WIDGET (self));
+  self->held_height = gtk_widget_get_height (GTK_WIDGET (self));
+}
+
+void
+_fb_graph_view_drop_held (FbGraphView *self)
+{
+  self->held = FALSE;
+  g_clear_pointer (&self->held_rects, g_array_unref);
+}
+
 void
 fb_graph_view_zoom_to_fit (FbGraphView *self)
 {
@@ -94,9 +116,13 @@ _fb_graph_view_show_first_picture (FbGraphView *self)
   double width, height, w = _fb_graph_view_width (self), zoom, x;
   const FbSceneItem *top;
 
+  self->fit_pending = FALSE;
   fb_graph_view_zoom_to_fit (self);
   if (self->zoom >= FB_GRAPH_VIEW_READABLE_ZOOM)
-    return;
+    {
+      hold (self, NULL);
+      return;
+    }
   fb_graph_scene_get_bounds (self->scene, &width, &height);
   zoom = FB_GRAPH_VIEW_READABLE_ZOOM;
   if (width * zoom <= w)
@@ -107,6 +133,30 @@ _fb_graph_view_show_first_picture (FbGraphView *self)
     x = 0;
   fb_graph_view_set_viewport (self, x, 0, zoom);
   show_something (self);
+  hold (self, NULL);
+}
+
+void
+_fb_graph_view_reapply_held (FbGraphView *self)
+{
+  if (!self->held || self->scene == NULL
+      || (gtk_widget_get_width (GTK_WIDGET (self)) == self->held_width
+          && gtk_widget_get_height (GTK_WIDGET (self)) == self->held_height))
+    return;
+  /* The user (or the other side of a comparison) moved it: theirs now. */
+  if (self->origin_x != self->held_x || self->origin_y != self->held_y || self->zoom != self->held_zoom)
+    {
+      _fb_graph_view_drop_held (self);
+      return;
+    }
+  if (self->held_rects == NULL)
+    _fb_graph_view_show_first_picture (self);
+  else
+    {
+      g_clear_pointer (&self->focus_rects, g_array_unref);
+      self->focus_rects = g_steal_pointer (&self->held_rects);
+      _fb_graph_view_apply_focus (self);
+    }
 }
 
 static int
@@ -174,16 +224,17 @@ _fb_graph_view_apply_focus (FbGraphView *self)
   /* All of them, with a margin, no bigger than their natural size. */
   zoom = MIN (1.0, MIN ((w - 2 * margin) / MAX (x1 - x0, 1), (h - 2 * margin) / MAX (y1 - y0, 1)));
   if (zoom >= FB_GRAPH_VIEW_READABLE_ZOOM)
+    fb_graph_view_set_viewport (self, (x0 + x1) / 2 - w / zoom / 2, (y0 + y1) / 2 - h / zoom / 2, zoom);
+  else
     {
-      fb_graph_view_set_viewport (self, (x0 + x1) / 2 - w / zoom / 2, (y0 + y1) / 2 - h / zoom / 2, zoom);
-      return;
+      zoom = FB_GRAPH_VIEW_READABLE_ZOOM;
+      g_array_sort (rects, compare_rect_y);
+      x = x0;
+      y = y0;
+      best_screenful (rects, w / zoom, h / zoom, margin / zoom, &x, &y);
+      fb_graph_view_set_viewport (self, x, y, zoom);
     }
-  zoom = FB_GRAPH_VIEW_READABLE_ZOOM;
-  g_array_sort (rects, compare_rect_y);
-  x = x0;
-  y = y0;
-  best_screenful (rects, w / zoom, h / zoom, margin / zoom, &x, &y);
-  fb_graph_view_set_viewport (self, x, y, zoom);
+  hold (self, g_array_ref (rects));
 }
 
 void
@@ -203,4 +254,17 @@ fb_graph_view_show_rects (FbGraphView           *self,
   self->fit_pending = FALSE;
   if (self->scene != NULL && gtk_widget_get_width (GTK_WIDGET (self)) > 0)
     _fb_graph_view_apply_focus (self);
+}
+
+void
+fb_graph_view_show_top (FbGraphView *self)
+{
+  g_return_if_fail (FB_IS_GRAPH_VIEW (self));
+
+  g_clear_pointer (&self->focus_rects, g_array_unref);
+  self->fit_pending = TRUE;
+  /* Else when the scene of this layout lands, or the view gets its size. */
+  if (fb_graph_view_get_scene (self) != NULL && !fb_graph_view_is_busy (self)
+      && gtk_widget_get_width (GTK_WIDGET (self)) > 0)
+    _fb_graph_view_show_first_picture (self);
 }

@@ -41,6 +41,13 @@ struct _FbGraphView {
   gboolean         reveal_pending;  /* scroll to the selection when the next scene lands */
   GArray          *focus_rects;     /* graphene_rect_t: fb_graph_view_show_rects () waiting
                                        for the view's size, or NULL */
+  /* The picture last chosen for the user (the graph's top, or rects), held while nobody moves
+     the viewport: when the view's size changes (a pane shown beside it, a panel under it) it is
+     chosen again for the new size instead of being cut off. */
+  gboolean         held;
+  GArray          *held_rects;      /* graphene_rect_t, or NULL: the graph's top */
+  double           held_x, held_y, held_zoom;
+  int              held_width, held_height;
 
   char            *anchor_path;     /* keep this group's corner still across a relayout */
   double           anchor_wx, anchor_wy;
@@ -97,10 +104,14 @@ void     _fb_graph_view_emit_group_toggled         (FbGraphView *self,
                                                     gboolean     expanded);
 void     _fb_graph_view_emit_populate_context_menu (FbGraphView *self,
                                                     FbNode      *node);
-/* fb-graph-view-fit.c: both once the view has a size and a scene. */
+/* fb-graph-view-fit.c: both once the view has a size and a scene, and both hold what they
+ * chose. */
 void     _fb_graph_view_show_first_picture (FbGraphView *self);
 /* Shows focus_rects, and drops them. */
 void     _fb_graph_view_apply_focus     (FbGraphView  *self);
+/* After a new size: chooses the held picture again, when nothing moved the viewport since. */
+void     _fb_graph_view_reapply_held    (FbGraphView  *self);
+void     _fb_graph_view_drop_held       (FbGraphView  *self);
 /* fb-graph-view-select.c */
 int      _fb_graph_view_resolve_selection (FbGraphView *self);
 void     _fb_graph_view_select_item     (FbGraphView  *self,

@@ -70,11 +70,13 @@ fb_graph_view_set_viewport (FbGraphView *self,
   g_return_if_fail (FB_IS_GRAPH_VIEW (self));
 
   zoom = CLAMP (zoom, FB_GRAPH_VIEW_MIN_ZOOM, FB_GRAPH_VIEW_MAX_ZOOM);
+  /* Where to look is decided, even when it is where the view looks already: no first picture
+     is to replace it. */
+  self->fit_pending = FALSE;
   if (x == self->origin_x && y == self->origin_y && zoom == self->zoom)
     return;
   self->origin_x = x;
   self->origin_y = y;
-  self->fit_pending = FALSE;
   if (zoom != self->zoom)
     {
       self->zoom = zoom;
@@ -220,6 +222,30 @@ fb_graph_view_set_group_expanded (FbGraphView *self,
     g_hash_table_remove (self->expanded, path);
   _fb_graph_view_emit_group_toggled (self, path, expanded);
   _fb_graph_view_relayout (self);
+}
+
+void
+fb_graph_view_expand_groups (FbGraphView *self,
+                             GHashTable  *paths)
+{
+  GHashTableIter iter;
+  gpointer path;
+  gboolean opened = FALSE;
+
+  g_return_if_fail (FB_IS_GRAPH_VIEW (self));
+  g_return_if_fail (paths != NULL);
+
+  g_hash_table_iter_init (&iter, paths);
+  while (g_hash_table_iter_next (&iter, &path, NULL))
+    {
+      if (g_hash_table_contains (self->expanded, path))
+        continue;
+      g_hash_table_add (self->expanded, g_strdup (path));
+      _fb_graph_view_emit_group_toggled (self, path, TRUE);
+      opened = TRUE;
+    }
+  if (opened && self->layout != NULL)
+    _fb_graph_view_relayout (self);
 }
 
 /* Search. */
@@ -442,6 +468,8 @@ scene_ready (GObject      *source,
 
   g_clear_pointer (&self->scene, fb_graph_scene_unref);
   self->scene = g_steal_pointer (&scene);
+  /* What it held was placed in the scene before. */
+  _fb_graph_view_drop_held (self);
   self->selected_item = _fb_graph_view_resolve_selection (self);
   if (self->anchor_path != NULL)
     {
@@ -626,10 +654,13 @@ fb_graph_view_size_allocate (GtkWidget *widget,
 {
   FbGraphView *self = FB_GRAPH_VIEW (widget);
 
-  if (self->fit_pending && self->scene != NULL)
+  /* Not on the picture of an older layout, nor of one about to be replaced: the scene landing
+     fits it. */
+  if (self->fit_pending && fb_graph_view_get_scene (self) != NULL && !fb_graph_view_is_busy (self))
     _fb_graph_view_show_first_picture (self);
   if (self->focus_rects != NULL && self->scene != NULL)
     _fb_graph_view_apply_focus (self);
+  _fb_graph_view_reapply_held (self);
   gtk_popover_present (GTK_POPOVER (self->popover));
 }
 
@@ -671,6 +702,7 @@ fb_graph_view_finalize (GObject *object)
   g_free (self->selected_path);
   g_free (self->anchor_path);
   g_clear_pointer (&self->focus_rects, g_array_unref);
+  g_clear_pointer (&self->held_rects, g_array_unref);
 
   G_OBJECT_CLASS (fb_graph_view_parent_class)->finalize (object);
 }

@@ -78,10 +78,15 @@ void           fb_graph_view_zoom_out           (FbGraphView   *self);
 void           fb_graph_view_zoom_to_fit        (FbGraphView   *self);
 /* Scrolls and zooms to show the n_rects scene rectangles (graphene_rect_t): all of them when
  * that keeps the text readable, else the readable screenful that holds the most. Waits for the
- * view's size when it has none yet; replaces the first picture's fit. */
+ * view's size when it has none yet; replaces the first picture's fit. Until the viewport is
+ * moved, a new size of the view shows them again. */
 void           fb_graph_view_show_rects         (FbGraphView           *self,
                                                  const graphene_rect_t *rects,
                                                  guint                  n_rects);
+/* Shows the graph as its first picture does (all of it when readable, else its top), now or,
+ * when the view has no size or no scene of its layout yet, once it has. Until the viewport is
+ * moved, a new size of the view shows it again. */
+void           fb_graph_view_show_top           (FbGraphView           *self);
 void           fb_graph_view_widget_to_scene    (FbGraphView   *self,
                                                  double         wx,
                                                  double         wy,
@@ -125,6 +130,9 @@ gboolean       fb_graph_view_get_group_expanded (FbGraphView   *self,
 void           fb_graph_view_set_group_expanded (FbGraphView   *self,
                                                  const char    *path,
                                                  gboolean       expanded);
+/* Opens every group of paths (a set of group paths), with one new layout. */
+void           fb_graph_view_expand_groups      (FbGraphView   *self,
+                                                 GHashTable    *paths);
 
 /* Finds nodes whose name, op or an attribute ("name=value") contains text, case-insensitively,
  * and selects the first; returns how many. An empty text clears the search. */
