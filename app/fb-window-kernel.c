@@ -169,19 +169,12 @@ void
 _fb_window_show_kernel (FbWindow *self)
 {
   FbGraphView *view = fb_compare_view_get_active_view (self->compare_view);
-  int height = gtk_widget_get_height (GTK_WIDGET (self->code_paned));
 
   /* From the selection as it is now: a re-run finds the selected node again in the new stage
    * (by id, else by name) without saying so. */
   map_selection (self, view, view != NULL ? fb_graph_view_get_selected_node (view) : NULL);
+  /* Where it opens, and how high: fb-window-panes.c. */
   gtk_widget_set_visible (GTK_WIDGET (self->code_view), TRUE);
-  /* The first time, the code takes a third of the height, the graphs and the profile panel
-   * above it keeping the rest; after that, what the user made it. */
-  if (!self->code_opened && height > 0)
-    {
-      gtk_paned_set_position (self->code_paned, height - height * 3 / 10);
-      self->code_opened = TRUE;
-    }
   show_code (self);
 }
 

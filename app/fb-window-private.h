@@ -26,6 +26,7 @@ struct _FbWindow {
   FbStageList          *stage_list;
   FbCompareView        *compare_view;
   FbNodeInspector      *inspector;
+  GtkPaned             *inner_paned;     /* the graphs' column beside the inspector */
   GtkPaned             *code_paned;
   GtkPaned             *profile_paned;   /* the graphs over the profile panel */
   FbCodeView         *code_view;
@@ -43,14 +44,9 @@ struct _FbWindow {
   GArray               *kernel_ids;      /* final-stage node ids that carry the selection's work,
                                             NULL when no node is selected */
   char                 *kernel_note;     /* how the selection got there, or why nothing does */
-  gboolean              code_opened;     /* the code view was shown once: its size is the user's */
 
   /* The profile (fb-window-profile.c, fb-window-profile-run.c). */
   FbProfilePanel       *profile_panel;
-  int                   profile_position;/* the profile pane's divider before the panel was
-                                            collapsed, or -1 */
-  gboolean              profile_place;   /* the panel was shown: its divider is set once the
-                                            pane has a height */
   GtkBox               *profile_box;     /* the Profile button and its target selector */
   FbProfile            *profile;         /* the latest opened or made, or NULL */
   FbProfile            *previous_profile;/* the one before it: A/B */
@@ -67,6 +63,19 @@ struct _FbWindow {
   gboolean              profile_eager;   /* profiles launch kernel by kernel, fusions off */
   gboolean              attached;        /* took its application's settings and recent files */
   GtkFileChooserNative *profile_chooser;
+
+  /* How the graphs and the panels share the window (fb-window-panes.c). */
+  int                   panel_height;    /* the profile panel's height, open, as the user left
+                                            it; -1: a third of the room under the graphs */
+  int                   code_height;     /* the code view's; -1: a quarter of the column */
+  int                   inspector_width; /* -1: its own */
+  int                   code_total;      /* the column's height when the dividers were set */
+  int                   code_applied;    /* the positions set then (-1: none) */
+  int                   panel_total;
+  int                   panel_applied;
+  gboolean              panes_applying;  /* a divider is being set here, not dragged */
+  guint                 panes_save_id;   /* the sizes are written when a drag rests */
+  GSettings            *panes_settings;  /* NULL without the schema */
 
   /* Remote hosts (fb-window-remote.c). */
   GAction              *profile_host_action; /* win.profile-host: "" or a host */
@@ -101,6 +110,14 @@ void _fb_window_choose_file        (FbWindow               *self,
                                     const char             *pattern,
                                     const char             *mime_type,
                                     void                  (*open) (FbWindow *self, GFile *file));
+
+/* fb-window-panes.c */
+void _fb_window_class_init_panes   (GtkWidgetClass *widget_class);
+void _fb_window_init_panes         (FbWindow       *self);
+/* Once the settings are known (NULL without them): the View toggles and the sizes kept. */
+void _fb_window_attach_panes       (FbWindow       *self,
+                                    GSettings      *settings);
+void _fb_window_panes_dispose      (FbWindow       *self);
 
 /* fb-window-export.c */
 void        _fb_window_class_init_export (GtkWidgetClass *widget_class);

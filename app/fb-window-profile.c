@@ -121,50 +121,11 @@ take_profile_shapes (FbWindow  *self,
   return TRUE;
 }
 
-/* The panel coming into view takes a third of the height under the graphs, at most 320 px (it
- * scrolls inside); the graphs keep the rest. Both then grow and shrink in proportion (the code
- * view opening under them), and the divider is the user's to move. */
-static void
-place_panel (FbWindow *self)
-{
-  int height = gtk_widget_get_height (GTK_WIDGET (self->profile_paned));
-
-  if (!self->profile_place || height <= 0 || !gtk_widget_get_visible (GTK_WIDGET (self->profile_panel)))
-    return;
-  self->profile_place = FALSE;
-  gtk_paned_set_position (self->profile_paned, height - MIN (height / 3, 320));
-}
-
+/* Where it opens, how high, and how it folds: fb-window-panes.c. */
 static void
 show_panel (FbWindow *self)
 {
-  if (gtk_widget_get_visible (GTK_WIDGET (self->profile_panel)))
-    return;
   gtk_widget_set_visible (GTK_WIDGET (self->profile_panel), TRUE);
-  self->profile_place = TRUE;
-  place_panel (self);
-}
-
-/* Collapsed, the panel is its header alone and the divider follows it down (an unset position
- * gives the panel its natural height, through the whole slide); opened again, the divider goes
- * back where it was. */
-static void
-on_panel_expanded (FbWindow *self)
-{
-  if (self->disposed)
-    return;
-  if (!fb_profile_panel_get_expanded (self->profile_panel))
-    {
-      self->profile_position = gtk_paned_get_position (self->profile_paned);
-      gtk_paned_set_resize_end_child (self->profile_paned, FALSE);
-      gtk_paned_set_position (self->profile_paned, -1);
-    }
-  else if (self->profile_position >= 0)
-    {
-      gtk_paned_set_resize_end_child (self->profile_paned, TRUE);
-      gtk_paned_set_position (self->profile_paned, self->profile_position);
-      self->profile_position = -1;
-    }
 }
 
 /* Paints the profile when it fits what is on screen; says why not when it does not. explain:
@@ -576,12 +537,6 @@ _fb_window_init_profile (FbWindow *self)
   g_signal_connect_object (self->profile_panel, "node-activated", G_CALLBACK (on_node_activated), self, 0);
   g_signal_connect_object (self->profile_panel, "notify::metric", G_CALLBACK (on_metric_changed), self,
                            G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->profile_panel, "notify::expanded", G_CALLBACK (on_panel_expanded), self,
-                           G_CONNECT_SWAPPED);
-  /* The pane's height is known from its first allocation on (max-position follows it). */
-  g_signal_connect_object (self->profile_paned, "notify::max-position", G_CALLBACK (place_panel), self,
-                           G_CONNECT_SWAPPED);
-  self->profile_position = -1;
   self->compare_previous = TRUE;
   gtk_widget_set_visible (GTK_WIDGET (self->profile_panel), FALSE);
   _fb_window_init_profile_run (self);

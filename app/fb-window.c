@@ -251,6 +251,7 @@ fb_window_dispose (GObject *object)
     g_cancellable_cancel (self->profile_cancellable);
   g_clear_object (&self->chooser);
   g_clear_object (&self->profile_chooser);
+  _fb_window_panes_dispose (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), FB_TYPE_WINDOW);
 
   G_OBJECT_CLASS (fb_window_parent_class)->dispose (object);
@@ -326,6 +327,7 @@ attach_application (FbWindow *self)
     }
   _fb_window_attach_profile_remote (self);
   _fb_window_init_actions (self);
+  _fb_window_attach_panes (self, settings);
 }
 
 static void
@@ -396,6 +398,7 @@ fb_window_class_init (FbWindowClass *klass)
 
   _fb_window_class_init_actions (widget_class);
   _fb_window_class_init_profile (widget_class);
+  _fb_window_class_init_panes (widget_class);
 }
 
 static void
@@ -409,6 +412,7 @@ fb_window_init (FbWindow *self)
   _fb_window_init_drop (self);
   _fb_window_init_kernel (self);
   _fb_window_init_profile (self);
+  _fb_window_init_panes (self);
   g_signal_connect_object (fb_compare_view_get_before_view (self->compare_view), "populate-context-menu",
                            G_CALLBACK (on_populate_context_menu), self, 0);
   g_signal_connect_object (fb_compare_view_get_after_view (self->compare_view), "populate-context-menu",

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Drawing the graph view: the scene in cached tiles (through fb-graph-paint.c, which pictures
- * share), a minimap drawn once per scene, and the status line. */
+ * share), a minimap drawn once per scene, the legend, and the status line. Where the minimap and
+ * the legend go is fb-graph-view-overlays.c's to say. */
 #include "fb-graph-view-private.h"
 #include "fb-graph-paint.h"
 #include "fb-graph-labels.h"
@@ -24,33 +25,6 @@ set_rgb (cairo_t   *cr,
          double     alpha)
 {
   cairo_set_source_rgba (cr, c->r, c->g, c->b, alpha);
-}
-
-gboolean
-_fb_graph_view_minimap_rect (FbGraphView *self,
-                             double      *x,
-                             double      *y,
-                             double      *width,
-                             double      *height)
-{
-  double w, h, vw, vh, scale;
-
-  if (self->scene == NULL)
-    return FALSE;
-  fb_graph_scene_get_bounds (self->scene, &w, &h);
-  vw = gtk_widget_get_width (GTK_WIDGET (self));
-  vh = gtk_widget_get_height (GTK_WIDGET (self));
-  /* Only when the picture does not fit, and when there is room for it: at most a third of the
-   * width and a quarter of the height. */
-  if ((w * self->zoom <= vw && h * self->zoom <= vh) || vw < 240 || vh < 200 || w <= 0 || h <= 0)
-    return FALSE;
-  scale = MIN (MIN (FB_MINIMAP_WIDTH, vw / 3) / w, MIN (FB_MINIMAP_HEIGHT, vh / 4) / h);
-  self->minimap_scale = scale;
-  *width = w * scale;
-  *height = h * scale;
-  *x = vw - *width - FB_MINIMAP_MARGIN;
-  *y = vh - *height - FB_MINIMAP_MARGIN;
-  return TRUE;
 }
 
 static void
@@ -262,9 +236,15 @@ _fb_graph_view_snapshot (GtkWidget   *widget,
   pango_cairo_update_context (cr, self->pango);
   d.paint.text = pango_layout_new (self->pango);
   if (scene != NULL)
-    draw_minimap (&d);
-  if (scene != NULL && self->overlay != NULL)
-    _fb_profile_overlay_legend (self->overlay, cr, d.paint.text, d.paint.dark, width, height);
+    {
+      graphene_rect_t legend;
+
+      _fb_graph_view_place_overlays (self);
+      draw_minimap (&d);
+      if (_fb_graph_view_legend_rect (self, &legend))
+        _fb_profile_overlay_legend_at (self->overlay, cr, d.paint.text, d.paint.dark, legend.origin.x,
+                                       legend.origin.y);
+    }
   if (self->error != NULL)
     draw_status (&d, self->error);
   else if (fb_graph_view_is_busy (self))

@@ -77,17 +77,16 @@ _fb_graph_view_drop_held (FbGraphView *self)
   g_clear_pointer (&self->held_rects, g_array_unref);
 }
 
-void
-fb_graph_view_zoom_to_fit (FbGraphView *self)
+/* Fits the graph into the view less a band of top and bottom px (widget pixels) kept free. */
+static void
+fit_within (FbGraphView *self,
+            double       top,
+            double       bottom)
 {
   double width, height, zoom, across, w, h;
 
-  g_return_if_fail (FB_IS_GRAPH_VIEW (self));
-
-  if (self->scene == NULL)
-    return;
   w = _fb_graph_view_width (self);
-  h = _fb_graph_view_height (self);
+  h = MAX (1, _fb_graph_view_height (self) - top - bottom);
   fb_graph_scene_get_bounds (self->scene, &width, &height);
   width = MAX (width, 1);
   height = MAX (height, 1);
@@ -99,12 +98,29 @@ fb_graph_view_zoom_to_fit (FbGraphView *self)
       /* Much taller than wide: all of it would be a strip of boxes too small to read. Its width
          fits instead, from the top. */
       zoom = CLAMP (across, FB_GRAPH_VIEW_MIN_ZOOM, FB_GRAPH_VIEW_MAX_ZOOM);
-      fb_graph_view_set_viewport (self, width / 2 - w / zoom / 2, 0, zoom);
+      fb_graph_view_set_viewport (self, width / 2 - w / zoom / 2, -top / zoom, zoom);
       show_something (self);
       return;
     }
   zoom = CLAMP (zoom, FB_GRAPH_VIEW_MIN_ZOOM, FB_GRAPH_VIEW_MAX_ZOOM);
-  fb_graph_view_set_viewport (self, width / 2 - w / zoom / 2, height / 2 - h / zoom / 2, zoom);
+  fb_graph_view_set_viewport (self, width / 2 - w / zoom / 2, height / 2 - (top + h / 2) / zoom, zoom);
+}
+
+void
+fb_graph_view_zoom_to_fit (FbGraphView *self)
+{
+  double top, bottom;
+
+  g_return_if_fail (FB_IS_GRAPH_VIEW (self));
+
+  if (self->scene == NULL)
+    return;
+  fit_within (self, 0, 0);
+  /* Where no corner is free for the legend or the minimap, the fit leaves them a band rather
+   * than hide boxes under them. */
+  _fb_graph_view_fit_margins (self, &top, &bottom);
+  if (top > 0 || bottom > 0)
+    fit_within (self, top, bottom);
 }
 
 /* The first picture of a graph: all of it when that is readable (or its width, when it is much

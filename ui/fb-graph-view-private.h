@@ -12,6 +12,15 @@ G_BEGIN_DECLS
 #define FB_MINIMAP_MARGIN  12.0
 #define FB_TILE_SIZE       256      /* widget pixels */
 
+/* A corner of the view an overlay (the legend, the minimap) sits in. */
+typedef enum {
+  FB_OVERLAY_BOTTOM_LEFT,
+  FB_OVERLAY_BOTTOM_RIGHT,
+  FB_OVERLAY_TOP_LEFT,
+  FB_OVERLAY_TOP_RIGHT,
+  FB_N_OVERLAY_CORNERS,
+} FbOverlayCorner;
+
 struct _FbGraphView {
   GtkWidget        parent_instance;
 
@@ -80,6 +89,8 @@ struct _FbGraphView {
   struct _FbGraphLabels *labels;    /* edge labels placed for labels_scene (fb-graph-labels.h) */
   FbGraphScene    *labels_scene;
   double           minimap_scale;
+  FbOverlayCorner  legend_corner;   /* where the overlays sit (fb-graph-view-overlays.c) */
+  FbOverlayCorner  minimap_corner;
 };
 
 static inline double
@@ -127,12 +138,25 @@ void     _fb_graph_view_init_input      (FbGraphView  *self);
 void     _fb_graph_view_snapshot        (GtkWidget    *widget,
                                          GtkSnapshot  *snapshot);
 void     _fb_graph_view_invalidate      (FbGraphView  *self);
-/* The minimap's rectangle in widget coordinates; FALSE when it is not shown. */
+void     _fb_graph_view_recompute_marks (FbGraphView  *self);
+/* fb-graph-view-overlays.c */
+/* Moves the legend and the minimap off the boxes where a corner is free of them; FALSE when one
+ * still covers a box. */
+gboolean _fb_graph_view_place_overlays  (FbGraphView  *self);
+/* The bands at the top and the bottom of the view (widget pixels) a fit leaves free for the
+ * overlays, as placed for the viewport now: none when they cover no box. */
+void     _fb_graph_view_fit_margins     (FbGraphView  *self,
+                                         double       *top,
+                                         double       *bottom);
+/* The legend's rectangle in widget coordinates, where it was placed last; FALSE when none. */
+gboolean _fb_graph_view_legend_rect     (FbGraphView     *self,
+                                         graphene_rect_t *rect);
+/* The minimap's picture in widget coordinates (its frame lies 4 px around it), where it was
+ * placed last; FALSE when it is not shown. */
 gboolean _fb_graph_view_minimap_rect    (FbGraphView  *self,
                                          double       *x,
                                          double       *y,
                                          double       *width,
                                          double       *height);
-void     _fb_graph_view_recompute_marks (FbGraphView  *self);
 
 G_END_DECLS

@@ -777,6 +777,7 @@ fb_graph_view_init (FbGraphView *self)
   self->selected_item = -1;
   self->match_index = -1;
   self->fit_pending = TRUE;
+  self->minimap_corner = FB_OVERLAY_BOTTOM_RIGHT;
   self->expanded = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->group_marks = g_hash_table_new (NULL, NULL);
   self->matches = g_ptr_array_new ();

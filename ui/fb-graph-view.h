@@ -142,4 +142,16 @@ gboolean       fb_graph_view_search_next        (FbGraphView   *self,
                                                  gboolean       backward);
 guint          fb_graph_view_get_n_matches      (FbGraphView   *self);
 
+/* What the view draws over the graph. */
+typedef enum {
+  FB_GRAPH_OVERLAY_LEGEND,       /* the painted profile's legend */
+  FB_GRAPH_OVERLAY_MINIMAP,      /* the whole graph, small, with the viewport on it */
+} FbGraphOverlay;
+
+/* Where overlay sits in widget coordinates, frame included, for the viewport now (moved off the
+ * boxes where it can be); FALSE when it is not shown. */
+gboolean       fb_graph_view_get_overlay_rect   (FbGraphView     *self,
+                                                 FbGraphOverlay   overlay,
+                                                 graphene_rect_t *rect);
+
 G_END_DECLS

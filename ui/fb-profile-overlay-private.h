@@ -49,5 +49,12 @@ void     _fb_profile_overlay_legend     (FbProfileOverlay *overlay,
                                          gboolean          dark,
                                          double           width,
                                          double           height);
+/* The legend with its top-left corner at (x, y); where it goes is the caller's to choose. */
+void     _fb_profile_overlay_legend_at  (FbProfileOverlay *overlay,
+                                         cairo_t          *cr,
+                                         PangoLayout      *text,
+                                         gboolean          dark,
+                                         double            x,
+                                         double            y);
 
 G_END_DECLS

@@ -576,15 +576,28 @@ _fb_profile_overlay_legend (FbProfileOverlay *overlay,
                             double            width,
                             double            height)
 {
+  double w = FB_PROFILE_LEGEND_WIDTH, h = FB_PROFILE_LEGEND_HEIGHT;
+
+  if (width < w + 2 * FB_PROFILE_LEGEND_INSET || height < h + 2 * FB_PROFILE_LEGEND_INSET)
+    return;
+  _fb_profile_overlay_legend_at (overlay, cr, text, dark, FB_PROFILE_LEGEND_INSET,
+                                 height - h - FB_PROFILE_LEGEND_INSET);
+}
+
+void
+_fb_profile_overlay_legend_at (FbProfileOverlay *overlay,
+                               cairo_t          *cr,
+                               PangoLayout      *text,
+                               gboolean          dark,
+                               double            x,
+                               double            y)
+{
   g_autofree char *title = legend_title (overlay);
   g_autofree char *low = NULL;
   g_autofree char *high = NULL;
   PangoRectangle extents;
-  double w = FB_PROFILE_LEGEND_WIDTH, h = FB_PROFILE_LEGEND_HEIGHT, x = FB_PROFILE_LEGEND_INSET;
-  double y = height - h - FB_PROFILE_LEGEND_INSET, bar_x, bar_w = w - 20;
+  double w = FB_PROFILE_LEGEND_WIDTH, h = FB_PROFILE_LEGEND_HEIGHT, bar_x, bar_w = w - 20;
 
-  if (width < w + 2 * FB_PROFILE_LEGEND_INSET || height < h + 2 * FB_PROFILE_LEGEND_INSET)
-    return;
   rounded (cr, x, y, w, h, 6);
   cairo_set_source_rgba (cr, dark ? 0.12 : 1, dark ? 0.12 : 1, dark ? 0.12 : 1, 0.92);
   cairo_fill_preserve (cr);
