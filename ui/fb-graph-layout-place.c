@@ -68,6 +68,7 @@ _fb_graph_layout_dot (FbGraphLayout *self,
   GArray *edges = group->edges;
   g_autofree Agnode_t **nodes = g_new0 (Agnode_t *, n);
   g_autofree Agedge_t **agedges = g_new0 (Agedge_t *, edges->len);
+  gint64 t0 = g_get_monotonic_time ();
   Agnode_t *in_port = NULL, *out_port = NULL;
   Agsym_t *width_sym, *height_sym;
   Agraph_t *g;
@@ -188,6 +189,7 @@ _fb_graph_layout_dot (FbGraphLayout *self,
   gvFreeLayout (graphviz_context, g);
   agclose (g);
   self->n_dot_runs++;
+  self->dot_us += g_get_monotonic_time () - t0;
 
 out:
   g_mutex_unlock (&graphviz_mutex);

@@ -77,7 +77,9 @@ struct _FbGraphLayout {
   GHashTable     *value_by_id;  /* made on first use, like value_by_name */
   GHashTable     *value_by_name;
   guint           n_dot_runs;
+  gint64          dot_us;       /* wall time in Graphviz */
   guint           n_seeded;
+  guint           n_reused;
 };
 
 int            _fb_graph_layout_node_index (FbGraphLayout *layout,

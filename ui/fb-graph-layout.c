@@ -611,3 +611,29 @@ fb_graph_layout_n_seeded (FbGraphLayout *layout)
   return n;
 }
 
+
+guint
+fb_graph_layout_n_reused (FbGraphLayout *layout)
+{
+  guint n;
+
+  g_return_val_if_fail (layout != NULL, 0);
+
+  g_mutex_lock (&layout->mutex);
+  n = layout->n_reused;
+  g_mutex_unlock (&layout->mutex);
+  return n;
+}
+
+double
+fb_graph_layout_dot_seconds (FbGraphLayout *layout)
+{
+  gint64 us;
+
+  g_return_val_if_fail (layout != NULL, 0);
+
+  g_mutex_lock (&layout->mutex);
+  us = layout->dot_us;
+  g_mutex_unlock (&layout->mutex);
+  return us / 1e6;
+}

@@ -129,6 +129,10 @@ FbGraphScene    *fb_graph_layout_compute_finish   (FbGraphLayout *layout,
 /* How many group layouts ran Graphviz, and how many were placed from the previous stage. */
 guint            fb_graph_layout_n_dot_runs       (FbGraphLayout *layout);
 guint            fb_graph_layout_n_seeded         (FbGraphLayout *layout);
+/* How many group layouts were copied from a group of the same structure instead, and how long
+ * the Graphviz runs took in all (wall time, summed over the workers). */
+guint            fb_graph_layout_n_reused         (FbGraphLayout *layout);
+double           fb_graph_layout_dot_seconds      (FbGraphLayout *layout);
 
 const char      *fb_graph_group_get_path          (const FbGraphGroup *group);
 const char      *fb_graph_group_get_label         (const FbGraphGroup *group);

@@ -474,26 +474,39 @@ out:
   g_free (request);
 }
 
+static gboolean
+start_layout (gpointer data)
+{
+  FbGraphView *self = data;
+  LayoutRequest *request;
+
+  self->relayout_source = 0;
+  request = g_new (LayoutRequest, 1);
+  request->self = g_object_ref (self);
+  request->generation = self->generation;
+  fb_graph_layout_compute_async (self->layout, self->expanded, self->cancellable, scene_ready, request);
+  return G_SOURCE_REMOVE;
+}
+
+/* The view is busy from now on, but the layout starts from the main loop: opening thousands of
+ * groups one call at a time ("everything open") then asks for one layout, not one per group. */
 void
 _fb_graph_view_relayout (FbGraphView *self)
 {
-  LayoutRequest *request;
-
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   self->generation++;
   if (self->layout == NULL)
     {
+      g_clear_handle_id (&self->relayout_source, g_source_remove);
       set_busy (self, FALSE);
       return;
     }
-  request = g_new (LayoutRequest, 1);
-  request->self = g_object_ref (self);
-  request->generation = self->generation;
   self->cancellable = g_cancellable_new ();
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
-  fb_graph_layout_compute_async (self->layout, self->expanded, self->cancellable, scene_ready, request);
+  if (self->relayout_source == 0)
+    self->relayout_source = g_idle_add_full (G_PRIORITY_DEFAULT, start_layout, self, NULL);
 }
 
 void
@@ -641,6 +654,7 @@ fb_graph_view_dispose (GObject *object)
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
+  g_clear_handle_id (&self->relayout_source, g_source_remove);
   g_clear_pointer (&self->popover, gtk_widget_unparent);
   g_clear_object (&self->menu);
   g_clear_pointer (&self->scene, fb_graph_scene_unref);
