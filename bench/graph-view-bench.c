@@ -23,10 +23,12 @@
  * boxes (the default) and as boxes of their own, the peer: the first picture, everything open,
  * and the pans of both.
  *
- * `graph-view-bench --everything-open [NODES]` times opening every group of a big graph (100,000
- * nodes by default, the same layers): from the request to the first screen painted with laid-out
- * boxes on it, and to the whole layout done, with the Graphviz runs it took (target: the first
- * screen in under 5 s).
+ * `graph-view-bench --everything-open [NODES] [--varied] [--serial]` times opening every group of
+ * a big graph (100,000 nodes by default, the same layers): from the request to the first screen
+ * painted with laid-out boxes on it, and to the whole layout done, with the Graphviz runs it
+ * took (target: the first screen in under 5 s). --varied gives every block its own structure,
+ * so that few groups share a layout and the Graphviz runs are many; --serial lays out one group
+ * at a time in this process, without partial scenes, the peer.
  *
  * Run it under a display, e.g. with GSK_RENDERER=cairo as the tests do. */
 #include "fb-graph-view.h"
@@ -91,10 +93,13 @@ add_constant (FbGraph    *graph,
   return out;
 }
 
-/* n_layers layers of five blocks; with constants, every Add, Div and Reshape reads a Constant. */
+/* n_layers layers of five blocks; with constants, every Add, Div and Reshape reads a Constant.
+ * varied: a binary op inside a block reads a node of the block picked by the block's number, so
+ * that blocks and layers differ in structure (few of them can share a layout). */
 static FbGraph *
-build_graph_of (guint    n_layers,
-                gboolean constants)
+build_graph_full (guint    n_layers,
+                  gboolean constants,
+                  gboolean varied)
 {
   static const FbOpKind ops[NODES_PER_BLOCK] = {
     FB_OP_MATMUL, FB_OP_ADD, FB_OP_RESHAPE, FB_OP_TRANSPOSE, FB_OP_MATMUL,
@@ -117,7 +122,10 @@ build_graph_of (guint    n_layers,
       FbValue *residual = h;
 
       for (guint b = 0; b < G_N_ELEMENTS (blocks); b++)
-        for (guint k = 0; k < NODES_PER_BLOCK; k++)
+        {
+          FbValue *made[NODES_PER_BLOCK];
+
+          for (guint k = 0; k < NODES_PER_BLOCK; k++)
           {
             g_autofree char *name = g_strdup_printf ("/encoder/layer.%u/%s/%s_%u", layer, blocks[b],
                                                      fb_op_name (ops[k]), k);
@@ -132,13 +140,32 @@ build_graph_of (guint    n_layers,
 
                 second = add_constant (graph, const_name, ops[k] == FB_OP_RESHAPE ? target : scalar);
               }
+            guint32 mix = (layer + 1) * 2654435761u ^ (b + 1) * 40503u ^ (k + 1) * 2246822519u;
+
+            mix ^= mix >> 15;
+            mix *= 0x2c1b3c6du;
+            mix ^= mix >> 12;
+            made[k] = h;
+            /* Some nodes left out, and binary ops reading an earlier node of the block. */
+            if (varied && !last && k > 0 && mix % 5 == 0)
+              continue;
+            if (varied && binary && !last && k > 1)
+              second = made[(mix >> 8) % (k - 1)];
             /* The last Add of a layer takes the residual; other binary ops take the layer input. */
-            h = add_op (graph, ops[k], name, h, second);
+            h = made[k] = add_op (graph, ops[k], name, h, second);
           }
+        }
     }
   h->is_output = TRUE;
   g_ptr_array_add (graph->outputs, h);
   return graph;
+}
+
+static FbGraph *
+build_graph_of (guint    n_layers,
+                gboolean constants)
+{
+  return build_graph_full (n_layers, constants, FALSE);
 }
 
 static FbGraph *
@@ -561,9 +588,13 @@ shows_nodes (FbGraphView *view)
 /* Every group of a graph of n_nodes opened at once, as the window's "everything open" does it:
  * the first screen of boxes painted, then the whole layout. */
 static void
-bench_everything_open (guint n_nodes)
+bench_everything_open (guint    n_nodes,
+                       gboolean varied,
+                       gboolean serial)
 {
-  g_autoptr(FbGraph) graph = build_graph_of (MAX (1, n_nodes / (NODES_PER_BLOCK * G_N_ELEMENTS (blocks))), FALSE);
+  /* Varied blocks leave a fifth of their nodes out. */
+  guint n_layers = MAX (1, n_nodes / (NODES_PER_BLOCK * G_N_ELEMENTS (blocks)) * (varied ? 5 : 4) / 4);
+  g_autoptr(FbGraph) graph = build_graph_full (n_layers, FALSE, varied);
   g_autoptr(FbGraphLayout) layout = NULL;
   g_autoptr(GHashTable) all = NULL;
   g_autoptr(FbGraphScene) before = NULL;
@@ -589,10 +620,12 @@ bench_everything_open (guint n_nodes)
   g_signal_connect (clock, "before-paint", G_CALLBACK (on_before_paint), &frames);
   g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint), &frames);
 
-  printf ("Everything open: %u nodes, %u processors, load average %.2f\n", graph->nodes->len,
+  printf ("Everything open: %u nodes%s%s, %u processors, load average %.2f\n", graph->nodes->len,
+          varied ? ", blocks of varied structure" : "", serial ? ", serial layout" : "",
           g_get_num_processors (), load_average ());
   t0 = g_get_monotonic_time ();
   layout = fb_graph_layout_new (graph, NULL, NULL);
+  fb_graph_layout_set_serial (layout, serial);
   fb_graph_view_set_layout (view, layout);
   wait_layout (view);
   wait_painted (&frames, 1);
@@ -683,7 +716,17 @@ main (int    argc,
 
   if (argc > 1 && g_str_equal (argv[1], "--everything-open"))
     {
-      bench_everything_open (argc > 2 ? (guint) g_ascii_strtoull (argv[2], NULL, 10) : 100000);
+      guint n_nodes = 100000;
+      gboolean varied = FALSE, serial = FALSE;
+
+      for (int i = 2; i < argc; i++)
+        if (g_str_equal (argv[i], "--varied"))
+          varied = TRUE;
+        else if (g_str_equal (argv[i], "--serial"))
+          serial = TRUE;
+        else
+          n_nodes = (guint) g_ascii_strtoull (argv[i], NULL, 10);
+      bench_everything_open (n_nodes, varied, serial);
       return 0;
     }
   graph = build_graph ();
