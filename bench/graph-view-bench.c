@@ -126,34 +126,33 @@ build_graph_full (guint    n_layers,
           FbValue *made[NODES_PER_BLOCK];
 
           for (guint k = 0; k < NODES_PER_BLOCK; k++)
-          {
-            g_autofree char *name = g_strdup_printf ("/encoder/layer.%u/%s/%s_%u", layer, blocks[b],
-                                                     fb_op_name (ops[k]), k);
-            gboolean binary = fb_op_info (ops[k])->min_inputs == 2;
-            gboolean last = b == G_N_ELEMENTS (blocks) - 1 && k == NODES_PER_BLOCK - 1;
-            FbValue *second = binary ? (last ? residual : h) : NULL;
+            {
+              g_autofree char *name = g_strdup_printf ("/encoder/layer.%u/%s/%s_%u", layer, blocks[b],
+                                                       fb_op_name (ops[k]), k);
+              gboolean binary = fb_op_info (ops[k])->min_inputs == 2;
+              gboolean last = b == G_N_ELEMENTS (blocks) - 1 && k == NODES_PER_BLOCK - 1;
+              FbValue *second = binary ? (last ? residual : h) : NULL;
+              guint32 mix = (layer + 1) * 2654435761u ^ (b + 1) * 40503u ^ (k + 1) * 2246822519u;
 
-            if (constants && !last && (ops[k] == FB_OP_ADD || ops[k] == FB_OP_DIV || ops[k] == FB_OP_RESHAPE))
-              {
-                g_autofree char *const_name = g_strdup_printf ("/encoder/layer.%u/%s/Constant_%u", layer,
-                                                               blocks[b], k);
+              mix ^= mix >> 15;
+              mix *= 0x2c1b3c6du;
+              mix ^= mix >> 12;
+              made[k] = h;
+              /* Varied: some nodes left out, and binary ops reading an earlier node of the block. */
+              if (varied && !last && k > 0 && mix % 5 == 0)
+                continue;
+              if (varied && binary && !last && k > 1)
+                second = made[(mix >> 8) % (k - 1)];
+              if (constants && !last && (ops[k] == FB_OP_ADD || ops[k] == FB_OP_DIV || ops[k] == FB_OP_RESHAPE))
+                {
+                  g_autofree char *const_name = g_strdup_printf ("/encoder/layer.%u/%s/Constant_%u", layer,
+                                                                 blocks[b], k);
 
-                second = add_constant (graph, const_name, ops[k] == FB_OP_RESHAPE ? target : scalar);
-              }
-            guint32 mix = (layer + 1) * 2654435761u ^ (b + 1) * 40503u ^ (k + 1) * 2246822519u;
-
-            mix ^= mix >> 15;
-            mix *= 0x2c1b3c6du;
-            mix ^= mix >> 12;
-            made[k] = h;
-            /* Some nodes left out, and binary ops reading an earlier node of the block. */
-            if (varied && !last && k > 0 && mix % 5 == 0)
-              continue;
-            if (varied && binary && !last && k > 1)
-              second = made[(mix >> 8) % (k - 1)];
-            /* The last Add of a layer takes the residual; other binary ops take the layer input. */
-            h = made[k] = add_op (graph, ops[k], name, h, second);
-          }
+                  second = add_constant (graph, const_name, ops[k] == FB_OP_RESHAPE ? target : scalar);
+                }
+              /* The last Add of a layer takes the residual; other binary ops take the layer input. */
+              h = made[k] = add_op (graph, ops[k], name, h, second);
+            }
         }
     }
   h->is_output = TRUE;

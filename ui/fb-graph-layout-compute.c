@@ -29,6 +29,7 @@ typedef struct {
   GPtrArray     *jobs;       /* owned */
   guint          n_left;
   guint          n_done;
+  gboolean       serial;
   GError        *error;
 } Run;
 
@@ -144,7 +145,7 @@ work (gpointer data)
 {
   Run *run = data;
   FbGraphLayout *self = run->layout;
-  FbLayoutWorker *worker = self->serial ? NULL : _fb_layout_worker_acquire ();
+  FbLayoutWorker *worker = run->serial ? NULL : _fb_layout_worker_acquire ();
 
   g_mutex_lock (&run->mutex);
   for (;;)
@@ -280,7 +281,7 @@ ensure (FbGraphLayout      *self,
   g_cond_init (&run.cond);
 
   g_mutex_lock (&self->mutex);
-  serial = self->serial;
+  serial = run.serial = self->serial;
   collect (&run, self->root, wanted, FALSE, &order);
   g_mutex_unlock (&self->mutex);
   run.n_left = run.jobs->len;
