@@ -10,7 +10,8 @@
 
 #define SEED_GAP 6.0    /* the least room between two boxes placed from the previous stage */
 
-/* Graphviz keeps global state and is not thread-safe: every use goes through this lock. */
+/* Graphviz keeps global state and is not thread-safe: every use in this process goes through
+ * this lock; worker processes (fb-graph-layout-workers.c) run it in parallel. */
 static GMutex graphviz_mutex;
 static GVC_t *graphviz_context;
 static void
@@ -57,17 +58,19 @@ set_attr (void       *object,
   agxset (object, sym, g_ascii_formatd (text, sizeof text, "%.4f", value));
 }
 
+/* Places n boxes of sizes joined by edges with dot. Touches no lock and no GLib state that a
+ * lock guards (no quarks, no logging), so that a forked worker process can run it: on failure it
+ * returns NULL and *message. The caller holds graphviz_mutex, or is a worker process. */
 FbGroupLayout *
-_fb_graph_layout_dot (FbGraphLayout *self,
-                      FbGraphGroup  *group,
-                      const FbPlace *sizes,
-                      GError       **error)
+_fb_graph_dot_place (guint            n,
+                     const FbPlace   *sizes,
+                     guint            n_edges,
+                     const FbGroupEdge *edges_data,
+                     char           **message)
 {
   FbGroupLayout *layout = NULL;
-  guint n = group->children->len;
-  GArray *edges = group->edges;
   g_autofree Agnode_t **nodes = g_new0 (Agnode_t *, n);
-  g_autofree Agedge_t **agedges = g_new0 (Agedge_t *, edges->len);
+  g_autofree Agedge_t **agedges = g_new0 (Agedge_t *, n_edges);
   Agnode_t *in_port = NULL, *out_port = NULL;
   Agsym_t *width_sym, *height_sym;
   Agraph_t *g;
@@ -77,7 +80,6 @@ _fb_graph_layout_dot (FbGraphLayout *self,
   /* Graphviz parses numbers with the C library, in the thread's locale. */
   c_locale = newlocale (LC_NUMERIC_MASK, "C", (locale_t) 0);
   old_locale = uselocale (c_locale);
-  g_mutex_lock (&graphviz_mutex);
   if (graphviz_context == NULL)
     {
       agseterr (AGMAX);   /* keep messages for aglasterr () instead of printing them */
@@ -104,9 +106,9 @@ _fb_graph_layout_dot (FbGraphLayout *self,
       set_attr (nodes[i], width_sym, sizes[i].w / 72.0);
       set_attr (nodes[i], height_sym, sizes[i].h / 72.0);
     }
-  for (guint i = 0; i < edges->len; i++)
+  for (guint i = 0; i < n_edges; i++)
     {
-      FbGroupEdge *edge = &g_array_index (edges, FbGroupEdge, i);
+      const FbGroupEdge *edge = &edges_data[i];
 
       /* Edges that enter or leave the group start or end at a flat node on the first or last
          rank, so that dot routes them around the members instead of through them. An edge
@@ -133,11 +135,9 @@ _fb_graph_layout_dot (FbGraphLayout *self,
 
   if (gvLayout (graphviz_context, g, "dot") != 0)
     {
-      const char *message = aglasterr ();
+      const char *last = aglasterr ();
 
-      g_set_error (error, FB_LAYOUT_ERROR, FB_LAYOUT_ERROR_GRAPHVIZ,
-                   "Graphviz could not lay out group “%s”: %s", group->label,
-                   message != NULL ? g_strstrip ((char *) message) : "no “dot” layout plugin");
+      *message = g_strdup (last != NULL ? g_strstrip ((char *) last) : "no “dot” layout plugin");
       agclose (g);
       goto out;
     }
@@ -155,9 +155,9 @@ _fb_graph_layout_dot (FbGraphLayout *self,
       layout->places[i].w = sizes[i].w;
       layout->places[i].h = sizes[i].h;
     }
-  layout->n_edges = edges->len;
-  layout->paths = g_new0 (FbPath, edges->len);
-  for (guint i = 0; i < edges->len; i++)
+  layout->n_edges = n_edges;
+  layout->paths = g_new0 (FbPath, n_edges);
+  for (guint i = 0; i < n_edges; i++)
     {
       splines *spl = ED_spl (agedges[i]);
       FbPath *path = &layout->paths[i];
@@ -187,12 +187,68 @@ _fb_graph_layout_dot (FbGraphLayout *self,
     }
   gvFreeLayout (graphviz_context, g);
   agclose (g);
-  self->n_dot_runs++;
 
 out:
-  g_mutex_unlock (&graphviz_mutex);
   uselocale (old_locale);
   freelocale (c_locale);
+  return layout;
+}
+
+/* Runs the first layout of the process, which loads the dot plugin, and keeps graphviz_mutex
+ * locked: a worker process forked now starts with Graphviz ready and consistent, and never loads a
+ * library after the fork. */
+void
+_fb_graph_dot_lock_warm (void)
+{
+  FbPlace sizes[2] = { { 0, 0, 72, 36 }, { 0, 0, 72, 36 } };
+  FbGroupEdge edge = { 0, 1, NULL, 1 };
+  g_autofree char *message = NULL;
+  FbGroupLayout *layout;
+
+  g_mutex_lock (&graphviz_mutex);
+  if ((layout = _fb_graph_dot_place (2, sizes, 1, &edge, &message)) != NULL)
+    _fb_group_layout_free (layout);
+}
+
+void
+_fb_graph_dot_unlock (void)
+{
+  g_mutex_unlock (&graphviz_mutex);
+}
+
+/* One group with dot: in a worker process when the caller has one, else in this process. */
+FbGroupLayout *
+_fb_graph_layout_dot (FbGraphLayout *self,
+                      FbGraphGroup  *group,
+                      const FbPlace *sizes,
+                      FbLayoutWorker *worker,
+                      GError       **error)
+{
+  g_autofree char *message = NULL;
+  FbGroupLayout *layout = NULL;
+  gint64 t0 = g_get_monotonic_time ();
+  guint n_edges = group->edges->len;
+  const FbGroupEdge *edges = (const FbGroupEdge *) (gpointer) group->edges->data;
+
+  if (worker != NULL)
+    layout = _fb_layout_worker_place (worker, group->children->len, sizes, n_edges, edges, &message);
+  if (layout == NULL && message == NULL)
+    {
+      /* No worker, or it died: this process does it. */
+      g_mutex_lock (&graphviz_mutex);
+      layout = _fb_graph_dot_place (group->children->len, sizes, n_edges, edges, &message);
+      g_mutex_unlock (&graphviz_mutex);
+    }
+  if (layout == NULL)
+    {
+      g_set_error (error, FB_LAYOUT_ERROR, FB_LAYOUT_ERROR_GRAPHVIZ,
+                   "Graphviz could not lay out group “%s”: %s", group->label, message);
+      return NULL;
+    }
+  g_mutex_lock (&self->mutex);
+  self->n_dot_runs++;
+  self->dot_us += g_get_monotonic_time () - t0;
+  g_mutex_unlock (&self->mutex);
   return layout;
 }
 
@@ -404,6 +460,8 @@ _fb_graph_layout_seed (FbGraphLayout *self,
           straight_path (path, from->cx, from->cy + from->h / 2, to->cx, to->cy - to->h / 2);
         }
     }
+  g_mutex_lock (&self->mutex);
   self->n_seeded++;
+  g_mutex_unlock (&self->mutex);
   return layout;
 }

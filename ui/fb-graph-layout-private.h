@@ -54,11 +54,16 @@ typedef struct {
   guint     n_edges;
   FbPath   *paths;              /* per FbGraphGroup.edges entry */
   gboolean  seeded;             /* placed from the previous stage instead of by Graphviz */
+  gboolean  holds_laid_out;     /* a stand-in (fb-graph-scene-partial.c) with something laid
+                                   out inside; without, it shows as one box */
 } FbGroupLayout;
 
 struct _FbGraphLayout {
   gatomicrefcount ref_count;
-  GMutex          mutex;        /* held while computing: the groups' caches */
+  GMutex          mutex;        /* the groups' caches, shapes and the counters */
+  GMutex          compute_mutex;/* one computation at a time */
+  gboolean        serial;       /* one group at a time, in this process, no partial scenes */
+  GHashTable     *shapes;       /* GBytes (fb-graph-layout-reuse.c) -> FbGroupLayout* */
   FbGraph        *graph;
   FbGraphLayout  *previous;
   GHashTable     *fused_members;/* fused node id -> GArray of member ids (guint) */
@@ -80,7 +85,9 @@ struct _FbGraphLayout {
   GHashTable     *value_by_id;  /* made on first use, like value_by_name */
   GHashTable     *value_by_name;
   guint           n_dot_runs;
+  gint64          dot_us;       /* wall time in Graphviz */
   guint           n_seeded;
+  guint           n_reused;
 };
 
 int            _fb_graph_layout_node_index (FbGraphLayout *layout,
@@ -89,8 +96,21 @@ char          *_fb_graph_layout_key        (FbGraphGroup *group,
                                             GHashTable   *expanded);
 FbGroupLayout *_fb_graph_layout_cached     (FbGraphGroup *group,
                                             const char   *key);
+/* The edges between group's children (FbGroupEdge), for group->edges. */
+GArray        *_fb_graph_layout_collect_edges (FbGraphLayout *layout,
+                                               FbGraphGroup  *group);
+/* partial: groups not laid out yet are placed without Graphviz (fb-graph-scene-partial.c), and
+ * those with nothing laid out inside are boxes standing for their members. The layout's mutex
+ * must be held. */
 FbGraphScene  *_fb_graph_scene_new         (FbGraphLayout *layout,
-                                            GHashTable    *expanded);
+                                            GHashTable    *expanded,
+                                            gboolean       partial);
+/* fb-graph-scene-partial.c: a stand-in layout of a group not laid out yet (children in a
+ * column, in graph order; no edges), and whether anything inside it is laid out. */
+FbGroupLayout *_fb_graph_layout_stand_in   (FbGraphLayout *layout,
+                                            FbGraphGroup  *group,
+                                            GHashTable    *expanded,
+                                            GHashTable    *stand_ins);
 /* fb-graph-rows.c: decides which constants are rows (before the tree is built: a Constant
  * drawn as rows is no member of any group) and, once it is, gives them their readers' groups. */
 void           _fb_graph_layout_build_rows (FbGraphLayout *layout);
@@ -100,11 +120,42 @@ void           _fb_graph_layout_free_rows  (FbGraphLayout *layout);
 void           _fb_graph_layout_build_tree (FbGraphLayout *layout);
 void           _fb_graph_group_free        (FbGraphGroup  *group);
 void           _fb_group_layout_free       (gpointer       layout);
-/* fb-graph-layout-place.c; both count what they did in layout. */
-FbGroupLayout *_fb_graph_layout_dot        (FbGraphLayout *layout,
-                                            FbGraphGroup  *group,
-                                            const FbPlace *sizes,
-                                            GError       **error);
+typedef struct _FbLayoutWorker FbLayoutWorker;
+
+/* fb-graph-layout-place.c; both count what they did in layout. worker may be NULL. */
+FbGroupLayout *_fb_graph_layout_dot        (FbGraphLayout  *layout,
+                                            FbGraphGroup   *group,
+                                            const FbPlace  *sizes,
+                                            FbLayoutWorker *worker,
+                                            GError        **error);
+FbGroupLayout *_fb_graph_dot_place         (guint              n,
+                                            const FbPlace     *sizes,
+                                            guint              n_edges,
+                                            const FbGroupEdge *edges,
+                                            char             **message);
+void           _fb_graph_dot_lock_warm     (void);
+void           _fb_graph_dot_unlock        (void);
+/* fb-graph-layout-reuse.c: what dot sees of a group (GBytes), and the layouts of the shapes
+ * laid out before. */
+GBytes        *_fb_graph_layout_shape      (FbGraphGroup  *group,
+                                            const FbPlace *sizes);
+FbGroupLayout *_fb_group_layout_copy       (const FbGroupLayout *layout);
+FbGroupLayout *_fb_graph_layout_reuse      (FbGraphLayout *layout,
+                                            GBytes        *shape);
+void           _fb_graph_layout_remember_shape (FbGraphLayout *layout,
+                                                GBytes        *shape,
+                                                FbGroupLayout *group_layout);
+/* fb-graph-layout-workers.c: processes that run dot, one per caller at a time. acquire gives
+ * NULL when none can be had (the caller then runs dot in this process). place gives NULL with
+ * *message NULL when the worker failed (it is dropped; the caller runs dot itself). */
+FbLayoutWorker *_fb_layout_worker_acquire  (void);
+void           _fb_layout_worker_release   (FbLayoutWorker *worker);
+FbGroupLayout *_fb_layout_worker_place     (FbLayoutWorker    *worker,
+                                            guint              n,
+                                            const FbPlace     *sizes,
+                                            guint              n_edges,
+                                            const FbGroupEdge *edges,
+                                            char             **message);
 FbGroupLayout *_fb_graph_layout_seed       (FbGraphLayout *layout,
                                             FbGraphGroup  *group,
                                             const FbPlace *sizes,

@@ -30,6 +30,8 @@ fb_graph_layout_new_full (FbGraph          *graph,
   self = g_new0 (FbGraphLayout, 1);
   g_atomic_ref_count_init (&self->ref_count);
   g_mutex_init (&self->mutex);
+  g_mutex_init (&self->compute_mutex);
+  self->shapes = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, NULL);
   self->graph = graph;
   self->previous = previous != NULL ? fb_graph_layout_ref (previous) : NULL;
   self->holds = g_ptr_array_new ();
@@ -90,6 +92,7 @@ fb_graph_layout_unref (FbGraphLayout *layout)
 
   if (!g_atomic_ref_count_dec (&layout->ref_count))
     return;
+  g_hash_table_unref (layout->shapes);
   g_ptr_array_unref (layout->groups);
   g_hash_table_unref (layout->group_by_path);
   g_hash_table_unref (layout->node_index);
@@ -111,6 +114,7 @@ fb_graph_layout_unref (FbGraphLayout *layout)
     }
   g_ptr_array_unref (layout->holds);
   g_mutex_clear (&layout->mutex);
+  g_mutex_clear (&layout->compute_mutex);
   g_free (layout);
 }
 
@@ -413,9 +417,9 @@ collect_edges_of (FbGraphLayout *self,
     }
 }
 
-static GArray *
-collect_edges (FbGraphLayout *self,
-               FbGraphGroup  *group)
+GArray *
+_fb_graph_layout_collect_edges (FbGraphLayout *self,
+                                FbGraphGroup  *group)
 {
   EdgeBuilder builder;
 
@@ -426,163 +430,6 @@ collect_edges (FbGraphLayout *self,
   g_hash_table_unref (builder.pairs);
   g_hash_table_unref (builder.seen);
   return builder.edges;
-}
-
-static FbGroupLayout *
-ensure_group (FbGraphLayout *self,
-              FbGraphGroup  *group,
-              GHashTable    *expanded,
-              GCancellable  *cancellable,
-              GError       **error)
-{
-  g_autofree char *key = _fb_graph_layout_key (group, expanded);
-  g_autofree FbPlace *sizes = NULL;
-  FbGroupLayout *layout;
-
-  if ((layout = _fb_graph_layout_cached (group, key)) != NULL)
-    return layout;
-  if (g_cancellable_is_cancelled (cancellable))
-    {
-      g_set_error_literal (error, FB_LAYOUT_ERROR, FB_LAYOUT_ERROR_CANCELLED, "Layout cancelled");
-      return NULL;
-    }
-  for (guint i = 0; i < group->children->len; i++)
-    {
-      FbGraphGroup *sub = g_array_index (group->children, FbGroupChild, i).group;
-
-      if (sub != NULL && g_hash_table_contains (expanded, sub->path)
-          && ensure_group (self, sub, expanded, cancellable, error) == NULL)
-        return NULL;
-    }
-  if (group->edges == NULL)
-    group->edges = collect_edges (self, group);
-
-  sizes = g_new0 (FbPlace, group->children->len);
-  for (guint i = 0; i < group->children->len; i++)
-    _fb_place_size_of_child (self, group, i, expanded, &sizes[i].w, &sizes[i].h);
-
-  layout = NULL;
-  if (self->previous != NULL)
-    {
-      FbGraphLayout *previous = self->previous;
-      FbGraphGroup *prev_group = fb_graph_layout_lookup_group (previous, group->path);
-      FbGroupLayout *prev = NULL;
-
-      if (prev_group != NULL)
-        {
-          g_autofree char *prev_key = _fb_graph_layout_key (prev_group, expanded);
-
-          g_mutex_lock (&previous->mutex);
-          prev = _fb_graph_layout_cached (prev_group, prev_key);
-          g_mutex_unlock (&previous->mutex);
-        }
-      /* Cached layouts and the groups' edges never change once made. */
-      if (prev != NULL)
-        layout = _fb_graph_layout_seed (self, group, sizes, prev_group, prev);
-    }
-  if (layout == NULL && (layout = _fb_graph_layout_dot (self, group, sizes, error)) == NULL)
-    return NULL;
-  g_hash_table_insert (group->cache, g_steal_pointer (&key), layout);
-  return layout;
-}
-
-/* Lays out every group that expanded shows, the previous stages' first: this one takes its places
- * from there. */
-static gboolean
-ensure_all (FbGraphLayout *layout,
-            GHashTable    *expanded,
-            GCancellable  *cancellable,
-            GError       **error)
-{
-  gboolean ok;
-
-  if (layout->previous != NULL && !ensure_all (layout->previous, expanded, cancellable, error))
-    return FALSE;
-  g_mutex_lock (&layout->mutex);
-  ok = ensure_group (layout, layout->root, expanded, cancellable, error) != NULL;
-  g_mutex_unlock (&layout->mutex);
-  return ok;
-}
-
-FbGraphScene *
-fb_graph_layout_compute (FbGraphLayout *layout,
-                         GHashTable    *expanded,
-                         GCancellable  *cancellable,
-                         GError       **error)
-{
-  FbGraphScene *scene;
-
-  g_return_val_if_fail (layout != NULL, NULL);
-  g_return_val_if_fail (expanded != NULL, NULL);
-
-  if (!ensure_all (layout, expanded, cancellable, error))
-    return NULL;
-  g_mutex_lock (&layout->mutex);
-  scene = _fb_graph_scene_new (layout, expanded);
-  g_mutex_unlock (&layout->mutex);
-  return scene;
-}
-
-static void
-compute_thread (GTask        *task,
-                gpointer      source_object,
-                gpointer      task_data,
-                GCancellable *cancellable)
-{
-  FbGraphLayout *layout = g_object_get_data (G_OBJECT (task), "fb-layout");
-  GError *error = NULL;
-  FbGraphScene *scene = fb_graph_layout_compute (layout, task_data, cancellable, &error);
-
-  if (scene == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, scene, (GDestroyNotify) fb_graph_scene_unref);
-}
-
-static void
-layout_unref_object (gpointer data)
-{
-  fb_graph_layout_unref (data);
-}
-
-void
-fb_graph_layout_compute_async (FbGraphLayout      *layout,
-                               GHashTable         *expanded,
-                               GCancellable       *cancellable,
-                               GAsyncReadyCallback callback,
-                               gpointer            user_data)
-{
-  g_autoptr(GTask) task = NULL;
-  GHashTable *copy;
-  GHashTableIter iter;
-  gpointer path;
-
-  g_return_if_fail (layout != NULL);
-  g_return_if_fail (expanded != NULL);
-
-  copy = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_hash_table_iter_init (&iter, expanded);
-  while (g_hash_table_iter_next (&iter, &path, NULL))
-    g_hash_table_add (copy, g_strdup (path));
-
-  /* GTask wants a GObject source; the layout travels as task data's owner instead. */
-  task = g_task_new (NULL, cancellable, callback, user_data);
-  g_task_set_source_tag (task, fb_graph_layout_compute_async);
-  g_task_set_task_data (task, copy, (GDestroyNotify) g_hash_table_unref);
-  g_object_set_data_full (G_OBJECT (task), "fb-layout", fb_graph_layout_ref (layout),
-                          layout_unref_object);
-  g_task_run_in_thread (task, compute_thread);
-}
-
-FbGraphScene *
-fb_graph_layout_compute_finish (FbGraphLayout *layout,
-                                GAsyncResult  *result,
-                                GError       **error)
-{
-  g_return_val_if_fail (layout != NULL, NULL);
-  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 guint
@@ -611,3 +458,40 @@ fb_graph_layout_n_seeded (FbGraphLayout *layout)
   return n;
 }
 
+
+void
+fb_graph_layout_set_serial (FbGraphLayout *layout,
+                            gboolean       serial)
+{
+  g_return_if_fail (layout != NULL);
+
+  g_mutex_lock (&layout->mutex);
+  layout->serial = serial;
+  g_mutex_unlock (&layout->mutex);
+}
+
+guint
+fb_graph_layout_n_reused (FbGraphLayout *layout)
+{
+  guint n;
+
+  g_return_val_if_fail (layout != NULL, 0);
+
+  g_mutex_lock (&layout->mutex);
+  n = layout->n_reused;
+  g_mutex_unlock (&layout->mutex);
+  return n;
+}
+
+double
+fb_graph_layout_dot_seconds (FbGraphLayout *layout)
+{
+  gint64 us;
+
+  g_return_val_if_fail (layout != NULL, 0);
+
+  g_mutex_lock (&layout->mutex);
+  us = layout->dot_us;
+  g_mutex_unlock (&layout->mutex);
+  return us / 1e6;
+}

@@ -113,22 +113,49 @@ FbNode          *fb_graph_layout_find_node_by_name(FbGraphLayout *layout,
 GHashTable      *fb_graph_layout_default_expansion(FbGraphLayout *layout,
                                                    guint          budget);
 /* Lays out the groups of expanded (a set of paths; the root is always expanded) that are not in
- * the cache yet, and places everything. Blocking: call it from a worker thread. */
+ * the cache yet, and places everything. Groups are laid out on every core (Graphviz in worker
+ * processes: it is not thread-safe), innermost first, the top of the picture before the rest,
+ * and a group of the same structure as one laid out before takes its layout without a run.
+ * Blocking: call it from a worker thread. */
 FbGraphScene    *fb_graph_layout_compute          (FbGraphLayout *layout,
                                                    GHashTable    *expanded,
                                                    GCancellable  *cancellable,
                                                    GError       **error);
+/* Called in the main context of the caller of compute_async with a partial scene: what is laid
+ * out so far in its place, groups still waiting as boxes standing for their members. */
+typedef void   (*FbGraphLayoutProgress)           (FbGraphScene  *partial,
+                                                   gpointer       user_data);
+/* first: group paths (may be NULL) to lay out before any other, what the viewport shows. While a
+ * layout takes long, progress (may be NULL) gets partial scenes, the first of them soon;
+ * progress_destroy frees progress_data once no more can come (after callback, or before). */
 void             fb_graph_layout_compute_async    (FbGraphLayout      *layout,
                                                    GHashTable         *expanded,
                                                    GCancellable       *cancellable,
                                                    GAsyncReadyCallback callback,
                                                    gpointer            user_data);
+void             fb_graph_layout_compute_progressive (FbGraphLayout        *layout,
+                                                      GHashTable           *expanded,
+                                                      const char * const   *first,
+                                                      GCancellable         *cancellable,
+                                                      FbGraphLayoutProgress progress,
+                                                      gpointer              progress_data,
+                                                      GDestroyNotify        progress_destroy,
+                                                      GAsyncReadyCallback   callback,
+                                                      gpointer              user_data);
+/* One group at a time, in this process, without partial scenes: the serial layout, which the
+ * parallel one must equal. */
+void             fb_graph_layout_set_serial       (FbGraphLayout *layout,
+                                                   gboolean       serial);
 FbGraphScene    *fb_graph_layout_compute_finish   (FbGraphLayout *layout,
                                                    GAsyncResult  *result,
                                                    GError       **error);
 /* How many group layouts ran Graphviz, and how many were placed from the previous stage. */
 guint            fb_graph_layout_n_dot_runs       (FbGraphLayout *layout);
 guint            fb_graph_layout_n_seeded         (FbGraphLayout *layout);
+/* How many group layouts were copied from a group of the same structure instead, and how long
+ * the Graphviz runs took in all (wall time, summed over the workers). */
+guint            fb_graph_layout_n_reused         (FbGraphLayout *layout);
+double           fb_graph_layout_dot_seconds      (FbGraphLayout *layout);
 
 const char      *fb_graph_group_get_path          (const FbGraphGroup *group);
 const char      *fb_graph_group_get_label         (const FbGraphGroup *group);
@@ -179,6 +206,8 @@ FbGraphScene    *fb_graph_scene_ref               (FbGraphScene *scene);
 void             fb_graph_scene_unref             (FbGraphScene *scene);
 FbGraphLayout   *fb_graph_scene_get_layout        (FbGraphScene *scene);
 guint            fb_graph_scene_n_items           (FbGraphScene *scene);
+/* TRUE for a scene shown while the layout goes on: some groups are not laid out yet. */
+gboolean         fb_graph_scene_is_partial        (FbGraphScene *scene);
 const FbSceneItem *fb_graph_scene_item            (FbGraphScene *scene,
                                                    guint         index);
 guint            fb_graph_scene_n_edges           (FbGraphScene *scene);

@@ -14,6 +14,8 @@ struct _FbGraphScene {
   GHashTable     *group_item;   /* FbGraphGroup* -> item index + 1 */
   GArray        **producers;    /* by item: GArray of int */
   GArray        **consumers;
+  gboolean        partial;
+  GHashTable     *stand_ins;    /* while a partial scene is built: FbGraphGroup* -> FbGroupLayout* */
 };
 
 static void
@@ -57,7 +59,11 @@ place (FbGraphScene *self,
   FbGroupLayout *layout = _fb_graph_layout_cached (group, key);
   g_autofree int *child_item = g_new (int, group->children->len);
 
-  g_assert (layout != NULL);
+  if (layout == NULL)
+    {
+      g_assert (self->partial);
+      layout = _fb_graph_layout_stand_in (self->layout, group, expanded, self->stand_ins);
+    }
 
   for (guint i = 0; i < group->children->len; i++)
     {
@@ -83,6 +89,15 @@ place (FbGraphScene *self,
       item.group = child->group;
       item.kind = g_hash_table_contains (expanded, child->group->path) ? FB_SCENE_ITEM_FRAME
                                                                        : FB_SCENE_ITEM_GROUP;
+      /* Waiting for its layout with nothing inside laid out: one box stands for all of it. */
+      if (item.kind == FB_SCENE_ITEM_FRAME && self->partial)
+        {
+          g_autofree char *sub_key = _fb_graph_layout_key (child->group, expanded);
+
+          if (_fb_graph_layout_cached (child->group, sub_key) == NULL
+              && !_fb_graph_layout_stand_in (self->layout, child->group, expanded, self->stand_ins)->holds_laid_out)
+            item.kind = FB_SCENE_ITEM_GROUP;
+        }
       g_array_append_val (self->items, item);
       g_hash_table_insert (self->group_item, child->group, GINT_TO_POINTER (child_item[i] + 1));
       if (item.kind == FB_SCENE_ITEM_GROUP)
@@ -171,13 +186,22 @@ clear_edge (gpointer data)
 
 FbGraphScene *
 _fb_graph_scene_new (FbGraphLayout *layout,
-                     GHashTable    *expanded)
+                     GHashTable    *expanded,
+                     gboolean       partial)
 {
   FbGraphScene *self = g_new0 (FbGraphScene, 1);
   g_autofree char *key = _fb_graph_layout_key (layout->root, expanded);
   FbGroupLayout *root = _fb_graph_layout_cached (layout->root, key);
 
   g_atomic_ref_count_init (&self->ref_count);
+  self->partial = partial;
+  if (partial)
+    self->stand_ins = g_hash_table_new_full (NULL, NULL, NULL, _fb_group_layout_free);
+  if (root == NULL)
+    {
+      g_assert (partial);
+      root = _fb_graph_layout_stand_in (layout, layout->root, expanded, self->stand_ins);
+    }
   self->layout = fb_graph_layout_ref (layout);
   self->items = g_array_new (FALSE, FALSE, sizeof (FbSceneItem));
   self->edges = g_array_new (FALSE, FALSE, sizeof (FbSceneEdge));
@@ -199,6 +223,7 @@ _fb_graph_scene_new (FbGraphLayout *layout,
         self->node_item[i] = self->node_item[_fb_graph_layout_node_index (layout, reader)];
       }
   build_links (self);
+  g_clear_pointer (&self->stand_ins, g_hash_table_unref);
   return self;
 }
 
@@ -238,6 +263,13 @@ fb_graph_scene_get_layout (FbGraphScene *scene)
 {
   g_return_val_if_fail (scene != NULL, NULL);
   return scene->layout;
+}
+
+gboolean
+fb_graph_scene_is_partial (FbGraphScene *scene)
+{
+  g_return_val_if_fail (scene != NULL, FALSE);
+  return scene->partial;
 }
 
 guint

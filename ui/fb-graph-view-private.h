@@ -29,6 +29,7 @@ struct _FbGraphView {
   GHashTable      *expanded;        /* group paths */
   GCancellable    *cancellable;     /* of the layout in flight */
   guint            generation;      /* of the layout in flight: late results are dropped */
+  guint            relayout_source; /* the idle that starts the next layout, or 0 */
   char            *error;
   gboolean         fit_pending;     /* fit once the first scene and a size are there */
 

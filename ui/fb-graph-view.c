@@ -502,26 +502,94 @@ out:
   g_free (request);
 }
 
+/* A partial scene of the layout in flight: drawn as it is, the layout still busy. */
+static void
+partial_scene_ready (FbGraphScene *scene,
+                     gpointer      user_data)
+{
+  LayoutRequest *request = user_data;
+  FbGraphView *self = request->self;
+
+  if (request->generation != self->generation)
+    return;
+  g_clear_pointer (&self->scene, fb_graph_scene_unref);
+  self->scene = fb_graph_scene_ref (scene);
+  self->selected_item = _fb_graph_view_resolve_selection (self);
+  if (self->fit_pending && gtk_widget_get_width (GTK_WIDGET (self)) > 0)
+    _fb_graph_view_show_first_picture (self);
+  _fb_graph_view_invalidate (self);
+}
+
+static void
+layout_request_free (gpointer data)
+{
+  LayoutRequest *request = data;
+
+  g_object_unref (request->self);
+  g_free (request);
+}
+
+/* The groups the viewport shows: laid out first. */
+static GStrv
+visible_groups (FbGraphView *self)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  double x0 = self->origin_x, y0 = self->origin_y;
+  double x1 = x0 + _fb_graph_view_width (self) / self->zoom;
+  double y1 = y0 + _fb_graph_view_height (self) / self->zoom;
+
+  if (self->scene == NULL || fb_graph_scene_get_layout (self->scene) != self->layout)
+    return NULL;
+  for (guint i = 0; i < fb_graph_scene_n_items (self->scene); i++)
+    {
+      const FbSceneItem *item = fb_graph_scene_item (self->scene, i);
+
+      if (item->group != NULL && item->x < x1 && item->x + item->width > x0
+          && item->y < y1 && item->y + item->height > y0)
+        g_strv_builder_add (builder, fb_graph_group_get_path (item->group));
+    }
+  return g_strv_builder_end (builder);
+}
+
+static gboolean
+start_layout (gpointer data)
+{
+  FbGraphView *self = data;
+  LayoutRequest *request, *progress;
+  g_auto(GStrv) first = visible_groups (self);
+
+  self->relayout_source = 0;
+  request = g_new (LayoutRequest, 1);
+  request->self = g_object_ref (self);
+  request->generation = self->generation;
+  progress = g_new (LayoutRequest, 1);
+  progress->self = g_object_ref (self);
+  progress->generation = self->generation;
+  fb_graph_layout_compute_progressive (self->layout, self->expanded, (const char * const *) first,
+                                       self->cancellable, partial_scene_ready, progress,
+                                       layout_request_free, scene_ready, request);
+  return G_SOURCE_REMOVE;
+}
+
+/* The view is busy from now on, but the layout starts from the main loop: opening thousands of
+ * groups one call at a time ("everything open") then asks for one layout, not one per group. */
 void
 _fb_graph_view_relayout (FbGraphView *self)
 {
-  LayoutRequest *request;
-
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   self->generation++;
   if (self->layout == NULL)
     {
+      g_clear_handle_id (&self->relayout_source, g_source_remove);
       set_busy (self, FALSE);
       return;
     }
-  request = g_new (LayoutRequest, 1);
-  request->self = g_object_ref (self);
-  request->generation = self->generation;
   self->cancellable = g_cancellable_new ();
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
-  fb_graph_layout_compute_async (self->layout, self->expanded, self->cancellable, scene_ready, request);
+  if (self->relayout_source == 0)
+    self->relayout_source = g_idle_add_full (G_PRIORITY_DEFAULT, start_layout, self, NULL);
 }
 
 void
@@ -672,6 +740,7 @@ fb_graph_view_dispose (GObject *object)
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
+  g_clear_handle_id (&self->relayout_source, g_source_remove);
   g_clear_pointer (&self->popover, gtk_widget_unparent);
   g_clear_object (&self->menu);
   g_clear_pointer (&self->scene, fb_graph_scene_unref);
