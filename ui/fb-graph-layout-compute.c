@@ -90,7 +90,35 @@ collect (Run          *run,
   return job;
 }
 
-/* Lays out one group whose expanded children are all laid out. */
+/* Caches layout as group's layout for key, under the layout's mutex, and gives what is cached:
+ * a cached layout is never replaced, because seeding and reuse read it without the mutex, and
+ * the shapes table points at it. */
+static FbGroupLayout *
+cache (FbGraphLayout *self,
+       FbGraphGroup  *group,
+       const char    *key,
+       FbGroupLayout *layout,
+       GBytes        *shape)
+{
+  FbGroupLayout *cached;
+
+  g_mutex_lock (&self->mutex);
+  if ((cached = _fb_graph_layout_cached (group, key)) == NULL)
+    {
+      g_hash_table_insert (group->cache, g_strdup (key), layout);
+      if (shape != NULL)
+        _fb_graph_layout_remember_shape (self, shape, layout);
+      cached = layout;
+    }
+  g_mutex_unlock (&self->mutex);
+  /* Only when two computations of one layout ran at once, which compute_mutex rules out. */
+  g_warn_if_fail (cached == layout);
+  if (cached != layout)
+    _fb_group_layout_free (layout);
+  return cached;
+}
+
+/* Lays out one group whose expanded children are all laid out, and caches it. */
 static FbGroupLayout *
 lay_out (FbGraphLayout  *self,
          Job            *job,
@@ -124,20 +152,17 @@ lay_out (FbGraphLayout  *self,
           prev = _fb_graph_layout_cached (prev_group, prev_key);
           g_mutex_unlock (&previous->mutex);
         }
-      /* Cached layouts and the groups' edges never change once made. */
+      /* A cached layout, and its group's edges, never change once made, and previous lives as
+       * long as self: prev can be read without the mutex. */
       if (prev != NULL && (layout = _fb_graph_layout_seed (self, group, sizes, prev_group, prev)) != NULL)
-        return layout;
+        return cache (self, group, job->key, layout, NULL);
     }
   shape = _fb_graph_layout_shape (group, sizes);
   if ((layout = _fb_graph_layout_reuse (self, shape)) != NULL)
-    return layout;
+    return cache (self, group, job->key, layout, NULL);
   if ((layout = _fb_graph_layout_dot (self, group, sizes, worker, error)) == NULL)
     return NULL;
-  g_mutex_lock (&self->mutex);
-  g_hash_table_insert (group->cache, g_strdup (job->key), layout);
-  _fb_graph_layout_remember_shape (self, shape, layout);
-  g_mutex_unlock (&self->mutex);
-  return layout;
+  return cache (self, group, job->key, layout, shape);
 }
 
 static gpointer
@@ -170,14 +195,8 @@ work (gpointer data)
           g_set_error_literal (&error, FB_LAYOUT_ERROR, FB_LAYOUT_ERROR_CANCELLED, "Layout cancelled");
           layout = NULL;
         }
-      else if ((layout = lay_out (self, job, run->expanded, worker, &error)) != NULL
-               && _fb_graph_layout_cached (job->group, job->key) != layout)
-        {
-          /* Seeded or reused: not cached by lay_out () yet. */
-          g_mutex_lock (&self->mutex);
-          g_hash_table_insert (job->group->cache, g_strdup (job->key), layout);
-          g_mutex_unlock (&self->mutex);
-        }
+      else
+        layout = lay_out (self, job, run->expanded, worker, &error);
 
       g_mutex_lock (&run->mutex);
       if (layout == NULL)
@@ -347,8 +366,21 @@ ensure_all (FbGraphLayout *layout,
             Request       *progress,
             GError       **error)
 {
-  if (layout->previous != NULL && !ensure_all (layout->previous, expanded, NULL, cancellable, NULL, error))
-    return FALSE;
+  if (layout->previous != NULL)
+    {
+      FbGraphLayout *previous = layout->previous;
+      gboolean done;
+
+      /* The previous stage may be computing for a pane of its own at the same time: two runs
+       * over one layout would lay out the same groups twice, and the second insertion into a
+       * group's cache would free the layout the first one handed out (and that this stage seeds
+       * from). Always taken from a later stage to an earlier one, so never in a cycle. */
+      g_mutex_lock (&previous->compute_mutex);
+      done = ensure_all (previous, expanded, NULL, cancellable, NULL, error);
+      g_mutex_unlock (&previous->compute_mutex);
+      if (!done)
+        return FALSE;
+    }
   return ensure (layout, expanded, wanted, cancellable, progress, error);
 }
 

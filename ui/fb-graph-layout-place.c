@@ -340,6 +340,14 @@ _fb_graph_layout_seed (FbGraphLayout *self,
   gboolean progress = TRUE;
   FbGroupLayout *layout;
 
+  /* prev is indexed by prev_group's children and edges: a layout made for another cut of the
+   * group would be read past its end. */
+  if (prev_group->edges == NULL || prev->n_children != prev_group->children->len
+      || prev->n_edges != prev_group->edges->len)
+    {
+      g_warn_if_reached ();
+      return NULL;
+    }
   for (guint j = 0; j < prev_group->children->len; j++)
     g_hash_table_insert (prev_index, child_key (&g_array_index (prev_group->children, FbGroupChild, j)),
                          GUINT_TO_POINTER (j + 1));

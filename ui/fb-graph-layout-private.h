@@ -61,7 +61,8 @@ typedef struct {
 struct _FbGraphLayout {
   gatomicrefcount ref_count;
   GMutex          mutex;        /* the groups' caches, shapes and the counters */
-  GMutex          compute_mutex;/* one computation at a time */
+  GMutex          compute_mutex;/* one computation at a time, a later stage's included while it
+                                   lays this one out first */
   gboolean        serial;       /* one group at a time, in this process, no partial scenes */
   GHashTable     *shapes;       /* GBytes (fb-graph-layout-reuse.c) -> FbGroupLayout* */
   FbGraph        *graph;
