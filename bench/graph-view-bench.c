@@ -497,6 +497,27 @@ bench_timeline (FbProfile *profile)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Shows view alone in window at 1280x800 and counts its frames into frames. */
+static void
+present_view (GtkWidget   *window,
+              FbGraphView *view,
+              Frames      *frames)
+{
+  GdkFrameClock *clock;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
+  gtk_window_present (GTK_WINDOW (window));
+  while (gtk_widget_get_width (GTK_WIDGET (view)) == 0)
+    g_main_context_iteration (NULL, TRUE);
+  clock = gtk_widget_get_frame_clock (GTK_WIDGET (view));
+  frames->widget = GTK_WIDGET (view);
+  frames->frame_us = g_array_new (FALSE, FALSE, sizeof (double));
+  frames->cpu_us = g_array_new (FALSE, FALSE, sizeof (double));
+  g_signal_connect (clock, "before-paint", G_CALLBACK (on_before_paint), frames);
+  g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint), frames);
+}
+
 /* The Paddle-shaped export in one drawing of its constants: the first picture, panning it,
  * everything open, and panning that. */
 static void
@@ -508,22 +529,11 @@ bench_constants_as (FbGraph          *graph,
   g_autoptr(FbGraphLayout) layout = NULL;
   g_autoptr(GHashTable) all = NULL;
   Frames frames = { 0 };
-  GdkFrameClock *clock;
   gint64 t0, t_tree, t_layout, t_paint;
   GHashTableIter iter;
   gpointer path;
 
-  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
-  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
-  gtk_window_present (GTK_WINDOW (window));
-  while (gtk_widget_get_width (GTK_WIDGET (view)) == 0)
-    g_main_context_iteration (NULL, TRUE);
-  clock = gtk_widget_get_frame_clock (GTK_WIDGET (view));
-  frames.widget = GTK_WIDGET (view);
-  frames.frame_us = g_array_new (FALSE, FALSE, sizeof (double));
-  frames.cpu_us = g_array_new (FALSE, FALSE, sizeof (double));
-  g_signal_connect (clock, "before-paint", G_CALLBACK (on_before_paint), &frames);
-  g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint), &frames);
+  present_view (window, view, &frames);
   wait_painted (&frames, 1);
 
   t0 = g_get_monotonic_time ();
@@ -600,24 +610,13 @@ bench_everything_open (guint    n_nodes,
   GtkWidget *window = gtk_window_new ();
   FbGraphView *view = FB_GRAPH_VIEW (fb_graph_view_new ());
   Frames frames = { 0 };
-  GdkFrameClock *clock;
   GHashTableIter iter;
   gpointer path;
   gint64 t0, t_asked, t_first = 0, t_done = 0;
   guint runs0, frames0;
   double dot0;
 
-  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
-  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
-  gtk_window_present (GTK_WINDOW (window));
-  while (gtk_widget_get_width (GTK_WIDGET (view)) == 0)
-    g_main_context_iteration (NULL, TRUE);
-  clock = gtk_widget_get_frame_clock (GTK_WIDGET (view));
-  frames.widget = GTK_WIDGET (view);
-  frames.frame_us = g_array_new (FALSE, FALSE, sizeof (double));
-  frames.cpu_us = g_array_new (FALSE, FALSE, sizeof (double));
-  g_signal_connect (clock, "before-paint", G_CALLBACK (on_before_paint), &frames);
-  g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint), &frames);
+  present_view (window, view, &frames);
 
   printf ("Everything open: %u nodes%s%s, %u processors, load average %.2f\n", graph->nodes->len,
           varied ? ", blocks of varied structure" : "", serial ? ", serial layout" : "",
