@@ -96,6 +96,36 @@ assert_graphs_usable (const char *when)
   g_assert_cmpint (after, >=, GRAPHS_USABLE);
 }
 
+/* widget's left edge, in the window's coordinates. */
+static double
+left_edge (GtkWidget *widget)
+{
+  graphene_rect_t bounds;
+
+  g_assert_true (gtk_widget_compute_bounds (widget, GTK_WIDGET (window), &bounds));
+  return bounds.origin.x;
+}
+
+/* The middle column is never wider than the room between the stage list and the inspector:
+ * what it cannot fit scrolls inside it rather than sliding under the stage list. */
+static void
+assert_middle_not_covered (void)
+{
+  GtkWidget *stages = GTK_WIDGET (fb_window_get_stage_list (window));
+  graphene_rect_t list;
+  FbCompareView *compare = fb_window_get_compare_view (window);
+
+  g_assert_true (gtk_widget_compute_bounds (stages, GTK_WIDGET (window), &list));
+  g_test_message ("stage list ends at %.0f; left pane at %.0f, code view at %.0f, panel at %.0f",
+                  list.origin.x + list.size.width,
+                  left_edge (GTK_WIDGET (fb_compare_view_get_before_view (compare))),
+                  left_edge (code_view ()), left_edge (panel ()));
+  g_assert_cmpfloat (left_edge (GTK_WIDGET (fb_compare_view_get_before_view (compare))), >=,
+                     list.origin.x + list.size.width - 1);
+  g_assert_cmpfloat (left_edge (code_view ()), >=, list.origin.x + list.size.width - 1);
+  g_assert_cmpfloat (left_edge (panel ()), >=, list.origin.x + list.size.width - 1);
+}
+
 static void
 open_profile_and_code (void)
 {
@@ -128,6 +158,7 @@ test_graphs_keep_room (void)
 
   open_profile_and_code ();
   assert_graphs_usable ("opened");
+  assert_middle_not_covered ();
   g_assert_cmpint (gtk_widget_get_height (graphs ()), >=, gtk_widget_get_height (GTK_WIDGET (window)) * 40 / 100);
   g_assert_cmpint (gtk_widget_get_height (code_view ()), >=, 120);
   g_assert_cmpint (gtk_widget_get_height (panel ()), >=, 120);
