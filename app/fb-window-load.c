@@ -6,6 +6,8 @@
 #include "fb-window-export.h"
 #include "fb-window-private.h"
 
+#include <string.h>
+
 #define SAMPLE_RESOURCE FB_RESOURCE_PATH "/models/sample-cnn.onnx"
 #define SAMPLE_TITLE    "sample-cnn.onnx"
 
@@ -43,6 +45,12 @@ _fb_window_show_error (FbWindow   *self,
     {
       AdwToast *toast = adw_toast_new (message);
 
+      /* The lowering's words for an input whose shape is open: the dialog is where it is pinned. */
+      if (strstr (message, "--input-shape") != NULL)
+        {
+          adw_toast_set_button_label (toast, "Set Input Shapes…");
+          adw_toast_set_action_name (toast, "win.input-shapes");
+        }
       adw_toast_set_timeout (toast, 8);
       adw_toast_overlay_add_toast (self->toast_overlay, toast);
     }
@@ -139,8 +147,10 @@ on_loaded (GObject      *source,
   _fb_window_remote_model_changed (self);
   g_clear_pointer (&self->run, fb_run_unref);
   g_ptr_array_set_size (self->options->no_fuse, 0);
-  /* Pins taken from a profile of the model before mean nothing for this one. */
+  /* Pins taken from a profile of the model before mean nothing for this one; those set for this
+   * one when it was last open apply again. */
   g_hash_table_remove_all (self->options->input_shapes);
+  _fb_window_input_shapes_model_changed (self);
   fb_stage_list_set_run (self->stage_list, NULL);
   fb_compare_view_set_run (self->compare_view, NULL);
   fb_node_inspector_clear (self->inspector);
@@ -193,6 +203,12 @@ fb_window_open_file (FbWindow *self,
   job->file = g_object_ref (file);
   job->title = g_file_get_basename (file);
   load (self, job);
+}
+
+char *
+_fb_window_model_key (FbWindow *self)
+{
+  return self->model_file != NULL ? g_file_get_uri (self->model_file) : g_strdup ("sample");
 }
 
 GBytes *

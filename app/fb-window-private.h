@@ -96,6 +96,7 @@ struct _FbWindow {
   char                 *last_error;
   gboolean              disposed;
   GtkFileChooserNative *chooser;
+  GtkWindow            *shapes_dialog;   /* Input Shapes, while it is open (weak) */
 };
 
 /* fb-window-actions.c */
@@ -166,8 +167,16 @@ const char *_fb_window_target_unavailable (const FbBackend *backend);
 
 
 /* fb-window-load.c */
+/* What the settings remember a model by: its URI, "sample" for the bundled one. */
+char   *_fb_window_model_key             (FbWindow      *self);
 /* The bundled sample model's bytes (what the window shows when model_file is NULL). */
 GBytes *_fb_window_sample_bytes          (GError        **error);
+
+/* fb-window-input-shapes.c */
+void  _fb_window_class_init_input_shapes (GtkWidgetClass *widget_class);
+/* A model was opened (its pins cleared): the pins remembered for it go into the options. */
+void  _fb_window_input_shapes_model_changed (FbWindow    *self);
+void  _fb_window_input_shapes_dispose    (FbWindow       *self);
 
 /* fb-window-remote.c */
 void  _fb_window_class_init_profile_remote (GtkWidgetClass *widget_class);

@@ -15,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SAMPLE_KEY "sample"
 
 static GSettings *
 settings_of (FbWindow *self)
@@ -58,12 +57,6 @@ choose_host (FbWindow *self, const char *host)
 {
   if (self->profile_host_action != NULL)
     g_action_change_state (self->profile_host_action, g_variant_new_string (host ? host : ""));
-}
-
-static char *
-model_key (FbWindow *self)
-{
-  return self->model_file != NULL ? g_file_get_uri (self->model_file) : g_strdup (SAMPLE_KEY);
 }
 
 /* A radio button: the action's string state and this target make it one, and keep the choices
@@ -328,7 +321,7 @@ void
 _fb_window_remote_model_changed (FbWindow *self)
 {
   GSettings *settings = settings_of (self);
-  g_autofree char *key = model_key (self);
+  g_autofree char *key = _fb_window_model_key (self);
   g_autoptr(GVariant) map = NULL;
   const char *host;
 
@@ -343,7 +336,7 @@ void
 _fb_window_remember_host (FbWindow *self)
 {
   GSettings *settings = settings_of (self);
-  g_autofree char *key = model_key (self);
+  g_autofree char *key = _fb_window_model_key (self);
   g_autoptr(GVariant) map = NULL;
   GVariantBuilder builder;
   GVariantIter iter;

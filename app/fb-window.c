@@ -252,6 +252,7 @@ fb_window_dispose (GObject *object)
   g_clear_object (&self->chooser);
   g_clear_object (&self->profile_chooser);
   _fb_window_panes_dispose (self);
+  _fb_window_input_shapes_dispose (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), FB_TYPE_WINDOW);
 
   G_OBJECT_CLASS (fb_window_parent_class)->dispose (object);
@@ -399,6 +400,7 @@ fb_window_class_init (FbWindowClass *klass)
   _fb_window_class_init_actions (widget_class);
   _fb_window_class_init_profile (widget_class);
   _fb_window_class_init_panes (widget_class);
+  _fb_window_class_init_input_shapes (widget_class);
 }
 
 static void

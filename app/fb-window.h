@@ -54,5 +54,7 @@ FbProfilePanel  *fb_window_get_profile_panel (FbWindow      *self);
 void             fb_window_set_eager_baseline (FbWindow     *self,
                                                gboolean      eager);
 gboolean         fb_window_get_eager_baseline (FbWindow     *self);
+/* The Input Shapes dialog (win.input-shapes) while it is open, else NULL. */
+GtkWindow       *fb_window_get_input_shapes_dialog (FbWindow *self);
 
 G_END_DECLS
