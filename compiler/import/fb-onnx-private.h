@@ -36,4 +36,14 @@ FbTensor *_fb_onnx_value_decode   (GBytes *bytes, FbValueKind kind, FbDType dtyp
                                    const char *base_dir, char **name, GError **error);
 GBytes   *_fb_onnx_value_pack     (const FbTensor *value, const char *name, GError **error);
 
+/* Value types (fb-onnx-types.c). What a type is when it is no tensor ("a sequence", "a map"). */
+const char *_fb_onnx_type_kind      (const Onnx__TypeProto *type);
+/* The tensor type inside a sequence or optional type, its kind in *kind (see the definition). */
+const Onnx__TypeProto *_fb_onnx_unwrap_kind (const Onnx__TypeProto *type, FbValueKind *kind);
+/* Gives value what type declares; a valid type this project does not compute goes into
+ * bad_values (FbValue* -> reason) instead of stopping the import. */
+gboolean    _fb_onnx_apply_type     (GHashTable *bad_values, FbValue *value,
+                                     const Onnx__TypeProto *type, const char *what,
+                                     GError **error);
+
 G_END_DECLS
