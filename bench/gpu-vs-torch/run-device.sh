@@ -12,8 +12,11 @@
 #           fusebench --target cuda against PyTorch's float32 output, and times fusebench
 #           (graph replay and kernel by kernel) and PyTorch eager
 #   compile PyTorch's torch.compile and reduce-overhead modes on the exported models
-# FB_MODELS limits the torch step to some of the models; FB_TOP sets how many of the slowest
-# kernels fusebench names. Logs go to $OUT when it is set.
+#   table   the table of the torch and compile steps' figures, with the ratio (table.py)
+# FB_MODELS names the models of the torch, compile and table steps (any name torch_models.py
+# knows, "_b32" for batch 32: "resnet50 efficientnet_b0 densenet121 densenet121_b32"); FB_TOP
+# sets how many of the slowest kernels fusebench names; FB_STRICT=0 leaves out the strict float32
+# runs. Logs go to $OUT when it is set.
 set -u
 carry=${1:?usage: run-device.sh CARRY_DIR [STEPS]}
 steps=${2:-cases models torch}
@@ -57,6 +60,7 @@ for step in $steps; do
       [ -f "$c/model.onnx" ] || continue
       echo "== $name"
       for mode in "" "--strict-float32"; do
+        [ -n "$mode" ] && [ "${FB_STRICT:-1}" = 0 ] && continue
         FUSEBENCH_CUDA_KERNEL_TIMES=${FB_TOP:-12} timeout 240 "$fb" run "$c/model.onnx" --target cuda $mode --input-dir "$c/test_data_set_0" \
           --output "output=$c/fb$mode.npy" --iterations 100 --json > "$out/fb-$name$mode.json" 2> "$out/fb-$name$mode.err"
         echo "fusebench cuda ${mode:-tf32}: rc $? $(grep -E '"median_ms"' "$out/fb-$name$mode.json" | tr -d ' \n') $(grep -v '^  ' "$out/fb-$name$mode.err" | head -c 600)"
@@ -66,10 +70,13 @@ for step in $steps; do
       timeout 240 "$fb" run "$c/model.onnx" --target cuda --eager --input-dir "$c/test_data_set_0" \
         --iterations 100 --json 2>&1 | grep -E '"median_ms"|fusebench:' | sed 's/^/eager launches: /'
     done
-    timeout 200 python3 "$here/torch_models.py" "$tm" eager $models 2>&1 | grep "^torch"
+    timeout 200 python3 "$here/torch_models.py" "$out" eager $models 2>&1 | grep "^torch"
     ;;
   compile)
-    timeout 540 python3 "$here/torch_models.py" "$tm" time 2>&1 | grep "^torch"
+    timeout 540 python3 "$here/torch_models.py" "$out" time ${FB_MODELS:-resnet50 mobilenet_v2 bert} 2>&1 | grep "^torch"
+    ;;
+  table)
+    python3 "$here/table.py" "$out" ${FB_MODELS:-resnet50 mobilenet_v2 bert}
     ;;
   esac
 done

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Exports torchvision ResNet-50, MobileNetV2 and ViT-B/16 and Hugging Face BERT-base (sequence 128),
-# random weights, batch 1, to ONNX, with one input and PyTorch's float32 output beside each
+# Exports torchvision CNNs (ResNet-50, MobileNetV2, MobileNetV3-Large, EfficientNet-B0,
+# DenseNet-121, ConvNeXt-Tiny), ViT-B/16 and Hugging Face BERT-base and GPT-2 (sequence 128), random
+# weights, batch 1 (or N for a name ending in "_bN": "densenet121_b32"), to ONNX, with one input and PyTorch's float32 output beside each
 # (a case folder: model.onnx, test_data_set_0/input_0.npy, torch_output_0.npy, and
 # torch_tf32_output_0.npy: PyTorch's output with TF32 in every contraction), and times
 # PyTorch on the GPU: eager, torch.compile (default) and torch.compile(mode="reduce-overhead"),
@@ -10,6 +11,7 @@
 # ships it). Usage: torch_models.py OUT_DIR [export|time] [MODEL...]
 import json
 import os
+import re
 import statistics
 import sys
 import time
@@ -17,27 +19,52 @@ import time
 import numpy as np
 import torch
 
-MODELS = ["resnet50", "mobilenet_v2", "bert"]  # and "vit" (ViT-B/16) when named
+MODELS = ["resnet50", "mobilenet_v2", "bert"]  # the default set; any name below when named
+# torchvision image classifiers, 224x224 inputs.
+VISION = {"resnet50", "mobilenet_v2", "mobilenet_v3_large", "efficientnet_b0", "densenet121",
+          "convnext_tiny", "vit_b_16"}
+
+
+def split_batch(name):
+    """("densenet121", 32) for "densenet121_b32"; batch 1 without the suffix."""
+    m = re.fullmatch(r"(.+)_b(\d+)", name)
+    return (m.group(1), int(m.group(2))) if m else (name, 1)
 
 
 def make(name):
     torch.manual_seed(0)
-    if name == "resnet50":
+    arch, batch = split_batch(name)
+    arch = "vit_b_16" if arch == "vit" else arch
+    if arch in VISION:
         import torchvision
-        return torchvision.models.resnet50(weights=None).eval(), torch.randn(1, 3, 224, 224)
-    if name == "mobilenet_v2":
-        import torchvision
-        return torchvision.models.mobilenet_v2(weights=None).eval(), torch.randn(1, 3, 224, 224)
-    if name == "vit":
-        import torchvision
-        # The fused attention fast path has no ONNX form: the plain one exports.
-        torch.backends.mha.set_fastpath_enabled(False)
-        return torchvision.models.vit_b_16(weights=None).eval(), torch.randn(1, 3, 224, 224)
+        if arch == "vit_b_16":
+            # The fused attention fast path has no ONNX form: the plain one exports.
+            torch.backends.mha.set_fastpath_enabled(False)
+        model = getattr(torchvision.models, arch)(weights=None).eval()
+        return model, torch.randn(batch, 3, 224, 224)
+    if arch == "gpt2":
+        from transformers import GPT2Config, GPT2Model
+        cfg = GPT2Config()
+        ids = torch.randint(0, cfg.vocab_size, (batch, 128), dtype=torch.int64)
+        return HiddenState(GPT2Model(cfg).eval()).eval(), ids
+    if arch != "bert":
+        sys.exit(f"torch_models.py: unknown model {name!r}")
     from transformers import BertConfig, BertModel
     cfg = BertConfig()
     model = BertModel(cfg).eval()
-    ids = torch.randint(0, cfg.vocab_size, (1, 128), dtype=torch.int64)
+    ids = torch.randint(0, cfg.vocab_size, (batch, 128), dtype=torch.int64)
     return BertWrap(model).eval(), ids
+
+
+class HiddenState(torch.nn.Module):
+    """input_ids in, last hidden state out, no cache: one input, one output."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, ids):
+        return self.model(input_ids=ids, use_cache=False).last_hidden_state
 
 
 class BertWrap(torch.nn.Module):
