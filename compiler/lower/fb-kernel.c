@@ -490,6 +490,7 @@ fb_plan_add_buffer (FbPlan *plan, FbBufferKind kind, const char *name, FbDType d
     }
   b.nbytes = b.numel * (int64_t) fb_dtype_size (dtype);
   b.alias = -1;
+  b.slice_of = -1;
   b.offset = -1;
   b.first_use = -1;
   b.last_use = -1;
@@ -502,6 +503,21 @@ fb_plan_buffer (const FbPlan *plan, guint index)
 {
   g_return_val_if_fail (plan != NULL && index < plan->buffers->len, NULL);
   return &g_array_index (plan->buffers, FbBuffer, index);
+}
+
+guint
+fb_plan_slice_root (const FbPlan *plan, guint index, int64_t *offset)
+{
+  g_return_val_if_fail (plan != NULL && offset != NULL, index);
+  *offset = 0;
+  const FbBuffer *b = fb_plan_buffer (plan, index);
+  while (b->slice_of >= 0)
+    {
+      *offset += b->slice_offset;
+      index = (guint) b->slice_of;
+      b = fb_plan_buffer (plan, index);
+    }
+  return index;
 }
 
 guint

@@ -206,6 +206,10 @@ typedef struct {
   int64_t       nbytes;
   FbTensor     *constant;     /* FB_BUF_CONST: the data (a reference) */
   int           alias;        /* the buffer whose bytes this one views (-1: its own) */
+  int           slice_of;     /* a Concat's output whose bytes hold this one's (-1: none): its
+                                 producer writes straight into its part of the concatenation
+                                 (fb-lower-concat.c), at slice_offset bytes from its start */
+  int64_t       slice_offset;
   int64_t       offset;       /* set by the memory plan: byte offset in the arena (-1: none) */
   int           first_use;    /* kernel index of its first write or read (-1 before any) */
   int           last_use;     /* kernel index of its last read */
@@ -310,6 +314,9 @@ guint       fb_plan_add_buffer     (FbPlan *plan, FbBufferKind kind, const char 
 FbBuffer   *fb_plan_buffer         (const FbPlan *plan, guint index);
 /* Follows aliases to the buffer that owns the bytes. */
 guint       fb_plan_root           (const FbPlan *plan, guint index);
+/* Follows slices (FbBuffer.slice_of) to the outermost Concat output that holds index's bytes;
+ * *offset: where they start in it (index itself and 0 when it is no slice). */
+guint       fb_plan_slice_root     (const FbPlan *plan, guint index, int64_t *offset);
 /* The whole plan as text: buffers, then every kernel. */
 char       *fb_plan_to_string      (const FbPlan *plan);
 

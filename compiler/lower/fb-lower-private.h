@@ -46,6 +46,9 @@ typedef struct {
 /* Gives convolutions whose fused Add reads a residual dying there the residual's bytes for
  * their output, adding it in place (fb-lower-residual.c); cpu plans only. Returns how many. */
 guint     _fb_lower_residual_in_place (FbPlan *plan);
+/* Lets the producers of a Concat's pieces write straight into its output where the pieces are
+ * contiguous runs of it, leaving the Concat a view (fb-lower-concat.c). Returns how many. */
+guint     _fb_lower_concat_in_place (FbPlan *plan);
 
 /* Whether the kernel is lowered for a GPU target (library phases for contractions). */
 gboolean  _fb_lower_for_gpu       (const FbLowerCtx *c);

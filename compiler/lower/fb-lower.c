@@ -778,6 +778,7 @@ fb_lower_graph (const FbGraph *graph, const FbTargetDesc *target, GError **error
   if (!ok)
     return NULL;
   _fb_lower_residual_in_place (plan);
+  _fb_lower_concat_in_place (plan);
   name_functions (plan);
   return g_steal_pointer (&plan);
 }

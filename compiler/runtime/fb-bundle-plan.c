@@ -116,6 +116,13 @@ _fb_bundle_plan_to_json (const FbPlan *plan, const int64_t *weight_offsets)
       json_object_set_array_member (o, "dims", int_array (buf->rank, buf->dims));
       json_object_set_int_member (o, "alias", buf->alias);
       json_object_set_int_member (o, "offset", buf->offset);
+      if (buf->slice_of >= 0)
+        {
+          /* Its producer writes into a Concat's output: the offset above already says where;
+           * this says why two buffers overlap. */
+          json_object_set_int_member (o, "slice_of", buf->slice_of);
+          json_object_set_int_member (o, "slice_offset", buf->slice_offset);
+        }
       if (buf->dynamic)
         json_object_set_boolean_member (o, "dynamic", TRUE);
       if (buf->kind == FB_BUF_CONST)
@@ -318,6 +325,16 @@ read_buffer (FbPlan *plan, JsonObject *o, GBytes *weights, const char *path, GEr
     return bad (error, path, "a buffer views a buffer that does not come before it");
   buf->alias = alias;
   buf->dynamic = true_member (o, "dynamic");
+  if (is_int (o, "slice_of"))
+    {
+      gint64 of = json_object_get_int_member (o, "slice_of");
+      gint64 at = is_int (o, "slice_offset") ? json_object_get_int_member (o, "slice_offset") : -1;
+      /* The concatenation comes after its pieces; its index is checked once all are read. */
+      if (of < 0 || of == (gint64) b || at < 0 || at > G_MAXINT64 - buf->nbytes)
+        return bad (error, path, "a buffer lies in a concatenation that is not one");
+      buf->slice_of = of;
+      buf->slice_offset = at;
+    }
   if (alias < 0 && kind != FB_BUF_INPUT && kind != FB_BUF_CONST &&
       (offset < 0 || offset > plan->arena_bytes - buf->nbytes))
     return bad (error, path, "a buffer lies outside the arena");
@@ -576,6 +593,17 @@ _fb_bundle_plan_from_json (JsonObject *root, GBytes *weights, const char *path, 
         }
       if (!read_buffer (plan, o, weights, path, error))
         return NULL;
+    }
+  for (guint i = 0; i < plan->buffers->len; i++)
+    {
+      const FbBuffer *b = fb_plan_buffer (plan, i);
+      if (b->slice_of >= (int) plan->buffers->len ||
+          (b->slice_of >= 0 &&
+           b->slice_offset + b->nbytes > fb_plan_buffer (plan, b->slice_of)->nbytes))
+        {
+          bad (error, path, "a buffer lies in a concatenation that is not one");
+          return NULL;
+        }
     }
   if (!read_index_list (root, "inputs", plan->buffers->len, plan->inputs) ||
       !read_index_list (root, "outputs", plan->buffers->len, plan->outputs))

@@ -9,7 +9,9 @@
  * alias of a residual the pass placed apart from it, which the pass's offsets do not allow
  * for. Such a plan is packed anew, all of it: the values the pass gave one buffer (in-place
  * elementwise chains, views) stay one item, the items an in-place residual joins become one,
- * and each item lives from its first member's first use to its last member's last use. */
+ * and each item lives from its first member's first use to its last member's last use.
+ * Concatenations whose pieces are written straight into them (fb-lower-concat.c) are packed
+ * the same way, each with its pieces as one item. */
 #include "fb-memory-plan.h"
 
 #define ALIGN 64
@@ -125,40 +127,69 @@ joins_pass_buffers (const FbPlan *plan)
   return FALSE;
 }
 
-/* The whole arena anew, the pass's buffers as items joined by the aliases between them. */
-static int64_t
-pack_joined (FbPlan *plan)
+/* Whether b is a Concat's output that pieces are written into, or such a piece. */
+static gboolean *
+slice_members (const FbPlan *plan, gboolean *any)
 {
-  guint n_ids = 1;
+  gboolean *member = g_new0 (gboolean, plan->buffers->len);
+  *any = FALSE;
   for (guint i = 0; i < plan->buffers->len; i++)
+    {
+      const FbBuffer *b = fb_plan_buffer (plan, i);
+      if (b->slice_of >= 0)
+        member[i] = member[b->slice_of] = *any = TRUE;
+    }
+  return member;
+}
+
+/* The whole arena anew. The pass's buffers are items, joined by the aliases between them; a
+ * Concat written in place (fb-lower-concat.c) is one item with every piece inside it, its
+ * members taken out of the pass's buffers (which shared their bytes with values that may now
+ * be written over the concatenation while it is still read). */
+static int64_t
+pack_joined (FbPlan *plan, const gboolean *sliced)
+{
+  guint n_ids = 1, n_bufs = plan->buffers->len;
+  for (guint i = 0; i < n_bufs; i++)
     n_ids = MAX (n_ids, pass_id (fb_plan_buffer (plan, i)) + 1);
   g_autofree guint *parent = g_new (guint, n_ids);
   for (guint i = 0; i < n_ids; i++)
     parent[i] = i;
-  for (guint i = 0; i < plan->buffers->len; i++)
+  for (guint i = 0; i < n_bufs; i++)
     {
-      guint id = pass_id (fb_plan_buffer (plan, i));
-      guint root = pass_id (fb_plan_buffer (plan, fb_plan_root (plan, i)));
-      if (id > 0 && root > 0)
+      guint r = fb_plan_root (plan, i);
+      guint id = pass_id (fb_plan_buffer (plan, i)), root = pass_id (fb_plan_buffer (plan, r));
+      if (id > 0 && root > 0 && !sliced[i] && !sliced[r])
         parent[find (parent, id)] = find (parent, root);
     }
 
+  /* Items are keyed: a pass buffer by its id, a concatenation by n_ids + its outermost
+   * output's index. */
   g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (Item));
-  g_autofree int *item_of_id = g_new (int, n_ids);
-  g_autofree int *item_of_buffer = g_new (int, plan->buffers->len);
-  for (guint i = 0; i < n_ids; i++)
-    item_of_id[i] = -1;
-  for (guint i = 0; i < plan->buffers->len; i++)
+  g_autofree int *item_of_key = g_new (int, n_ids + n_bufs);
+  g_autofree int *item_of_buffer = g_new (int, n_bufs);
+  g_autofree int64_t *inside = g_new0 (int64_t, n_bufs);
+  for (guint i = 0; i < n_ids + n_bufs; i++)
+    item_of_key[i] = -1;
+  for (guint i = 0; i < n_bufs; i++)
     {
       FbBuffer *b = fb_plan_buffer (plan, i);
       item_of_buffer[i] = -1;
       if (!owns_bytes (b))
         continue;
       Item it = item_of (b, i);
-      guint id = pass_id (b) ? find (parent, pass_id (b)) : 0;
-      if (id > 0 && item_of_id[id] >= 0)
+      guint key = 0;
+      if (sliced[i])
         {
-          Item *group = &g_array_index (items, Item, item_of_id[id]);
+          guint top = fb_plan_slice_root (plan, i, &inside[i]);
+          key = n_ids + top;
+          it.size = aligned (fb_plan_buffer (plan, top)->nbytes);
+        }
+      else if (pass_id (b) > 0)
+        key = find (parent, pass_id (b));
+      if (key > 0 && item_of_key[key] >= 0)
+        {
+          Item *group = &g_array_index (items, Item, item_of_key[key]);
           group->size = MAX (group->size, it.size);
           if (it.used && !group->used)
             {
@@ -171,11 +202,11 @@ pack_joined (FbPlan *plan)
               group->start = MIN (group->start, it.start);
               group->end = MAX (group->end, it.end);
             }
-          item_of_buffer[i] = item_of_id[id];
+          item_of_buffer[i] = item_of_key[key];
           continue;
         }
-      if (id > 0)
-        item_of_id[id] = items->len;
+      if (key > 0)
+        item_of_key[key] = items->len;
       item_of_buffer[i] = items->len;
       g_array_append_val (items, it);
     }
@@ -184,15 +215,16 @@ pack_joined (FbPlan *plan)
   for (guint i = 0; i < items->len; i++)
     first_of_item[i] = g_array_index (items, Item, i).index;
   int64_t top = pack (items, 0);
-  g_autofree int64_t *offset_of_first = g_new0 (int64_t, plan->buffers->len);
+  g_autofree int64_t *offset_of_first = g_new0 (int64_t, n_bufs);
   for (guint i = 0; i < items->len; i++)
     {
       Item *it = &g_array_index (items, Item, i);
       offset_of_first[it->index] = it->offset;
     }
-  for (guint i = 0; i < plan->buffers->len; i++)
+  for (guint i = 0; i < n_bufs; i++)
     if (item_of_buffer[i] >= 0)
-      fb_plan_buffer (plan, i)->offset = offset_of_first[first_of_item[item_of_buffer[i]]];
+      fb_plan_buffer (plan, i)->offset =
+        offset_of_first[first_of_item[item_of_buffer[i]]] + inside[i];
   return top;
 }
 
@@ -217,9 +249,11 @@ fb_plan_layout_memory (FbPlan *plan)
   for (guint i = 0; i < plan->outputs->len; i++)
     touch (plan, g_array_index (plan->outputs, guint, i), n_kernels);
 
-  if (joins_pass_buffers (plan))
+  gboolean any_slice;
+  g_autofree gboolean *sliced = slice_members (plan, &any_slice);
+  if (any_slice || joins_pass_buffers (plan))
     {
-      plan->arena_bytes = pack_joined (plan);
+      plan->arena_bytes = pack_joined (plan, sliced);
       return;
     }
   /* First the pass's plan. */

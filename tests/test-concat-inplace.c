@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Concatenation without copies (compiler/lower/fb-lower-concat.c): where a Concat's pieces are
+ * contiguous runs of its output, their producers write into it and its kernel has no code; a
+ * dense block's Concats all lie in its last one. Where a piece is not such a run (batch 2),
+ * would start off the alignment, is the graph input or appears twice, the Concat keeps its
+ * copy. Every model runs twice against the interpreter, the dense block also through a bundle
+ * (whose plan.json records the slices); the arena never gives two live values the same bytes
+ * unless one lies inside the other's concatenation. Models: tests/concat/make-concat-models.py. */
+#include "fb-cuda.h"
+#include "fb-bundle.h"
+#include "fb-codegen.h"
+#include "fb-compare.h"
+#include "fb-interp.h"
+#include "fb-lower.h"
+#include "fb-onnx-import.h"
+#include "fb-pipeline.h"
+#include "fb-test-cpu.h"
+
+#include <string.h>
+
+static FbPipeline *
+load (const char *name, FbLayout layout)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *file = g_strconcat (name, ".onnx", NULL);
+  g_autofree char *path = g_build_filename (g_getenv ("G_TEST_SRCDIR") ? g_getenv ("G_TEST_SRCDIR")
+                                                                       : ".",
+                                            "concat", file, NULL);
+  FbGraph *graph = fb_onnx_import_file (path, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
+  options->layout = layout;
+  FbPipeline *p = fb_pipeline_new (graph);
+  g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  return p;
+}
+
+static GPtrArray *
+make_inputs (const FbGraph *graph)
+{
+  GPtrArray *inputs = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (1202);
+  for (guint i = 0; i < graph->inputs->len; i++)
+    {
+      const FbValue *v = g_ptr_array_index (graph->inputs, i);
+      g_autoptr(GError) error = NULL;
+      FbTensor *t = fb_tensor_new (FB_DTYPE_FLOAT32, v->shape.rank, v->shape.dim, &error);
+      g_assert_no_error (error);
+      float *data = fb_tensor_data_mut (t);
+      for (gsize j = 0; j < fb_tensor_nbytes (t) / sizeof (float); j++)
+        data[j] = (float) g_rand_double_range (rand, -1, 1);
+      g_ptr_array_add (inputs, t);
+    }
+  return inputs;
+}
+
+/* The Concat kernels that became views (by their label: a bundle's kernels have no node),
+ * each checked: no code, its pieces (its arguments) back to back through the output's bytes. */
+static guint
+count_in_place (const FbPlan *plan)
+{
+  guint n = 0;
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
+      if (!g_str_has_prefix (kernel->label, "Concat in place"))
+        continue;
+      g_assert_cmpint (kernel->kind, ==, FB_KERNEL_VIEW);
+      g_assert_cmpuint (kernel->phases->len, ==, 0);
+      guint out = G_MAXUINT;
+      for (guint a = 0; a < kernel->args->len; a++)
+        if (g_array_index (kernel->args, FbKArg, a).role == FB_KARG_OUTPUT)
+          out = g_array_index (kernel->args, FbKArg, a).buffer;
+      g_assert_cmpuint (out, !=, G_MAXUINT);
+      const FbBuffer *ob = fb_plan_buffer (plan, out);
+      int64_t at = ob->offset;
+      for (guint a = 0; a < kernel->args->len; a++)
+        {
+          const FbKArg *arg = &g_array_index (kernel->args, FbKArg, a);
+          if (arg->role != FB_KARG_INPUT)
+            continue;
+          const FbBuffer *pb = fb_plan_buffer (plan, arg->buffer);
+          /* The pieces follow each other through the output, in order. */
+          g_assert_cmpint (pb->offset, ==, at);
+          at += pb->nbytes;
+        }
+      g_assert_cmpint (at, ==, ob->offset + ob->nbytes);
+      n++;
+    }
+  return n;
+}
+
+static gboolean
+same_concatenation (const FbPlan *plan, guint a, guint b)
+{
+  int64_t ignored;
+  const FbBuffer *x = fb_plan_buffer (plan, a), *y = fb_plan_buffer (plan, b);
+  return (x->slice_of >= 0 || y->slice_of >= 0) &&
+         fb_plan_slice_root (plan, a, &ignored) == fb_plan_slice_root (plan, b, &ignored);
+}
+
+/* No two buffers share bytes while both are alive, but where one dies at the kernel that
+ * writes the other, or both lie in one concatenation. */
+static void
+check_arena (const FbPlan *plan)
+{
+  for (guint i = 0; i < plan->buffers->len; i++)
+    for (guint j = i + 1; j < plan->buffers->len; j++)
+      {
+        const FbBuffer *a = fb_plan_buffer (plan, i), *b = fb_plan_buffer (plan, j);
+        if (a->alias >= 0 || b->alias >= 0 || a->offset < 0 || b->offset < 0 ||
+            a->kind == FB_BUF_CONST || b->kind == FB_BUF_CONST || a->first_use < 0 ||
+            b->first_use < 0 || same_concatenation (plan, i, j))
+          continue;
+        gboolean bytes = a->offset < b->offset + b->nbytes && b->offset < a->offset + a->nbytes;
+        gboolean life = a->first_use < b->last_use && b->first_use < a->last_use;
+        if (bytes && life)
+          g_error ("buffers %s and %s share bytes while both are alive", a->name, b->name);
+        g_assert_cmpint (a->offset + a->nbytes, <=, plan->arena_bytes);
+      }
+}
+
+static void
+check_runs (const char *what, FbCpuModule *m, const FbGraph *graph, GPtrArray *inputs)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) reference = fb_interp_run (graph, inputs, NULL, &error);
+  g_assert_no_error (error);
+  for (int run = 0; run < 2; run++)
+    {
+      g_autoptr(GPtrArray) outputs = fb_cpu_module_run (m, inputs, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (reference->len, ==, outputs->len);
+      for (guint i = 0; i < reference->len; i++)
+        {
+          FbCompare cmp;
+          fb_tensor_compare (g_ptr_array_index (reference, i), g_ptr_array_index (outputs, i),
+                             FB_COMPARE_RTOL, FB_COMPARE_ATOL, &cmp);
+          if (!cmp.ok)
+            g_error ("%s, run %d, output %u against the interpreter: %s", what, run, i,
+                     cmp.reason);
+          fb_compare_clear (&cmp);
+        }
+    }
+}
+
+/* Compiles model name for the cpu target in layout, checks that expect Concats are written in
+ * place, and its outputs; with bundle, also through a bundle. */
+static void
+check_model (const char *name, FbLayout layout, guint expect, gboolean bundle)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPipeline) p = load (name, layout);
+  const FbGraph *graph = fb_pipeline_final (p);
+  g_autoptr(FbPlan) plan = fb_lower_graph (graph, fb_cpu_target_desc (), &error);
+  g_assert_no_error (error);
+  fb_plan_layout_memory (plan);
+  g_assert_cmpuint (count_in_place (plan), ==, expect);
+  check_arena (plan);
+
+  g_autoptr(GPtrArray) inputs = make_inputs (graph);
+  g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, 2, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr(FbCpuModule) m = fb_cpu_module_new (plan, objects, 2, &error);
+  g_assert_no_error (error);
+  check_runs (name, m, graph, inputs);
+  if (!bundle)
+    return;
+
+  g_autofree char *dir = g_dir_make_tmp ("fusebench-concat-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *path = g_build_filename (dir, "concat.fusebench", NULL);
+  FbBundleOptions options = { .source = name };
+  g_assert_true (fb_bundle_write (path, plan, objects, graph, &options, &error));
+  g_assert_no_error (error);
+  g_autofree char *plan_json = g_build_filename (path, "plan.json", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (plan_json, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "\"slice_of\""));
+  g_autoptr(FbCpuModule) loaded = fb_cpu_bundle_load (path, 2, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_in_place (fb_cpu_module_plan (loaded)), ==, expect);
+  g_autofree char *what = g_strconcat (name, " (bundle)", NULL);
+  check_runs (what, loaded, graph, inputs);
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
+  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
+}
+
+/* All three of the block's Concats: the last holds the pieces, the two before it are its
+ * first runs. A piece read again after the block keeps its value. */
+static void
+test_dense_block (void)
+{
+  check_model ("dense", FB_LAYOUT_NCHW, 3, TRUE);
+}
+
+/* Channels-last, a channel run of a 6x8 map is strided: every Concat copies. */
+static void
+test_dense_block_channels_last (void)
+{
+  check_model ("dense", FB_LAYOUT_NHWC, 0, FALSE);
+}
+
+static void
+test_batch_two (void)
+{
+  check_model ("dense-batch2", FB_LAYOUT_NCHW, 0, FALSE);
+}
+
+static void
+test_unaligned (void)
+{
+  check_model ("odd-sizes", FB_LAYOUT_NCHW, 0, FALSE);
+}
+
+static void
+test_graph_input (void)
+{
+  check_model ("input-piece", FB_LAYOUT_NCHW, 0, FALSE);
+}
+
+static void
+test_twice (void)
+{
+  check_model ("twice", FB_LAYOUT_NCHW, 0, FALSE);
+}
+
+/* Pooled 1x1 maps are runs in either layout. */
+static void
+test_pooled (void)
+{
+  check_model ("pooled", FB_LAYOUT_NCHW, 1, FALSE);
+  check_model ("pooled", FB_LAYOUT_NHWC, 1, FALSE);
+}
+
+/* The cuda target shares the lowering: a batch-1 dense block's convolutions (cuDNN) write into
+ * the block's buffer too. */
+static void
+test_gpu_plan (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPipeline) p = load ("dense", FB_LAYOUT_NCHW);
+  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), fb_cuda_target_desc (),
+                                           &error);
+  g_assert_no_error (error);
+  fb_plan_layout_memory (plan);
+  g_assert_cmpuint (count_in_place (plan), ==, 3);
+  check_arena (plan);
+}
+
+int
+main (int argc, char **argv)
+{
+  tc_init (&argc, &argv);
+  g_test_add_func ("/concat-inplace/dense-block", test_dense_block);
+  g_test_add_func ("/concat-inplace/dense-block-channels-last", test_dense_block_channels_last);
+  g_test_add_func ("/concat-inplace/batch-two", test_batch_two);
+  g_test_add_func ("/concat-inplace/unaligned", test_unaligned);
+  g_test_add_func ("/concat-inplace/graph-input", test_graph_input);
+  g_test_add_func ("/concat-inplace/twice", test_twice);
+  g_test_add_func ("/concat-inplace/pooled", test_pooled);
+  g_test_add_func ("/concat-inplace/gpu-plan", test_gpu_plan);
+  return g_test_run ();
+}
