@@ -14,7 +14,7 @@
 #   compile PyTorch's torch.compile and reduce-overhead modes on the exported models
 #   table   the table of the torch and compile steps' figures, with the ratio (table.py)
 # FB_MODELS names the models of the torch, compile and table steps (any name torch_models.py
-# knows, "_b32" for batch 32: "resnet50 efficientnet_b0 densenet121 densenet121_b32"); FB_TOP
+# knows, "-b32" for batch 32: "resnet50 efficientnet_b0 densenet121 densenet121-b32"); FB_TOP
 # sets how many of the slowest kernels fusebench names; FB_STRICT=0 leaves out the strict float32
 # runs. Logs go to $OUT when it is set.
 set -u

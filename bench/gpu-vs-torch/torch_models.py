@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Exports torchvision CNNs (ResNet-50, MobileNetV2, MobileNetV3-Large, EfficientNet-B0,
 # DenseNet-121, ConvNeXt-Tiny), ViT-B/16 and Hugging Face BERT-base and GPT-2 (sequence 128), random
-# weights, batch 1 (or N for a name ending in "_bN": "densenet121_b32"), to ONNX, with one input and PyTorch's float32 output beside each
-# (a case folder: model.onnx, test_data_set_0/input_0.npy, torch_output_0.npy, and
+# weights, batch 1 (or N for a name ending in "-bN": "densenet121-b32"), to ONNX, with one input
+# and PyTorch's float32 output beside each (a case folder: model.onnx, test_data_set_0/input_0.npy, torch_output_0.npy, and
 # torch_tf32_output_0.npy: PyTorch's output with TF32 in every contraction), and times
 # PyTorch on the GPU: eager, torch.compile (default) and torch.compile(mode="reduce-overhead"),
 # medians of 100 runs between CUDA events after warm-up, float32 with PyTorch's default TF32
@@ -26,8 +26,8 @@ VISION = {"resnet50", "mobilenet_v2", "mobilenet_v3_large", "efficientnet_b0", "
 
 
 def split_batch(name):
-    """("densenet121", 32) for "densenet121_b32"; batch 1 without the suffix."""
-    m = re.fullmatch(r"(.+)_b(\d+)", name)
+    """("densenet121", 32) for "densenet121-b32"; batch 1 without the suffix."""
+    m = re.fullmatch(r"(.+)-b(\d+)", name)
     return (m.group(1), int(m.group(2))) if m else (name, 1)
 
 

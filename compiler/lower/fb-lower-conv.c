@@ -5,8 +5,8 @@
  * others copy the padded input, gather image patches (im2col) for a tile of output rows and
  * call sgemm on the tile, then apply the bias and the sunk elementwise chain to the tile. One-
  * and two-dimensional convolutions share the code: a 1-D one is a 2-D one of height 1. On a
- * GPU they are cuDNN's, but for the matrix-vector products (gpu_matvec), which are generated
- * direct loops. */
+ * GPU they are cuDNN's, but for the matrix-vector products (gpu_matvec) and depthwise ones
+ * (gpu_depthwise), which are generated direct loops. */
 #include "fb-lower-private.h"
 #include "fb-lower-conv.h"
 
@@ -582,8 +582,11 @@ lower_gemm_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
  * - P * Co * R <= 4 Mi multiply-adds: at most 32 MB of loads (a weight and an input each),
  *   of which at most 16 MB of weights come from memory and the rest from L1 or L2: a few
  *   microseconds, under cuDNN's measured floor for one call.
+ * A batch of 1x1 maps (the same block over a batch of 32) is the same product with P columns:
+ * it is taken up to 64 of them, still under the multiply-add bound.
  * Anything larger keeps cuDNN, whose tensor-core GEMMs win once the weights are reused. */
 #define MATVEC_MAX_PIXELS 16
+#define MATVEC_MAX_BATCH_OF_POINTS 64
 #define MATVEC_MAX_REDUCTION 8192
 #define MATVEC_MAX_MACS ((int64_t) 1 << 22)
 
@@ -591,8 +594,29 @@ static gboolean
 gpu_matvec (const FbConvGeom *g)
 {
   int64_t pixels = g->N * g->OH * g->OW, reduction = g->C / g->G * g->KH * g->KW;
-  return pixels <= MATVEC_MAX_PIXELS && reduction <= MATVEC_MAX_REDUCTION &&
+  gboolean few = pixels <= MATVEC_MAX_PIXELS ||
+                 (g->OH * g->OW == 1 && pixels <= MATVEC_MAX_BATCH_OF_POINTS);
+  return few && reduction <= MATVEC_MAX_REDUCTION &&
          pixels * g->Co * reduction <= MATVEC_MAX_MACS;
+}
+
+/* Whether a GPU depthwise convolution (one input and one output channel per group) is a
+ * generated kernel: a thread per output element reading its KH x KW taps, which neighbouring
+ * threads share through L1, so it streams at memory speed; cuDNN's grouped kernels took
+ * 0.17-0.25 ms for EfficientNet-B0's first depthwise layers at batch 32 on an H200
+ * (0.6-0.8 TB/s of a 4.8 TB/s memory). */
+static gboolean
+gpu_depthwise (const FbConvGeom *g)
+{
+  return g->G > 1 && g->G == g->C && g->G == g->Co;
+}
+
+/* FUSEBENCH_GPU_CONV=cudnn sends every GPU convolution to cuDNN, for measuring the generated
+ * kernels against it; unset or "auto", the rules above choose. */
+static gboolean
+gpu_generated_allowed (void)
+{
+  return g_strcmp0 (g_getenv ("FUSEBENCH_GPU_CONV"), "cudnn") != 0;
 }
 
 gboolean
@@ -609,7 +633,7 @@ _fb_lower_conv (FbLowerCtx *c, const FbNode *node, GError **error)
                            "channels-last convolution needs constant weights");
   gboolean taken = FALSE;
   gboolean gpu = _fb_lower_for_gpu (c);
-  if (gpu && gpu_matvec (&g))
+  if (gpu && gpu_generated_allowed () && (gpu_matvec (&g) || gpu_depthwise (&g)))
     return _fb_lower_conv_direct (c, node, error);
   /* On a GPU every other float convolution goes to cuDNN, whatever its weights. */
   if ((gpu || _fb_lower_dnnl_conv_fits (node, &g)) &&

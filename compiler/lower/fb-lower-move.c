@@ -342,8 +342,10 @@ lower_concat_rows (FbLowerCtx *c, const FbNode *node, int rank, const int64_t *w
 }
 
 /* Concat and Split: one phase per piece, each writing or reading its slab at an offset along
- * the axis; a Concat with enough rows before its axis to share among threads is one phase
- * (lower_concat_rows). */
+ * the axis; on a CPU, a Concat with enough rows before its axis to share among threads is one
+ * phase (lower_concat_rows). Not on a GPU: that phase's threads are its rows, and a row is a
+ * long serial copy (DenseNet-121 at batch 32: 32 threads copying 25 MB, 0.19 ms a Concat);
+ * a phase per piece gives every element a thread. */
 static gboolean
 lower_pieces (FbLowerCtx *c, const FbNode *node, GError **error)
 {
@@ -354,7 +356,7 @@ lower_pieces (FbLowerCtx *c, const FbNode *node, GError **error)
   int axis;
   if (!fb_axis_normalize (fb_node_attr_int (node, "axis", 0), rank, &axis))
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "bad axis");
-  if (concat && numel_of (axis, whole) >= 16)
+  if (concat && numel_of (axis, whole) >= 16 && !_fb_lower_for_gpu (c))
     return lower_concat_rows (c, node, rank, whole, axis, error);
   int64_t offset = 0;
   guint n = concat ? node->n_inputs : node->n_outputs;
