@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Convolutions that are matrix-vector products (few output pixels: the 1x1 convolutions of a
- * squeeze-excitation block, also over a batch, a 3x3 one whose output is one pixel) and depthwise
- * ones on the cuda target: lowered to generated kernels, not cuDNN phases, with their bias and activation in the same kernel; the
+ * squeeze-excitation block, also over a batch, a 3x3 one whose output is one pixel) on the cuda
+ * target: lowered to generated kernels, not cuDNN phases, with their bias and activation in the same kernel; the
  * host's emulation of those kernels computes what the interpreter does, in both layouts; a large
  * convolution still goes to cuDNN, and the cpu target lowers the small ones as before. */
 #include "fb-cuda.h"
@@ -27,24 +27,6 @@ conv_graph (int64_t n, int64_t cin, int64_t h, int64_t w, int64_t cout, int64_t 
                       tp_const (g, "b", 1, TP_DIMS (cout), NULL), NULL);
   tp_attr_ints (g, v, "strides", 2, TP_DIMS (s, s));
   tp_attr_ints (g, v, "pads", 4, TP_DIMS (p, p, p, p));
-  if (act != NO_ACT)
-    v = tp_op (g, act, "act", v, NULL);
-  tp_output (g, v);
-  return g;
-}
-
-/* x [n, c, h, w] -> depthwise Conv (k x k, stride s, pads p, a group per channel) + bias -> act. */
-static FbGraph *
-depthwise_graph (int64_t n, int64_t c, int64_t h, int64_t w, int64_t k, int64_t s, int64_t p,
-                 FbOpKind act)
-{
-  FbGraph *g = tp_graph (17);
-  FbValue *x = tp_input (g, "x", 4, TP_DIMS (n, c, h, w));
-  FbValue *v = tp_op (g, FB_OP_CONV, "conv", x, tp_const (g, "w", 4, TP_DIMS (c, 1, k, k), NULL),
-                      tp_const (g, "b", 1, TP_DIMS (c), NULL), NULL);
-  tp_attr_ints (g, v, "strides", 2, TP_DIMS (s, s));
-  tp_attr_ints (g, v, "pads", 4, TP_DIMS (p, p, p, p));
-  tp_attr_int (g, v, "group", c);
   if (act != NO_ACT)
     v = tp_op (g, act, "act", v, NULL);
   tp_output (g, v);
@@ -127,10 +109,6 @@ test_choice (void)
       /* The squeeze-excitation expand over a batch of 32: 32 columns of 1x1 maps. */
       Lowered se32 = lower (conv_graph (32, 48, 1, 1, 1152, 1, 1, 0, FB_OP_SIGMOID), layouts[l], GPU);
       g_assert_cmpuint (se32.conv_phases, ==, 0);
-      /* Depthwise convolutions, of any size: a thread per output element. */
-      Lowered dw = lower (depthwise_graph (2, 96, 56, 56, 3, 2, 1, FB_OP_RELU), layouts[l], GPU);
-      g_assert_cmpuint (dw.conv_phases, ==, 0);
-      g_assert_true (dw.generated);
 
       /* Past the rule: a real image (reuse of every weight over 784 pixels), 17 pixels of one
        * map, a batch of 65 1x1 maps, and a one-pixel product of 2048 x 4608 (9.4 M
@@ -176,11 +154,6 @@ test_emulated (void)
       /* 3x3 without padding on a 3x3 map, and a batch of two: 2 x 1 x 1 outputs. */
       tp_check_emulated_pipeline (conv_graph (2, 8, 3, 3, 16, 3, 1, 0, FB_OP_SIGMOID), lay,
                                   TI_IN (ti_random (4, TP_DIMS (2, 8, 3, 3), 34)), 1, TRUE);
-      /* Depthwise 3x3 padded with Relu, 5x5 stride 2 over a batch of two: a thread each. */
-      tp_check_emulated_pipeline (depthwise_graph (1, 8, 7, 6, 3, 1, 1, FB_OP_RELU), lay,
-                                  TI_IN (ti_random (4, TP_DIMS (1, 8, 7, 6), 36)), 1, FALSE);
-      tp_check_emulated_pipeline (depthwise_graph (2, 6, 9, 9, 5, 2, 2, NO_ACT), lay,
-                                  TI_IN (ti_random (4, TP_DIMS (2, 6, 9, 9), 37)), 1, FALSE);
       /* The whole squeeze-excitation block. */
       tp_check_emulated_pipeline (se_graph (64, 8, 3), lay,
                                   TI_IN (ti_random (4, TP_DIMS (1, 64, 3, 3), 35)), 1, TRUE);

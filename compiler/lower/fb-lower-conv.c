@@ -5,8 +5,10 @@
  * others copy the padded input, gather image patches (im2col) for a tile of output rows and
  * call sgemm on the tile, then apply the bias and the sunk elementwise chain to the tile. One-
  * and two-dimensional convolutions share the code: a 1-D one is a 2-D one of height 1. On a
- * GPU they are cuDNN's, but for the matrix-vector products (gpu_matvec) and depthwise ones
- * (gpu_depthwise), which are generated direct loops. */
+ * GPU they are cuDNN's, but for the matrix-vector products (gpu_matvec), which are generated
+ * direct loops. Depthwise ones stay cuDNN's on a GPU: the direct loop, a thread per output
+ * element, measured no faster (EfficientNet-B0's stride-2 96-channel layer at batch 32: 0.24
+ * ms either way on an H200) and MobileNetV2 at batch 32 slower (2.04 ms against 1.93). */
 #include "fb-lower-private.h"
 #include "fb-lower-conv.h"
 
@@ -600,17 +602,6 @@ gpu_matvec (const FbConvGeom *g)
          pixels * g->Co * reduction <= MATVEC_MAX_MACS;
 }
 
-/* Whether a GPU depthwise convolution (one input and one output channel per group) is a
- * generated kernel: a thread per output element reading its KH x KW taps, which neighbouring
- * threads share through L1, so it streams at memory speed; cuDNN's grouped kernels took
- * 0.17-0.25 ms for EfficientNet-B0's first depthwise layers at batch 32 on an H200
- * (0.6-0.8 TB/s of a 4.8 TB/s memory). */
-static gboolean
-gpu_depthwise (const FbConvGeom *g)
-{
-  return g->G > 1 && g->G == g->C && g->G == g->Co;
-}
-
 /* FUSEBENCH_GPU_CONV=cudnn sends every GPU convolution to cuDNN, for measuring the generated
  * kernels against it; unset or "auto", the rules above choose. */
 static gboolean
@@ -633,7 +624,7 @@ _fb_lower_conv (FbLowerCtx *c, const FbNode *node, GError **error)
                            "channels-last convolution needs constant weights");
   gboolean taken = FALSE;
   gboolean gpu = _fb_lower_for_gpu (c);
-  if (gpu && gpu_generated_allowed () && (gpu_matvec (&g) || gpu_depthwise (&g)))
+  if (gpu && gpu_generated_allowed () && gpu_matvec (&g))
     return _fb_lower_conv_direct (c, node, error);
   /* On a GPU every other float convolution goes to cuDNN, whatever its weights. */
   if ((gpu || _fb_lower_dnnl_conv_fits (node, &g)) &&
