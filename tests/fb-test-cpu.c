@@ -2,6 +2,8 @@
 #include "fb-test-cpu.h"
 #include "fb-compare.h"
 #include "fb-infer.h"
+#include "fb-interp.h"
+#include "fb-lower.h"
 
 void
 tc_init (int *argc, char ***argv)
@@ -58,6 +60,21 @@ tc_inputs (FbGraph *graph, FbNode *node, FbTensor **inputs, guint const_mask)
 }
 
 void
+tc_assert_agree (const char *what, GPtrArray *expected, GPtrArray *actual)
+{
+  g_assert_cmpuint (actual->len, ==, expected->len);
+  for (guint i = 0; i < actual->len; i++)
+    {
+      FbCompare cmp;
+      fb_tensor_compare (g_ptr_array_index (expected, i), g_ptr_array_index (actual, i),
+                         FB_COMPARE_RTOL, FB_COMPARE_ATOL, &cmp);
+      if (!cmp.ok)
+        g_error ("output %u of %s against the interpreter: %s", i, what, cmp.reason);
+      fb_compare_clear (&cmp);
+    }
+}
+
+void
 tc_check (FbGraph *graph, GPtrArray *inputs)
 {
   g_autoptr(GError) error = NULL;
@@ -67,17 +84,69 @@ tc_check (FbGraph *graph, GPtrArray *inputs)
   g_assert_no_error (error);
   g_autoptr(GPtrArray) actual = fb_cpu_module_run (m, inputs, NULL, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (actual->len, ==, expected->len);
-  for (guint i = 0; i < actual->len; i++)
+  tc_assert_agree (((FbNode *) g_ptr_array_index (graph->nodes, 0))->name, expected, actual);
+}
+
+GPtrArray *
+tc_seeded_inputs (const FbGraph *graph, guint32 seed)
+{
+  GPtrArray *inputs = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+  for (guint i = 0; i < graph->inputs->len; i++)
     {
-      FbCompare cmp;
-      fb_tensor_compare (g_ptr_array_index (expected, i), g_ptr_array_index (actual, i),
-                         FB_COMPARE_RTOL, FB_COMPARE_ATOL, &cmp);
-      if (!cmp.ok)
-        g_error ("output %u of %s: %s", i,
-                 ((FbNode *) g_ptr_array_index (graph->nodes, 0))->name, cmp.reason);
-      fb_compare_clear (&cmp);
+      const FbValue *v = g_ptr_array_index (graph->inputs, i);
+      g_autoptr(GError) error = NULL;
+      FbTensor *t = fb_tensor_new (FB_DTYPE_FLOAT32, v->shape.rank, v->shape.dim, &error);
+      g_assert_no_error (error);
+      float *data = fb_tensor_data_mut (t);
+      for (gsize j = 0; j < fb_tensor_nbytes (t) / sizeof (float); j++)
+        data[j] = (float) g_rand_double_range (rand, -1, 1);
+      g_ptr_array_add (inputs, t);
     }
+  return inputs;
+}
+
+void
+tc_check_module (const char *what, FbCpuModule *m, const FbGraph *graph, GPtrArray *inputs)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) reference = fb_interp_run (graph, inputs, NULL, &error);
+  g_assert_no_error (error);
+  for (int run = 0; run < 2; run++)
+    {
+      g_autoptr(GPtrArray) outputs = fb_cpu_module_run (m, inputs, NULL, &error);
+      g_assert_no_error (error);
+      g_autofree char *which = g_strdup_printf ("%s, run %d", what, run + 1);
+      tc_assert_agree (which, reference, outputs);
+    }
+}
+
+static gboolean
+same_concatenation (const FbPlan *plan, guint a, guint b)
+{
+  int64_t ignored;
+  const FbBuffer *x = fb_plan_buffer (plan, a), *y = fb_plan_buffer (plan, b);
+  return (x->slice_of >= 0 || y->slice_of >= 0) &&
+         fb_plan_slice_root (plan, a, &ignored) == fb_plan_slice_root (plan, b, &ignored);
+}
+
+void
+tc_check_arena (const FbPlan *plan)
+{
+  for (guint i = 0; i < plan->buffers->len; i++)
+    for (guint j = i + 1; j < plan->buffers->len; j++)
+      {
+        const FbBuffer *a = fb_plan_buffer (plan, i), *b = fb_plan_buffer (plan, j);
+        if (a->alias >= 0 || b->alias >= 0 || a->offset < 0 || b->offset < 0 ||
+            a->kind == FB_BUF_CONST || b->kind == FB_BUF_CONST || a->first_use < 0 ||
+            b->first_use < 0 || same_concatenation (plan, i, j))
+          continue;
+        gboolean bytes = a->offset < b->offset + b->nbytes && b->offset < a->offset + a->nbytes;
+        gboolean life = a->first_use < b->last_use && b->first_use < a->last_use;
+        if (bytes && life)
+          g_error ("buffers %s and %s share bytes while both are alive", a->name, b->name);
+        g_assert_cmpint (a->offset + a->nbytes, <=, plan->arena_bytes);
+      }
 }
 
 void

@@ -17,5 +17,17 @@ GPtrArray *tc_inputs   (FbGraph *graph, FbNode *node, FbTensor **inputs, guint c
 void       tc_check    (FbGraph *graph, GPtrArray *inputs);
 /* tc_finish, tc_inputs and tc_check in one. */
 void       tc_node     (FbGraph *graph, FbNode *node, FbTensor **inputs, guint const_mask);
+/* Seeded float32 inputs in [-1, 1] for every input of graph. */
+GPtrArray *tc_seeded_inputs (const FbGraph *graph, guint32 seed);
+/* Asserts that actual agrees with expected (the interpreter's) within the project's tolerance;
+ * what names the run in the message. */
+void       tc_assert_agree  (const char *what, GPtrArray *expected, GPtrArray *actual);
+/* Runs m twice on inputs (the second run must not build on the first) and compares both runs
+ * with the interpreter on graph. */
+void       tc_check_module  (const char *what, FbCpuModule *m, const FbGraph *graph,
+                             GPtrArray *inputs);
+/* No two buffers of plan share bytes while both are alive, but where one dies at the kernel
+ * that writes the other (in place) or both lie in one concatenation written in place. */
+void       tc_check_arena   (const FbPlan *plan);
 /* Keeps the kernel cache of this test run out of the user's home. */
 void       tc_init     (int *argc, char ***argv);

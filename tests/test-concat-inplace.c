@@ -9,8 +9,6 @@
 #include "fb-cuda.h"
 #include "fb-bundle.h"
 #include "fb-codegen.h"
-#include "fb-compare.h"
-#include "fb-interp.h"
 #include "fb-lower.h"
 #include "fb-onnx-import.h"
 #include "fb-pipeline.h"
@@ -34,25 +32,6 @@ load (const char *name, FbLayout layout)
   g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
   g_assert_no_error (error);
   return p;
-}
-
-static GPtrArray *
-make_inputs (const FbGraph *graph)
-{
-  GPtrArray *inputs = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
-  g_autoptr(GRand) rand = g_rand_new_with_seed (1202);
-  for (guint i = 0; i < graph->inputs->len; i++)
-    {
-      const FbValue *v = g_ptr_array_index (graph->inputs, i);
-      g_autoptr(GError) error = NULL;
-      FbTensor *t = fb_tensor_new (FB_DTYPE_FLOAT32, v->shape.rank, v->shape.dim, &error);
-      g_assert_no_error (error);
-      float *data = fb_tensor_data_mut (t);
-      for (gsize j = 0; j < fb_tensor_nbytes (t) / sizeof (float); j++)
-        data[j] = (float) g_rand_double_range (rand, -1, 1);
-      g_ptr_array_add (inputs, t);
-    }
-  return inputs;
 }
 
 /* The Concat kernels that became views (by their label: a bundle's kernels have no node),
@@ -91,60 +70,6 @@ count_in_place (const FbPlan *plan)
   return n;
 }
 
-static gboolean
-same_concatenation (const FbPlan *plan, guint a, guint b)
-{
-  int64_t ignored;
-  const FbBuffer *x = fb_plan_buffer (plan, a), *y = fb_plan_buffer (plan, b);
-  return (x->slice_of >= 0 || y->slice_of >= 0) &&
-         fb_plan_slice_root (plan, a, &ignored) == fb_plan_slice_root (plan, b, &ignored);
-}
-
-/* No two buffers share bytes while both are alive, but where one dies at the kernel that
- * writes the other, or both lie in one concatenation. */
-static void
-check_arena (const FbPlan *plan)
-{
-  for (guint i = 0; i < plan->buffers->len; i++)
-    for (guint j = i + 1; j < plan->buffers->len; j++)
-      {
-        const FbBuffer *a = fb_plan_buffer (plan, i), *b = fb_plan_buffer (plan, j);
-        if (a->alias >= 0 || b->alias >= 0 || a->offset < 0 || b->offset < 0 ||
-            a->kind == FB_BUF_CONST || b->kind == FB_BUF_CONST || a->first_use < 0 ||
-            b->first_use < 0 || same_concatenation (plan, i, j))
-          continue;
-        gboolean bytes = a->offset < b->offset + b->nbytes && b->offset < a->offset + a->nbytes;
-        gboolean life = a->first_use < b->last_use && b->first_use < a->last_use;
-        if (bytes && life)
-          g_error ("buffers %s and %s share bytes while both are alive", a->name, b->name);
-        g_assert_cmpint (a->offset + a->nbytes, <=, plan->arena_bytes);
-      }
-}
-
-static void
-check_runs (const char *what, FbCpuModule *m, const FbGraph *graph, GPtrArray *inputs)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) reference = fb_interp_run (graph, inputs, NULL, &error);
-  g_assert_no_error (error);
-  for (int run = 0; run < 2; run++)
-    {
-      g_autoptr(GPtrArray) outputs = fb_cpu_module_run (m, inputs, NULL, &error);
-      g_assert_no_error (error);
-      g_assert_cmpuint (reference->len, ==, outputs->len);
-      for (guint i = 0; i < reference->len; i++)
-        {
-          FbCompare cmp;
-          fb_tensor_compare (g_ptr_array_index (reference, i), g_ptr_array_index (outputs, i),
-                             FB_COMPARE_RTOL, FB_COMPARE_ATOL, &cmp);
-          if (!cmp.ok)
-            g_error ("%s, run %d, output %u against the interpreter: %s", what, run, i,
-                     cmp.reason);
-          fb_compare_clear (&cmp);
-        }
-    }
-}
-
 /* Compiles model name for the cpu target in layout, checks that expect Concats are written in
  * place, and its outputs; with bundle, also through a bundle. */
 static void
@@ -157,14 +82,14 @@ check_model (const char *name, FbLayout layout, guint expect, gboolean bundle)
   g_assert_no_error (error);
   fb_plan_layout_memory (plan);
   g_assert_cmpuint (count_in_place (plan), ==, expect);
-  check_arena (plan);
+  tc_check_arena (plan);
 
-  g_autoptr(GPtrArray) inputs = make_inputs (graph);
+  g_autoptr(GPtrArray) inputs = tc_seeded_inputs (graph, 1202);
   g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, 2, NULL, &error);
   g_assert_no_error (error);
   g_autoptr(FbCpuModule) m = fb_cpu_module_new (plan, objects, 2, &error);
   g_assert_no_error (error);
-  check_runs (name, m, graph, inputs);
+  tc_check_module (name, m, graph, inputs);
   if (!bundle)
     return;
 
@@ -182,7 +107,7 @@ check_model (const char *name, FbLayout layout, guint expect, gboolean bundle)
   g_assert_no_error (error);
   g_assert_cmpuint (count_in_place (fb_cpu_module_plan (loaded)), ==, expect);
   g_autofree char *what = g_strconcat (name, " (bundle)", NULL);
-  check_runs (what, loaded, graph, inputs);
+  tc_check_module (what, loaded, graph, inputs);
   g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
   g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
 }
@@ -246,7 +171,7 @@ test_gpu_plan (void)
   g_assert_no_error (error);
   fb_plan_layout_memory (plan);
   g_assert_cmpuint (count_in_place (plan), ==, 3);
-  check_arena (plan);
+  tc_check_arena (plan);
 }
 
 int

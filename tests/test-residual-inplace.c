@@ -68,29 +68,6 @@ load (const char *name)
   return p;
 }
 
-/* Seeded inputs in [-1, 1] for every graph input. */
-static GPtrArray *
-make_inputs (const FbGraph *graph)
-{
-  GPtrArray *inputs = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
-  g_autoptr(GRand) rand = g_rand_new_with_seed (611);
-  for (guint i = 0; i < graph->inputs->len; i++)
-    {
-      const FbValue *v = g_ptr_array_index (graph->inputs, i);
-      int64_t dims[FB_MAX_RANK];
-      for (int d = 0; d < v->shape.rank; d++)
-        dims[d] = v->shape.dim[d];
-      g_autoptr(GError) error = NULL;
-      FbTensor *t = fb_tensor_new (FB_DTYPE_FLOAT32, v->shape.rank, dims, &error);
-      g_assert_no_error (error);
-      float *data = fb_tensor_data_mut (t);
-      for (gsize j = 0; j < fb_tensor_nbytes (t) / sizeof (float); j++)
-        data[j] = (float) g_rand_double_range (rand, -1, 1);
-      g_ptr_array_add (inputs, t);
-    }
-  return inputs;
-}
-
 /* The convolution phases of plan that add in place, each checked to be what the memory plan
  * needs: the output an alias of the residual (the same bytes), nothing reading those bytes
  * after the kernel but the output itself and what reads it. */
@@ -128,57 +105,6 @@ count_sums (const FbPlan *plan)
         }
     }
   return n;
-}
-
-/* No two buffers share bytes while both are alive, but where one dies at the kernel that
- * writes the other (an elementwise node in place, a residual added in place). */
-static void
-check_arena (const FbPlan *plan)
-{
-  for (guint i = 0; i < plan->buffers->len; i++)
-    for (guint j = i + 1; j < plan->buffers->len; j++)
-      {
-        const FbBuffer *a = fb_plan_buffer (plan, i), *b = fb_plan_buffer (plan, j);
-        if (a->alias >= 0 || b->alias >= 0 || a->offset < 0 || b->offset < 0 ||
-            a->kind == FB_BUF_CONST || b->kind == FB_BUF_CONST || a->first_use < 0 ||
-            b->first_use < 0)
-          continue;
-        gboolean bytes = a->offset < b->offset + b->nbytes && b->offset < a->offset + a->nbytes;
-        gboolean life = a->first_use < b->last_use && b->first_use < a->last_use;
-        if (bytes && life)
-          g_error ("buffers %s and %s share bytes while both are alive", a->name, b->name);
-        g_assert_cmpint (a->offset + a->nbytes, <=, plan->arena_bytes);
-      }
-}
-
-static void
-compare_outputs (const char *what, GPtrArray *expected, GPtrArray *actual)
-{
-  g_assert_cmpuint (expected->len, ==, actual->len);
-  for (guint i = 0; i < expected->len; i++)
-    {
-      FbCompare cmp;
-      fb_tensor_compare (g_ptr_array_index (expected, i), g_ptr_array_index (actual, i),
-                         FB_COMPARE_RTOL, FB_COMPARE_ATOL, &cmp);
-      if (!cmp.ok)
-        g_error ("%s, output %u against the interpreter: %s", what, i, cmp.reason);
-      fb_compare_clear (&cmp);
-    }
-}
-
-/* Runs module twice on the inputs and compares both runs with the interpreter. */
-static void
-check_runs (const char *what, FbCpuModule *m, const FbGraph *graph, GPtrArray *inputs)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) reference = fb_interp_run (graph, inputs, NULL, &error);
-  g_assert_no_error (error);
-  for (int run = 0; run < 2; run++)
-    {
-      g_autoptr(GPtrArray) outputs = fb_cpu_module_run (m, inputs, NULL, &error);
-      g_assert_no_error (error);
-      compare_outputs (what, reference, outputs);
-    }
 }
 
 /* The bundle's exported library (lib/libfbmodel.so, its own copy of the convolution helper),
@@ -227,7 +153,7 @@ check_shared_library (const char *dir, const char *bundle, const FbGraph *graph,
   g_autoptr(GPtrArray) actual = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
   g_ptr_array_add (actual, fb_tensor_new_for_bytes (e->dtype, e->rank, e->dims, bytes, &error));
   g_assert_no_error (error);
-  compare_outputs ("the exported library", expected, actual);
+  tc_assert_agree ("the exported library", expected, actual);
 }
 
 /* Compiles model name for the cpu target, checks that expect_sums convolutions add in place,
@@ -242,14 +168,14 @@ check_model (const char *name, guint expect_sums, gboolean bundle)
   g_assert_no_error (error);
   fb_plan_layout_memory (plan);
   g_assert_cmpuint (count_sums (plan), ==, expect_sums);
-  check_arena (plan);
+  tc_check_arena (plan);
 
-  g_autoptr(GPtrArray) inputs = make_inputs (graph);
+  g_autoptr(GPtrArray) inputs = tc_seeded_inputs (graph, 611);
   g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, 2, NULL, &error);
   g_assert_no_error (error);
   g_autoptr(FbCpuModule) m = fb_cpu_module_new (plan, objects, 2, &error);
   g_assert_no_error (error);
-  check_runs (name, m, graph, inputs);
+  tc_check_module (name, m, graph, inputs);
   if (!bundle)
     return;
 
@@ -264,7 +190,7 @@ check_model (const char *name, guint expect_sums, gboolean bundle)
   g_assert_no_error (error);
   g_assert_cmpuint (count_sums (fb_cpu_module_plan (loaded)), ==, expect_sums);
   g_autofree char *what = g_strconcat (name, " (bundle)", NULL);
-  check_runs (what, loaded, graph, inputs);
+  tc_check_module (what, loaded, graph, inputs);
   check_shared_library (dir, path, graph, inputs);
   g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
   g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
