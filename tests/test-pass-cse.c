@@ -6,9 +6,9 @@
 #include "fb-test-passes.h"
 #include "fb-test-interp.h"
 
-/* A three-layer dense block on a [1, 4, 3, 3] input: each layer is Relu (Mul (Concat of all
- * before it, a per-channel scale)), a new feature of 4 channels taken by Slice-free means (a
- * Conv 1x1). axis_of_last: the axis of the last Concat. */
+/* A three-layer dense block on a [1, 4, 3, 3] input: each layer's new feature is 4 channels of
+ * Relu (Conv 1x1 (the Concat of all before it)), and a last Concat takes all of them on
+ * axis_of_last (reorder_last: the first two pieces swapped). */
 static FbGraph *
 dense_graph (int64_t axis_of_last, gboolean reorder_last)
 {
