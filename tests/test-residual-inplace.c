@@ -9,7 +9,6 @@
 #include "fb-cuda.h"
 #include "fb-bundle.h"
 #include "fb-codegen.h"
-#include "fb-compare.h"
 #include "fb-interp.h"
 #include "fb-lower.h"
 #include "fb-onnx-import.h"
