@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fb-test-conv.h"
 
+#include <math.h>
+
 float *
 tcv_random_floats (gsize n, guint32 seed, double scale)
 {
@@ -25,6 +27,7 @@ tcv_apply_post (const FbConvDesc *d, double v, const float *add, gsize at)
         case FB_CONV_POST_MIN: v = MIN (v, p->alpha); break;
         case FB_CONV_POST_ADD: v += add[at]; break;
         case FB_CONV_POST_SUM: v += add[at]; break;     /* what the output held */
+        case FB_CONV_POST_SWISH: v = v / (1 + exp (-p->alpha * v)); break;
         default: g_assert_not_reached ();
         }
     }

@@ -231,6 +231,17 @@ test_rules (void)
   g_assert_cmpint (fb_dnnl_conv_implementation (&few, impl, sizeof impl), ==, 0);
   g_assert_false (g_str_has_prefix (impl, "direct:"));
   check (&few, 300);
+  /* SiLU (Swish) after a bias, as EfficientNet's convolutions end: oneDNN's eltwise post-op,
+   * the 1x1 ones and a 3x3 one with alpha 1.5. */
+  FbConvDesc swish_after = pointwise;
+  swish_after.n_post = 1;
+  swish_after.post[0] = (FbConvPost) { FB_CONV_POST_SWISH, 1.0, 0 };
+  g_assert_false (fb_direct_conv_fits (&swish_after));
+  check (&swish_after, 301);
+  swish_after = d;
+  swish_after.n_post = 1;
+  swish_after.post[0] = (FbConvPost) { FB_CONV_POST_SWISH, 1.5, 0 };
+  check (&swish_after, 302);
 }
 
 /* FUSEBENCH_ISA narrows the instruction set, never widens it; "none" leaves all to oneDNN. */

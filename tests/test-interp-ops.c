@@ -42,6 +42,14 @@ test_unary_float (void)
              1e-7);
   ti_assert (ti_run1 (ti_node (g, FB_OP_RECIPROCAL, 1, 1), TI_IN (x)), FB_DTYPE_FLOAT32, 1,
              D (5), V (-0.5, -2, INFINITY, 2, 0.5), 0);
+  /* Swish: x * sigmoid (x), and with alpha 2 x * sigmoid (2 x). */
+  ti_assert (ti_run1 (ti_node (g, FB_OP_SWISH, 1, 1), TI_IN (x)), FB_DTYPE_FLOAT32, 1, D (5),
+             V (-2 * 0.11920292, -0.5 * 0.37754067, 0, 0.5 * 0.62245933, 2 * 0.88079708), 1e-7);
+  FbNode *swish2 = ti_node (g, FB_OP_SWISH, 1, 1);
+  FbAttr two = { .name = "alpha", .type = FB_ATTR_FLOAT, .f = 2.0f };
+  fb_node_set_attr (g, swish2, &two);
+  ti_assert (ti_run1 (swish2, TI_IN (x)), FB_DTYPE_FLOAT32, 1, D (5),
+             V (-2 * 0.01798621, -0.5 * 0.26894142, 0, 0.5 * 0.73105858, 2 * 0.98201379), 1e-7);
 
   /* Round is half to even. */
   x = ti_f32 (1, D (6), V (0.5, 1.5, 2.5, -0.5, -1.5, 2.4));

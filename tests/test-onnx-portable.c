@@ -84,8 +84,8 @@ round_trip (FbPipeline *p, guint32 seed)
   return back;
 }
 
-/* At opset 13 the simplify pass still makes LayerNormalization (17), Gelu (20) and HardSwish
- * (14): the export writes them as their formulas and keeps the opset. */
+/* At opset 13 the simplify pass still makes LayerNormalization (17), Gelu (20), HardSwish (14)
+ * and Swish (24): the export writes them as their formulas and keeps the opset. */
 static void
 test_newer_operators (void)
 {
@@ -108,7 +108,8 @@ test_newer_operators (void)
   hs = tp_op (g, FB_OP_MUL, "hs", gelu, tp_op (g, FB_OP_HARD_SIGMOID, "hsig", gelu, NULL), NULL);
   tp_attr_float (g, tp_node_of (hs)->inputs[1], "alpha", 1.0f / 6.0f);
   tp_attr_float (g, tp_node_of (hs)->inputs[1], "beta", 0.5f);
-  tp_output (g, hs);
+  FbValue *silu = tp_op (g, FB_OP_MUL, "silu", hs, tp_op (g, FB_OP_SIGMOID, "sig", hs, NULL), NULL);
+  tp_output (g, silu);
   g_autoptr(FbPipeline) p = run_all (g, FB_LAYOUT_NCHW);
   FbGraph *simplified = tp_stage_graph (p, "simplify");
 
@@ -116,12 +117,14 @@ test_newer_operators (void)
   g_assert_nonnull (tp_find (simplified, FB_OP_LAYER_NORMALIZATION));
   g_assert_nonnull (tp_find (simplified, FB_OP_GELU));
   g_assert_nonnull (tp_find (simplified, FB_OP_HARD_SWISH));
+  g_assert_nonnull (tp_find (simplified, FB_OP_SWISH));
   {
     g_autoptr(FbGraph) back = round_trip (p, 11);
     /* ...and the file has none of them, at the model's opset. */
     g_assert_cmpuint (tp_count (back, FB_OP_LAYER_NORMALIZATION, TRUE), ==, 0);
     g_assert_cmpuint (tp_count (back, FB_OP_GELU, TRUE), ==, 0);
     g_assert_cmpuint (tp_count (back, FB_OP_HARD_SWISH, TRUE), ==, 0);
+    g_assert_cmpuint (tp_count (back, FB_OP_SWISH, TRUE), ==, 0);
     g_assert_cmpint (fb_model_opset (back->model, ""), ==, 13);
   }
 }

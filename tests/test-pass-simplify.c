@@ -261,6 +261,29 @@ test_hardswish (void)
     }
 }
 
+/* SiLU as PyTorch exports it, x * Sigmoid (x) in either order, becomes Swish; a Sigmoid that
+ * has another reader stays spelled out with its Mul, and x * Sigmoid (y) is not one. */
+static void
+test_swish (void)
+{
+  FbGraph *g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", 2, TP_DIMS (4, 5)), *y = tp_input (g, "y", 2, TP_DIMS (4, 5));
+  tp_output (g, tp_op (g, FB_OP_MUL, "silu1", x, tp_op (g, FB_OP_SIGMOID, "s1", x, NULL), NULL));
+  tp_output (g, tp_op (g, FB_OP_MUL, "silu2", tp_op (g, FB_OP_SIGMOID, "s2", y, NULL), y, NULL));
+  FbValue *shared = tp_op (g, FB_OP_SIGMOID, "s3", x, NULL);
+  tp_output (g, tp_op (g, FB_OP_MUL, "silu3", x, shared, NULL));
+  tp_output (g, shared);
+  tp_output (g, tp_op (g, FB_OP_MUL, "gate", x, tp_op (g, FB_OP_SIGMOID, "s4", y, NULL), NULL));
+  g_autoptr(FbPipeline) p = simplify (g);
+  FbGraph *out = tp_stage_graph (p, "simplify");
+
+  g_assert_cmpuint (tp_count (out, FB_OP_SWISH, FALSE), ==, 2);
+  g_assert_cmpuint (tp_count (out, FB_OP_SIGMOID, FALSE), ==, 2);
+  g_assert_cmpuint (tp_count (out, FB_OP_MUL, FALSE), ==, 2);
+  g_assert_cmpint (tp_find (out, FB_OP_SWISH)->opset, ==, 24);
+  tp_assert_stages_agree (p, 3);
+}
+
 /* --no-fuse keeps a node out of idioms that collapse several nodes into one. */
 static void
 test_no_fuse_keeps_idiom_apart (void)
@@ -291,6 +314,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pass/simplify/gelu-tanh", test_gelu_tanh);
   g_test_add_func ("/pass/simplify/softmax", test_softmax);
   g_test_add_func ("/pass/simplify/hardswish", test_hardswish);
+  g_test_add_func ("/pass/simplify/swish", test_swish);
   g_test_add_func ("/pass/simplify/no-fuse", test_no_fuse_keeps_idiom_apart);
   return g_test_run ();
 }

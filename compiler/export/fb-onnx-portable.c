@@ -5,7 +5,7 @@
  * graph), nodes marked fb_layout=nhwc that read and write channels-last tensors, NHWC twins
  * that share the name of the NCHW value they stand for, and operators the simplify pass
  * introduced at an opset newer than the model's (Gelu at 20, LayerNormalization at 17,
- * HardSwish at 14, Softmax at 13), and the newer forms the importer gave an older model's nodes
+ * HardSwish at 14, Softmax at 13, Swish at 24), and the newer forms the importer gave an older model's nodes
  * (Slice's starts, ends and axes as inputs, as at opset 10; Squeeze's axes, as at 13). The
  * export declares the opset the model was written at (fb_onnx_form_opset), so on a copy of the
  * graph, this:
@@ -275,6 +275,21 @@ decompose (Portable *p, FbNode *n, GError **error)
         r = op1 (p, n, "Mul", FB_OP_MUL, x, hs, "hardswish");
         break;
       }
+    case FB_OP_SWISH:
+      {
+        double alpha = fb_node_attr_float (n, "alpha", 1.0f);
+        FbValue *ax = x;
+        if (alpha != 1.0)
+          {
+            FbValue *a = scalar (p, dt, alpha, error);
+            if (a == NULL)
+              return FALSE;
+            ax = op1 (p, n, "Mul", FB_OP_MUL, x, a, "scaled");
+          }
+        FbValue *s = op1 (p, n, "Sigmoid", FB_OP_SIGMOID, ax, NULL, "sigmoid");
+        r = op1 (p, n, "Mul", FB_OP_MUL, x, s, "swish");
+        break;
+      }
     case FB_OP_LAYER_NORMALIZATION:
     case FB_OP_SOFTMAX:
       {
@@ -491,7 +506,7 @@ static gboolean
 has_primitive_form (FbOpKind op)
 {
   return op == FB_OP_GELU || op == FB_OP_HARD_SWISH || op == FB_OP_LAYER_NORMALIZATION ||
-         op == FB_OP_SOFTMAX;
+         op == FB_OP_SOFTMAX || op == FB_OP_SWISH;
 }
 
 FbGraph *

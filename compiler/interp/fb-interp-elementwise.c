@@ -96,6 +96,9 @@ map_float (const FbNode *node, double *v, int64_t n)
     case FB_OP_ELU:
       alpha = fb_node_attr_float (node, "alpha", 1.0f);
       MAP (x < 0 ? alpha * expm1 (x) : x);
+    case FB_OP_SWISH:
+      alpha = fb_node_attr_float (node, "alpha", 1.0f);
+      MAP (x * sigmoid (alpha * x));
     case FB_OP_LEAKY_RELU:
       alpha = fb_node_attr_float (node, "alpha", 0.01f);
       MAP (x < 0 ? alpha * x : x);

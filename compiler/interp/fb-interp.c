@@ -130,6 +130,7 @@ static const OpEntry op_table[] = {
   [FB_OP_SQUEEZE]                = { _fb_interp_squeeze, NULL },
   [FB_OP_SUB]                    = { _fb_interp_binary, NULL },
   [FB_OP_SUM]                    = { _fb_interp_variadic, NULL },
+  [FB_OP_SWISH]                  = { _fb_interp_unary, _fb_interp_check_unary },
   [FB_OP_TANH]                   = { _fb_interp_unary, _fb_interp_check_unary },
   [FB_OP_TILE]                   = { _fb_interp_tile, NULL },
   [FB_OP_TOPK]                   = { _fb_interp_topk, NULL },

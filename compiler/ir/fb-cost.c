@@ -71,6 +71,8 @@ elementwise_weight (FbOpKind op)
       return COST_TRANSCENDENTAL;
     case FB_OP_GELU:
       return COST_TRANSCENDENTAL + 3.0;
+    case FB_OP_SWISH:
+      return COST_TRANSCENDENTAL + 2.0;
     case FB_OP_HARD_SIGMOID: case FB_OP_SOFTSIGN: case FB_OP_CLIP:
       return 2.0;
     case FB_OP_HARD_SWISH:
@@ -302,7 +304,7 @@ node_flops (const FbNode *node)
     case FB_OP_IS_NAN: case FB_OP_LEAKY_RELU: case FB_OP_LOG: case FB_OP_NEG: case FB_OP_NOT:
     case FB_OP_RECIPROCAL: case FB_OP_RELU: case FB_OP_ROUND: case FB_OP_SELU:
     case FB_OP_SIGMOID: case FB_OP_SIGN: case FB_OP_SIN: case FB_OP_SOFTPLUS:
-    case FB_OP_SOFTSIGN: case FB_OP_SQRT: case FB_OP_TANH:
+    case FB_OP_SOFTSIGN: case FB_OP_SQRT: case FB_OP_SWISH: case FB_OP_TANH:
     case FB_OP_ADD: case FB_OP_AND: case FB_OP_DIV: case FB_OP_EQUAL: case FB_OP_GREATER:
     case FB_OP_GREATER_OR_EQUAL: case FB_OP_LESS: case FB_OP_LESS_OR_EQUAL: case FB_OP_MOD:
     case FB_OP_MUL: case FB_OP_OR: case FB_OP_POW: case FB_OP_PRELU: case FB_OP_SUB:

@@ -112,6 +112,7 @@ infer_unknown (FbGraph *graph, FbNode *node, GError **error)
 #define INFER_SQUEEZE                 _fb_infer_squeeze
 #define INFER_SUB                     _fb_infer_binary
 #define INFER_SUM                     _fb_infer_variadic
+#define INFER_SWISH                   _fb_infer_unary
 #define INFER_TANH                    _fb_infer_unary
 #define INFER_TILE                    _fb_infer_tile
 #define INFER_TOPK                    _fb_infer_topk

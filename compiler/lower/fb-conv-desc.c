@@ -37,7 +37,7 @@ fb_conv_desc_valid (const FbConvDesc *d)
   int adds = 0;
   for (int64_t i = 0; i < d->n_post; i++)
     {
-      if (d->post[i].kind <= FB_CONV_POST_NONE || d->post[i].kind > FB_CONV_POST_SUM)
+      if (d->post[i].kind <= FB_CONV_POST_NONE || d->post[i].kind > FB_CONV_POST_SWISH)
         return 0;
       if ((d->post[i].kind == FB_CONV_POST_MAX || d->post[i].kind == FB_CONV_POST_MIN) &&
           !isfinite (d->post[i].alpha))

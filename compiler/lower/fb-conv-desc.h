@@ -27,6 +27,8 @@ typedef enum {
   FB_CONV_POST_MIN,         /* min (x, alpha): an upper bound only */
   FB_CONV_POST_SUM,         /* x + what the output buffer held before the run: the residual
                                the memory plan put there (an Add in place, oneDNN's sum) */
+  FB_CONV_POST_SWISH,       /* x * sigmoid (alpha * x) (alpha 1: SiLU); last, so that the
+                               numbers bundles already hold keep their meaning */
 } FbConvPostKind;
 
 typedef struct {

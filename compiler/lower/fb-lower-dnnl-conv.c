@@ -91,6 +91,10 @@ post_op (FbLowerCtx *c, const FbNode *u, const FbValue *cur, FbConvPost *p,
     case FB_OP_SIGMOID:
       p->kind = FB_CONV_POST_SIGMOID;
       return TRUE;
+    case FB_OP_SWISH:
+      p->kind = FB_CONV_POST_SWISH;
+      p->alpha = fb_node_attr_float (u, "alpha", 1.0f);
+      return TRUE;
     case FB_OP_CLIP:
       p->kind = FB_CONV_POST_CLIP;
       return clip_bounds (u, &p->alpha, &p->beta);

@@ -122,6 +122,12 @@ _fb_lower_scalar_op (FbLowerCtx *c, const FbNode *node, FbKExpr **in, GError **e
     case FB_OP_TANH:  return fb_kx_unary (k, FB_KU_TANH, x);
     case FB_OP_ERF:   return fb_kx_unary (k, FB_KU_ERF, x);
     case FB_OP_SIGMOID: return fb_kx_unary (k, FB_KU_SIGMOID, x);
+    case FB_OP_SWISH:
+      {
+        double alpha = fb_node_attr_float (node, "alpha", 1.0f);
+        FbKExpr *ax = alpha == 1.0 ? x : bin (k, FB_KB_MUL, cf (k, t, alpha), x);
+        return bin (k, FB_KB_MUL, x, fb_kx_unary (k, FB_KU_SIGMOID, ax));
+      }
     case FB_OP_IS_NAN:
       return fb_dtype_is_float (xt) ? fb_kx_unary (k, FB_KU_ISNAN, x)
                                     : fb_kx_const_i (k, FB_DTYPE_BOOL, 0);

@@ -7,7 +7,7 @@
  * each step optional and taken only when its input has no other reader. A bias Add adds a
  * constant that cannot enlarge the result; a residual Add adds another activation of the same
  * shape; activations are the unary ones kernels apply for free (Relu, Clip, LeakyRelu,
- * Sigmoid, HardSigmoid, HardSwish, Gelu, Tanh, Elu, Selu, Softplus, Softsign, PRelu, and Max
+ * Sigmoid, Swish, HardSigmoid, HardSwish, Gelu, Tanh, Elu, Selu, Softplus, Softsign, PRelu, and Max
  * or Min against one constant number, a bound as TensorFlow exports write it). Where an
  * activation may stand, several may follow each other (LeakyRelu, then Max). The chain
  * becomes one FUSED node of kind "epilogue" named after the contraction.
@@ -45,7 +45,7 @@ is_activation (const FbNode *n)
     {
     case FB_OP_RELU: case FB_OP_LEAKY_RELU: case FB_OP_SIGMOID: case FB_OP_HARD_SIGMOID:
     case FB_OP_HARD_SWISH: case FB_OP_GELU: case FB_OP_TANH: case FB_OP_ELU: case FB_OP_SELU:
-    case FB_OP_SOFTPLUS: case FB_OP_SOFTSIGN:
+    case FB_OP_SOFTPLUS: case FB_OP_SOFTSIGN: case FB_OP_SWISH:
       return TRUE;
     case FB_OP_CLIP:
     case FB_OP_PRELU:

@@ -9,6 +9,7 @@
  *   gelu-tanh        0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))) -> Gelu(tanh)
  *   softmax          exp(x - max(x)) / sum(exp(x - max(x)))              -> Softmax
  *   hardswish        x * HardSigmoid(x), x * clip(x + 3, 0, 6) / 6       -> HardSwish
+ *   swish            x * Sigmoid(x) (SiLU as PyTorch exports it)        -> Swish
  *
  * Each is written in the association orders exporters are seen to emit; operands of Add and
  * Mul match in either order. Divisions by constants may already have become multiplications by
@@ -207,6 +208,15 @@ hardswish (FbRewriter *rw, FbNode *root, const FbMatch *m)
   return unary_replacement (rw, root, m, FB_OP_HARD_SWISH, 14, NULL);
 }
 
+/* Swish is an operator from opset 24; a model of an older opset gets it back as Sigmoid and Mul
+ * when exported (fb-onnx-portable.c). One operator lets the epilogue fusion take SiLU whole:
+ * spelled out, the value it is applied to has two readers and ends the chain. */
+static gboolean
+swish (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  return unary_replacement (rw, root, m, FB_OP_SWISH, 24, NULL);
+}
+
 /* ---- softmax ------------------------------------------------------------------------------ */
 
 static gboolean
@@ -296,6 +306,7 @@ const FbRule _fb_simplify_idioms[] = {
       OP (DIV, OP (MUL, X, HS_CLIP), C (6)),
       OP (MUL, X, OP (DIV, HS_CLIP, C (6))) },
     hardswish },
+  { "swish", FB_RULE_FUSES, { OP (MUL, X, OP (SIGMOID, X)) }, swish },
 };
 
 const guint _fb_simplify_n_idioms = G_N_ELEMENTS (_fb_simplify_idioms);
