@@ -6,9 +6,8 @@
  * call sgemm on the tile, then apply the bias and the sunk elementwise chain to the tile. One-
  * and two-dimensional convolutions share the code: a 1-D one is a 2-D one of height 1. On a
  * GPU they are cuDNN's, but for the matrix-vector products (gpu_matvec), which are generated
- * direct loops. Depthwise ones stay cuDNN's on a GPU: the direct loop, a thread per output
- * element, measured no faster (EfficientNet-B0's stride-2 96-channel layer at batch 32: 0.24
- * ms either way on an H200) and MobileNetV2 at batch 32 slower (2.04 ms against 1.93). */
+ * direct loops, and the depthwise ones (gpu_depthwise), which are generated with their taps
+ * unrolled (fb-lower-depthwise-gpu.c). */
 #include "fb-lower-private.h"
 #include "fb-lower-conv.h"
 
@@ -283,8 +282,8 @@ _fb_lower_pad_input (FbLowerCtx *c, const FbValue *x, const FbConvGeom *g, doubl
 
 /* Weights of one output channel reordered so that the inner dimension is contiguous in the
  * loop that reads it: [Co][KH][KW][Cg] for NHWC GEMMs, [KH][KW][C] for NHWC depthwise. */
-static FbTensor *
-repack (const FbTensor *w, gboolean depthwise, GError **error)
+FbTensor *
+_fb_lower_conv_repack (const FbTensor *w, gboolean depthwise, GError **error)
 {
   int64_t co = w->dims[0], cg = w->dims[1];
   int64_t kh = w->rank > 3 ? w->dims[2] : 1, kw = w->dims[w->rank - 1];
@@ -312,9 +311,9 @@ repack (const FbTensor *w, gboolean depthwise, GError **error)
   return t;
 }
 
-static gboolean
-store_y (FbLowerCtx *c, GPtrArray *body, const FbNode *node, const FbConvGeom *g, FbKExpr **c4,
-         FbKExpr *x, GError **error)
+gboolean
+_fb_lower_conv_store (FbLowerCtx *c, GPtrArray *body, const FbNode *node, const FbConvGeom *g,
+                      FbKExpr **c4, FbKExpr *x, GError **error)
 {
   FbKExpr *yc[4];
   const FbValue *bias = fb_node_input (node, 2);
@@ -346,7 +345,7 @@ lower_depthwise (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
   guint wa;
   if (g->nhwc)
     {
-      g_autoptr(FbTensor) wr = repack (w->constant, TRUE, error);
+      g_autoptr(FbTensor) wr = _fb_lower_conv_repack (w->constant, TRUE, error);
       if (wr == NULL)
         return FALSE;
       g_autofree char *name = g_strdup_printf ("%s.hwc", w->name);
@@ -399,7 +398,7 @@ lower_depthwise (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
         FbKExpr *term = fb_kx_binary (k, FB_KB_MUL, fb_kx_load (k, xa, xi), fb_kx_load (k, wa, wi));
         sum = sum ? fb_kx_binary (k, FB_KB_ADD, sum, term) : term;
       }
-  return store_y (c, body, node, g, c4, sum, error);
+  return _fb_lower_conv_store (c, body, node, g, c4, sum, error);
 }
 
 static gboolean
@@ -416,7 +415,7 @@ lower_gemm_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
   guint wa;
   if (g->nhwc && !direct)
     {
-      g_autoptr(FbTensor) wr = repack (w->constant, FALSE, error);
+      g_autoptr(FbTensor) wr = _fb_lower_conv_repack (w->constant, FALSE, error);
       if (wr == NULL)
         return FALSE;
       g_autofree char *name = g_strdup_printf ("%s.ohwi", w->name);
@@ -567,7 +566,7 @@ lower_gemm_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
     ? fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_add (k, fb_kx_mul_c (k, n, P), fb_kx_mul_c (k, c4[2], g->OW)), ow), g->Co), c4[1])
     : fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, n, g->Co), c4[1]), P),
                  fb_kx_add (k, fb_kx_mul_c (k, c4[2], g->OW), ow));
-  return store_y (c, l, node, g, c4, fb_kx_load (k, ya, yi), error);
+  return _fb_lower_conv_store (c, l, node, g, c4, fb_kx_load (k, ya, yi), error);
 }
 
 /* Whether a GPU convolution is a matrix-vector (or few-column matrix) product better done by
@@ -602,6 +601,14 @@ gpu_matvec (const FbConvGeom *g)
          pixels * g->Co * reduction <= MATVEC_MAX_MACS;
 }
 
+/* Whether a GPU convolution is depthwise (a group per channel, one output channel each) with a
+ * kernel a thread unrolls: fb-lower-depthwise-gpu.c generates it, bias and epilogue included. */
+static gboolean
+gpu_depthwise (const FbConvGeom *g)
+{
+  return g->G > 1 && g->G == g->C && g->G == g->Co && g->KH * g->KW <= FB_LOWER_DEPTHWISE_GPU_MAX_TAPS;
+}
+
 /* FUSEBENCH_GPU_CONV=cudnn sends every GPU convolution to cuDNN, for measuring the generated
  * kernels against it; unset or "auto", the rules above choose. */
 static gboolean
@@ -626,6 +633,8 @@ _fb_lower_conv (FbLowerCtx *c, const FbNode *node, GError **error)
   gboolean gpu = _fb_lower_for_gpu (c);
   if (gpu && gpu_generated_allowed () && gpu_matvec (&g))
     return _fb_lower_conv_direct (c, node, error);
+  if (gpu && gpu_generated_allowed () && gpu_depthwise (&g))
+    return _fb_lower_depthwise_gpu (c, node, &g, error);
   /* On a GPU every other float convolution goes to cuDNN, whatever its weights. */
   if ((gpu || _fb_lower_dnnl_conv_fits (node, &g)) &&
       !_fb_lower_dnnl_conv (c, node, &g, &taken, error))

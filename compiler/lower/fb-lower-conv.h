@@ -29,6 +29,19 @@ int64_t  _fb_lower_conv_xindex_stride (const FbConvGeom *g, int which);
 guint    _fb_lower_pad_input   (FbLowerCtx *c, const FbValue *x, const FbConvGeom *g,
                                 double fill_value, GError **error);
 
+/* The weights [Co, C/G, KH, KW] reordered for channels-last loops: [KH, KW, Co] for a
+ * depthwise convolution (consecutive channels side by side), else [Co, KH, KW, C/G]. */
+FbTensor *_fb_lower_conv_repack (const FbTensor *w, gboolean depthwise, GError **error);
+/* Stores x, the sum at output coordinates c4 ([n, c, h, w]), plus the bias if the node has
+ * one, through the sunk epilogue chain. */
+gboolean _fb_lower_conv_store   (FbLowerCtx *c, GPtrArray *body, const FbNode *node,
+                                 const FbConvGeom *g, FbKExpr **c4, FbKExpr *x, GError **error);
+/* A depthwise convolution on a GPU: a thread per output element, its taps unrolled
+ * (fb-lower-depthwise-gpu.c), up to 9x9 of them (ConvNeXt's 7x7 is 49). */
+#define FB_LOWER_DEPTHWISE_GPU_MAX_TAPS 81
+gboolean _fb_lower_depthwise_gpu (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g,
+                                  GError **error);
+
 /* Whether oneDNN's convolution primitive may take this one (channels-last float, constant
  * weights, a geometry it reads the same way), and the kernel made of it (fb-lower-dnnl-conv.c):
  * *taken is FALSE, and nothing is added to the kernel, when oneDNN has no optimized kernel for

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Depthwise convolutions on the cuda target: generated kernels (a thread per output element,
+ * taps unrolled, padding by clamped reads), not cuDNN phases, with their bias and epilogue
+ * (SiLU as PyTorch exports it, Relu) in the same kernel; the host's emulation of those kernels
+ * computes what the interpreter does in both layouts, for strides, dilations, uneven pads,
+ * 7x7 windows and 1-D convolutions; what the rule leaves out still goes to cuDNN. */
+#include "fb-cuda.h"
+#include "fb-test-ptx.h"
+#include "fb-test-passes.h"
+#include "fb-lower.h"
+#include "fb-pipeline.h"
+
+#define NO_ACT FB_OP_COUNT          /* no activation after the convolution */
+#define SILU   FB_OP_SWISH          /* x * Sigmoid (x), spelled out as PyTorch exports it */
+
+typedef struct {
+  int64_t n, c, h, w;               /* input; h 0: a 1-D convolution over w */
+  int64_t mult;                     /* output channels per input channel (1: depthwise) */
+  int64_t kh, kw, s, d;             /* window, stride, dilation */
+  int64_t pads[4];                  /* begin h, begin w, end h, end w */
+} Geometry;
+
+/* x -> Conv (a group per channel) + bias -> act. */
+static FbGraph *
+depthwise_graph (const Geometry *q, FbOpKind act)
+{
+  FbGraph *g = tp_graph (17);
+  gboolean one_d = q->h == 0;
+  FbValue *x = one_d ? tp_input (g, "x", 3, TP_DIMS (q->n, q->c, q->w))
+                     : tp_input (g, "x", 4, TP_DIMS (q->n, q->c, q->h, q->w));
+  FbValue *w = one_d ? tp_const (g, "w", 3, TP_DIMS (q->c * q->mult, 1, q->kw), NULL)
+                     : tp_const (g, "w", 4, TP_DIMS (q->c * q->mult, 1, q->kh, q->kw), NULL);
+  FbValue *v = tp_op (g, FB_OP_CONV, "conv", x, w, tp_const (g, "b", 1, TP_DIMS (q->c * q->mult), NULL),
+                      NULL);
+  if (one_d)
+    {
+      tp_attr_ints (g, v, "strides", 1, TP_DIMS (q->s));
+      tp_attr_ints (g, v, "dilations", 1, TP_DIMS (q->d));
+      tp_attr_ints (g, v, "pads", 2, TP_DIMS (q->pads[1], q->pads[3]));
+    }
+  else
+    {
+      tp_attr_ints (g, v, "strides", 2, TP_DIMS (q->s, q->s));
+      tp_attr_ints (g, v, "dilations", 2, TP_DIMS (q->d, q->d));
+      tp_attr_ints (g, v, "pads", 4, TP_DIMS (q->pads[0], q->pads[1], q->pads[2], q->pads[3]));
+    }
+  tp_attr_int (g, v, "group", q->c);
+  if (act == SILU)
+    v = tp_op (g, FB_OP_MUL, "silu", v, tp_op (g, FB_OP_SIGMOID, "silu_gate", v, NULL), NULL);
+  else if (act != NO_ACT)
+    v = tp_op (g, act, "act", v, NULL);
+  tp_output (g, v);
+  return g;
+}
+
+typedef struct {
+  guint    kernels;
+  guint    conv_phases;             /* cuDNN's */
+  gboolean generated;               /* every kernel generated code only (or a view) */
+} Lowered;
+
+static Lowered
+lower (FbGraph *graph, FbLayout layout)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPipeline) p = fb_pipeline_new (graph);
+  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
+  options->layout = layout;
+  g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), fb_cuda_target_desc (), &error);
+  g_assert_no_error (error);
+  Lowered r = { .kernels = plan->kernels->len, .generated = TRUE };
+  for (guint i = 0; i < plan->kernels->len; i++)
+    {
+      const FbKernel *k = g_ptr_array_index (plan->kernels, i);
+      r.generated &= k->phases->len == 0 || tp_pure_generated (k);
+      for (guint ph = 0; ph < k->phases->len; ph++)
+        r.conv_phases += ((const FbKPhase *) g_ptr_array_index (k->phases, ph))->conv != NULL;
+    }
+  return r;
+}
+
+static void
+test_choice (void)
+{
+  FbLayout layouts[] = { FB_LAYOUT_NCHW, FB_LAYOUT_NHWC };
+  for (guint l = 0; l < G_N_ELEMENTS (layouts); l++)
+    {
+      /* EfficientNet-B0's stride-2 96-channel layer at batch 32, with its SiLU: one kernel in
+       * NCHW (channels-last adds the transposes at the graph's edges). */
+      Geometry eff = { 32, 96, 112, 112, 1, 3, 3, 2, 1, { 0, 0, 1, 1 } };
+      Lowered silu = lower (depthwise_graph (&eff, SILU), layouts[l]);
+      g_assert_cmpuint (silu.conv_phases, ==, 0);
+      g_assert_true (silu.generated);
+      g_assert_cmpuint (silu.kernels, ==, layouts[l] == FB_LAYOUT_NCHW ? 1 : 3);
+      /* ConvNeXt's 7x7. */
+      Geometry convnext = { 1, 96, 56, 56, 1, 7, 7, 1, 1, { 3, 3, 3, 3 } };
+      g_assert_cmpuint (lower (depthwise_graph (&convnext, NO_ACT), layouts[l]).conv_phases, ==, 0);
+
+      /* Past the rule: 11x11 (121 taps), two output channels per group. */
+      Geometry wide = { 1, 16, 32, 32, 1, 11, 11, 1, 1, { 5, 5, 5, 5 } };
+      g_assert_cmpuint (lower (depthwise_graph (&wide, NO_ACT), layouts[l]).conv_phases, ==, 1);
+      Geometry mult = { 1, 16, 32, 32, 2, 3, 3, 1, 1, { 1, 1, 1, 1 } };
+      g_assert_cmpuint (lower (depthwise_graph (&mult, NO_ACT), layouts[l]).conv_phases, ==, 1);
+      /* FUSEBENCH_GPU_CONV=cudnn sends it to cuDNN, for comparing. */
+      g_setenv ("FUSEBENCH_GPU_CONV", "cudnn", TRUE);
+      g_assert_cmpuint (lower (depthwise_graph (&eff, SILU), layouts[l]).conv_phases, ==, 1);
+      g_unsetenv ("FUSEBENCH_GPU_CONV");
+    }
+  ti_done ();
+}
+
+static void
+test_emulated (void)
+{
+  static const struct {
+    Geometry q;
+    FbOpKind act;
+  } cases[] = {
+    { { 1, 8, 7, 6, 1, 3, 3, 1, 1, { 1, 1, 1, 1 } }, SILU },            /* padded, SiLU */
+    { { 2, 6, 9, 9, 1, 5, 5, 2, 1, { 2, 2, 2, 2 } }, NO_ACT },          /* 5x5, stride 2, batch */
+    { { 1, 5, 8, 8, 1, 3, 3, 2, 1, { 0, 0, 1, 1 } }, FB_OP_RELU },      /* TensorFlow's SAME pads */
+    { { 1, 4, 9, 7, 1, 3, 3, 1, 2, { 2, 2, 2, 2 } }, NO_ACT },          /* dilation 2 */
+    { { 1, 3, 6, 6, 1, 3, 3, 1, 1, { 0, 0, 0, 0 } }, NO_ACT },          /* no padding at all */
+    { { 1, 4, 10, 10, 1, 7, 7, 1, 1, { 3, 3, 3, 3 } }, SILU },          /* 7x7 */
+    { { 2, 5, 0, 12, 1, 1, 5, 1, 1, { 0, 2, 0, 2 } }, FB_OP_RELU },     /* 1-D */
+  };
+  FbLayout layouts[] = { FB_LAYOUT_NCHW, FB_LAYOUT_NHWC };
+  for (guint l = 0; l < G_N_ELEMENTS (layouts); l++)
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+      {
+        const Geometry *q = &cases[i].q;
+        FbTensor *x = q->h ? ti_random (4, TP_DIMS (q->n, q->c, q->h, q->w), 40 + i)
+                           : ti_random (3, TP_DIMS (q->n, q->c, q->w), 40 + i);
+        tp_check_emulated_pipeline (depthwise_graph (q, cases[i].act), layouts[l], TI_IN (x), 1, FALSE);
+      }
+  ti_done ();
+}
+
+int
+main (int argc, char **argv)
+{
+  tc_init (&argc, &argv);
+  g_test_add_func ("/codegen-ptx-depthwise/choice", test_choice);
+  g_test_add_func ("/codegen-ptx-depthwise/emulated", test_emulated);
+  return g_test_run ();
+}
