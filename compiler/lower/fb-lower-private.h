@@ -169,6 +169,15 @@ gboolean  _fb_lower_recurrent     (FbLowerCtx *c, const FbNode *node, GError **e
 /* Resize and Upsample: gathers and blends through per-axis tables made at compile time. */
 gboolean  _fb_lower_resize        (FbLowerCtx *c, const FbNode *node, GError **error);
 
+/* A reduction over the dimensions just before the kept innermost one (a channels-last global
+ * pool) on a GPU, in two phases: runs of positions summed a thread each, then the runs
+ * combined (fb-lower-reduce-gpu.c). */
+gboolean   _fb_lower_column_reduce_gpu_fits (const FbNode *node, int rank, const int64_t *dims,
+                                             guint mask, int64_t count);
+gboolean   _fb_lower_column_reduce_gpu (FbLowerCtx *c, const FbNode *node, int rank,
+                                        const int64_t *dims, guint mask, int64_t count,
+                                        GError **error);
+
 /* Reductions: loops over the dimensions in mask (their coordinates replace coords[d]), and
  * the parallel nest over the other (kept) dimensions. */
 GPtrArray *_fb_lower_reduce_loops (FbKernel *k, GPtrArray *body, int rank, const int64_t *dims,

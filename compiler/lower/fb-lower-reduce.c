@@ -212,10 +212,11 @@ _fb_lower_reduce (FbLowerCtx *c, const FbNode *node, GError **error)
     }
   /* The column form is for a CPU thread's vector loads; on a GPU it leaves one thread per block
    * of 64 channels looping over the whole map (ResNet-50's channels-last global pool took a
-   * quarter of its time so), where an accumulator per output element is one thread per channel
-   * with neighbouring threads reading neighbouring addresses. */
+   * quarter of its time so). A GPU sums runs of positions a thread each, then the runs. */
   if (!noop && !_fb_lower_for_gpu (c) && column_reducible (node, rank, dims, mask, count))
     return lower_column_reduce (c, node, rank, dims, mask, count, error);
+  if (!noop && _fb_lower_for_gpu (c) && _fb_lower_column_reduce_gpu_fits (node, rank, dims, mask, count))
+    return _fb_lower_column_reduce_gpu (c, node, rank, dims, mask, count, error);
   GPtrArray *body = _fb_lower_kept_nest (c, rank, dims, mask, coords, (double) numel);
   if (noop)
     {

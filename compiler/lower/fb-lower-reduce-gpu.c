@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Reductions over a block of dimensions just before the innermost, kept one, on a GPU: a
+ * channels-last global pool (sum over H and W of every channel), a ReduceMean over a
+ * sequence's positions. An accumulator per output element reads its column at a stride of the
+ * row: a warp's 32 loads fall in 32 different lines, and a block per element (the cooperative
+ * form) does the same. EfficientNet-B0's sixteen squeeze-excitation pools took 0.58 ms of its
+ * 3.7 ms at batch 32 on an H200 so.
+ *
+ * Here the reduced positions are cut into runs of L: phase 1 gives every (outer, run, channel)
+ * a thread that sums its run, neighbouring threads neighbouring channels (each step of the run
+ * one coalesced read per warp, and enough threads to fill the GPU when the outer dimensions
+ * are few); phase 2 combines the runs of every output element and stores it through the sunk
+ * epilogue. */
+#include "fb-lower-private.h"
+
+#include <math.h>
+
+/* Positions a phase-1 thread sums: a divisor of the count between 8 and 32 where there is one
+ * (no bounds check in the loop), else 16. Under 32, so that the phase is never cooperative. */
+static int64_t
+run_length (int64_t count)
+{
+  for (int64_t l = 28; l >= 8; l--)
+    if (count % l == 0)
+      return l;
+  return 16;
+}
+
+gboolean
+_fb_lower_column_reduce_gpu_fits (const FbNode *node, int rank, const int64_t *dims, guint mask,
+                                  int64_t count)
+{
+  switch (node->op)
+    {
+    case FB_OP_REDUCE_SUM: case FB_OP_REDUCE_MEAN: case FB_OP_GLOBAL_AVERAGE_POOL:
+    case FB_OP_REDUCE_MAX: case FB_OP_GLOBAL_MAX_POOL: case FB_OP_REDUCE_MIN:
+      break;
+    default:
+      return FALSE;
+    }
+  if (!fb_dtype_is_float (node->inputs[0]->dtype) || rank < 2 || (mask & (1u << (rank - 1))) ||
+      dims[rank - 1] < 16 || count < 64)
+    return FALSE;
+  /* The reduced dimensions: one block ending just before the last. */
+  int first = rank - 1;
+  while (first > 0 && (mask & (1u << (first - 1))))
+    first--;
+  return first < rank - 1 && mask == (((1u << (rank - 1)) - 1) & ~((1u << first) - 1));
+}
+
+gboolean
+_fb_lower_column_reduce_gpu (FbLowerCtx *c, const FbNode *node, int rank, const int64_t *dims,
+                             guint mask, int64_t count, GError **error)
+{
+  FbKernel *k = c->k;
+  const FbValue *x = node->inputs[0], *y = node->outputs[0];
+  FbDType at = x->dtype;
+  int last = rank - 1, first = last;
+  while (first > 0 && (mask & (1u << (first - 1))))
+    first--;
+  int64_t C = dims[last], L = run_length (count), S = (count + L - 1) / L, outer = 1;
+  for (int d = 0; d < first; d++)
+    outer *= dims[d];
+
+  FbKBinary op = FB_KB_ADD;
+  double init = 0.0;
+  if (node->op == FB_OP_REDUCE_MAX || node->op == FB_OP_GLOBAL_MAX_POOL)
+    {
+      op = FB_KB_MAX;
+      init = -INFINITY;
+    }
+  else if (node->op == FB_OP_REDUCE_MIN)
+    {
+      op = FB_KB_MIN;
+      init = INFINITY;
+    }
+
+  /* Phase 1: partial[o, s, c] = the run s of column (o, c). */
+  int64_t pdims[3] = { outer, S, C };
+  guint partial = _fb_lower_scratch (c, "runs", at, 3, pdims);
+  FbKExpr *pc[3];
+  GPtrArray *body = _fb_lower_nest (c, 3, pdims, pc, (double) outer * count * C);
+  guint acc = fb_kernel_new_acc (k, at);
+  g_ptr_array_add (body, fb_ks_assign (k, acc, fb_kx_const_f (k, at, init)));
+  FbKExpr *i;
+  GPtrArray *l = _fb_lower_loop (k, body, fb_kx_index (k, L), &i);
+  FbKExpr *pos = fb_kx_add (k, fb_kx_mul_c (k, pc[1], L), i);
+  FbKExpr *inside = NULL;
+  if (count % L)
+    {
+      inside = fb_kx_binary (k, FB_KB_LT, pos, fb_kx_index (k, count));
+      pos = fb_kx_binary (k, FB_KB_MIN, pos, fb_kx_index (k, count - 1));
+    }
+  /* The input's coordinates: the outer ones from o, the reduced ones from pos. */
+  FbKExpr *xc[FB_MAX_RANK], *rest = pc[0];
+  for (int d = first - 1; d >= 0; d--)
+    {
+      xc[d] = d == 0 ? rest : fb_kx_binary (k, FB_KB_MOD, rest, fb_kx_index (k, dims[d]));
+      rest = fb_kx_binary (k, FB_KB_DIV, rest, fb_kx_index (k, dims[d]));
+    }
+  rest = pos;
+  for (int d = last - 1; d >= first; d--)
+    {
+      xc[d] = d == first ? rest : fb_kx_binary (k, FB_KB_MOD, rest, fb_kx_index (k, dims[d]));
+      rest = fb_kx_binary (k, FB_KB_DIV, rest, fb_kx_index (k, dims[d]));
+    }
+  xc[last] = pc[2];
+  FbKExpr *v = _fb_lower_value_at (c, x, rank, xc, error);
+  if (v == NULL)
+    return FALSE;
+  v = fb_kx_cast (k, v, at);
+  if (inside)
+    v = fb_kx_select (k, inside, v, fb_kx_const_f (k, at, init));
+  g_ptr_array_add (l, fb_ks_assign (k, acc, fb_kx_binary (k, op, fb_kx_acc (k, acc), v)));
+  FbKExpr *pidx = fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, pc[0], S), pc[1]), C), pc[2]);
+  g_ptr_array_add (body, fb_ks_store (k, partial, pidx, fb_kx_acc (k, acc)));
+
+  /* Phase 2: y[o, c] combines the S runs. */
+  int64_t ydims[2] = { outer, C };
+  FbKExpr *yc2[2];
+  body = _fb_lower_nest (c, 2, ydims, yc2, (double) outer * S * C);
+  guint total = fb_kernel_new_acc (k, at);
+  g_ptr_array_add (body, fb_ks_assign (k, total, fb_kx_const_f (k, at, init)));
+  FbKExpr *s;
+  l = _fb_lower_loop (k, body, fb_kx_index (k, S), &s);
+  FbKExpr *run = fb_kx_load (k, partial, fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, yc2[0], S), s), C), yc2[1]));
+  g_ptr_array_add (l, fb_ks_assign (k, total, fb_kx_binary (k, op, fb_kx_acc (k, total), run)));
+  FbKExpr *r = fb_kx_acc (k, total);
+  if (node->op == FB_OP_REDUCE_MEAN || node->op == FB_OP_GLOBAL_AVERAGE_POOL)
+    r = fb_kx_binary (k, FB_KB_DIV, r, fb_kx_const_f (k, at, (double) count));
+
+  /* The output's coordinates: the outer ones, 0 for each reduced one kept, the channel. */
+  FbKExpr *oc[FB_MAX_RANK], *yc[FB_MAX_RANK];
+  rest = yc2[0];
+  for (int d = first - 1; d >= 0; d--)
+    {
+      oc[d] = d == 0 ? rest : fb_kx_binary (k, FB_KB_MOD, rest, fb_kx_index (k, dims[d]));
+      rest = fb_kx_binary (k, FB_KB_DIV, rest, fb_kx_index (k, dims[d]));
+    }
+  int yr = y->shape.rank, j = 0;
+  for (int d = 0; d < rank; d++)
+    {
+      FbKExpr *cd = d == last ? yc2[1] : d < first ? oc[d] : NULL;
+      if (yr == rank)
+        yc[d] = cd ? cd : fb_kx_index (k, 0);
+      else if (cd)
+        yc[j++] = cd;
+    }
+  if (yr != rank && j != yr)
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "unexpected output rank");
+  return _fb_lower_store (c, body, y, yc, r, error);
+}

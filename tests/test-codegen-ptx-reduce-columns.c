@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Reductions over the dimensions just before a kept innermost one on the cuda target (a
+ * channels-last global pool, a mean over a sequence's positions): two phases of a thread per
+ * item, runs of positions then the runs combined, never a block per output element; the host's
+ * emulation of the kernels computes what the interpreter does, with runs that divide the
+ * positions and runs that do not; what does not fit keeps the one-phase form. */
+#include "fb-cuda.h"
+#include "fb-test-ptx.h"
+#include "fb-test-passes.h"
+#include "fb-lower.h"
+#include "fb-pipeline.h"
+
+/* x [dims] -> op over axes (keepdims as given) -> Relu, so that an epilogue rides on phase 2. */
+static FbGraph *
+reduce_graph (FbOpKind op, int rank, const int64_t *dims, int n_axes, const int64_t *axes,
+              int64_t keepdims)
+{
+  FbGraph *g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", rank, dims);
+  /* ReduceSum takes its axes as an input from opset 13, the others from 18. */
+  FbValue *v = op == FB_OP_REDUCE_SUM ? tp_op (g, op, "reduce", x, tp_ints (g, n_axes, axes), NULL)
+                                      : tp_op (g, op, "reduce", x, NULL);
+  if (n_axes && op != FB_OP_REDUCE_SUM)
+    tp_attr_ints (g, v, "axes", n_axes, axes);
+  if (op != FB_OP_GLOBAL_AVERAGE_POOL)
+    tp_attr_int (g, v, "keepdims", keepdims);
+  tp_output (g, tp_op (g, FB_OP_RELU, "relu", v, NULL));
+  return g;
+}
+
+/* Phases of the kernel that computes the reduction, for the GPU. */
+static guint
+phases (FbGraph *graph, FbLayout layout)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPipeline) p = fb_pipeline_new (graph);
+  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
+  options->layout = layout;
+  g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
+  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), fb_cuda_target_desc (), &error);
+  g_assert_no_error (error);
+  guint most = 0;
+  for (guint i = 0; i < plan->kernels->len; i++)
+    most = MAX (most, ((const FbKernel *) g_ptr_array_index (plan->kernels, i))->phases->len);
+  return most;
+}
+
+static void
+test_columns (void)
+{
+  /* A channels-last global pool of EfficientNet's shape class (28 positions a run). */
+  g_assert_cmpuint (phases (reduce_graph (FB_OP_GLOBAL_AVERAGE_POOL, 4, TP_DIMS (2, 32, 14, 14), 0, NULL, 1),
+                            FB_LAYOUT_NHWC), ==, 2);
+  tp_check_emulated_pipeline (reduce_graph (FB_OP_GLOBAL_AVERAGE_POOL, 4, TP_DIMS (2, 32, 14, 14), 0, NULL, 1),
+                              FB_LAYOUT_NHWC, TI_IN (ti_random (4, TP_DIMS (2, 32, 14, 14), 50)), 1, FALSE);
+  /* A mean over a sequence's 100 positions (runs of 25), keepdims 0. */
+  tp_check_emulated_pipeline (reduce_graph (FB_OP_REDUCE_MEAN, 3, TP_DIMS (2, 100, 64), 1, TP_DIMS (1), 0),
+                              FB_LAYOUT_NCHW, TI_IN (ti_random (3, TP_DIMS (2, 100, 64), 51)), 1, FALSE);
+  /* A max over 67 positions, a prime: runs of 16, the last one short. */
+  tp_check_emulated_pipeline (reduce_graph (FB_OP_REDUCE_MAX, 3, TP_DIMS (3, 67, 48), 1, TP_DIMS (1), 1),
+                              FB_LAYOUT_NCHW, TI_IN (ti_random (3, TP_DIMS (3, 67, 48), 52)), 1, FALSE);
+  /* Two reduced axes between two kept ones: [2, 3] of [3, 2, 9, 11, 20] (runs of 11). */
+  tp_check_emulated_pipeline (reduce_graph (FB_OP_REDUCE_SUM, 5, TP_DIMS (3, 2, 9, 11, 20), 2, TP_DIMS (2, 3), 1),
+                              FB_LAYOUT_NCHW, TI_IN (ti_random (5, TP_DIMS (3, 2, 9, 11, 20), 53)), 1, FALSE);
+  /* Not this form: the innermost axis reduced (a softmax-like row), or 8 channels. */
+  g_assert_cmpuint (phases (reduce_graph (FB_OP_REDUCE_MEAN, 3, TP_DIMS (2, 100, 64), 1, TP_DIMS (2), 1),
+                            FB_LAYOUT_NCHW), ==, 1);
+  g_assert_cmpuint (phases (reduce_graph (FB_OP_REDUCE_MEAN, 3, TP_DIMS (2, 100, 8), 1, TP_DIMS (1), 1),
+                            FB_LAYOUT_NCHW), ==, 1);
+  ti_done ();
+}
+
+int
+main (int argc, char **argv)
+{
+  tc_init (&argc, &argv);
+  g_test_add_func ("/codegen-ptx-reduce-columns/columns", test_columns);
+  return g_test_run ();
+}
