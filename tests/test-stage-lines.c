@@ -195,9 +195,10 @@ test_kernel_ir_lines (void)
     }
 }
 
-/* A phase knows the original nodes whose work it does: on the GPU the convolution is cuDNN's
- * and its Clip a generated pass of its own; on the CPU oneDNN applies the Clip as a post-op of
- * the convolution, one phase for all. */
+/* A phase knows the original nodes whose work it does: on the GPU the depthwise convolution
+ * is one generated phase that applies its Clip too, or, sent to cuDNN, a cuDNN phase and a
+ * generated pass for the Clip; on the CPU oneDNN applies the Clip as a post-op of the
+ * convolution, one phase for all. */
 static void
 test_phase_provenance (void)
 {
@@ -208,6 +209,18 @@ test_phase_provenance (void)
   guint clip = orig_node (pipeline_nchw, "/features/1/dw/act/Clip");
   const FbKernel *k = find_kernel (gpu, "Conv + Clip");
   const FbKPhase *library, *epilogue;
+
+  g_assert_cmpuint (k->phases->len, ==, 1);
+  epilogue = g_ptr_array_index (k->phases, 0);
+  g_assert_null (epilogue->conv);
+  g_assert_true (fb_kphase_has_prov (epilogue, conv));
+  g_assert_true (fb_kphase_has_prov (epilogue, bn));
+  g_assert_true (fb_kphase_has_prov (epilogue, clip));
+
+  g_setenv ("FUSEBENCH_GPU_CONV", "cudnn", TRUE);
+  g_autoptr(FbPlan) gpu_cudnn = lower (pipeline_nchw, fb_cuda_target_desc ());
+  g_unsetenv ("FUSEBENCH_GPU_CONV");
+  k = find_kernel (gpu_cudnn, "Conv + Clip");
 
   g_assert_cmpuint (k->phases->len, ==, 2);
   library = g_ptr_array_index (k->phases, 0);
@@ -318,18 +331,24 @@ test_cpu_stages (void)
 static void
 test_ptx_stages (void)
 {
+  /* cuDNN's depthwise convolution, so that the generated phase is the Clip's pass with its one
+   * store (generated, the convolution stores a strip of outputs in several). */
+  g_setenv ("FUSEBENCH_GPU_CONV", "cudnn", TRUE);
   g_autoptr(FbPlan) plan = lower (pipeline_nchw, fb_cuda_target_desc ());
+  g_unsetenv ("FUSEBENCH_GPU_CONV");
   const FbKernel *k = find_kernel (plan, "Conv + Clip");
   g_autoptr(GError) error = NULL;
   g_autoptr(FbKernelStages) st = fb_codegen_ptx_stages (k, plan, &error);
   g_autoptr(FbKernelLines) lines = NULL;
   g_autofree char *text = fb_kernel_to_string_lines (k, plan, &lines);
-  const FbKPhase *epilogue = g_ptr_array_index (k->phases, 1);
+  guint last = k->phases->len;
+  const FbKPhase *epilogue = g_ptr_array_index (k->phases, last - 1);
   guint n = fb_kernel_lines_count (lines);
   guint store = fb_kernel_lines_of (lines, first_store (epilogue->body));
 
   g_assert_no_error (error);
-  g_assert_cmpuint (g_array_index (st->kir_phase, guint, store - 1), ==, 2);
+  g_assert_cmpuint (last, ==, 2);
+  g_assert_cmpuint (g_array_index (st->kir_phase, guint, store - 1), ==, last);
   g_assert_cmpuint (check_map (st->assembly, st->assembly_lines, n, store), >, 0);
   g_assert_true (needle_at (st->assembly, st->assembly_lines, "st.global", store));
   g_assert_true (needle_at (st->llvm_ir_opt, st->llvm_ir_opt_lines, "define ptx_kernel void @",
@@ -338,7 +357,7 @@ test_ptx_stages (void)
     {
       guint l = g_array_index (st->assembly_lines, guint, i);
       if (l != 0)
-        g_assert_cmpuint (g_array_index (st->kir_phase, guint, l - 1), ==, 2);
+        g_assert_cmpuint (g_array_index (st->kir_phase, guint, l - 1), ==, last);
     }
 }
 

@@ -134,8 +134,10 @@ test_ptx_chain (void)
   g_autofree char *cuobjdump = fb_ptx_find_tool ("cuobjdump");
   g_autofree char *nvdisasm = fb_ptx_find_tool ("nvdisasm");
 
-  /* The fused Conv and Clip of the final stage (on the GPU a cuDNN convolution and a generated
-   * pass); its code, first for the cpu target. */
+  /* The fused Conv and Clip of the final stage (sent to cuDNN on the GPU, where it is
+   * depthwise and would be generated code alone: a cuDNN convolution and a generated pass);
+   * its code, first for the cpu target. */
+  g_setenv ("FUSEBENCH_GPU_CONV", "cudnn", TRUE);
   for (guint i = 0; i < final->graph->nodes->len && fused == NULL; i++)
     {
       FbNode *n = g_ptr_array_index (final->graph->nodes, i);
@@ -189,6 +191,7 @@ test_ptx_chain (void)
   g_assert_true (fb_code_view_has_page (code (), FB_CODE_VIEW_ASSEMBLY));
   g_assert_false (fb_code_view_has_page (code (), FB_CODE_VIEW_SASS));
   assert_page_contains (FB_CODE_VIEW_OPTIMIZED_IR, "x86_64");
+  g_unsetenv ("FUSEBENCH_GPU_CONV");
 }
 
 /* ---- Alt+Left and Alt+Right, as the keys trigger them ------------------------------------- */
@@ -447,14 +450,15 @@ test_marks_llvm_ir (void)
   settle ();
 }
 
-/* On the GPU the depthwise Conv is cuDNN's and its Clip a generated pass: the Clip marks that
- * pass's PTX and nothing of the convolution's lines. */
+/* On the GPU, sent to cuDNN, the depthwise Conv is cuDNN's and its Clip a generated pass: the
+ * Clip marks that pass's PTX and nothing of the convolution's lines. */
 static void
 test_marks_ptx (void)
 {
   FbStage *import;
   guint first, last;
 
+  g_setenv ("FUSEBENCH_GPU_CONV", "cudnn", TRUE);
   set_target ("cuda");
   import = select_stage ("import");
   show_kernel_of (find_node (import->graph, FB_OP_CLIP, "/features/1/dw/act/Clip"));
@@ -473,6 +477,7 @@ test_marks_ptx (void)
     g_assert_cmpuint (g_array_index (kir, guint, 0), ==, first);
   }
   set_target ("cpu");
+  g_unsetenv ("FUSEBENCH_GPU_CONV");
 }
 
 int
