@@ -24,6 +24,32 @@ has_call (const GPtrArray *body)
   return FALSE;
 }
 
+TpLowered
+tp_lower (FbGraph *graph, FbLayout layout, const FbTargetDesc *target)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPipeline) p = fb_pipeline_new (graph);
+  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
+  options->layout = layout;
+  g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  /* The plan borrows the final graph: it goes first. */
+  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), target, &error);
+  g_assert_no_error (error);
+  TpLowered r = { .kernels = plan->kernels->len, .generated = TRUE };
+  for (guint i = 0; i < plan->kernels->len; i++)
+    {
+      const FbKernel *k = g_ptr_array_index (plan->kernels, i);
+      if (g_test_verbose ())
+        g_test_message ("%s: kernel %s", target->triple, k->name);
+      r.generated &= k->phases->len == 0 || tp_pure_generated (k);     /* a view, or code */
+      r.most_phases = MAX (r.most_phases, k->phases->len);
+      for (guint ph = 0; ph < k->phases->len; ph++)
+        r.conv_phases += ((const FbKPhase *) g_ptr_array_index (k->phases, ph))->conv != NULL;
+    }
+  return r;
+}
+
 gboolean
 tp_pure_generated (const FbKernel *k)
 {

@@ -11,6 +11,15 @@
 
 /* Generated code only: no convolution phase, no library call. */
 gboolean tp_pure_generated (const FbKernel *k);
+/* What a graph lowers to for a target after the whole pipeline in a layout. */
+typedef struct {
+  guint    kernels;
+  guint    conv_phases;           /* library convolutions: cuDNN's on a GPU, oneDNN's on the cpu */
+  guint    most_phases;           /* of any one kernel */
+  gboolean generated;             /* every kernel generated code only (or a view) */
+} TpLowered;
+TpLowered tp_lower (FbGraph *graph, FbLayout layout, const FbTargetDesc *target);
+
 /* Runs node's graph (every input fed, as tc_finish makes it from ins) through the emulated PTX
  * kernels, on the grid each phase asks for and on one of about a third of it (the entries loop
  * over the grid), and compares every output with the interpreter's (rtol 1e-4, atol 1e-6);

@@ -10,6 +10,7 @@
 #include "fb-lower.h"
 #include "fb-pipeline.h"
 
+#define GPU    fb_cuda_target_desc ()
 #define NO_ACT FB_OP_COUNT          /* no activation after the convolution */
 #define SILU   FB_OP_SWISH          /* x * Sigmoid (x), spelled out as PyTorch exports it */
 
@@ -53,34 +54,6 @@ depthwise_graph (const Geometry *q, FbOpKind act)
   return g;
 }
 
-typedef struct {
-  guint    kernels;
-  guint    conv_phases;             /* cuDNN's */
-  gboolean generated;               /* every kernel generated code only (or a view) */
-} Lowered;
-
-static Lowered
-lower (FbGraph *graph, FbLayout layout)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(FbPipeline) p = fb_pipeline_new (graph);
-  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
-  options->layout = layout;
-  g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
-  g_assert_no_error (error);
-  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), fb_cuda_target_desc (), &error);
-  g_assert_no_error (error);
-  Lowered r = { .kernels = plan->kernels->len, .generated = TRUE };
-  for (guint i = 0; i < plan->kernels->len; i++)
-    {
-      const FbKernel *k = g_ptr_array_index (plan->kernels, i);
-      r.generated &= k->phases->len == 0 || tp_pure_generated (k);
-      for (guint ph = 0; ph < k->phases->len; ph++)
-        r.conv_phases += ((const FbKPhase *) g_ptr_array_index (k->phases, ph))->conv != NULL;
-    }
-  return r;
-}
-
 static void
 test_choice (void)
 {
@@ -90,22 +63,22 @@ test_choice (void)
       /* EfficientNet-B0's stride-2 96-channel layer at batch 32, with its SiLU: one kernel in
        * NCHW (channels-last adds the transposes at the graph's edges). */
       Geometry eff = { 32, 96, 112, 112, 1, 3, 3, 2, 1, { 0, 0, 1, 1 } };
-      Lowered silu = lower (depthwise_graph (&eff, SILU), layouts[l]);
+      TpLowered silu = tp_lower (depthwise_graph (&eff, SILU), layouts[l], GPU);
       g_assert_cmpuint (silu.conv_phases, ==, 0);
       g_assert_true (silu.generated);
       g_assert_cmpuint (silu.kernels, ==, layouts[l] == FB_LAYOUT_NCHW ? 1 : 3);
       /* ConvNeXt's 7x7. */
       Geometry convnext = { 1, 96, 56, 56, 1, 7, 7, 1, 1, { 3, 3, 3, 3 } };
-      g_assert_cmpuint (lower (depthwise_graph (&convnext, NO_ACT), layouts[l]).conv_phases, ==, 0);
+      g_assert_cmpuint (tp_lower (depthwise_graph (&convnext, NO_ACT), layouts[l], GPU).conv_phases, ==, 0);
 
       /* Past the rule: 11x11 (121 taps), two output channels per group. */
       Geometry wide = { 1, 16, 32, 32, 1, 11, 11, 1, 1, { 5, 5, 5, 5 } };
-      g_assert_cmpuint (lower (depthwise_graph (&wide, NO_ACT), layouts[l]).conv_phases, ==, 1);
+      g_assert_cmpuint (tp_lower (depthwise_graph (&wide, NO_ACT), layouts[l], GPU).conv_phases, ==, 1);
       Geometry mult = { 1, 16, 32, 32, 2, 3, 3, 1, 1, { 1, 1, 1, 1 } };
-      g_assert_cmpuint (lower (depthwise_graph (&mult, NO_ACT), layouts[l]).conv_phases, ==, 1);
+      g_assert_cmpuint (tp_lower (depthwise_graph (&mult, NO_ACT), layouts[l], GPU).conv_phases, ==, 1);
       /* FUSEBENCH_GPU_CONV=cudnn sends it to cuDNN, for comparing. */
       g_setenv ("FUSEBENCH_GPU_CONV", "cudnn", TRUE);
-      g_assert_cmpuint (lower (depthwise_graph (&eff, SILU), layouts[l]).conv_phases, ==, 1);
+      g_assert_cmpuint (tp_lower (depthwise_graph (&eff, SILU), layouts[l], GPU).conv_phases, ==, 1);
       g_unsetenv ("FUSEBENCH_GPU_CONV");
     }
   ti_done ();

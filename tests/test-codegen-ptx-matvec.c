@@ -52,38 +52,6 @@ se_graph (int64_t c, int64_t r, int64_t hw)
   return g;
 }
 
-/* What graph (taken) lowers to after the whole pipeline in layout, for target. */
-typedef struct {
-  guint    kernels;
-  guint    conv_phases;         /* library convolutions: cuDNN's on a GPU, oneDNN's on the cpu */
-  gboolean generated;           /* every kernel generated code only (or a view) */
-} Lowered;
-
-static Lowered
-lower (FbGraph *graph, FbLayout layout, const FbTargetDesc *target)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(FbPipeline) p = fb_pipeline_new (graph);
-  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
-  options->layout = layout;
-  g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
-  g_assert_no_error (error);
-  /* The plan borrows the final graph: it goes first. */
-  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), target, &error);
-  g_assert_no_error (error);
-  Lowered r = { .kernels = plan->kernels->len, .generated = TRUE };
-  for (guint i = 0; i < plan->kernels->len; i++)
-    {
-      const FbKernel *k = g_ptr_array_index (plan->kernels, i);
-      if (g_test_verbose ())
-        g_test_message ("%s: kernel %s", target->triple, k->name);
-      r.generated &= k->phases->len == 0 || tp_pure_generated (k);     /* a view, or code */
-      for (guint ph = 0; ph < k->phases->len; ph++)
-        r.conv_phases += ((const FbKPhase *) g_ptr_array_index (k->phases, ph))->conv != NULL;
-    }
-  return r;
-}
-
 /* Which convolutions the GPU lowering generates and which it leaves to cuDNN. */
 static void
 test_choice (void)
@@ -92,42 +60,42 @@ test_choice (void)
   for (guint l = 0; l < G_N_ELEMENTS (layouts); l++)
     {
       /* EfficientNet-B0's largest squeeze-excitation pair: 1152 -> 48 -> 1152 on a 1x1 map. */
-      Lowered se = lower (se_graph (1152, 48, 7), layouts[l], GPU);
+      TpLowered se = tp_lower (se_graph (1152, 48, 7), layouts[l], GPU);
       g_assert_cmpuint (se.conv_phases, ==, 0);
       g_assert_true (se.generated);
       /* The expand convolution and its Sigmoid are one kernel, not a convolution then an
        * elementwise pass over its output (channels-last, the graph's channels-first input and
        * output are transposed at its edges: two kernels more). */
-      Lowered expand = lower (conv_graph (1, 48, 1, 1, 1152, 1, 1, 0, FB_OP_SIGMOID), layouts[l], GPU);
+      TpLowered expand = tp_lower (conv_graph (1, 48, 1, 1, 1152, 1, 1, 0, FB_OP_SIGMOID), layouts[l], GPU);
       g_assert_cmpuint (expand.kernels, ==, layouts[l] == FB_LAYOUT_NCHW ? 1 : 3);
       g_assert_true (expand.generated);
       /* A 3x3 convolution whose output is one pixel, and a batch of 16 of 1x1 maps. */
-      Lowered tap = lower (conv_graph (1, 256, 3, 3, 256, 3, 1, 0, FB_OP_RELU), layouts[l], GPU);
+      TpLowered tap = tp_lower (conv_graph (1, 256, 3, 3, 256, 3, 1, 0, FB_OP_RELU), layouts[l], GPU);
       g_assert_cmpuint (tap.conv_phases, ==, 0);
-      Lowered batch = lower (conv_graph (16, 64, 1, 1, 256, 1, 1, 0, NO_ACT), layouts[l], GPU);
+      TpLowered batch = tp_lower (conv_graph (16, 64, 1, 1, 256, 1, 1, 0, NO_ACT), layouts[l], GPU);
       g_assert_cmpuint (batch.conv_phases, ==, 0);
       /* The squeeze-excitation expand over a batch of 32: 32 columns of 1x1 maps. */
-      Lowered se32 = lower (conv_graph (32, 48, 1, 1, 1152, 1, 1, 0, FB_OP_SIGMOID), layouts[l], GPU);
+      TpLowered se32 = tp_lower (conv_graph (32, 48, 1, 1, 1152, 1, 1, 0, FB_OP_SIGMOID), layouts[l], GPU);
       g_assert_cmpuint (se32.conv_phases, ==, 0);
 
       /* Past the rule: a real image (reuse of every weight over 784 pixels), 17 pixels of one
        * map, a batch of 65 1x1 maps, and a one-pixel product of 2048 x 4608 (9.4 M
        * multiply-adds) are still cuDNN's. */
-      Lowered big = lower (conv_graph (1, 64, 28, 28, 64, 3, 1, 1, FB_OP_RELU), layouts[l], GPU);
+      TpLowered big = tp_lower (conv_graph (1, 64, 28, 28, 64, 3, 1, 1, FB_OP_RELU), layouts[l], GPU);
       g_assert_cmpuint (big.conv_phases, ==, 1);
-      Lowered wide = lower (conv_graph (1, 64, 1, 17, 256, 1, 1, 0, NO_ACT), layouts[l], GPU);
+      TpLowered wide = tp_lower (conv_graph (1, 64, 1, 17, 256, 1, 1, 0, NO_ACT), layouts[l], GPU);
       g_assert_cmpuint (wide.conv_phases, ==, 1);
-      Lowered batch65 = lower (conv_graph (65, 64, 1, 1, 256, 1, 1, 0, NO_ACT), layouts[l], GPU);
+      TpLowered batch65 = tp_lower (conv_graph (65, 64, 1, 1, 256, 1, 1, 0, NO_ACT), layouts[l], GPU);
       g_assert_cmpuint (batch65.conv_phases, ==, 1);
-      Lowered heavy = lower (conv_graph (1, 512, 3, 3, 2048, 3, 1, 0, NO_ACT), layouts[l], GPU);
+      TpLowered heavy = tp_lower (conv_graph (1, 512, 3, 3, 2048, 3, 1, 0, NO_ACT), layouts[l], GPU);
       g_assert_cmpuint (heavy.conv_phases, ==, 1);
     }
   /* The cpu target is untouched: a channels-last 1x1 convolution of a 1x1 map is still one
    * oneDNN primitive there, a channels-first one still sgemm calls. */
-  Lowered cpu_nhwc = lower (conv_graph (1, 48, 1, 1, 1152, 1, 1, 0, FB_OP_SIGMOID), FB_LAYOUT_NHWC,
+  TpLowered cpu_nhwc = tp_lower (conv_graph (1, 48, 1, 1, 1152, 1, 1, 0, FB_OP_SIGMOID), FB_LAYOUT_NHWC,
                             fb_cpu_target_desc ());
   g_assert_cmpuint (cpu_nhwc.conv_phases, ==, 1);
-  Lowered cpu_nchw = lower (conv_graph (1, 48, 1, 1, 1152, 1, 1, 0, FB_OP_SIGMOID), FB_LAYOUT_NCHW,
+  TpLowered cpu_nchw = tp_lower (conv_graph (1, 48, 1, 1, 1152, 1, 1, 0, FB_OP_SIGMOID), FB_LAYOUT_NCHW,
                             fb_cpu_target_desc ());
   g_assert_false (cpu_nchw.generated);
   ti_done ();

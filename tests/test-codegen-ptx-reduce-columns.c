@@ -27,22 +27,11 @@ reduce_graph (FbOpKind op, int rank, const int64_t *dims, int n_axes, const int6
   tp_output (g, tp_op (g, FB_OP_RELU, "relu", v, NULL));
   return g;
 }
-
-/* Phases of the kernel that computes the reduction, for the GPU. */
+/* The most phases of a kernel of graph (taken), lowered for the GPU. */
 static guint
 phases (FbGraph *graph, FbLayout layout)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(FbPipeline) p = fb_pipeline_new (graph);
-  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
-  options->layout = layout;
-  g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
-  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), fb_cuda_target_desc (), &error);
-  g_assert_no_error (error);
-  guint most = 0;
-  for (guint i = 0; i < plan->kernels->len; i++)
-    most = MAX (most, ((const FbKernel *) g_ptr_array_index (plan->kernels, i))->phases->len);
-  return most;
+  return tp_lower (graph, layout, fb_cuda_target_desc ()).most_phases;
 }
 
 static void

@@ -312,6 +312,24 @@ _fb_lower_conv_repack (const FbTensor *w, gboolean depthwise, GError **error)
 }
 
 gboolean
+_fb_lower_depthwise_weights (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, guint *wa,
+                             GError **error)
+{
+  const FbValue *w = node->inputs[1];
+  if (!g->nhwc)
+    {
+      *wa = _fb_lower_arg (c, w, FB_KARG_INPUT);
+      return TRUE;
+    }
+  g_autoptr(FbTensor) wr = _fb_lower_conv_repack (w->constant, TRUE, error);
+  if (wr == NULL)
+    return FALSE;
+  g_autofree char *name = g_strdup_printf ("%s.hwc", w->name);
+  *wa = _fb_lower_const_arg (c, wr, name);
+  return TRUE;
+}
+
+gboolean
 _fb_lower_conv_store (FbLowerCtx *c, GPtrArray *body, const FbNode *node, const FbConvGeom *g,
                       FbKExpr **c4, FbKExpr *x, GError **error)
 {
@@ -332,7 +350,6 @@ static gboolean
 lower_depthwise (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError **error)
 {
   FbKernel *k = c->k;
-  const FbValue *w = node->inputs[1];
   gboolean padded = g->pt || g->pl || g->pb || g->pr;
   /* NCHW pads each plane in the iteration that convolves it, while it is in cache; a phase
    * of its own would stream the whole padded tensor out to memory and back. */
@@ -343,16 +360,8 @@ lower_depthwise (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
            : _fb_lower_arg (c, node->inputs[0], FB_KARG_INPUT);
   guint xin = pad_inline ? _fb_lower_arg (c, node->inputs[0], FB_KARG_INPUT) : 0;
   guint wa;
-  if (g->nhwc)
-    {
-      g_autoptr(FbTensor) wr = _fb_lower_conv_repack (w->constant, TRUE, error);
-      if (wr == NULL)
-        return FALSE;
-      g_autofree char *name = g_strdup_printf ("%s.hwc", w->name);
-      wa = _fb_lower_const_arg (c, wr, name);
-    }
-  else
-    wa = _fb_lower_arg (c, w, FB_KARG_INPUT);
+  if (!_fb_lower_depthwise_weights (c, node, g, &wa, error))
+    return FALSE;
 
   /* NCHW: planes in parallel, pixels innermost. NHWC: rows in parallel, channels innermost. */
   FbKExpr *c4[4], *lc[3];

@@ -32,6 +32,10 @@ guint    _fb_lower_pad_input   (FbLowerCtx *c, const FbValue *x, const FbConvGeo
 /* The weights [Co, C/G, KH, KW] reordered for channels-last loops: [KH, KW, Co] for a
  * depthwise convolution (consecutive channels side by side), else [Co, KH, KW, C/G]. */
 FbTensor *_fb_lower_conv_repack (const FbTensor *w, gboolean depthwise, GError **error);
+/* The weights of a depthwise convolution as its loops read them: [KH, KW, C] channels-last
+ * (a constant made at lowering), the node's own [C, 1, KH, KW] channels-first. */
+gboolean _fb_lower_depthwise_weights (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g,
+                                      guint *wa, GError **error);
 /* Stores x, the sum at output coordinates c4 ([n, c, h, w]), plus the bias if the node has
  * one, through the sunk epilogue chain. */
 gboolean _fb_lower_conv_store   (FbLowerCtx *c, GPtrArray *body, const FbNode *node,

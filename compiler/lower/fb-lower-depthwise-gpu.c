@@ -56,7 +56,6 @@ gboolean
 _fb_lower_depthwise_gpu (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError **error)
 {
   FbKernel *k = c->k;
-  const FbValue *w = node->inputs[1];
   if (g->KH * g->KW > FB_LOWER_DEPTHWISE_GPU_MAX_TAPS)
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
                            "a depthwise kernel of %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
@@ -64,16 +63,8 @@ _fb_lower_depthwise_gpu (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g,
                            FB_LOWER_DEPTHWISE_GPU_MAX_TAPS);
   guint xa = _fb_lower_arg (c, node->inputs[0], FB_KARG_INPUT);
   guint wa;
-  if (g->nhwc)
-    {
-      g_autoptr(FbTensor) wr = _fb_lower_conv_repack (w->constant, TRUE, error);
-      if (wr == NULL)
-        return FALSE;
-      g_autofree char *name = g_strdup_printf ("%s.hwc", w->name);
-      wa = _fb_lower_const_arg (c, wr, name);
-    }
-  else
-    wa = _fb_lower_arg (c, w, FB_KARG_INPUT);
+  if (!_fb_lower_depthwise_weights (c, node, g, &wa, error))
+    return FALSE;
 
   /* One item per strip of T outputs along a row, in the output's memory order: channels
    * innermost in NHWC. */

@@ -13,8 +13,6 @@
  * epilogue. */
 #include "fb-lower-private.h"
 
-#include <math.h>
-
 /* Positions a phase-1 thread sums: a divisor of the count between 8 and 32 where there is one
  * (no bounds check in the loop), else 16. Under 32, so that the phase is never cooperative. */
 static int64_t
@@ -62,18 +60,8 @@ _fb_lower_column_reduce_gpu (FbLowerCtx *c, const FbNode *node, int rank, const 
   for (int d = 0; d < first; d++)
     outer *= dims[d];
 
-  FbKBinary op = FB_KB_ADD;
-  double init = 0.0;
-  if (node->op == FB_OP_REDUCE_MAX || node->op == FB_OP_GLOBAL_MAX_POOL)
-    {
-      op = FB_KB_MAX;
-      init = -INFINITY;
-    }
-  else if (node->op == FB_OP_REDUCE_MIN)
-    {
-      op = FB_KB_MIN;
-      init = INFINITY;
-    }
+  double init;
+  FbKBinary op = _fb_lower_column_op (node, &init);
 
   /* Phase 1: partial[o, s, c] = the run s of column (o, c). */
   int64_t pdims[3] = { outer, S, C };

@@ -86,6 +86,23 @@ reduce_axes (FbLowerCtx *c, const FbNode *node, int rank, guint *mask, gboolean 
   return TRUE;
 }
 
+FbKBinary
+_fb_lower_column_op (const FbNode *node, double *init)
+{
+  if (node->op == FB_OP_REDUCE_MAX || node->op == FB_OP_GLOBAL_MAX_POOL)
+    {
+      *init = -INFINITY;
+      return FB_KB_MAX;
+    }
+  if (node->op == FB_OP_REDUCE_MIN)
+    {
+      *init = INFINITY;
+      return FB_KB_MIN;
+    }
+  *init = 0.0;
+  return FB_KB_ADD;
+}
+
 /* Channels are accumulated this many at a time by a column reduction. */
 #define COLUMN_BLOCK 64
 
@@ -139,18 +156,8 @@ lower_column_reduce (FbLowerCtx *c, const FbNode *node, int rank, const int64_t 
                                fb_kx_binary (k, FB_KB_SUB, fb_kx_index (k, C), c0));
   FbKExpr *base = fb_kx_add (k, fb_kx_mul_c (k, row, C), c0);
 
-  FbKBinary op = FB_KB_ADD;
-  double init = 0.0;
-  if (node->op == FB_OP_REDUCE_MAX || node->op == FB_OP_GLOBAL_MAX_POOL)
-    {
-      op = FB_KB_MAX;
-      init = -INFINITY;
-    }
-  else if (node->op == FB_OP_REDUCE_MIN)
-    {
-      op = FB_KB_MIN;
-      init = INFINITY;
-    }
+  double init;
+  FbKBinary op = _fb_lower_column_op (node, &init);
   FbKExpr *ci;
   GPtrArray *l = _fb_lower_loop (k, body, len, &ci);
   g_ptr_array_add (l, fb_ks_store (k, partial, fb_kx_add (k, base, ci), fb_kx_const_f (k, at, init)));
