@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Depthwise convolutions on the cuda target: generated kernels (a thread per output element,
- * taps unrolled, padding by clamped reads), not cuDNN phases, with their bias and epilogue
- * (SiLU as PyTorch exports it, Relu) in the same kernel; the host's emulation of those kernels
- * computes what the interpreter does in both layouts, for strides, dilations, uneven pads,
- * 7x7 windows and 1-D convolutions; what the rule leaves out still goes to cuDNN. */
+/* Depthwise convolutions of up to 32 channels on the cuda target: generated kernels (a thread
+ * per output element, taps unrolled, padding by clamped reads), not cuDNN phases, with their
+ * bias and epilogue (SiLU as PyTorch exports it, Relu) in the same kernel; the host's emulation
+ * of those kernels computes what the interpreter does in both layouts, for strides, dilations,
+ * uneven pads, 7x7 windows and 1-D convolutions; what the rule leaves out (more channels, wider
+ * windows, two outputs a group) still goes to cuDNN. */
 #include "fb-cuda.h"
 #include "fb-test-ptx.h"
 #include "fb-test-passes.h"
@@ -60,18 +61,21 @@ test_choice (void)
   FbLayout layouts[] = { FB_LAYOUT_NCHW, FB_LAYOUT_NHWC };
   for (guint l = 0; l < G_N_ELEMENTS (layouts); l++)
     {
-      /* EfficientNet-B0's stride-2 96-channel layer at batch 32, with its SiLU: one kernel in
-       * NCHW (channels-last adds the transposes at the graph's edges). */
-      Geometry eff = { 32, 96, 112, 112, 1, 3, 3, 2, 1, { 0, 0, 1, 1 } };
+      /* EfficientNet-B0's first depthwise layer at batch 32 (32 channels), with its SiLU: one
+       * kernel in NCHW (channels-last adds the transposes at the graph's edges). */
+      Geometry eff = { 32, 32, 112, 112, 1, 3, 3, 1, 1, { 1, 1, 1, 1 } };
       TpLowered silu = tp_lower (depthwise_graph (&eff, SILU), layouts[l], GPU);
       g_assert_cmpuint (silu.conv_phases, ==, 0);
       g_assert_true (silu.generated);
       g_assert_cmpuint (silu.kernels, ==, layouts[l] == FB_LAYOUT_NCHW ? 1 : 3);
-      /* ConvNeXt's 7x7. */
-      Geometry convnext = { 1, 96, 56, 56, 1, 7, 7, 1, 1, { 3, 3, 3, 3 } };
-      g_assert_cmpuint (tp_lower (depthwise_graph (&convnext, NO_ACT), layouts[l], GPU).conv_phases, ==, 0);
+      /* A 7x7 window. */
+      Geometry seven = { 1, 24, 56, 56, 1, 7, 7, 1, 1, { 3, 3, 3, 3 } };
+      g_assert_cmpuint (tp_lower (depthwise_graph (&seven, NO_ACT), layouts[l], GPU).conv_phases, ==, 0);
 
-      /* Past the rule: 11x11 (121 taps), two output channels per group. */
+      /* Past the rule: 96 channels (cuDNN measured faster there), 11x11 (121 taps), two
+       * output channels per group. */
+      Geometry wider = { 32, 96, 112, 112, 1, 3, 3, 2, 1, { 0, 0, 1, 1 } };
+      g_assert_cmpuint (tp_lower (depthwise_graph (&wider, SILU), layouts[l], GPU).conv_phases, ==, 1);
       Geometry wide = { 1, 16, 32, 32, 1, 11, 11, 1, 1, { 5, 5, 5, 5 } };
       g_assert_cmpuint (tp_lower (depthwise_graph (&wide, NO_ACT), layouts[l], GPU).conv_phases, ==, 1);
       Geometry mult = { 1, 16, 32, 32, 2, 3, 3, 1, 1, { 1, 1, 1, 1 } };

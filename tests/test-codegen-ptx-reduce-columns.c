@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Reductions over the dimensions just before a kept innermost one on the cuda target (a
- * channels-last global pool, a mean over a sequence's positions): two phases of a thread per
- * item, runs of positions then the runs combined, never a block per output element; the host's
- * emulation of the kernels computes what the interpreter does, with runs that divide the
- * positions and runs that do not; what does not fit keeps the one-phase form. */
+ * channels-last global pool, a mean over a sequence's positions): from 16 MiB of input, two
+ * phases of a thread per item, runs of positions then the runs combined, never a block per
+ * output element; the host's emulation of the kernels (forced to this form on small inputs)
+ * computes what the interpreter does, with runs that divide the positions and runs that do
+ * not; what does not fit keeps the one-phase form. */
 #include "fb-cuda.h"
 #include "fb-test-ptx.h"
 #include "fb-test-passes.h"
@@ -37,9 +38,16 @@ phases (FbGraph *graph, FbLayout layout)
 static void
 test_columns (void)
 {
-  /* A channels-last global pool of EfficientNet's shape class (28 positions a run). */
+  /* EfficientNet-B0's first squeeze-excitation pool at batch 32 (49 MiB) in two phases, at
+   * batch 1 (1.5 MiB) in one. */
+  g_assert_cmpuint (phases (reduce_graph (FB_OP_GLOBAL_AVERAGE_POOL, 4, TP_DIMS (32, 32, 112, 112), 0, NULL, 1),
+                            FB_LAYOUT_NHWC), ==, 2);
+  g_assert_cmpuint (phases (reduce_graph (FB_OP_GLOBAL_AVERAGE_POOL, 4, TP_DIMS (1, 32, 112, 112), 0, NULL, 1),
+                            FB_LAYOUT_NHWC), ==, 1);
+  g_setenv ("FUSEBENCH_GPU_REDUCE_RUNS", "always", TRUE);
   g_assert_cmpuint (phases (reduce_graph (FB_OP_GLOBAL_AVERAGE_POOL, 4, TP_DIMS (2, 32, 14, 14), 0, NULL, 1),
                             FB_LAYOUT_NHWC), ==, 2);
+  /* A global pool of 196 positions (runs of 28). */
   tp_check_emulated_pipeline (reduce_graph (FB_OP_GLOBAL_AVERAGE_POOL, 4, TP_DIMS (2, 32, 14, 14), 0, NULL, 1),
                               FB_LAYOUT_NHWC, TI_IN (ti_random (4, TP_DIMS (2, 32, 14, 14), 50)), 1, FALSE);
   /* A mean over a sequence's 100 positions (runs of 25), keepdims 0. */
@@ -56,6 +64,7 @@ test_columns (void)
                             FB_LAYOUT_NCHW), ==, 1);
   g_assert_cmpuint (phases (reduce_graph (FB_OP_REDUCE_MEAN, 3, TP_DIMS (2, 100, 8), 1, TP_DIMS (1), 1),
                             FB_LAYOUT_NCHW), ==, 1);
+  g_unsetenv ("FUSEBENCH_GPU_REDUCE_RUNS");
   ti_done ();
 }
 

@@ -630,8 +630,7 @@ _fb_ptx_map_phase (const FbKernel *k, const FbKPhase *phase, FbPtxMap *map, char
   /* Four consecutive items a thread, so that contiguous accesses load 16 bytes at once: where
    * a group of four never crosses the end of the innermost collapsed loop, or along the
    * parallel loop alone (whose range's ends are checked). */
-  map->vec = !phase->one_item_a_thread &&
-             (map->n_nest == 1 || const_extent (map->nest[map->n_nest - 1]) % 4 == 0) &&
+  map->vec = (map->n_nest == 1 || const_extent (map->nest[map->n_nest - 1]) % 4 == 0) &&
              items >= 4 * 256 ? 4 : 1;
   return TRUE;
 }

@@ -157,8 +157,6 @@ typedef struct {
   GPtrArray *body;            /* FbKStmt*; the first is the parallel loop */
   FbKConv   *conv;            /* set for a library phase (a oneDNN or cuDNN convolution, a
                                  cuBLASLt product): no body, no generated code */
-  gboolean   one_item_a_thread; /* GPU: a thread per item, never four (items that hold many
-                                 values in registers each, where four would cost occupancy) */
   GArray    *prov;            /* guint: the original ONNX nodes whose work the phase does
                                  (indices into the model's table; the members of a fused node
                                  that emitted it or were computed in its loops) */

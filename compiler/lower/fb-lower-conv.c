@@ -6,8 +6,8 @@
  * call sgemm on the tile, then apply the bias and the sunk elementwise chain to the tile. One-
  * and two-dimensional convolutions share the code: a 1-D one is a 2-D one of height 1. On a
  * GPU they are cuDNN's, but for the matrix-vector products (gpu_matvec), which are generated
- * direct loops, and the depthwise ones (gpu_depthwise), which are generated with their taps
- * unrolled (fb-lower-depthwise-gpu.c). */
+ * direct loops, and the depthwise ones of few channels (gpu_depthwise), which are generated
+ * with their taps unrolled (fb-lower-depthwise-gpu.c). */
 #include "fb-lower-private.h"
 #include "fb-lower-conv.h"
 
@@ -610,12 +610,16 @@ gpu_matvec (const FbConvGeom *g)
          pixels * g->Co * reduction <= MATVEC_MAX_MACS;
 }
 
-/* Whether a GPU convolution is depthwise (a group per channel, one output channel each) with a
- * kernel a thread unrolls: fb-lower-depthwise-gpu.c generates it, bias and epilogue included. */
+/* Whether a GPU convolution is depthwise (a group per channel, one output channel each) of at
+ * most 32 channels, with a kernel a thread unrolls: fb-lower-depthwise-gpu.c generates it, bias
+ * and epilogue included. On more channels cuDNN's grouped kernels measured faster. */
+#define DEPTHWISE_MAX_CHANNELS 32
+
 static gboolean
 gpu_depthwise (const FbConvGeom *g)
 {
-  return g->G > 1 && g->G == g->C && g->G == g->Co && g->KH * g->KW <= FB_LOWER_DEPTHWISE_GPU_MAX_TAPS;
+  return g->G > 1 && g->G == g->C && g->G == g->Co && g->C <= DEPTHWISE_MAX_CHANNELS &&
+         g->KH * g->KW <= FB_LOWER_DEPTHWISE_GPU_MAX_TAPS;
 }
 
 /* FUSEBENCH_GPU_CONV=cudnn sends every GPU convolution to cuDNN, for measuring the generated

@@ -10,8 +10,13 @@
  * a thread that sums its run, neighbouring threads neighbouring channels (each step of the run
  * one coalesced read per warp, and enough threads to fill the GPU when the outer dimensions
  * are few); phase 2 combines the runs of every output element and stores it through the sunk
- * epilogue. */
+ * epilogue. Taken from 16 MiB of input: smaller, the strided reads hit the L2 and the second
+ * launch costs more than they do (EfficientNet-B0 at batch 1 ran 0.477 ms in two phases
+ * against 0.439 in one; at batch 32 3.40 against 3.71). FUSEBENCH_GPU_REDUCE_RUNS=always or
+ * never overrides the size, for measuring and testing. */
 #include "fb-lower-private.h"
+
+#define MIN_BYTES ((int64_t) 16 << 20)
 
 /* Positions a phase-1 thread sums: a divisor of the count between 8 and 32 where there is one
  * (no bounds check in the loop), else 16. Under 32, so that the phase is never cooperative. */
@@ -38,6 +43,15 @@ _fb_lower_column_reduce_gpu_fits (const FbNode *node, int rank, const int64_t *d
     }
   if (!fb_dtype_is_float (node->inputs[0]->dtype) || rank < 2 || (mask & (1u << (rank - 1))) ||
       dims[rank - 1] < 16 || count < 64)
+    return FALSE;
+  const char *force = g_getenv ("FUSEBENCH_GPU_REDUCE_RUNS");
+  if (g_strcmp0 (force, "never") == 0)
+    return FALSE;
+  int64_t numel = 1;
+  for (int d = 0; d < rank; d++)
+    numel *= dims[d];
+  if (g_strcmp0 (force, "always") != 0 &&
+      numel * (int64_t) fb_dtype_size (node->inputs[0]->dtype) < MIN_BYTES)
     return FALSE;
   /* The reduced dimensions: one block ending just before the last. */
   int first = rank - 1;
