@@ -9,10 +9,9 @@
  * applied in registers before the one store.
  *
  * Measured on an H200 against cuDNN's grouped kernels (with the bias and activation a pass of
- * their own), at batch 32: faster on 32 channels at 112x112 (68 against 100 us for MobileNetV2's
- * first depthwise layer), slower on 96 to 1152 channels (1.5 to 2.7 times cuDNN's time on
- * EfficientNet-B0's and MobileNetV2's others); so fb-lower-conv.c takes it for few channels
- * only. Strips of outputs along a row a thread, sharing input columns, ran 5 to 20 times slower:
+ * their own), at batch 32: faster on MobileNetV2's 32 channels at 112x112 with Clip (68 against
+ * 100 us), slower on EfficientNet-B0's with SiLU (151 against 101) and on 96 to 1152 channels
+ * (1.3 to 2.7 times cuDNN's time); so fb-lower-conv.c takes it for few channels only. Strips of outputs along a row a thread, sharing input columns, ran 5 to 20 times slower:
  * several stores an item kept the PTX mapping from spreading the nest over threads. */
 #include "fb-lower-conv.h"
 
