@@ -172,6 +172,10 @@ gboolean  _fb_lower_resize        (FbLowerCtx *c, const FbNode *node, GError **e
 /* A reduction over the dimensions just before the kept innermost one (a channels-last global
  * pool) on a GPU, in two phases: runs of positions summed a thread each, then the runs
  * combined (fb-lower-reduce-gpu.c). */
+/* Whether node is a float sum, mean, max or min that keeps its input's innermost dimension (of
+ * 8 or more) and reduces 2 or more elements into each output: a column reduction. */
+gboolean   _fb_lower_column_reducible (const FbNode *node, int rank, const int64_t *dims,
+                                       guint mask, int64_t count);
 /* The combining operation and start value of a sum, mean, max or min reduction. */
 FbKBinary  _fb_lower_column_op (const FbNode *node, double *init);
 gboolean   _fb_lower_column_reduce_gpu_fits (const FbNode *node, int rank, const int64_t *dims,

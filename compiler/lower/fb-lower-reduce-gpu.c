@@ -33,16 +33,8 @@ gboolean
 _fb_lower_column_reduce_gpu_fits (const FbNode *node, int rank, const int64_t *dims, guint mask,
                                   int64_t count)
 {
-  switch (node->op)
-    {
-    case FB_OP_REDUCE_SUM: case FB_OP_REDUCE_MEAN: case FB_OP_GLOBAL_AVERAGE_POOL:
-    case FB_OP_REDUCE_MAX: case FB_OP_GLOBAL_MAX_POOL: case FB_OP_REDUCE_MIN:
-      break;
-    default:
-      return FALSE;
-    }
-  if (!fb_dtype_is_float (node->inputs[0]->dtype) || rank < 2 || (mask & (1u << (rank - 1))) ||
-      dims[rank - 1] < 16 || count < 64)
+  if (!_fb_lower_column_reducible (node, rank, dims, mask, count) || dims[rank - 1] < 16 ||
+      count < 64)
     return FALSE;
   const char *force = g_getenv ("FUSEBENCH_GPU_REDUCE_RUNS");
   if (g_strcmp0 (force, "never") == 0)

@@ -106,8 +106,9 @@ _fb_lower_column_op (const FbNode *node, double *init)
 /* Channels are accumulated this many at a time by a column reduction. */
 #define COLUMN_BLOCK 64
 
-static gboolean
-column_reducible (const FbNode *node, int rank, const int64_t *dims, guint mask, int64_t count)
+gboolean
+_fb_lower_column_reducible (const FbNode *node, int rank, const int64_t *dims, guint mask,
+                            int64_t count)
 {
   switch (node->op)
     {
@@ -220,7 +221,7 @@ _fb_lower_reduce (FbLowerCtx *c, const FbNode *node, GError **error)
   /* The column form is for a CPU thread's vector loads; on a GPU it leaves one thread per block
    * of 64 channels looping over the whole map (ResNet-50's channels-last global pool took a
    * quarter of its time so). A GPU sums runs of positions a thread each, then the runs. */
-  if (!noop && !_fb_lower_for_gpu (c) && column_reducible (node, rank, dims, mask, count))
+  if (!noop && !_fb_lower_for_gpu (c) && _fb_lower_column_reducible (node, rank, dims, mask, count))
     return lower_column_reduce (c, node, rank, dims, mask, count, error);
   if (!noop && _fb_lower_for_gpu (c) && _fb_lower_column_reduce_gpu_fits (node, rank, dims, mask, count))
     return _fb_lower_column_reduce_gpu (c, node, rank, dims, mask, count, error);
