@@ -13,6 +13,7 @@
 #include "fb-pipeline.h"
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,34 @@ has_driver (char **why)
   return TRUE;
 }
 
+/* Lowers p for the GPU and counts its cuDNN phases' Clip and Swish activations; every phase's
+ * post-ops must be ones cuDNN runs with its convolution. Returns the plan's text. */
+static char *
+cudnn_activations (const FbBackend *cuda, FbPipeline *p, guint *clips, guint *swishes)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPlan) plan = cuda->lower (cuda, fb_pipeline_final (p), &error);
+  g_assert_no_error (error);
+  *clips = *swishes = 0;
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
+      for (guint i = 0; i < kernel->phases->len; i++)
+        {
+          const FbKPhase *ph = g_ptr_array_index (kernel->phases, i);
+          if (ph->conv == NULL || ph->conv->lib != FB_KLIB_CONV)
+            continue;
+          int64_t act;
+          double param;
+          g_assert_true (ph->conv->nchw);
+          g_assert_true (fb_conv_desc_cudnn_epilogue (&ph->conv->desc, &act, &param));
+          *clips += act == FB_CONV_POST_CLIP;
+          *swishes += act == FB_CONV_POST_SWISH;
+        }
+    }
+  return plan_text (plan);
+}
+
 static void
 test_lower_contractions (void)
 {
@@ -83,27 +112,23 @@ test_lower_contractions (void)
   g_assert_null (strstr (ht, "cuBLASLt"));
 
   g_autoptr(FbPipeline) conv = load_case ("conv-epilogues", FB_LAYOUT_NCHW);
-  g_autoptr(FbPlan) cplan = cuda->lower (cuda, fb_pipeline_final (conv), &error);
-  g_assert_no_error (error);
-  g_autofree char *ct = plan_text (cplan);
+  guint clips, swishes;
+  g_autofree char *ct = cudnn_activations (cuda, conv, &clips, &swishes);
   g_assert_nonnull (strstr (ct, "cuDNN convolution"));
   g_assert_null (strstr (ct, "dnnl_sgemm"));
-  for (guint k = 0; k < cplan->kernels->len; k++)
-    {
-      const FbKernel *kernel = g_ptr_array_index (cplan->kernels, k);
-      for (guint p = 0; p < kernel->phases->len; p++)
-        {
-          const FbKPhase *ph = g_ptr_array_index (kernel->phases, p);
-          if (ph->conv && ph->conv->lib == FB_KLIB_CONV)
-            {
-              g_assert_true (ph->conv->nchw);
-              /* cuDNN's fused call: an Add, then a Relu, nothing else. */
-              for (int64_t i = 0; i < ph->conv->desc.n_post; i++)
-                g_assert_true (ph->conv->desc.post[i].kind == FB_CONV_POST_ADD ||
-                               ph->conv->desc.post[i].kind == FB_CONV_POST_RELU);
-            }
-        }
-    }
+  /* The SiLU (simplified to a Swish) is cuDNN's; the Clips are generated passes, unless asked
+   * for: then the 1x1 convolution's Clip (0, 6) is cuDNN's too, while the depthwise one's,
+   * before a residual Add, never is. */
+  g_assert_cmpuint (clips, ==, 0);
+  g_assert_cmpuint (swishes, ==, 1);
+  g_setenv ("FUSEBENCH_GPU_CONV_ACT", "all", TRUE);
+  g_free (cudnn_activations (cuda, conv, &clips, &swishes));
+  g_assert_cmpuint (clips, ==, 1);
+  g_assert_cmpuint (swishes, ==, 1);
+  g_setenv ("FUSEBENCH_GPU_CONV_ACT", "relu", TRUE);
+  g_free (cudnn_activations (cuda, conv, &clips, &swishes));
+  g_assert_cmpuint (clips + swishes, ==, 0);
+  g_unsetenv ("FUSEBENCH_GPU_CONV_ACT");
 
   /* Deconvolutions are generated code on the GPU, channels-last with constant weights too:
    * cuDNN's phase is a forward convolution. */
@@ -134,6 +159,48 @@ test_lower_contractions (void)
       g_autofree char *rt = plan_text (rplan);
       g_assert_null (strstr (rt, "dnnl_sgemm"));
       g_assert_nonnull (strstr (rt, recurrent[i][0] == 'l' ? "LSTM" : "GRU"));
+    }
+}
+
+/* What cuDNN runs with its convolution: an Add, then Relu, Swish or Clip from 0; nothing after
+ * the activation, no other activation, no Clip with another lower bound. */
+static void
+test_cudnn_epilogue (void)
+{
+  const struct {
+    FbConvPost post[2];
+    int        n;
+    int        ok;
+    int64_t    act;
+    double     param;
+  } cases[] = {
+    { { { FB_CONV_POST_NONE, 0, 0 } }, 0, 1, FB_CONV_POST_NONE, 0 },
+    { { { FB_CONV_POST_RELU, 0, 0 } }, 1, 1, FB_CONV_POST_RELU, 0 },
+    { { { FB_CONV_POST_RELU, 0.1, 0 } }, 1, 0, 0, 0 },
+    { { { FB_CONV_POST_ADD, 0, 0 }, { FB_CONV_POST_RELU, 0, 0 } }, 2, 1, FB_CONV_POST_RELU, 0 },
+    { { { FB_CONV_POST_RELU, 0, 0 }, { FB_CONV_POST_ADD, 0, 0 } }, 2, 0, 0, 0 },
+    { { { FB_CONV_POST_CLIP, 0, 6 } }, 1, 1, FB_CONV_POST_CLIP, 6 },
+    { { { FB_CONV_POST_CLIP, 0, INFINITY } }, 1, 1, FB_CONV_POST_RELU, 0 },
+    { { { FB_CONV_POST_CLIP, -1, 1 } }, 1, 0, 0, 0 },
+    { { { FB_CONV_POST_CLIP, 0, 0 } }, 1, 0, 0, 0 },
+    { { { FB_CONV_POST_SWISH, 1.5, 0 } }, 1, 1, FB_CONV_POST_SWISH, 1.5 },
+    { { { FB_CONV_POST_ADD, 0, 0 }, { FB_CONV_POST_SWISH, 1, 0 } }, 2, 1, FB_CONV_POST_SWISH, 1 },
+    { { { FB_CONV_POST_SWISH, 1, 0 }, { FB_CONV_POST_RELU, 0, 0 } }, 2, 0, 0, 0 },
+    { { { FB_CONV_POST_SIGMOID, 0, 0 } }, 1, 0, 0, 0 },
+    { { { FB_CONV_POST_SUM, 0, 0 } }, 1, 0, 0, 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      FbConvDesc d = { .n_post = cases[i].n };
+      memcpy (d.post, cases[i].post, sizeof cases[i].post);
+      int64_t act = -1;
+      double param = -1;
+      g_assert_cmpint (fb_conv_desc_cudnn_epilogue (&d, &act, &param), ==, cases[i].ok);
+      if (cases[i].ok)
+        {
+          g_assert_cmpint (act, ==, cases[i].act);
+          g_assert_cmpfloat (param, ==, cases[i].param);
+        }
     }
 }
 
@@ -278,6 +345,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cuda/lower-contractions", test_lower_contractions);
+  g_test_add_func ("/cuda/cudnn-epilogue", test_cudnn_epilogue);
   g_test_add_func ("/cuda/bundle", test_bundle);
   g_test_add_func ("/cuda/search-report", test_search_report);
   g_test_add_func ("/cuda/no-driver", test_no_driver);

@@ -197,8 +197,8 @@ test_kernel_ir_lines (void)
 
 /* A phase knows the original nodes whose work it does: on the GPU the depthwise convolution
  * is one generated phase that applies its Clip too, or, sent to cuDNN, a cuDNN phase and a
- * generated pass for the Clip; on the CPU oneDNN applies the Clip as a post-op of the
- * convolution, one phase for all. */
+ * generated pass for the Clip, or, with Clips given to cuDNN too, one cuDNN phase that applies
+ * it; on the CPU oneDNN applies the Clip as a post-op of the convolution, one phase for all. */
 static void
 test_phase_provenance (void)
 {
@@ -219,9 +219,22 @@ test_phase_provenance (void)
 
   g_setenv ("FUSEBENCH_GPU_CONV", "cudnn", TRUE);
   g_autoptr(FbPlan) gpu_cudnn = lower (pipeline_nchw, fb_cuda_target_desc ());
+  g_setenv ("FUSEBENCH_GPU_CONV_ACT", "all", TRUE);
+  g_autoptr(FbPlan) gpu_fused = lower (pipeline_nchw, fb_cuda_target_desc ());
   g_unsetenv ("FUSEBENCH_GPU_CONV");
-  k = find_kernel (gpu_cudnn, "Conv + Clip");
+  g_unsetenv ("FUSEBENCH_GPU_CONV_ACT");
 
+  k = find_kernel (gpu_fused, "Conv + Clip");
+  g_assert_cmpuint (k->phases->len, ==, 1);
+  library = g_ptr_array_index (k->phases, 0);
+  g_assert_nonnull (library->conv);
+  g_assert_cmpint (library->conv->desc.n_post, ==, 1);
+  g_assert_cmpint (library->conv->desc.post[0].kind, ==, FB_CONV_POST_CLIP);
+  g_assert_true (fb_kphase_has_prov (library, conv));
+  g_assert_true (fb_kphase_has_prov (library, bn));
+  g_assert_true (fb_kphase_has_prov (library, clip));
+
+  k = find_kernel (gpu_cudnn, "Conv + Clip");
   g_assert_cmpuint (k->phases->len, ==, 2);
   library = g_ptr_array_index (k->phases, 0);
   epilogue = g_ptr_array_index (k->phases, 1);
@@ -332,7 +345,7 @@ static void
 test_ptx_stages (void)
 {
   /* cuDNN's depthwise convolution, so that the generated phase is the Clip's pass with its one
-   * store (generated, the convolution stores a strip of outputs in several). */
+   * store. */
   g_setenv ("FUSEBENCH_GPU_CONV", "cudnn", TRUE);
   g_autoptr(FbPlan) plan = lower (pipeline_nchw, fb_cuda_target_desc ());
   g_unsetenv ("FUSEBENCH_GPU_CONV");

@@ -57,3 +57,33 @@ fb_conv_desc_valid (const FbConvDesc *d)
   return adds <= 1 && ph >= eh && pw >= ew && (ph - eh) / d->sh + 1 == d->oh &&
          (pw - ew) / d->sw + 1 == d->ow;
 }
+
+int
+fb_conv_desc_cudnn_epilogue (const FbConvDesc *d, int64_t *act, double *param)
+{
+  int64_t i = 0;
+  *act = FB_CONV_POST_NONE;
+  *param = 0;
+  if (i < d->n_post && d->post[i].kind == FB_CONV_POST_ADD)
+    i++;
+  if (i < d->n_post)
+    {
+      const FbConvPost *p = &d->post[i];
+      /* cuDNN's clipped Relu has an upper bound only: the lower one must be Relu's 0, and a
+       * bound of +inf (a Clip with no max) is a plain Relu. */
+      int clip_from_0 = p->kind == FB_CONV_POST_CLIP && p->alpha == 0 && p->beta > 0;
+      int relu = (p->kind == FB_CONV_POST_RELU && p->alpha == 0) ||
+                 (clip_from_0 && isinf (p->beta));
+      int clip = clip_from_0 && isfinite (p->beta);
+      if (relu)
+        *act = FB_CONV_POST_RELU;
+      else if (clip)
+        *act = FB_CONV_POST_CLIP, *param = p->beta;
+      else if (p->kind == FB_CONV_POST_SWISH)
+        *act = FB_CONV_POST_SWISH, *param = p->alpha;
+      else
+        return 0;
+      i++;
+    }
+  return i == d->n_post;
+}

@@ -182,7 +182,8 @@ def conv():
 
 def conv_epilogues():
     """Convolutions followed by what the CPU target fuses into oneDNN's primitive (Relu,
-    LeakyRelu, Clip in both opset forms, Sigmoid, Tanh, a residual Add) and what it must leave
+    LeakyRelu, Clip in both opset forms, Sigmoid, Tanh, SiLU as x * Sigmoid(x), a residual Add)
+    and what it must leave
     to a generated epilogue (HardSwish, a per-channel Mul, an Add of a broadcast tensor)."""
     c = Case("conv-epilogues", 14)
     x = c.input("x", [1, 8, 10, 9])
@@ -201,6 +202,8 @@ def conv_epilogues():
     c.out(c.node("Mul", [c.node("Conv", [x, c.init(weight("p4", [8, 8, 3, 3]))], pads=[1, 1, 1, 1]), scale]))
     row = c.input("row", [1, 1, 1, 9])
     c.out(c.node("Add", [c.node("Conv", [x, c.init(weight("p5", [8, 8, 1, 1]))]), row]))
+    silu = c.node("Conv", [x, c.init(weight("p6", [8, 8, 3, 3])), c.init(weight("pb6", [8]))], pads=[1, 1, 1, 1])
+    c.out(c.node("Mul", [silu, c.node("Sigmoid", [silu])]))
     return c
 
 

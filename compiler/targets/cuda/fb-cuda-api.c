@@ -183,7 +183,7 @@ G_STATIC_ASSERT (G_N_ELEMENTS (cudnn_names) * sizeof (void *) == sizeof (FbCudnn
 static const char *const cudnn_graph_names[] = {
   "cudnnBackendCreateDescriptor", "cudnnBackendDestroyDescriptor", "cudnnBackendFinalize",
   "cudnnBackendSetAttribute", "cudnnBackendGetAttribute", "cudnnBackendExecute",
-  "cudnnAddTensor", "cudnnActivationForward",
+  "cudnnAddTensor", "cudnnActivationForward", "cudnnSetActivationDescriptorSwishBeta",
 };
 G_STATIC_ASSERT (G_N_ELEMENTS (cudnn_graph_names) * sizeof (void *) == sizeof (FbCudnnGraph));
 

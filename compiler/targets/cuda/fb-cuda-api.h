@@ -180,6 +180,8 @@ typedef struct {
 #define FB_CUDNN_TENSOR_OP_MATH             1
 #define FB_CUDNN_FMA_MATH                   3
 #define FB_CUDNN_ACTIVATION_RELU            1
+#define FB_CUDNN_ACTIVATION_CLIPPED_RELU    3
+#define FB_CUDNN_ACTIVATION_SWISH           6
 #define FB_CUDNN_ACTIVATION_IDENTITY        5
 #define FB_CUDNN_NOT_PROPAGATE_NAN          0
 #define FB_CUDNN_FWD_ALGO_IMPLICIT_PRECOMP_GEMM 1
@@ -273,6 +275,9 @@ typedef void *cudnnBackendDescriptor_t;
 #define FB_CUDNN_BACKEND_TENSOR_DESCRIPTOR                       17
 
 #define FB_CUDNN_ATTR_POINTWISE_MODE                             0
+#define FB_CUDNN_ATTR_POINTWISE_RELU_LOWER_CLIP                  3
+#define FB_CUDNN_ATTR_POINTWISE_RELU_UPPER_CLIP                  4
+#define FB_CUDNN_ATTR_POINTWISE_SWISH_BETA                       8
 #define FB_CUDNN_ATTR_POINTWISE_MATH_PREC                        1
 #define FB_CUDNN_ATTR_CONVOLUTION_COMP_TYPE                      100
 #define FB_CUDNN_ATTR_CONVOLUTION_CONV_MODE                      101
@@ -317,6 +322,7 @@ typedef void *cudnnBackendDescriptor_t;
 #define FB_CUDNN_TYPE_BOOLEAN                                    2
 #define FB_CUDNN_TYPE_INT64                                      3
 #define FB_CUDNN_TYPE_FLOAT                                      4
+#define FB_CUDNN_TYPE_DOUBLE                                     5
 #define FB_CUDNN_TYPE_VOID_PTR                                   6
 #define FB_CUDNN_TYPE_CONVOLUTION_MODE                           7
 #define FB_CUDNN_TYPE_HEUR_MODE                                  8
@@ -326,6 +332,7 @@ typedef void *cudnnBackendDescriptor_t;
 
 #define FB_CUDNN_POINTWISE_ADD                                   0
 #define FB_CUDNN_POINTWISE_RELU_FWD                              100
+#define FB_CUDNN_POINTWISE_SWISH_FWD                             106
 #define FB_CUDNN_HEUR_MODE_INSTANT                               0
 #define FB_CUDNN_HEUR_MODE_FALLBACK                              2
 #define FB_CUDNN_NUMERICAL_NOTE_TENSOR_CORE                      0
@@ -349,6 +356,7 @@ typedef struct {
                                       const void *alpha, cudnnTensorDescriptor_t x_desc,
                                       const void *x, const void *beta,
                                       cudnnTensorDescriptor_t y_desc, void *y);
+  cudnnStatus_t (*SetActivationDescriptorSwishBeta) (cudnnActivationDescriptor_t act, double beta);
 } FbCudnnGraph;
 
 /* The libraries, opened once per process (thread safe). Each getter returns the table, or NULL

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Convolutions through cuDNN 9's graph API: conv (x, w), then + bias, + z and Relu as pointwise
+/* Convolutions through cuDNN 9's graph API: conv (x, w), then + bias, + z and an activation
+ * (Relu, Swish, Relu clipped above) as pointwise
  * nodes of one operation graph, so that cuDNN's runtime fusion engines can run the chain as one
  * kernel where they apply, and its newer convolution engines (which the legacy
  * cudnnConvolutionForward does not reach) are offered at all. cuDNN's heuristics rank the
@@ -83,13 +84,20 @@ tensor (Builder *b, int64_t uid, const int64_t dims[4], gboolean nchw, gboolean 
   return t;
 }
 
+/* A pointwise node y = mode (x[, other]); for the activations, act is the graph's activation
+ * and param its parameter (Swish's beta, the Relu's upper clip). */
 static cudnnBackendDescriptor_t
-pointwise (Builder *b, int mode, cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t other,
-           cudnnBackendDescriptor_t y)
+pointwise (Builder *b, int mode, int64_t act, double param, cudnnBackendDescriptor_t x,
+           cudnnBackendDescriptor_t other, cudnnBackendDescriptor_t y)
 {
   int precision = FB_CUDNN_DATA_FLOAT;
   cudnnBackendDescriptor_t pw = make (b, FB_CUDNN_BACKEND_POINTWISE_DESCRIPTOR, "a pointwise op");
   set (b, pw, FB_CUDNN_ATTR_POINTWISE_MODE, FB_CUDNN_TYPE_POINTWISE_MODE, 1, &mode, "pointwise mode");
+  if (act == FB_CONV_POST_SWISH)
+    set (b, pw, FB_CUDNN_ATTR_POINTWISE_SWISH_BETA, FB_CUDNN_TYPE_DOUBLE, 1, &param, "Swish's beta");
+  if (act == FB_CONV_POST_CLIP)
+    set (b, pw, FB_CUDNN_ATTR_POINTWISE_RELU_UPPER_CLIP, FB_CUDNN_TYPE_DOUBLE, 1, &param,
+         "the Relu's upper clip");
   set (b, pw, FB_CUDNN_ATTR_POINTWISE_MATH_PREC, FB_CUDNN_TYPE_DATA_TYPE, 1, &precision,
        "pointwise precision");
   finalize (b, pw, "a pointwise op");
@@ -146,7 +154,7 @@ _fb_cudnn_conv_plans_new (const FbCudnnGraph *g, cudnnHandle_t handle, const FbC
   int64_t wdims[4] = { d->co, d->c / d->groups, d->kh, d->kw };
   int64_t ydims[4] = { d->n, d->co, d->oh, d->ow };
   int64_t bdims[4] = { 1, d->co, 1, 1 };
-  int n_ops = 1 + (cg->bias != 0) + (cg->z != 0) + (cg->relu != 0);
+  int n_ops = 1 + (cg->bias != 0) + (cg->z != 0) + (cg->act != FB_CONV_POST_NONE);
 
   cudnnBackendDescriptor_t x = tensor (&b, UID_X, xdims, cg->nchw, FALSE, align);
   /* Weights OIHW as the bundle stores them, or KRSC where the phase reordered them. */
@@ -189,10 +197,12 @@ _fb_cudnn_conv_plans_new (const FbCudnnGraph *g, cudnnHandle_t handle, const FbC
   ops[k++] = fwd;
 
   /* The epilogue, one pointwise node per step; the last writes y. */
-  struct { gboolean on; int mode; int64_t uid; const int64_t *dims; } steps[] = {
-    { cg->bias != 0, FB_CUDNN_POINTWISE_ADD, UID_BIAS, bdims },
-    { cg->z != 0, FB_CUDNN_POINTWISE_ADD, UID_Z, ydims },
-    { cg->relu, FB_CUDNN_POINTWISE_RELU_FWD, 0, NULL },
+  struct { gboolean on; int mode; int64_t act; int64_t uid; const int64_t *dims; } steps[] = {
+    { cg->bias != 0, FB_CUDNN_POINTWISE_ADD, FB_CONV_POST_NONE, UID_BIAS, bdims },
+    { cg->z != 0, FB_CUDNN_POINTWISE_ADD, FB_CONV_POST_NONE, UID_Z, ydims },
+    { cg->act != FB_CONV_POST_NONE,
+      cg->act == FB_CONV_POST_SWISH ? FB_CUDNN_POINTWISE_SWISH_FWD : FB_CUDNN_POINTWISE_RELU_FWD,
+      cg->act, 0, NULL },
   };
   for (guint s = 0; s < G_N_ELEMENTS (steps); s++)
     {
@@ -205,7 +215,7 @@ _fb_cudnn_conv_plans_new (const FbCudnnGraph *g, cudnnHandle_t handle, const FbC
         : NULL;
       cudnnBackendDescriptor_t result = last ? y : tensor (&b, next_virtual++, ydims, cg->nchw,
                                                            TRUE, align);
-      ops[k++] = pointwise (&b, steps[s].mode, out, other, result);
+      ops[k++] = pointwise (&b, steps[s].mode, steps[s].act, cg->act_param, out, other, result);
       out = result;
     }
 

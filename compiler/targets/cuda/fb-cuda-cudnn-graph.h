@@ -10,13 +10,15 @@
 
 G_BEGIN_DECLS
 
-/* conv (x, w) [+ bias over the channels] [+ z] [Relu] into y; absent parts are 0 / FALSE. */
+/* conv (x, w) [+ bias over the channels] [+ z] [an activation] into y; absent parts are 0.
+ * The activation is one fb_conv_desc_cudnn_epilogue accepts. */
 typedef struct {
   const FbConvDesc *desc;
   gboolean              nchw;     /* activations' layout */
   gboolean              krsc;     /* weights channels-last (KRSC), else OIHW */
   CUdeviceptr           x, w, y, bias, z;
-  gboolean              relu;
+  int64_t               act;        /* FB_CONV_POST_NONE, _RELU, _SWISH or _CLIP */
+  double                act_param;  /* Swish's alpha, Clip's upper bound */
 } FbCudnnConvGraph;
 
 typedef struct {

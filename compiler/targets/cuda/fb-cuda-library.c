@@ -48,8 +48,8 @@ struct _FbCudaLibPhase {
   cudnnActivationDescriptor_t  ad;
   int                          algo_id;
   int                          math;          /* the convolution descriptor's math type */
-  gboolean                     fused;         /* bias, add or relu follow the convolution */
-  gboolean                     relu;
+  gboolean                     fused;         /* bias, add or an activation follow it */
+  int64_t                      act;           /* the activation (FbConvPostKind), or NONE */
   ConvWay                      way;
   FbCudnnConvGraph             graph;         /* the chain (or the convolution alone) as a graph */
   FbCudnnConvPlans            *plans;         /* the chosen plan is plans->plans[0] */
@@ -206,7 +206,7 @@ gemm_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKGemm *g, GError **error)
   return TRUE;
 }
 
-/* The legacy epilogue after an unfused forward: y += bias; y += add; y = relu (y). */
+/* The legacy epilogue after an unfused forward: y += bias; y += add; y = act (y). */
 static gboolean
 legacy_epilogue (FbCudaLibs *libs, FbCudaLibPhase *p, GError **error)
 {
@@ -221,9 +221,9 @@ legacy_epilogue (FbCudaLibs *libs, FbCudaLibPhase *p, GError **error)
       !dnn_ok (dnn, g->AddTensor (libs->dnn_handle, &one, p->yd, (void *) p->add, &one, p->yd,
                                   (void *) p->y), p, "residual add", error))
     return FALSE;
-  return !p->relu ||
+  return p->act == FB_CONV_POST_NONE ||
          dnn_ok (dnn, g->ActivationForward (libs->dnn_handle, p->ad, &one, p->yd, (void *) p->y,
-                                            &zero, p->yd, (void *) p->y), p, "relu", error);
+                                            &zero, p->yd, (void *) p->y), p, "activation", error);
 }
 
 static gboolean
@@ -377,7 +377,7 @@ add_graph_candidates (FbCudaLibs *libs, FbCudaLibPhase *p, ConvWay way, GArray *
   const FbCudnnGraph *g = _fb_cuda_cudnn_graph (NULL);
   FbCudnnConvGraph cg = p->graph;
   if (way == WAY_GRAPH_SPLIT)
-    cg.bias = cg.z = 0, cg.relu = FALSE;
+    cg.bias = cg.z = 0, cg.act = FB_CONV_POST_NONE;
   g_autofree char *why = NULL;
   FbCudnnConvPlans *set = _fb_cudnn_conv_plans_new (g, libs->dnn_handle, &cg, libs->strict_float32,
                                                     TUNE_GRAPH_PLANS, &why);
@@ -430,13 +430,15 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbConvDesc *d, GErro
   g_autoptr(GArray) candidates = g_array_new (FALSE, TRUE, sizeof (ConvCandidate));
   g_autoptr(GPtrArray) sets = g_ptr_array_new ();
   g_autoptr(GString) notes = g_string_new (NULL);
-  if (p->fused && !p->relu)
+  if (p->fused && p->act == FB_CONV_POST_NONE)
     {
       /* cuDNN's fused call runs the identity activation with IMPLICIT_PRECOMP_GEMM only. */
       ConvCandidate legacy = { WAY_LEGACY, FB_CUDNN_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, tensor_math,
                                NULL, 0, 0, -1 };
       g_array_append_val (candidates, legacy);
     }
+  else if (p->fused && p->act != FB_CONV_POST_RELU)
+    ;   /* the fused call has Relu and the identity only: Swish and Clip are the other ways' */
   else
     for (int i = 0; i < n_legacy; i++)
       {
@@ -635,20 +637,20 @@ conv_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKConv *cv, gboolean w_con
                    "convolutions only", p->name);
       return FALSE;
     }
-  int n_add = 0, relu = 0;
-  for (int64_t i = 0; i < d->n_post; i++)
+  int64_t act;
+  double act_param;
+  if (!fb_conv_desc_cudnn_epilogue (d, &act, &act_param))
     {
-      if (d->post[i].kind == FB_CONV_POST_ADD)
-        n_add++;
-      else if (d->post[i].kind == FB_CONV_POST_RELU && d->post[i].alpha == 0)
-        relu++;
-      else
-        {
-          g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE,
-                       "kernel %s: a post-op cuDNN's fused convolution has not", p->name);
-          return FALSE;
-        }
+      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE,
+                   "kernel %s: post-ops cuDNN's fused convolution has not (it takes an Add, then "
+                   "Relu, Swish or Clip from 0)", p->name);
+      return FALSE;
     }
+  gboolean n_add = d->n_post > 0 && d->post[0].kind == FB_CONV_POST_ADD;
+  int act_mode = act == FB_CONV_POST_RELU ? FB_CUDNN_ACTIVATION_RELU
+                 : act == FB_CONV_POST_SWISH ? FB_CUDNN_ACTIVATION_SWISH
+                 : act == FB_CONV_POST_CLIP ? FB_CUDNN_ACTIVATION_CLIPPED_RELU
+                 : FB_CUDNN_ACTIVATION_IDENTITY;
   if (!dnn_ok (dnn, dnn->CreateTensorDescriptor (&p->xd), p, "tensor", error) ||
       !dnn_ok (dnn, dnn->CreateTensorDescriptor (&p->yd), p, "tensor", error) ||
       !dnn_ok (dnn, dnn->CreateTensorDescriptor (&p->bd), p, "tensor", error) ||
@@ -676,10 +678,14 @@ conv_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKConv *cv, gboolean w_con
       !dnn_ok (dnn, dnn->SetConvolutionGroupCount (p->cd, d->groups), p, "groups", error) ||
       !dnn_ok (dnn, dnn->SetConvolutionMathType (p->cd, libs->strict_float32 ? FB_CUDNN_FMA_MATH
                                                  : FB_CUDNN_TENSOR_OP_MATH), p, "math", error) ||
-      !dnn_ok (dnn, dnn->SetActivationDescriptor (p->ad, relu ? FB_CUDNN_ACTIVATION_RELU
-                                                  : FB_CUDNN_ACTIVATION_IDENTITY,
-                                                  FB_CUDNN_NOT_PROPAGATE_NAN, 0.0),
+      !dnn_ok (dnn, dnn->SetActivationDescriptor (p->ad, act_mode, FB_CUDNN_NOT_PROPAGATE_NAN,
+                                                  act == FB_CONV_POST_CLIP ? act_param : 0.0),
                p, "activation", error))
+    return FALSE;
+  const FbCudnnGraph *graph_api = _fb_cuda_cudnn_graph (NULL);
+  if (act == FB_CONV_POST_SWISH && graph_api &&
+      !dnn_ok (dnn, graph_api->SetActivationDescriptorSwishBeta (p->ad, act_param), p,
+               "Swish's beta", error))
     return FALSE;
   int on, oc, oh, ow;
   if (!dnn_ok (dnn, dnn->GetConvolution2dForwardOutputDim (p->cd, p->xd, p->wd, &on, &oc, &oh, &ow),
@@ -693,8 +699,8 @@ conv_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKConv *cv, gboolean w_con
                    p->name, on, oc, oh, ow, d->n, d->co, d->oh, d->ow);
       return FALSE;
     }
-  p->fused = d->has_bias || n_add || relu;
-  p->relu = relu > 0;
+  p->fused = d->has_bias || n_add || act != FB_CONV_POST_NONE;
+  p->act = act;
   if (p->fused && !d->has_bias)
     {
       size_t bytes = (size_t) d->co * sizeof (float);
@@ -706,7 +712,7 @@ conv_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKConv *cv, gboolean w_con
       p->bias = p->zero_bias;
     }
   p->graph = (FbCudnnConvGraph) { d, cv->nchw, krsc, p->x, p->w, p->y,
-                                  d->has_bias ? p->bias : 0, p->add, p->relu };
+                                  d->has_bias ? p->bias : 0, p->add, act, act_param };
   return choose_conv_way (libs, p, d, error);
 }
 
