@@ -3,11 +3,9 @@
  * the helper's own interface (fb-dnnl-conv.h) as the runtime and exported libraries call it:
  * geometry (strides, dilations, asymmetric pads, 1xk and kx1 kernels, a batch), a partial
  * block of output channels, a small map whose threads split the channel blocks, a wide map
- * walked in several chunks, and every post-op it takes, in order, the residual also in place;
- * and the thread count a module's convolution is measured on.
+ * walked in several chunks, and every post-op it takes, in order, the residual also in place.
  * Which convolutions it takes depends on the processor; the rules are checked either way, and
  * every case runs on each instruction set the processor has (FUSEBENCH_ISA). */
-#include "fb-cpu-conv-threads.h"
 #include "fb-direct-conv.h"
 #include "fb-dnnl-conv.h"
 #include "fb-test-conv.h"
@@ -57,28 +55,24 @@ desc (int64_t n, int64_t c, int64_t h, int64_t w, int64_t co, int64_t kh, int64_
   return d;
 }
 
-/* The weights a case's seed gives d. */
-static float *
-weights_of (const FbConvDesc *d, guint32 seed)
-{
-  return tcv_random_floats (d->co * (d->c / d->groups) * d->kh * d->kw, seed + 1, 0.1);
-}
-
-/* Runs conv, made for d, and compares with the loop nest; frees conv. */
+/* Runs d through fb_dnnl_conv_new/run (the direct convolution where it fits, oneDNN where not)
+ * and compares with the loop nest. */
 static void
-check_made (const FbConvDesc *d, FbDnnlConv *conv, guint32 seed)
+check (const FbConvDesc *d, guint32 seed)
 {
-  g_assert_nonnull (conv);
   g_assert_true (fb_conv_desc_valid (d));
-  gsize nx = d->n * d->h * d->w * d->c;
+  gsize nx = d->n * d->h * d->w * d->c, nw = d->co * d->c * d->kh * d->kw;
   gsize ny = d->n * d->oh * d->ow * d->co;
   g_autofree float *x = tcv_random_floats (nx, seed, 1.0);
-  g_autofree float *w = weights_of (d, seed);
+  g_autofree float *w = tcv_random_floats (nw, seed + 1, 0.1);
   g_autofree float *bias = d->has_bias ? tcv_random_floats (d->co, seed + 2, 0.5) : NULL;
   g_autofree float *add = tcv_random_floats (ny, seed + 3, 1.0);
   g_autofree float *want = g_new (float, ny + 1);
   g_autofree float *got = g_new (float, ny + 1);
   reference (d, x, w, bias, add, want);
+  char why[256] = "";
+  FbDnnlConv *conv = fb_dnnl_conv_new (d, w, why, sizeof why);
+  g_assert_nonnull (conv);
   gboolean sum = FALSE;
   for (int64_t i = 0; i < d->n_post; i++)
     sum |= d->post[i].kind == FB_CONV_POST_SUM;
@@ -94,16 +88,6 @@ check_made (const FbConvDesc *d, FbDnnlConv *conv, guint32 seed)
     if (!(fabsf (got[i] - want[i]) <= 1e-4f + 1e-4f * fabsf (want[i])))
       g_error ("%ldx%ld kernel, %ld -> %ld channels: element %zu is %g, want %g",
                (long) d->kh, (long) d->kw, (long) d->c, (long) d->co, i, got[i], want[i]);
-}
-
-/* Runs d through fb_dnnl_conv_new/run (the direct convolution where it fits, oneDNN where not)
- * and compares with the loop nest. */
-static void
-check (const FbConvDesc *d, guint32 seed)
-{
-  g_autofree float *w = weights_of (d, seed);
-  char why[256] = "";
-  check_made (d, fb_dnnl_conv_new (d, w, why, sizeof why), seed);
 }
 
 static void
@@ -311,36 +295,6 @@ on_isa (gconstpointer data)
   g_unsetenv ("FUSEBENCH_ISA");
 }
 
-/* A module's convolution on the thread count measured fastest of its estimate, a half and a
- * quarter (four threads or more to give), each shape measured once, and the result the same
- * whichever wins; with fewer to give, or FUSEBENCH_CONV_THREADS=estimate, none measured. */
-static void
-test_measured_threads (void)
-{
-  FbConvDesc big = desc (1, 64, 28, 28, 64, 3, 3, 1, 1, 1, 1, 1, 1);
-  FbConvDesc small = desc (1, 8, 4, 4, 8, 1, 1, 1, 1, 0, 0, 0, 0);
-  g_autofree float *wb = weights_of (&big, 7), *ws = weights_of (&small, 9);
-  g_autoptr(GHashTable) choices = _fb_cpu_conv_choices_new ();
-  char why[256] = "";
-  check_made (&big, _fb_cpu_conv_new (&big, wb, 8, choices, why, sizeof why), 7);
-  g_assert_cmpuint (g_hash_table_size (choices), ==, 1);
-  g_autoptr(GBytes) key = g_bytes_new (&big, sizeof big);
-  int chosen = GPOINTER_TO_INT (g_hash_table_lookup (choices, key));
-  g_assert_true (chosen == 8 || chosen == 4 || chosen == 2);
-  check_made (&big, _fb_cpu_conv_new (&big, wb, 8, choices, why, sizeof why), 7);
-  g_assert_cmpuint (g_hash_table_size (choices), ==, 1);
-  /* A convolution too small for four threads runs on its estimate. */
-  check_made (&small, _fb_cpu_conv_new (&small, ws, 8, choices, why, sizeof why), 9);
-  g_assert_cmpuint (g_hash_table_size (choices), ==, 1);
-
-  g_autoptr(GHashTable) none = _fb_cpu_conv_choices_new ();
-  g_setenv ("FUSEBENCH_CONV_THREADS", "estimate", TRUE);
-  check_made (&big, _fb_cpu_conv_new (&big, wb, 8, none, why, sizeof why), 7);
-  g_unsetenv ("FUSEBENCH_CONV_THREADS");
-  check_made (&big, _fb_cpu_conv_new (&big, wb, 2, none, why, sizeof why), 7);
-  g_assert_cmpuint (g_hash_table_size (none), ==, 0);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -359,6 +313,5 @@ main (int argc, char **argv)
   g_test_add_func ("/direct-conv/isa-choice", test_isa_choice);
   /* oneDNN alone, whatever the processor has. */
   g_test_add_func ("/direct-conv/onednn/sum", test_sum_onednn);
-  g_test_add_func ("/direct-conv/measured-threads", test_measured_threads);
   return g_test_run ();
 }

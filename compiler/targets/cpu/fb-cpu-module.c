@@ -5,7 +5,6 @@
  * and writing the same buffers (fb-cpu-host.c: the CPU target has no control flow of its
  * own). */
 #include "fb-cpu.h"
-#include "fb-cpu-conv-threads.h"
 #include "fb-host-kernel.h"
 #include "fb-plan-inputs.h"
 #include "fb-codegen.h"
@@ -107,12 +106,31 @@ bind_args (FbCpuModule *m)
     }
 }
 
+/* The threads one convolution runs on: as many as keep each busy for about CONV_US_PER_THREAD
+ * microseconds of one core's work (estimated at 50 GFLOP/s and 10 GB/s), at most the pool's.
+ * Starting a team costs microseconds per thread: a PP-OCR-style classifier (133 k parameters,
+ * maps of 12x48 and less) took 17 ms on 16 threads where ONNX Runtime takes 1 on one.
+ * FUSEBENCH_SPLIT_ALL=1 gives every one the whole pool, to compare. */
+#define CONV_US_PER_THREAD 15.0
+
+static int
+conv_threads (const FbConvDesc *d, int pool)
+{
+  if (pool <= 1 || g_strcmp0 (g_getenv ("FUSEBENCH_SPLIT_ALL"), "1") == 0)
+    return pool;
+  double per_out = (double) (d->c / d->groups) * d->kh * d->kw;
+  double flops = 2.0 * d->n * d->oh * d->ow * d->co * per_out;
+  double bytes = 4.0 * ((double) d->n * (d->h * d->w * d->c + d->oh * d->ow * d->co) +
+                        d->co * per_out);
+  double us = flops / 50e3 + bytes / 10e3;
+  return (int) CLAMP (us / CONV_US_PER_THREAD, 1, pool);
+}
+
 /* The oneDNN primitives of the convolution phases, made once: weights reordered now, not at
- * every run, each on the thread count that runs it fastest (fb-cpu-conv-threads.c). */
+ * every run. oneDNN fixes a primitive's thread count when it is made (conv_threads). */
 static gboolean
 make_convolutions (FbCpuModule *m, GError **error)
 {
-  g_autoptr(GHashTable) choices = _fb_cpu_conv_choices_new ();
   for (guint k = 0; k < m->plan->kernels->len; k++)
     {
       ExecKernel *e = &m->exec[k];
@@ -123,10 +141,9 @@ make_convolutions (FbCpuModule *m, GError **error)
             continue;
           guint wb = fb_plan_root (m->plan, g_array_index (e->kernel->args, FbKArg, cv->w).buffer);
           char why[256] = "";
+          omp_set_num_threads (conv_threads (&cv->desc, (int) fb_worker_pool_n_threads (m->pool)));
           if (fb_plan_buffer (m->plan, wb)->kind == FB_BUF_CONST)
-            e->convs[p] = _fb_cpu_conv_new (&cv->desc, m->bufptr[wb],
-                                            (int) fb_worker_pool_n_threads (m->pool), choices,
-                                            why, sizeof why);
+            e->convs[p] = fb_dnnl_conv_new (&cv->desc, m->bufptr[wb], why, sizeof why);
           else
             g_strlcpy (why, "its weights are not a constant", sizeof why);
           if (e->convs[p] == NULL)
@@ -134,10 +151,12 @@ make_convolutions (FbCpuModule *m, GError **error)
               g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_FAILED,
                            "kernel %s (node '%s'): %s", e->kernel->name,
                            e->kernel->node ? e->kernel->node->name : "?", why);
+              omp_set_num_threads (1);
               return FALSE;
             }
         }
     }
+  omp_set_num_threads (1);
   return TRUE;
 }
 
@@ -338,17 +357,18 @@ bind_inputs (FbCpuModule *m, GPtrArray *inputs, GError **error)
   return TRUE;
 }
 
-/* oneDNN threads the convolution itself, on a team of the calling thread's as large as the
- * convolution was made for; everywhere else the calling thread is one of the pool's and its
- * math library calls stay on it. */
+/* oneDNN threads the convolution itself, on the calling thread's OpenMP team; everywhere
+ * else the calling thread is one of the pool's and its math library calls stay on it. */
 static gboolean
 run_convolution (FbCpuModule *m, ExecKernel *e, guint p, GError **error)
 {
   const FbKConv *cv = ((FbKPhase *) g_ptr_array_index (e->kernel->phases, p))->conv;
+  omp_set_num_threads (fb_worker_pool_n_threads (m->pool));
   int status = fb_dnnl_conv_run (e->convs[p], e->args[cv->x],
                                  cv->bias != FB_KCONV_NO_ARG ? e->args[cv->bias] : NULL,
                                  cv->add != FB_KCONV_NO_ARG ? e->args[cv->add] : NULL,
                                  e->args[cv->y]);
+  omp_set_num_threads (1);
   if (status == 0)
     return TRUE;
   g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_FAILED,

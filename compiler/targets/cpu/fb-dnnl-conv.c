@@ -590,8 +590,9 @@ fb_dnnl_conv_implementation (const FbConvDesc *d, char *name, size_t len)
   return failed (s, d->transposed ? "deconvolution" : "convolution", name, len) ? -1 : 0;
 }
 
-static int
-run_here (FbDnnlConv *conv, const float *x, const float *bias, const float *add, float *y)
+int
+fb_dnnl_conv_run (FbDnnlConv *conv, const float *x, const float *bias, const float *add,
+                  float *y)
 {
   dnnl_exec_arg_t args[5] = {
     { DNNL_ARG_SRC, conv->src }, { DNNL_ARG_WEIGHTS, conv->weights }, { DNNL_ARG_DST, conv->dst },
@@ -602,11 +603,21 @@ run_here (FbDnnlConv *conv, const float *x, const float *bias, const float *add,
    * the same index. */
   if (conv->winograd || conv->direct)
     {
+      /* On the threads the convolution was made for, as oneDNN's primitives run. */
+#ifdef _OPENMP
+      int caller = omp_get_max_threads ();
+      omp_set_num_threads (conv->threads);
+#endif
       const float *addend = conv->add_index >= 0 ? add : conv->sum ? y : NULL;
+      int status = 0;
       if (conv->winograd)
-        return fb_winograd_conv_run (conv->winograd, x, conv->has_bias ? bias : NULL, addend, y);
-      fb_direct_conv_run (conv->direct, x, conv->has_bias ? bias : NULL, addend, y);
-      return 0;
+        status = fb_winograd_conv_run (conv->winograd, x, conv->has_bias ? bias : NULL, addend, y);
+      else
+        fb_direct_conv_run (conv->direct, x, conv->has_bias ? bias : NULL, addend, y);
+#ifdef _OPENMP
+      omp_set_num_threads (caller);
+#endif
+      return status;
     }
   if (conv->n_rows)
     return run_rows (conv, x, bias, y);
@@ -637,23 +648,6 @@ run_here (FbDnnlConv *conv, const float *x, const float *bias, const float *add,
       apply_post_ops (d, conv->split, out, add, y, d->n * d->oh * d->ow * d->co);
     }
   return s == dnnl_success ? 0 : -1;
-}
-
-/* On the threads the convolution was made for: oneDNN's primitives that ask OpenMP for a
- * team at run time get the one their kernel and split were chosen for. */
-int
-fb_dnnl_conv_run (FbDnnlConv *conv, const float *x, const float *bias, const float *add,
-                  float *y)
-{
-#ifdef _OPENMP
-  int caller = omp_get_max_threads ();
-  omp_set_num_threads (conv->threads);
-#endif
-  int status = run_here (conv, x, bias, add, y);
-#ifdef _OPENMP
-  omp_set_num_threads (caller);
-#endif
-  return status;
 }
 
 void
