@@ -106,11 +106,15 @@ bind_args (FbCpuModule *m)
     }
 }
 
-/* The threads one convolution runs on: as many as keep each busy for about CONV_US_PER_THREAD
- * microseconds of one core's work (estimated at 50 GFLOP/s and 10 GB/s), at most the pool's.
- * Starting a team costs microseconds per thread: a PP-OCR-style classifier (133 k parameters,
- * maps of 12x48 and less) took 17 ms on 16 threads where ONNX Runtime takes 1 on one.
- * FUSEBENCH_SPLIT_ALL=1 gives every one the whole pool, to compare. */
+/* The threads one convolution runs on: one when it is worth less than two threads' work of
+ * CONV_US_PER_THREAD microseconds (estimated at 50 GFLOP/s and 10 GB/s of one core), else
+ * the whole pool. Starting a team costs microseconds per thread: a PP-OCR-style classifier
+ * (133 k parameters, maps of 12x48 and less) took 17 ms on 16 threads where ONNX Runtime takes
+ * 1 on one. But a team of any other size makes OpenMP resize its team between kernels (as
+ * the pool's regions, which always take the whole team): on the GPU host's 16 cores, teams
+ * sized to each convolution (its work over 15 us a thread) ran DenseNet-121 in 23 ms and the
+ * whole pool for every convolution in 9, ResNet-50 8.5 against 7.8, Inception 9.7 against
+ * 6.4. FUSEBENCH_SPLIT_ALL=1 gives every one the whole pool, to compare. */
 #define CONV_US_PER_THREAD 15.0
 
 static int
@@ -123,7 +127,7 @@ conv_threads (const FbConvDesc *d, int pool)
   double bytes = 4.0 * ((double) d->n * (d->h * d->w * d->c + d->oh * d->ow * d->co) +
                         d->co * per_out);
   double us = flops / 50e3 + bytes / 10e3;
-  return (int) CLAMP (us / CONV_US_PER_THREAD, 1, pool);
+  return us < 2 * CONV_US_PER_THREAD ? 1 : pool;
 }
 
 /* The oneDNN primitives of the convolution phases, made once: weights reordered now, not at
