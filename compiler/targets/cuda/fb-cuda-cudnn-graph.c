@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Convolutions through cuDNN 9's graph API: conv (x, w), then + bias, + z and an activation
- * (Relu, Swish, Relu clipped above) as pointwise
- * nodes of one operation graph, so that cuDNN's runtime fusion engines can run the chain as one
- * kernel where they apply, and its newer convolution engines (which the legacy
+ * (Relu, Swish, Relu clipped above) as pointwise nodes of one operation graph, so that cuDNN's
+ * runtime fusion engines can run the chain as one kernel where they apply, and its newer convolution engines (which the legacy
  * cudnnConvolutionForward does not reach) are offered at all. cuDNN's heuristics rank the
  * engine configurations that support the graph; each one that finalizes into an execution plan
  * becomes a candidate the caller times (fb-cuda-library.c keeps the fastest). Under strict

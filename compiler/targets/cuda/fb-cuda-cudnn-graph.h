@@ -18,7 +18,7 @@ typedef struct {
   gboolean              krsc;     /* weights channels-last (KRSC), else OIHW */
   CUdeviceptr           x, w, y, bias, z;
   int64_t               act;        /* FB_CONV_POST_NONE, _RELU, _SWISH or _CLIP */
-  double                act_param;  /* Swish's alpha, Clip's upper bound */
+  double                act_param;  /* Swish's alpha (cuDNN's beta), Clip's upper bound */
 } FbCudnnConvGraph;
 
 typedef struct {

@@ -430,6 +430,8 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbConvDesc *d, GErro
   g_autoptr(GArray) candidates = g_array_new (FALSE, TRUE, sizeof (ConvCandidate));
   g_autoptr(GPtrArray) sets = g_ptr_array_new ();
   g_autoptr(GString) notes = g_string_new (NULL);
+  /* The legacy fused call has Relu and the identity only: Swish and Clip are the other ways'. */
+  gboolean legacy_fuses = !p->fused || p->act == FB_CONV_POST_NONE || p->act == FB_CONV_POST_RELU;
   if (p->fused && p->act == FB_CONV_POST_NONE)
     {
       /* cuDNN's fused call runs the identity activation with IMPLICIT_PRECOMP_GEMM only. */
@@ -437,9 +439,7 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbConvDesc *d, GErro
                                NULL, 0, 0, -1 };
       g_array_append_val (candidates, legacy);
     }
-  else if (p->fused && p->act != FB_CONV_POST_RELU)
-    ;   /* the fused call has Relu and the identity only: Swish and Clip are the other ways' */
-  else
+  else if (legacy_fuses)
     for (int i = 0; i < n_legacy; i++)
       {
         ConvCandidate legacy = { WAY_LEGACY, legacy_algo[i], legacy_math[i], NULL, 0, 0, -1 };
@@ -642,11 +642,11 @@ conv_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKConv *cv, gboolean w_con
   if (!fb_conv_desc_cudnn_epilogue (d, &act, &act_param))
     {
       g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE,
-                   "kernel %s: post-ops cuDNN's fused convolution has not (it takes an Add, then "
-                   "Relu, Swish or Clip from 0)", p->name);
+                   "kernel %s: post-ops cuDNN does not run with a convolution (it takes an Add, "
+                   "then Relu, Swish or Clip from 0)", p->name);
       return FALSE;
     }
-  gboolean n_add = d->n_post > 0 && d->post[0].kind == FB_CONV_POST_ADD;
+  gboolean has_add = d->n_post > 0 && d->post[0].kind == FB_CONV_POST_ADD;
   int act_mode = act == FB_CONV_POST_RELU ? FB_CUDNN_ACTIVATION_RELU
                  : act == FB_CONV_POST_SWISH ? FB_CUDNN_ACTIVATION_SWISH
                  : act == FB_CONV_POST_CLIP ? FB_CUDNN_ACTIVATION_CLIPPED_RELU
@@ -699,7 +699,7 @@ conv_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKConv *cv, gboolean w_con
                    p->name, on, oc, oh, ow, d->n, d->co, d->oh, d->ow);
       return FALSE;
     }
-  p->fused = d->has_bias || n_add || act != FB_CONV_POST_NONE;
+  p->fused = d->has_bias || has_add || act != FB_CONV_POST_NONE;
   p->act = act;
   if (p->fused && !d->has_bias)
     {
