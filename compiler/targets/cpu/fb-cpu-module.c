@@ -443,8 +443,8 @@ fb_cpu_module_run (FbCpuModule *m, GPtrArray *inputs, GCancellable *cancellable,
           else
             {
               PhaseCall call = { e->fns[p], e->args };
-              /* At least half the minimum per chunk, so at most work / that threads: on 16
-               * cores a phase of 64 k operations had started 16 threads for 4 k each. */
+              /* At least half the minimum per chunk, so at most work / that threads get one:
+               * on 16 cores a phase of 64 k operations had split into 16 chunks of 4 k. */
               int64_t grain = MAX (1, (int64_t) (PARALLEL_MIN_WORK / 2 * ph->extent / ph->work));
               if (m->timing)
                 {
