@@ -183,8 +183,8 @@ def conv():
 def conv_epilogues():
     """Convolutions followed by what the CPU target fuses into oneDNN's primitive (Relu,
     LeakyRelu, Clip in both opset forms, Sigmoid, Tanh, SiLU as x * Sigmoid(x), a residual Add)
-    and what it must leave
-    to a generated epilogue (HardSwish, a per-channel Mul, an Add of a broadcast tensor)."""
+    and what it must leave to a generated epilogue (HardSwish, a per-channel Mul, an Add of a
+    broadcast tensor)."""
     c = Case("conv-epilogues", 14)
     x = c.input("x", [1, 8, 10, 9])
     r = c.input("r", [1, 8, 10, 9])
