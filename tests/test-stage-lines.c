@@ -196,9 +196,8 @@ test_kernel_ir_lines (void)
 }
 
 /* A phase knows the original nodes whose work it does: on the GPU the depthwise convolution
- * is one generated phase that applies its Clip too, or, sent to cuDNN, a cuDNN phase and a
- * generated pass for the Clip, or, with Clips given to cuDNN too, one cuDNN phase that applies
- * it; on the CPU oneDNN applies the Clip as a post-op of the convolution, one phase for all. */
+ * is one generated phase that applies its Clip too, or, sent to cuDNN, one cuDNN phase that
+ * applies it, or, with Clips kept from cuDNN, a cuDNN phase and a generated pass for the Clip; on the CPU oneDNN applies the Clip as a post-op of the convolution, one phase for all. */
 static void
 test_phase_provenance (void)
 {
@@ -218,9 +217,9 @@ test_phase_provenance (void)
   g_assert_true (fb_kphase_has_prov (epilogue, clip));
 
   g_setenv ("FUSEBENCH_GPU_CONV", "cudnn", TRUE);
-  g_autoptr(FbPlan) gpu_cudnn = lower (pipeline_nchw, fb_cuda_target_desc ());
-  g_setenv ("FUSEBENCH_GPU_CONV_ACT", "all", TRUE);
   g_autoptr(FbPlan) gpu_fused = lower (pipeline_nchw, fb_cuda_target_desc ());
+  g_setenv ("FUSEBENCH_GPU_CONV_ACT", "swish", TRUE);
+  g_autoptr(FbPlan) gpu_cudnn = lower (pipeline_nchw, fb_cuda_target_desc ());
   g_unsetenv ("FUSEBENCH_GPU_CONV");
   g_unsetenv ("FUSEBENCH_GPU_CONV_ACT");
 
@@ -344,11 +343,13 @@ test_cpu_stages (void)
 static void
 test_ptx_stages (void)
 {
-  /* cuDNN's depthwise convolution, so that the generated phase is the Clip's pass with its one
-   * store. */
+  /* cuDNN's depthwise convolution with the Clip kept from it, so that the generated phase is
+   * the Clip's pass with its one store. */
   g_setenv ("FUSEBENCH_GPU_CONV", "cudnn", TRUE);
+  g_setenv ("FUSEBENCH_GPU_CONV_ACT", "swish", TRUE);
   g_autoptr(FbPlan) plan = lower (pipeline_nchw, fb_cuda_target_desc ());
   g_unsetenv ("FUSEBENCH_GPU_CONV");
+  g_unsetenv ("FUSEBENCH_GPU_CONV_ACT");
   const FbKernel *k = find_kernel (plan, "Conv + Clip");
   g_autoptr(GError) error = NULL;
   g_autoptr(FbKernelStages) st = fb_codegen_ptx_stages (k, plan, &error);

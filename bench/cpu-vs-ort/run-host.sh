@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-# bench/cpu-vs-ort/run-host.sh PACK.tar.xz [STEPS]
+# bench/cpu-vs-ort/run-host.sh PACK.tar.xz [STEPS [MODEL_DIR ...]]
 #
 # The cpu target on another machine (the GPU host's CPU, say) that has ONNX Runtime's Python
 # module and no build tools of ours: unpacks the headless fusebench that scripts/gpu-pack made,
@@ -10,11 +10,14 @@
 #          the processor has (FUSEBENCH_ISA=avx512, avx2, none)
 #   isa    ResNet-50 at 2 threads and at every core, per instruction set: which path is faster
 #   sweep  bench/cpu-vs-ort/run --cores sweep against ONNX Runtime (Python) on the generated
-#          models (FB_BENCH_MODELS limits them: "resnet50 ocr_classifier")
+#          models (FB_BENCH_MODELS limits them: "resnet50 ocr_classifier") and the MODEL_DIRs
+#          given after STEPS (ONNX backend-test layout: tests/cases/gpt2_struct, say)
 # Logs go to $OUT when it is set.
 set -u
 pack=${1:?usage: run-host.sh PACK.tar.xz [STEPS]}
 steps=${2:-cases isa sweep}
+shift $(($# < 2 ? $# : 2))
+extra=("$@")
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 work=$(mktemp -d)
@@ -50,7 +53,8 @@ for step in $steps; do
     done | tee "$out/isa.txt" ;;
   sweep)
     "$here/run" --ort python --no-generated --cores sweep --iterations "${FB_ITERATIONS:-20}" \
-      --rounds 1 $(for m in $models; do echo "$work/models/$m"; done) 2>&1 | tee "$out/sweep.txt" ;;
+      --rounds 1 $(for m in $models; do echo "$work/models/$m"; done) "${extra[@]}" 2>&1 |
+      tee "$out/sweep.txt" ;;
   esac
 done
 rm -rf "$work"

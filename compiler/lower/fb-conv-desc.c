@@ -69,8 +69,9 @@ fb_conv_desc_cudnn_epilogue (const FbConvDesc *d, int64_t *act, double *param)
   if (i < d->n_post)
     {
       const FbConvPost *p = &d->post[i];
-      /* cuDNN's clipped Relu has an upper bound only: the lower one must be Relu's 0, and a
-       * bound of +inf (a Clip with no max) is a plain Relu. */
+      /* cuDNN takes a Clip as a Relu bounded above (a Relu then a Min in a graph, a clipped
+       * Relu in a legacy call): the lower bound must be Relu's 0, and a bound of +inf (a Clip
+       * with no max) is a plain Relu. */
       int clip_from_0 = p->kind == FB_CONV_POST_CLIP && p->alpha == 0 && p->beta > 0;
       int relu = (p->kind == FB_CONV_POST_RELU && p->alpha == 0) ||
                  (clip_from_0 && isinf (p->beta));

@@ -177,14 +177,14 @@ _fb_lower_conv_fast (const FbTargetDesc *target, const FbConvDesc *d)
 }
 
 /* cuDNN's fused convolution computes act (conv (x) + z + bias): the chain must be one
- * fb_conv_desc_cudnn_epilogue takes. Swish has no legacy fused call, only the graph API's
- * fusion and the legacy calls one after the other, and a residual the convolution overwrites
- * in place leaves only the first: with a residual it stays a generated pass. Measured on an
- * H200 (batch 32), cuDNN's graph with the Swish ran EfficientNet-B0's convolutions 1.5-3x
- * faster than cuDNN's convolution and our bias-and-SiLU pass (2.89 -> 2.04 ms), while a Clip
- * (0, 6) given to it as a clipped Relu ran MobileNetV2's 1.1-1.2x slower (1.89 -> 2.09 ms):
- * Clip stays a generated pass. FUSEBENCH_GPU_CONV_ACT=relu (Relu alone to cuDNN), swish (the
- * default) or all (Clip too) to measure again. */
+ * fb_conv_desc_cudnn_epilogue takes. Swish and Clip have no legacy fused call, only the graph
+ * API's fusion and the legacy calls one after the other, and a residual the convolution
+ * overwrites in place leaves only the first: with a residual they stay a generated pass.
+ * Measured on an H200 (batch 32), cuDNN's graph ran EfficientNet-B0's convolutions with their
+ * Swish 1.5-3x faster than cuDNN's convolution and our bias-and-SiLU pass (2.89 -> 2.04 ms), and
+ * MobileNetV2's with their Clip (0, 6) as a Relu then a Min 1.89 -> 1.07 ms (the Clip as a
+ * Relu clipped above had run 1.1-1.2x slower than the generated pass). FUSEBENCH_GPU_CONV_ACT=
+ * relu (Relu alone to cuDNN), swish (Relu and Swish) or all (the default) to measure again. */
 static gboolean
 cudnn_fuses (const FbConvDesc *d)
 {
@@ -197,9 +197,9 @@ cudnn_fuses (const FbConvDesc *d)
   const char *which = g_getenv ("FUSEBENCH_GPU_CONV_ACT");
   if (d->post[0].kind == FB_CONV_POST_ADD)
     return FALSE;
-  if (act == FB_CONV_POST_SWISH)
-    return g_strcmp0 (which, "relu") != 0;
-  return g_strcmp0 (which, "all") == 0;
+  if (g_strcmp0 (which, "relu") == 0)
+    return FALSE;
+  return act == FB_CONV_POST_SWISH || g_strcmp0 (which, "swish") != 0;
 }
 
 /* cuDNN pads both sides alike: the output must be the one the top and left pads give. */

@@ -276,7 +276,6 @@ typedef void *cudnnBackendDescriptor_t;
 
 #define FB_CUDNN_ATTR_POINTWISE_MODE                             0
 #define FB_CUDNN_ATTR_POINTWISE_RELU_LOWER_CLIP                  3
-#define FB_CUDNN_ATTR_POINTWISE_RELU_UPPER_CLIP                  4
 #define FB_CUDNN_ATTR_POINTWISE_SWISH_BETA                       8
 #define FB_CUDNN_ATTR_POINTWISE_MATH_PREC                        1
 #define FB_CUDNN_ATTR_CONVOLUTION_COMP_TYPE                      100
@@ -311,6 +310,7 @@ typedef void *cudnnBackendDescriptor_t;
 #define FB_CUDNN_ATTR_TENSOR_STRIDES                             903
 #define FB_CUDNN_ATTR_TENSOR_UNIQUE_ID                           906
 #define FB_CUDNN_ATTR_TENSOR_IS_VIRTUAL                          907
+#define FB_CUDNN_ATTR_TENSOR_IS_BY_VALUE                         908
 #define FB_CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS                    1000
 #define FB_CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS                 1001
 #define FB_CUDNN_ATTR_VARIANT_PACK_WORKSPACE                     1003
@@ -331,6 +331,7 @@ typedef void *cudnnBackendDescriptor_t;
 #define FB_CUDNN_TYPE_BACKEND_DESCRIPTOR                         15
 
 #define FB_CUDNN_POINTWISE_ADD                                   0
+#define FB_CUDNN_POINTWISE_MIN                                   2
 #define FB_CUDNN_POINTWISE_RELU_FWD                              100
 #define FB_CUDNN_POINTWISE_SWISH_FWD                             106
 #define FB_CUDNN_HEUR_MODE_INSTANT                               0

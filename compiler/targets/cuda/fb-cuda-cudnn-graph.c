@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Convolutions through cuDNN 9's graph API: conv (x, w), then + bias, + z and an activation
- * (Relu, Swish, Relu clipped above) as pointwise nodes of one operation graph, so that cuDNN's
+ * (Relu, Swish, a Clip from 0 as a Relu then a Min) as pointwise nodes of one operation graph, so that cuDNN's
  * runtime fusion engines can run the chain as one kernel where they apply, and its newer convolution engines (which the legacy
  * cudnnConvolutionForward does not reach) are offered at all. cuDNN's heuristics rank the
  * engine configurations that support the graph; each one that finalizes into an execution plan
@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-enum { UID_X = 1, UID_W, UID_Y, UID_BIAS, UID_Z, UID_VIRTUAL = 100 };
+enum { UID_X = 1, UID_W, UID_Y, UID_BIAS, UID_Z, UID_UPPER, UID_VIRTUAL = 100 };
 
 typedef struct {
   const FbCudnnGraph      *g;
@@ -83,8 +83,29 @@ tensor (Builder *b, int64_t uid, const int64_t dims[4], gboolean nchw, gboolean 
   return t;
 }
 
+/* A float scalar passed by value (its data pointer in the variant pack is a host address),
+ * broadcast over the tensor it meets: a Clip's bound. */
+static cudnnBackendDescriptor_t
+scalar_by_value (Builder *b, int64_t uid)
+{
+  int64_t ones[4] = { 1, 1, 1, 1 }, alignment = 4;
+  int type = FB_CUDNN_DATA_FLOAT;
+  gboolean by_value = TRUE, virt = FALSE;
+  cudnnBackendDescriptor_t t = make (b, FB_CUDNN_BACKEND_TENSOR_DESCRIPTOR, "a scalar");
+  set (b, t, FB_CUDNN_ATTR_TENSOR_DATA_TYPE, FB_CUDNN_TYPE_DATA_TYPE, 1, &type, "scalar type");
+  set (b, t, FB_CUDNN_ATTR_TENSOR_DIMENSIONS, FB_CUDNN_TYPE_INT64, 4, ones, "scalar sizes");
+  set (b, t, FB_CUDNN_ATTR_TENSOR_STRIDES, FB_CUDNN_TYPE_INT64, 4, ones, "scalar strides");
+  set (b, t, FB_CUDNN_ATTR_TENSOR_UNIQUE_ID, FB_CUDNN_TYPE_INT64, 1, &uid, "scalar id");
+  set (b, t, FB_CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, FB_CUDNN_TYPE_INT64, 1, &alignment,
+       "scalar alignment");
+  set (b, t, FB_CUDNN_ATTR_TENSOR_IS_VIRTUAL, FB_CUDNN_TYPE_BOOLEAN, 1, &virt, "scalar virtual");
+  set (b, t, FB_CUDNN_ATTR_TENSOR_IS_BY_VALUE, FB_CUDNN_TYPE_BOOLEAN, 1, &by_value, "scalar by value");
+  finalize (b, t, "a scalar");
+  return t;
+}
+
 /* A pointwise node y = mode (x[, other]); for the activations, act is the graph's activation
- * and param its parameter (Swish's beta, the Relu's upper clip). */
+ * and param its parameter (Swish's beta). */
 static cudnnBackendDescriptor_t
 pointwise (Builder *b, int mode, int64_t act, double param, cudnnBackendDescriptor_t x,
            cudnnBackendDescriptor_t other, cudnnBackendDescriptor_t y)
@@ -94,9 +115,6 @@ pointwise (Builder *b, int mode, int64_t act, double param, cudnnBackendDescript
   set (b, pw, FB_CUDNN_ATTR_POINTWISE_MODE, FB_CUDNN_TYPE_POINTWISE_MODE, 1, &mode, "pointwise mode");
   if (act == FB_CONV_POST_SWISH)
     set (b, pw, FB_CUDNN_ATTR_POINTWISE_SWISH_BETA, FB_CUDNN_TYPE_DOUBLE, 1, &param, "Swish's beta");
-  if (act == FB_CONV_POST_CLIP)
-    set (b, pw, FB_CUDNN_ATTR_POINTWISE_RELU_UPPER_CLIP, FB_CUDNN_TYPE_DOUBLE, 1, &param,
-         "the Relu's upper clip");
   set (b, pw, FB_CUDNN_ATTR_POINTWISE_MATH_PREC, FB_CUDNN_TYPE_DATA_TYPE, 1, &precision,
        "pointwise precision");
   finalize (b, pw, "a pointwise op");
@@ -153,7 +171,10 @@ _fb_cudnn_conv_plans_new (const FbCudnnGraph *g, cudnnHandle_t handle, const FbC
   int64_t wdims[4] = { d->co, d->c / d->groups, d->kh, d->kw };
   int64_t ydims[4] = { d->n, d->co, d->oh, d->ow };
   int64_t bdims[4] = { 1, d->co, 1, 1 };
-  int n_ops = 1 + (cg->bias != 0) + (cg->z != 0) + (cg->act != FB_CONV_POST_NONE);
+  /* A Clip (0, upper) is a Relu then a Min with the bound: measured, cuDNN's Relu with an upper
+   * clip ran slower than the convolution and a generated pass after it. */
+  gboolean clip = cg->act == FB_CONV_POST_CLIP;
+  int n_ops = 1 + (cg->bias != 0) + (cg->z != 0) + (cg->act != FB_CONV_POST_NONE) + clip;
 
   cudnnBackendDescriptor_t x = tensor (&b, UID_X, xdims, cg->nchw, FALSE, align);
   /* Weights OIHW as the bundle stores them, or KRSC where the phase reordered them. */
@@ -178,7 +199,7 @@ _fb_cudnn_conv_plans_new (const FbCudnnGraph *g, cudnnHandle_t handle, const FbC
   finalize (&b, conv, "the convolution");
 
   float one = 1.0f, zero = 0.0f;
-  cudnnBackendDescriptor_t ops[4];
+  cudnnBackendDescriptor_t ops[5];
   int k = 0;
   cudnnBackendDescriptor_t fwd = make (&b, FB_CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR,
                                        "the convolution node");
@@ -196,21 +217,24 @@ _fb_cudnn_conv_plans_new (const FbCudnnGraph *g, cudnnHandle_t handle, const FbC
   ops[k++] = fwd;
 
   /* The epilogue, one pointwise node per step; the last writes y. */
+  static const int64_t scalar[1] = { 1 };   /* marks the by-value operand */
   struct { gboolean on; int mode; int64_t act; int64_t uid; const int64_t *dims; } steps[] = {
     { cg->bias != 0, FB_CUDNN_POINTWISE_ADD, FB_CONV_POST_NONE, UID_BIAS, bdims },
     { cg->z != 0, FB_CUDNN_POINTWISE_ADD, FB_CONV_POST_NONE, UID_Z, ydims },
     { cg->act != FB_CONV_POST_NONE,
       cg->act == FB_CONV_POST_SWISH ? FB_CUDNN_POINTWISE_SWISH_FWD : FB_CUDNN_POINTWISE_RELU_FWD,
       cg->act, 0, NULL },
+    { clip, FB_CUDNN_POINTWISE_MIN, FB_CONV_POST_NONE, UID_UPPER, scalar },
   };
   for (guint s = 0; s < G_N_ELEMENTS (steps); s++)
     {
       if (!steps[s].on)
         continue;
       gboolean last = k == n_ops - 1;
-      cudnnBackendDescriptor_t other = steps[s].dims
-        ? tensor (&b, steps[s].uid, steps[s].dims, steps[s].dims == bdims ? TRUE : cg->nchw, FALSE,
-                  align)
+      cudnnBackendDescriptor_t other =
+        steps[s].dims == scalar ? scalar_by_value (&b, steps[s].uid)
+        : steps[s].dims ? tensor (&b, steps[s].uid, steps[s].dims,
+                                  steps[s].dims == bdims ? TRUE : cg->nchw, FALSE, align)
         : NULL;
       cudnnBackendDescriptor_t result = last ? y : tensor (&b, next_virtual++, ydims, cg->nchw,
                                                            TRUE, align);
@@ -307,13 +331,13 @@ cudnnStatus_t
 _fb_cudnn_conv_plan_run (const FbCudnnGraph *g, cudnnHandle_t handle, const FbCudnnConvGraph *cg,
                          FbCudnnConvPlan *plan, CUdeviceptr workspace)
 {
-  if (plan->pack == NULL || plan->pack_workspace != workspace)
+  if (plan->pack == NULL || plan->pack_workspace != workspace || plan->pack_upper != &plan->upper)
     {
       if (plan->pack)
         g->DestroyDescriptor (plan->pack);
       plan->pack = NULL;
-      int64_t uids[5];
-      void *ptrs[5];
+      int64_t uids[6];
+      void *ptrs[6];
       int n = 0;
       uids[n] = UID_X, ptrs[n++] = (void *) cg->x;
       uids[n] = UID_W, ptrs[n++] = (void *) cg->w;
@@ -322,6 +346,9 @@ _fb_cudnn_conv_plan_run (const FbCudnnGraph *g, cudnnHandle_t handle, const FbCu
         uids[n] = UID_BIAS, ptrs[n++] = (void *) cg->bias;
       if (cg->z)
         uids[n] = UID_Z, ptrs[n++] = (void *) cg->z;
+      plan->upper = (float) cg->act_param;
+      if (cg->act == FB_CONV_POST_CLIP)
+        uids[n] = UID_UPPER, ptrs[n++] = &plan->upper;
       void *ws = (void *) workspace;
       cudnnBackendDescriptor_t pack = NULL;
       cudnnStatus_t s = g->CreateDescriptor (FB_CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &pack);
@@ -342,6 +369,7 @@ _fb_cudnn_conv_plan_run (const FbCudnnGraph *g, cudnnHandle_t handle, const FbCu
         }
       plan->pack = pack;
       plan->pack_workspace = workspace;
+      plan->pack_upper = &plan->upper;
     }
   return g->Execute (handle, plan->plan, plan->pack);
 }

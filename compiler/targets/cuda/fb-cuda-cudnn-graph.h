@@ -25,6 +25,9 @@ typedef struct {
   cudnnBackendDescriptor_t plan;
   cudnnBackendDescriptor_t pack;            /* made on the first run, for its workspace */
   CUdeviceptr              pack_workspace;
+  float                    upper;           /* a Clip's bound, the Min's by-value operand */
+  const float             *pack_upper;      /* the address the pack holds: a moved plan makes
+                                             * its pack again */
   int64_t                  engine;          /* cuDNN's global engine index, for notes */
   size_t                   workspace;
 } FbCudnnConvPlan;
