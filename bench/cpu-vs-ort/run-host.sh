@@ -11,7 +11,8 @@
 #   isa    ResNet-50 at 2 threads and at every core, per instruction set: which path is faster
 #   sweep  bench/cpu-vs-ort/run --cores sweep against ONNX Runtime (Python) on the generated
 #          models (FB_BENCH_MODELS limits them: "resnet50 ocr_classifier") and the MODEL_DIRs
-#          given after STEPS (ONNX backend-test layout: tests/cases/gpt2_struct, say)
+#          given after STEPS (ONNX backend-test layout: tests/cases/gpt2_struct, say); FB_ROUNDS
+#          rounds (default 1), FB_ITERATIONS inferences a round (default 20)
 # Logs go to $OUT when it is set.
 set -u
 pack=${1:?usage: run-host.sh PACK.tar.xz [STEPS]}
@@ -53,7 +54,7 @@ for step in $steps; do
     done | tee "$out/isa.txt" ;;
   sweep)
     "$here/run" --ort python --no-generated --cores sweep --iterations "${FB_ITERATIONS:-20}" \
-      --rounds 1 $(for m in $models; do echo "$work/models/$m"; done) "${extra[@]}" 2>&1 |
+      --rounds "${FB_ROUNDS:-1}" $(for m in $models; do echo "$work/models/$m"; done) "${extra[@]}" 2>&1 |
       tee "$out/sweep.txt" ;;
   esac
 done
