@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The cpu target's thread count (fb-cpu-threads.c): cgroup quotas read from folders laid out
  * as the kernel lays them out (v2 and v1, nested, none), the order of --threads,
- * FUSEBENCH_THREADS and the affinity mask, and `fusebench run` under an affinity mask of one
- * processor saying so. */
+ * FUSEBENCH_THREADS and the affinity mask, `fusebench run` under an affinity mask of one
+ * processor saying so, and under OMP_PROC_BIND (which pins its first thread to one processor
+ * before any of ours runs) counting every processor it may use. */
 #include "fb-cpu-threads.h"
 #include "fb-test-cli.h"
 
@@ -128,6 +129,31 @@ test_affinity (void)
     g_test_message ("one processor only: the mask could not be told from the machine");
 }
 
+/* OpenMP's binding pins the process's first thread to one processor when OpenMP loads; the
+ * count must come from the processors the process started with, not from that pin. */
+static void
+test_omp_proc_bind (void)
+{
+  cpu_set_t all;
+  g_assert_cmpint (sched_getaffinity (0, sizeof all, &all), ==, 0);
+  if (CPU_COUNT (&all) < 2)
+    {
+      g_test_skip ("one processor allowed: a pin to one could not be told from it");
+      return;
+    }
+  g_autofree char *model = test_source_path ("tests", "cases", "conv", "model.onnx", NULL);
+  g_autofree char *inputs = test_source_path ("tests", "cases", "conv", "test_data_set_0", NULL);
+  g_autofree char *expected = g_strdup_printf ("cpu: %d threads, from ", CPU_COUNT (&all));
+  g_unsetenv ("FUSEBENCH_THREADS");
+  g_setenv ("OMP_PROC_BIND", "true", TRUE);
+  g_autoptr(TestRun) run = test_run_fusebench ("run", model, "--target", "cpu", "--input-dir",
+                                               inputs, NULL);
+  g_unsetenv ("OMP_PROC_BIND");
+  g_assert_cmpint (run->status, ==, 0);
+  g_assert_nonnull (strstr (run->err, expected));
+  g_assert_nonnull (strstr (run->err, "OpenMP's places"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -136,5 +162,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cpu-threads/cgroup-v1", test_cgroup_v1);
   g_test_add_func ("/cpu-threads/order", test_order);
   g_test_add_func ("/cpu-threads/affinity", test_affinity);
+  g_test_add_func ("/cpu-threads/omp-proc-bind", test_omp_proc_bind);
   return g_test_run ();
 }
