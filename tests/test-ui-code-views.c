@@ -134,10 +134,11 @@ test_ptx_chain (void)
   g_autofree char *cuobjdump = fb_ptx_find_tool ("cuobjdump");
   g_autofree char *nvdisasm = fb_ptx_find_tool ("nvdisasm");
 
-  /* The fused Conv and Clip of the final stage (sent to cuDNN on the GPU, where it is
-   * depthwise and would be generated code alone: a cuDNN convolution and a generated pass);
-   * its code, first for the cpu target. */
+  /* The fused Conv and Clip of the final stage (sent to cuDNN on the GPU with the Clip kept
+   * from it, where it is depthwise and would be generated code alone: a cuDNN convolution and
+   * a generated pass); its code, first for the cpu target. */
   g_setenv ("FUSEBENCH_GPU_CONV", "cudnn", TRUE);
+  g_setenv ("FUSEBENCH_GPU_CONV_ACT", "swish", TRUE);
   for (guint i = 0; i < final->graph->nodes->len && fused == NULL; i++)
     {
       FbNode *n = g_ptr_array_index (final->graph->nodes, i);
@@ -192,6 +193,7 @@ test_ptx_chain (void)
   g_assert_false (fb_code_view_has_page (code (), FB_CODE_VIEW_SASS));
   assert_page_contains (FB_CODE_VIEW_OPTIMIZED_IR, "x86_64");
   g_unsetenv ("FUSEBENCH_GPU_CONV");
+  g_unsetenv ("FUSEBENCH_GPU_CONV_ACT");
 }
 
 /* ---- Alt+Left and Alt+Right, as the keys trigger them ------------------------------------- */
@@ -450,8 +452,9 @@ test_marks_llvm_ir (void)
   settle ();
 }
 
-/* On the GPU, sent to cuDNN, the depthwise Conv is cuDNN's and its Clip a generated pass: the
- * Clip marks that pass's PTX and nothing of the convolution's lines. */
+/* On the GPU, sent to cuDNN with Clips kept from it, the depthwise Conv is cuDNN's and its
+ * Clip a generated pass: the Clip marks that pass's PTX and nothing of the convolution's
+ * lines. */
 static void
 test_marks_ptx (void)
 {
@@ -459,6 +462,7 @@ test_marks_ptx (void)
   guint first, last;
 
   g_setenv ("FUSEBENCH_GPU_CONV", "cudnn", TRUE);
+  g_setenv ("FUSEBENCH_GPU_CONV_ACT", "swish", TRUE);
   set_target ("cuda");
   import = select_stage ("import");
   show_kernel_of (find_node (import->graph, FB_OP_CLIP, "/features/1/dw/act/Clip"));
@@ -478,6 +482,7 @@ test_marks_ptx (void)
   }
   set_target ("cpu");
   g_unsetenv ("FUSEBENCH_GPU_CONV");
+  g_unsetenv ("FUSEBENCH_GPU_CONV_ACT");
 }
 
 int
