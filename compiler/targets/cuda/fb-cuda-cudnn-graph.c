@@ -54,6 +54,29 @@ finalize (Builder *b, cudnnBackendDescriptor_t d, const char *what)
     b->failed = what;
 }
 
+/* A float tensor descriptor. virtual: an intermediate of the graph, never in memory;
+ * by_value: a scalar whose data pointer in the variant pack is a host address. */
+static cudnnBackendDescriptor_t
+tensor_desc (Builder *b, int64_t uid, const int64_t dims[4], const int64_t strides[4],
+             gboolean is_virtual, gboolean by_value, int64_t alignment)
+{
+  int type = FB_CUDNN_DATA_FLOAT;
+  gboolean virt = is_virtual;
+  cudnnBackendDescriptor_t t = make (b, FB_CUDNN_BACKEND_TENSOR_DESCRIPTOR, "a tensor");
+  set (b, t, FB_CUDNN_ATTR_TENSOR_DATA_TYPE, FB_CUDNN_TYPE_DATA_TYPE, 1, &type, "tensor type");
+  set (b, t, FB_CUDNN_ATTR_TENSOR_DIMENSIONS, FB_CUDNN_TYPE_INT64, 4, dims, "tensor sizes");
+  set (b, t, FB_CUDNN_ATTR_TENSOR_STRIDES, FB_CUDNN_TYPE_INT64, 4, strides, "tensor strides");
+  set (b, t, FB_CUDNN_ATTR_TENSOR_UNIQUE_ID, FB_CUDNN_TYPE_INT64, 1, &uid, "tensor id");
+  set (b, t, FB_CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, FB_CUDNN_TYPE_INT64, 1, &alignment,
+       "tensor alignment");
+  set (b, t, FB_CUDNN_ATTR_TENSOR_IS_VIRTUAL, FB_CUDNN_TYPE_BOOLEAN, 1, &virt, "tensor virtual");
+  if (by_value)
+    set (b, t, FB_CUDNN_ATTR_TENSOR_IS_BY_VALUE, FB_CUDNN_TYPE_BOOLEAN, 1, &by_value,
+         "tensor by value");
+  finalize (b, t, "a tensor");
+  return t;
+}
+
 /* A float tensor of dims n, c, h, w in the layout the plan uses (NCHW or NHWC strides). */
 static cudnnBackendDescriptor_t
 tensor (Builder *b, int64_t uid, const int64_t dims[4], gboolean nchw, gboolean is_virtual,
@@ -69,39 +92,15 @@ tensor (Builder *b, int64_t uid, const int64_t dims[4], gboolean nchw, gboolean 
     {
       strides[0] = h * w * c; strides[1] = 1; strides[2] = w * c; strides[3] = c;
     }
-  int type = FB_CUDNN_DATA_FLOAT;
-  gboolean virt = is_virtual;
-  cudnnBackendDescriptor_t t = make (b, FB_CUDNN_BACKEND_TENSOR_DESCRIPTOR, "a tensor");
-  set (b, t, FB_CUDNN_ATTR_TENSOR_DATA_TYPE, FB_CUDNN_TYPE_DATA_TYPE, 1, &type, "tensor type");
-  set (b, t, FB_CUDNN_ATTR_TENSOR_DIMENSIONS, FB_CUDNN_TYPE_INT64, 4, dims, "tensor sizes");
-  set (b, t, FB_CUDNN_ATTR_TENSOR_STRIDES, FB_CUDNN_TYPE_INT64, 4, strides, "tensor strides");
-  set (b, t, FB_CUDNN_ATTR_TENSOR_UNIQUE_ID, FB_CUDNN_TYPE_INT64, 1, &uid, "tensor id");
-  set (b, t, FB_CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, FB_CUDNN_TYPE_INT64, 1, &alignment,
-       "tensor alignment");
-  set (b, t, FB_CUDNN_ATTR_TENSOR_IS_VIRTUAL, FB_CUDNN_TYPE_BOOLEAN, 1, &virt, "tensor virtual");
-  finalize (b, t, "a tensor");
-  return t;
+  return tensor_desc (b, uid, dims, strides, is_virtual, FALSE, alignment);
 }
 
-/* A float scalar passed by value (its data pointer in the variant pack is a host address),
- * broadcast over the tensor it meets: a Clip's bound. */
+/* A float scalar passed by value, broadcast over the tensor it meets: a Clip's bound. */
 static cudnnBackendDescriptor_t
 scalar_by_value (Builder *b, int64_t uid)
 {
-  int64_t ones[4] = { 1, 1, 1, 1 }, alignment = 4;
-  int type = FB_CUDNN_DATA_FLOAT;
-  gboolean by_value = TRUE, virt = FALSE;
-  cudnnBackendDescriptor_t t = make (b, FB_CUDNN_BACKEND_TENSOR_DESCRIPTOR, "a scalar");
-  set (b, t, FB_CUDNN_ATTR_TENSOR_DATA_TYPE, FB_CUDNN_TYPE_DATA_TYPE, 1, &type, "scalar type");
-  set (b, t, FB_CUDNN_ATTR_TENSOR_DIMENSIONS, FB_CUDNN_TYPE_INT64, 4, ones, "scalar sizes");
-  set (b, t, FB_CUDNN_ATTR_TENSOR_STRIDES, FB_CUDNN_TYPE_INT64, 4, ones, "scalar strides");
-  set (b, t, FB_CUDNN_ATTR_TENSOR_UNIQUE_ID, FB_CUDNN_TYPE_INT64, 1, &uid, "scalar id");
-  set (b, t, FB_CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, FB_CUDNN_TYPE_INT64, 1, &alignment,
-       "scalar alignment");
-  set (b, t, FB_CUDNN_ATTR_TENSOR_IS_VIRTUAL, FB_CUDNN_TYPE_BOOLEAN, 1, &virt, "scalar virtual");
-  set (b, t, FB_CUDNN_ATTR_TENSOR_IS_BY_VALUE, FB_CUDNN_TYPE_BOOLEAN, 1, &by_value, "scalar by value");
-  finalize (b, t, "a scalar");
-  return t;
+  static const int64_t ones[4] = { 1, 1, 1, 1 };
+  return tensor_desc (b, uid, ones, ones, FALSE, TRUE, sizeof (float));
 }
 
 /* A pointwise node y = mode (x[, other]); for the activations, act is the graph's activation
