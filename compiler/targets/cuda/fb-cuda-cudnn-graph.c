@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Convolutions through cuDNN 9's graph API: conv (x, w), then + bias, + z and an activation
- * (Relu, Swish, a Clip from 0 as a Relu then a Min) as pointwise nodes of one operation graph, so that cuDNN's
- * runtime fusion engines can run the chain as one kernel where they apply, and its newer convolution engines (which the legacy
- * cudnnConvolutionForward does not reach) are offered at all. cuDNN's heuristics rank the
- * engine configurations that support the graph; each one that finalizes into an execution plan
- * becomes a candidate the caller times (fb-cuda-library.c keeps the fastest). Under strict
- * float32, engines whose numerical notes say tensor cores or down-converted inputs (TF32) are
- * left out. */
+ * (Relu, Swish, a Clip from 0 as a Relu then a Min) as pointwise nodes of one operation graph,
+ * so that cuDNN's runtime fusion engines can run the chain as one kernel where they apply, and
+ * its newer convolution engines (which the legacy cudnnConvolutionForward does not reach) are
+ * offered at all. cuDNN's heuristics rank the engine configurations that support the graph;
+ * each one that finalizes into an execution plan becomes a candidate the caller times
+ * (fb-cuda-library.c keeps the fastest). Under strict float32, engines whose numerical notes
+ * say tensor cores or down-converted inputs (TF32) are left out. */
 #include "fb-cuda-cudnn-graph.h"
 
 #include <string.h>
