@@ -12,7 +12,8 @@
 #           fusebench --target cuda against PyTorch's float32 output, and times fusebench
 #           (graph replay and kernel by kernel) and PyTorch eager
 #   compile PyTorch's torch.compile and reduce-overhead modes on the exported models
-#   table   the table of the torch and compile steps' figures, with the ratio (table.py)
+#   table   the table of the torch and compile steps' figures, with the ratio and each output's
+#           distance from PyTorch's float32 one beside PyTorch's own TF32 output's (table.py)
 # FB_MODELS names the models of the torch, compile and table steps (any name torch_models.py
 # knows, "-b32" for batch 32: "resnet50 efficientnet_b0 densenet121 densenet121-b32"); FB_TOP
 # sets how many of the slowest kernels fusebench names; FB_STRICT=0 leaves out the strict float32
@@ -65,8 +66,12 @@ for step in $steps; do
           --output "output=$c/fb$mode.npy" --iterations 100 --json > "$out/fb-$name$mode.json" 2> "$out/fb-$name$mode.err"
         echo "fusebench cuda ${mode:-tf32}: rc $? $(grep -E '"median_ms"' "$out/fb-$name$mode.json" | tr -d ' \n') $(grep -v '^  ' "$out/fb-$name$mode.err" | head -c 600)"
         [ -z "$mode" ] && grep '^  ' "$out/fb-$name$mode.err" | head -${FB_TOP:-12}
-        [ -f "$c/fb$mode.npy" ] && python3 "$here/compare.py" "$c/torch_output_0.npy" "$c/fb$mode.npy"
+        [ -f "$c/fb$mode.npy" ] &&
+          python3 "$here/compare.py" "$c/torch_output_0.npy" "$c/fb$mode.npy" | tee "$out/compare-$name$mode.txt"
       done
+      # PyTorch's own TF32 output against its float32 one: the scale of TF32's rounding there.
+      [ -f "$c/torch_tf32_output_0.npy" ] &&
+        python3 "$here/compare.py" "$c/torch_output_0.npy" "$c/torch_tf32_output_0.npy" > "$out/compare-$name-torch-tf32.txt"
       timeout 240 "$fb" run "$c/model.onnx" --target cuda --eager --input-dir "$c/test_data_set_0" \
         --iterations 100 --json 2>&1 | grep -E '"median_ms"|fusebench:' | sed 's/^/eager launches: /'
     done
