@@ -4,9 +4,9 @@
 # model: PyTorch's eager, torch.compile and reduce-overhead medians (torch-MODEL.json), fusebench's
 # median at PyTorch's precision defaults (fb-MODEL.json, `run --json`), the ratio of fusebench
 # to the best PyTorch mode, and how far fusebench's output is from PyTorch's float32 one
-# (compare-MODEL.txt: relative L2 and allclose(1e-3)) beside how far PyTorch's own TF32 output
-# is with TF32 in every contraction (compare-MODEL-torch-tf32.txt), so that the table carries its check. A missing figure
-# prints as "-" and leaves no ratio.
+# (compare-MODEL.txt: relative L2 and allclose(1e-3)) beside how far PyTorch's own output with
+# TF32 in every contraction is (compare-MODEL-torch-tf32.txt), so that the table carries its
+# check. A missing figure prints as "-" and leaves no ratio.
 import json
 import os
 import sys
