@@ -2,10 +2,11 @@
 /* The library phases of the cuda target. Matrix products go to cuBLASLt: row-major
  * C = op(A) op(B) is the column-major C^T = op(B)^T op(A)^T, so B is cuBLASLt's first operand;
  * a bias along C's rows is its BIAS epilogue (a vector over the column-major rows), Relu its
- * RELU. Convolutions go to cuDNN's fused convolution, act (conv (x) + z + bias) with act Relu
- * or the identity, the one fusion of bias, residual and activation that cuDNN runs for float32
- * NCHW in every version 9; lowering put whatever else the graph fused into a generated phase
- * after it. TF32 tensor cores are allowed unless strict float32 is asked for (cuBLASLt's
+ * RELU. Convolutions go to cuDNN as act (conv (x) + z + bias): act is Relu or the identity
+ * in the legacy fused call, the one fusion of bias, residual and activation that cuDNN runs for
+ * float32 in every version 9, and also a Swish or a Clip from 0 in cuDNN's graph API
+ * (fb-cuda-cudnn-graph.c); lowering put whatever else the graph fused into a generated phase
+ * after it (fb_conv_desc_cudnn_epilogue says which chains cuDNN takes). TF32 tensor cores are allowed unless strict float32 is asked for (cuBLASLt's
  * COMPUTE_32F, cuDNN's FMA math). Descriptors and algorithms are chosen once, here, so that
  * the phase can be captured into a CUDA graph.
  *
