@@ -197,7 +197,8 @@ test_kernel_ir_lines (void)
 
 /* A phase knows the original nodes whose work it does: on the GPU the depthwise convolution
  * is one generated phase that applies its Clip too, or, sent to cuDNN, one cuDNN phase that
- * applies it, or, with Clips kept from cuDNN, a cuDNN phase and a generated pass for the Clip; on the CPU oneDNN applies the Clip as a post-op of the convolution, one phase for all. */
+ * applies it, or, with Clips kept from cuDNN, a cuDNN phase and a generated pass for the Clip;
+ * on the CPU oneDNN applies the Clip as a post-op of the convolution, one phase for all. */
 static void
 test_phase_provenance (void)
 {

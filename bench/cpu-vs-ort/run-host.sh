@@ -15,7 +15,7 @@
 #          rounds (default 1), FB_ITERATIONS inferences a round (default 20)
 # Logs go to $OUT when it is set.
 set -u
-pack=${1:?usage: run-host.sh PACK.tar.xz [STEPS]}
+pack=${1:?usage: run-host.sh PACK.tar.xz [STEPS [MODEL_DIR ...]]}
 steps=${2:-cases isa sweep}
 shift $(($# < 2 ? $# : 2))
 extra=("$@")
