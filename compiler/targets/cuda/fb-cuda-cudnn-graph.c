@@ -5,7 +5,7 @@
  * its newer convolution engines (which the legacy cudnnConvolutionForward does not reach) are
  * offered at all. cuDNN's heuristics rank the engine configurations that support the graph;
  * each one that finalizes into an execution plan becomes a candidate the caller times
- * (fb-cuda-library.c keeps the fastest). Under strict float32, engines whose numerical notes
+ * (fb-cuda-conv.c keeps the fastest). Under strict float32, engines whose numerical notes
  * say tensor cores or down-converted inputs (TF32) are left out. */
 #include "fb-cuda-cudnn-graph.h"
 

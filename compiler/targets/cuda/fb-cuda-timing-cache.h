@@ -19,7 +19,7 @@ G_BEGIN_DECLS
 
 /* What was chosen for a convolution shape. */
 typedef struct {
-  int      way;          /* the library's way number (fb-cuda-library.c) */
+  int      way;          /* the convolution's way number (fb-cuda-conv.c) */
   int      algo, math;   /* legacy ways: cuDNN's algorithm and math type */
   int64_t  engine;       /* graph ways: cuDNN's global engine index, else -1 */
   char    *choice;       /* the choice as described when timed, the other ways' times included */
