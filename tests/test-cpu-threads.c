@@ -130,7 +130,8 @@ test_affinity (void)
 }
 
 /* OpenMP's binding pins the process's first thread to one processor when OpenMP loads; the
- * count must come from the processors the process started with, not from that pin. */
+ * count must come from the processors the process started with, not from that pin, unless the
+ * binding keeps the whole team on that one. */
 static void
 test_omp_proc_bind (void)
 {
@@ -148,10 +149,20 @@ test_omp_proc_bind (void)
   g_setenv ("OMP_PROC_BIND", "true", TRUE);
   g_autoptr(TestRun) run = test_run_fusebench ("run", model, "--target", "cpu", "--input-dir",
                                                inputs, NULL);
-  g_unsetenv ("OMP_PROC_BIND");
   g_assert_cmpint (run->status, ==, 0);
   g_assert_nonnull (strstr (run->err, expected));
   g_assert_nonnull (strstr (run->err, "OpenMP's places"));
+
+  /* Bound to the primary thread's place, the whole team shares its one processor: one thread
+   * then, not a thread per place. */
+  g_setenv ("OMP_PROC_BIND", "master", TRUE);
+  g_setenv ("OMP_PLACES", "threads", TRUE);
+  g_autoptr(TestRun) primary = test_run_fusebench ("run", model, "--target", "cpu",
+                                                   "--input-dir", inputs, NULL);
+  g_unsetenv ("OMP_PROC_BIND");
+  g_unsetenv ("OMP_PLACES");
+  g_assert_cmpint (primary->status, ==, 0);
+  g_assert_nonnull (strstr (primary->err, "cpu: 1 thread, from the affinity mask"));
 }
 
 int

@@ -93,16 +93,19 @@ fb_cgroup_cpu_quota (const char *fs_root, const char *self_cgroup)
   return best;
 }
 
-/* The processors of OpenMP's places when OpenMP binds its threads (OMP_PROC_BIND, OMP_PLACES),
- * else 0. Binding starts when OpenMP loads, before any of ours runs: it pins the initial thread
- * to the first place, so the affinity mask then says one processor (a 2-core machine ran
- * ResNet-50 at 46 ms on one thread against 25 on two). The places are made from the mask the
- * process started with. */
+/* The processors of OpenMP's places when OpenMP spreads its threads over them (OMP_PROC_BIND
+ * true, close or spread, with OMP_PLACES), else 0. Binding starts when OpenMP loads, before any
+ * of ours runs: it pins the initial thread to the first place, so the affinity mask then says
+ * one processor (a 2-core machine ran ResNet-50 at 46 ms on one thread against 25 on two). The
+ * places are made from the mask the process started with. Binding to the primary thread's
+ * place (master, primary) puts the whole team there: then the pinned mask is the count (two
+ * threads on its one processor ran ResNet-50 at 496 ms). */
 static int
 bound_places_processors (void)
 {
 #ifdef _OPENMP
-  if (omp_get_proc_bind () == omp_proc_bind_false)
+  omp_proc_bind_t bind = omp_get_proc_bind ();
+  if (bind != omp_proc_bind_true && bind != omp_proc_bind_close && bind != omp_proc_bind_spread)
     return 0;
   cpu_set_t set;
   CPU_ZERO (&set);
