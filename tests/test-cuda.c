@@ -58,15 +58,17 @@ has_driver (char **why)
   return TRUE;
 }
 
-/* Lowers p for the GPU and counts its cuDNN phases' Clip and Swish activations; every phase's
- * post-ops must be ones cuDNN runs with its convolution. Returns the plan's text. */
+/* Lowers p for the GPU and counts its cuDNN phases' Clip, Swish and HardSwish activations;
+ * every phase's post-ops must be ones cuDNN runs with its convolution. Returns the plan's
+ * text. */
 static char *
-cudnn_activations (const FbBackend *cuda, FbPipeline *p, guint *clips, guint *swishes)
+cudnn_activations (const FbBackend *cuda, FbPipeline *p, guint *clips, guint *swishes,
+                   guint *hard_swishes)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(FbPlan) plan = cuda->lower (cuda, fb_pipeline_final (p), &error);
   g_assert_no_error (error);
-  *clips = *swishes = 0;
+  *clips = *swishes = *hard_swishes = 0;
   for (guint k = 0; k < plan->kernels->len; k++)
     {
       const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
@@ -81,6 +83,7 @@ cudnn_activations (const FbBackend *cuda, FbPipeline *p, guint *clips, guint *sw
           g_assert_true (fb_conv_desc_cudnn_epilogue (&ph->conv->desc, &act, &param));
           *clips += act == FB_CONV_POST_CLIP;
           *swishes += act == FB_CONV_POST_SWISH;
+          *hard_swishes += act == FB_CONV_POST_HARD_SWISH;
         }
     }
   return plan_text (plan);
@@ -112,22 +115,23 @@ test_lower_contractions (void)
   g_assert_null (strstr (ht, "cuBLASLt"));
 
   g_autoptr(FbPipeline) conv = load_case ("conv-epilogues", FB_LAYOUT_NCHW);
-  guint clips, swishes;
-  g_autofree char *ct = cudnn_activations (cuda, conv, &clips, &swishes);
+  guint clips, swishes, hard_swishes;
+  g_autofree char *ct = cudnn_activations (cuda, conv, &clips, &swishes, &hard_swishes);
   g_assert_nonnull (strstr (ct, "cuDNN convolution"));
   g_assert_null (strstr (ct, "dnnl_sgemm"));
-  /* The SiLU (simplified to a Swish) and the 1x1 convolution's Clip (0, 6) are cuDNN's, while
-   * the depthwise one's Clip, before a residual Add, never is; asked for, the Clips are
-   * generated passes, or both activations. */
+  /* The SiLU (simplified to a Swish), the HardSwish and the 1x1 convolution's Clip (0, 6) are
+   * cuDNN's, while the depthwise one's Clip, before a residual Add, never is; asked for, the
+   * Clip and the HardSwish are generated passes, or all three activations. */
   g_assert_cmpuint (clips, ==, 1);
   g_assert_cmpuint (swishes, ==, 1);
+  g_assert_cmpuint (hard_swishes, ==, 1);
   g_setenv ("FUSEBENCH_GPU_CONV_ACT", "swish", TRUE);
-  g_free (cudnn_activations (cuda, conv, &clips, &swishes));
-  g_assert_cmpuint (clips, ==, 0);
+  g_free (cudnn_activations (cuda, conv, &clips, &swishes, &hard_swishes));
+  g_assert_cmpuint (clips + hard_swishes, ==, 0);
   g_assert_cmpuint (swishes, ==, 1);
   g_setenv ("FUSEBENCH_GPU_CONV_ACT", "relu", TRUE);
-  g_free (cudnn_activations (cuda, conv, &clips, &swishes));
-  g_assert_cmpuint (clips + swishes, ==, 0);
+  g_free (cudnn_activations (cuda, conv, &clips, &swishes, &hard_swishes));
+  g_assert_cmpuint (clips + swishes + hard_swishes, ==, 0);
   g_unsetenv ("FUSEBENCH_GPU_CONV_ACT");
 
   /* Deconvolutions are generated code on the GPU, channels-last with constant weights too:
@@ -162,7 +166,8 @@ test_lower_contractions (void)
     }
 }
 
-/* What cuDNN runs with its convolution: an Add, then Relu, Swish or Clip from 0; nothing after
+/* What cuDNN runs with its convolution: an Add, then Relu, Swish, HardSwish or Clip from 0;
+ * nothing after
  * the activation, no other activation, no Clip with another lower bound. */
 static void
 test_cudnn_epilogue (void)
@@ -186,6 +191,10 @@ test_cudnn_epilogue (void)
     { { { FB_CONV_POST_SWISH, 1.5, 0 } }, 1, 1, FB_CONV_POST_SWISH, 1.5 },
     { { { FB_CONV_POST_ADD, 0, 0 }, { FB_CONV_POST_SWISH, 1, 0 } }, 2, 1, FB_CONV_POST_SWISH, 1 },
     { { { FB_CONV_POST_SWISH, 1, 0 }, { FB_CONV_POST_RELU, 0, 0 } }, 2, 0, 0, 0 },
+    { { { FB_CONV_POST_HARD_SWISH, 1.0 / 6, 0.5 } }, 1, 1, FB_CONV_POST_HARD_SWISH, 0 },
+    { { { FB_CONV_POST_ADD, 0, 0 }, { FB_CONV_POST_HARD_SWISH, 1.0 / 6, 0.5 } }, 2, 1,
+      FB_CONV_POST_HARD_SWISH, 0 },
+    { { { FB_CONV_POST_HARD_SWISH, 1.0 / 6, 0.5 }, { FB_CONV_POST_ADD, 0, 0 } }, 2, 0, 0, 0 },
     { { { FB_CONV_POST_SIGMOID, 0, 0 } }, 1, 0, 0, 0 },
     { { { FB_CONV_POST_SUM, 0, 0 } }, 1, 0, 0, 0 },
   };

@@ -242,6 +242,21 @@ test_rules (void)
   swish_after.n_post = 1;
   swish_after.post[0] = (FbConvPost) { FB_CONV_POST_SWISH, 1.5, 0 };
   check (&swish_after, 302);
+  /* HardSwish, as MobileNetV3's convolutions end: oneDNN's eltwise post-op, after a residual
+   * too; fb_conv_desc_valid holds it to ONNX's constants. */
+  FbConvDesc hard_swish_after = pointwise;
+  hard_swish_after.n_post = 1;
+  hard_swish_after.post[0] = (FbConvPost) { FB_CONV_POST_HARD_SWISH, 1.0 / 6, 0.5 };
+  g_assert_false (fb_direct_conv_fits (&hard_swish_after));
+  g_assert_true (fb_conv_desc_valid (&hard_swish_after));
+  check (&hard_swish_after, 303);
+  hard_swish_after = d;
+  hard_swish_after.n_post = 2;
+  hard_swish_after.post[0] = (FbConvPost) { FB_CONV_POST_ADD, 0, 0 };
+  hard_swish_after.post[1] = (FbConvPost) { FB_CONV_POST_HARD_SWISH, 1.0 / 6, 0.5 };
+  check (&hard_swish_after, 304);
+  hard_swish_after.post[1].alpha = 0.2;
+  g_assert_false (fb_conv_desc_valid (&hard_swish_after));
 }
 
 /* FUSEBENCH_ISA narrows the instruction set, never widens it; "none" leaves all to oneDNN. */

@@ -90,19 +90,38 @@ compare_ncu () {  # name
   c=$(case_dir "$name")
   [ -f "$res/$name.profile.json" ] || { say "$name: no profile to compare"; return; }
   # Durations with the caches as the replays leave them; DRAM bytes also with the caches
-  # flushed before each kernel (ncu's default), the closer to the range profiler's replay.
-  for cache in none all; do
-    timeout 200 ncu --profile-from-start off --clock-control none --cache-control $cache \
+  # flushed before each kernel (ncu's default), the closer to the range profiler's replay; and
+  # durations again with the clocks locked to base (ncu's default), to tell whether the range
+  # profiler's longer durations are a clock of its own.
+  local run clock tag
+  for run in "none none" "all none" "none base"; do
+    set -- $run
+    cache=$1 clock=$2
+    tag=$cache; [ "$clock" = none ] || tag=clock-$clock
+    timeout 200 ncu --profile-from-start off --clock-control $clock --cache-control $cache \
       --print-units base --csv --page raw \
-      --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_write.sum \
+      --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_write.sum,gpc__cycles_elapsed.avg.per_second \
       "$fb" run "$c/model.onnx" --target cuda --input-dir "$(input_dir "$name")" --iterations 1 \
-      > "$res/ncu-$name-$cache.csv" 2> "$res/ncu-$name-$cache.err"
-    say "ncu $name, cache control $cache: rc $? $(grep -c '^"' "$res/ncu-$name-$cache.csv") CSV rows $(grep -i error "$res/ncu-$name-$cache.err" | head -c 300)"
+      > "$res/ncu-$name-$tag.csv" 2> "$res/ncu-$name-$tag.err"
+    say "ncu $name, cache control $cache, clock control $clock: rc $? $(grep -c '^"' "$res/ncu-$name-$tag.csv") CSV rows $(grep -i error "$res/ncu-$name-$tag.err" | head -c 300)"
   done
   python3 "$here/ncu_compare.py" "$res/$name.profile.json" "$res/ncu-$name-none.csv" 1 \
     --label "$name (bytes: caches as left)" 2>&1 | tee -a "$log"
   python3 "$here/ncu_compare.py" "$res/$name.profile.json" "$res/ncu-$name-none.csv" 1 \
     --bytes-csv "$res/ncu-$name-all.csv" --label "$name (bytes: caches flushed)" 2>&1 | tail -1 | tee -a "$log"
+  python3 "$here/ncu_compare.py" "$res/$name.profile.json" "$res/ncu-$name-clock-base.csv" 1 \
+    --label "$name (ncu's clocks locked to base)" 2>&1 | tail -1 | tee -a "$log"
+  # The SM clock each ncu run saw (median over its kernels, MHz).
+  python3 - "$res"/ncu-"$name"-{none,clock-base}.csv <<'PY' 2>&1 | tee -a "$log"
+import csv, statistics, sys
+for path in sys.argv[1:]:
+    rows = list(csv.reader(l for l in open(path) if l.startswith('"')))
+    if len(rows) < 2 or "gpc__cycles_elapsed.avg.per_second" not in rows[0]:
+        print(f"{path.rsplit('/', 1)[-1]}: no clock column"); continue
+    i = rows[0].index("gpc__cycles_elapsed.avg.per_second")
+    hz = [float(r[i].replace(",", "")) for r in rows[1:] if r[i].replace(",", "").replace(".", "").isdigit()]
+    print(f"{path.rsplit('/', 1)[-1]}: SM clock median {statistics.median(hz) / 1e6:.0f} MHz over {len(hz)} kernels" if hz else f"{path}: no clock values")
+PY
 }
 
 eager_busy () {

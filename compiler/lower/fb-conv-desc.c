@@ -37,10 +37,14 @@ fb_conv_desc_valid (const FbConvDesc *d)
   int adds = 0;
   for (int64_t i = 0; i < d->n_post; i++)
     {
-      if (d->post[i].kind <= FB_CONV_POST_NONE || d->post[i].kind > FB_CONV_POST_SWISH)
+      if (d->post[i].kind <= FB_CONV_POST_NONE || d->post[i].kind > FB_CONV_POST_HARD_SWISH)
         return 0;
       if ((d->post[i].kind == FB_CONV_POST_MAX || d->post[i].kind == FB_CONV_POST_MIN) &&
           !isfinite (d->post[i].alpha))
+        return 0;
+      /* ONNX's HardSwish has no attributes; oneDNN 2's hardswish takes none either. */
+      if (d->post[i].kind == FB_CONV_POST_HARD_SWISH &&
+          (fabs (d->post[i].alpha - 1.0 / 6) > 1e-12 || d->post[i].beta != 0.5))
         return 0;
       adds += d->post[i].kind == FB_CONV_POST_ADD || d->post[i].kind == FB_CONV_POST_SUM;
     }
@@ -82,6 +86,8 @@ fb_conv_desc_cudnn_epilogue (const FbConvDesc *d, int64_t *act, double *param)
         *act = FB_CONV_POST_CLIP, *param = p->beta;
       else if (p->kind == FB_CONV_POST_SWISH)
         *act = FB_CONV_POST_SWISH, *param = p->alpha;
+      else if (p->kind == FB_CONV_POST_HARD_SWISH)
+        *act = FB_CONV_POST_HARD_SWISH;
       else
         return 0;
       i++;

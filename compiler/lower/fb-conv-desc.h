@@ -27,8 +27,10 @@ typedef enum {
   FB_CONV_POST_MIN,         /* min (x, alpha): an upper bound only */
   FB_CONV_POST_SUM,         /* x + what the output buffer held before the run: the residual
                                the memory plan put there (an Add in place, oneDNN's sum) */
-  FB_CONV_POST_SWISH,       /* x * sigmoid (alpha * x) (alpha 1: SiLU); last, so that the
-                               numbers bundles already hold keep their meaning */
+  FB_CONV_POST_SWISH,       /* x * sigmoid (alpha * x) (alpha 1: SiLU) */
+  FB_CONV_POST_HARD_SWISH,  /* x * max (0, min (1, alpha * x + beta)): ONNX's HardSwish with
+                               alpha 1/6, beta 1/2; the newest last, so that the numbers
+                               bundles already hold keep their meaning */
 } FbConvPostKind;
 
 typedef struct {
@@ -60,7 +62,7 @@ typedef struct {
 int         fb_conv_desc_valid (const FbConvDesc *d);
 
 /* Whether cuDNN runs d's post-ops with the convolution: an Add of a tensor, then one
- * activation, Relu, Swish or Clip from 0 (ReLU6), either one or both, in that order. The
+ * activation, Relu, Swish, HardSwish or Clip from 0 (ReLU6), either one or both, in that order. The
  * activation (FB_CONV_POST_NONE when there is none) and its parameter (Swish's alpha, Clip's
  * upper bound) go to *act and *param. Returns 1 or 0. */
 int         fb_conv_desc_cudnn_epilogue (const FbConvDesc *d, int64_t *act, double *param);

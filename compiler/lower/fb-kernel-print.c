@@ -257,6 +257,7 @@ post_name (int64_t kind)
     case FB_CONV_POST_TANH: return "tanh";
     case FB_CONV_POST_SIGMOID: return "sigmoid";
     case FB_CONV_POST_SWISH: return "swish";
+    case FB_CONV_POST_HARD_SWISH: return "hardswish";
     case FB_CONV_POST_ADD: return "add";
     case FB_CONV_POST_MAX: return "max";
     case FB_CONV_POST_MIN: return "min";

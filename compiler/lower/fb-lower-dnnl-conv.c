@@ -6,8 +6,8 @@
  * kernels at 80–137 GFLOP/s against 7–52 for generated loops (README.md, "CPU math library").
  *
  * The bias and the sunk elementwise chain become the primitive's post-ops when the chain is
- * a straight line of operations oneDNN has (Relu, LeakyRelu, Clip, Tanh, Sigmoid, and one Add
- * of a tensor of the output's shape); any other chain is a generated epilogue phase over the
+ * a straight line of operations oneDNN has (Relu, LeakyRelu, Clip, Tanh, Sigmoid, Swish,
+ * HardSwish, and one Add of a tensor of the output's shape); any other chain is a generated epilogue phase over the
  * convolution's output. */
 #include "fb-lower-private.h"
 #include "fb-lower-conv.h"
@@ -95,6 +95,11 @@ post_op (FbLowerCtx *c, const FbNode *u, const FbValue *cur, FbConvPost *p,
       p->kind = FB_CONV_POST_SWISH;
       p->alpha = fb_node_attr_float (u, "alpha", 1.0f);
       return TRUE;
+    case FB_OP_HARD_SWISH:
+      p->kind = FB_CONV_POST_HARD_SWISH;
+      p->alpha = 1.0 / 6;
+      p->beta = 0.5;
+      return TRUE;
     case FB_OP_CLIP:
       p->kind = FB_CONV_POST_CLIP;
       return clip_bounds (u, &p->alpha, &p->beta);
@@ -177,14 +182,16 @@ _fb_lower_conv_fast (const FbTargetDesc *target, const FbConvDesc *d)
 }
 
 /* cuDNN's fused convolution computes act (conv (x) + z + bias): the chain must be one
- * fb_conv_desc_cudnn_epilogue takes. Swish and Clip have no legacy fused call, only the graph
- * API's fusion and the legacy calls one after the other, and a residual the convolution
- * overwrites in place leaves only the first: with a residual they stay a generated pass.
+ * fb_conv_desc_cudnn_epilogue takes. Swish, HardSwish and Clip have no legacy fused call, only
+ * the graph API's fusion and the legacy calls one after the other, and a residual the
+ * convolution overwrites in place leaves only the first: with a residual they stay a generated
+ * pass.
  * Measured on an H200 (batch 32), cuDNN's graph ran EfficientNet-B0's convolutions with their
  * Swish 1.5-3x faster than cuDNN's convolution and our bias-and-SiLU pass (2.89 -> 2.04 ms), and
  * MobileNetV2's with their Clip (0, 6) as a Relu then a Min 1.89 -> 1.07 ms (the Clip as a
- * Relu clipped above had run 1.1-1.2x slower than the generated pass). FUSEBENCH_GPU_CONV_ACT=
- * relu (Relu alone to cuDNN), swish (Relu and Swish) or all (the default) to measure again. */
+ * Relu clipped above had run 1.1-1.2x slower than the generated pass); a HardSwish goes the way
+ * of the Clip, as pointwise nodes. FUSEBENCH_GPU_CONV_ACT=relu (Relu alone to cuDNN), swish
+ * (Relu and Swish) or all (the default) to measure again. */
 static gboolean
 cudnn_fuses (const FbConvDesc *d)
 {

@@ -182,9 +182,9 @@ def conv():
 
 def conv_epilogues():
     """Convolutions followed by what the CPU target fuses into oneDNN's primitive (Relu,
-    LeakyRelu, Clip in both opset forms, Sigmoid, Tanh, SiLU as x * Sigmoid(x), a residual Add)
-    and what it must leave to a generated epilogue (HardSwish, a per-channel Mul, an Add of a
-    broadcast tensor)."""
+    LeakyRelu, Clip in both opset forms, Sigmoid, Tanh, HardSwish, SiLU as x * Sigmoid(x), a
+    residual Add) and what it must leave to a generated epilogue (a per-channel Mul, an Add of
+    a broadcast tensor)."""
     c = Case("conv-epilogues", 14)
     x = c.input("x", [1, 8, 10, 9])
     r = c.input("r", [1, 8, 10, 9])
@@ -209,9 +209,9 @@ def conv_epilogues():
 
 def deconv_epilogues():
     """ConvTranspose followed by what the CPU target fuses into oneDNN's deconvolution (a
-    folded BatchNormalization and Relu, Sigmoid, Clip, LeakyRelu, Tanh, a residual Add) and what
-    it leaves to a generated epilogue (HardSwish): detector-style 2x2 stride-2 upsampling (the
-    product path), 4x4 stride 2, output_padding, groups."""
+    folded BatchNormalization and Relu, Sigmoid, Clip, LeakyRelu, Tanh, HardSwish, a residual
+    Add): detector-style 2x2 stride-2 upsampling (the product path), 4x4 stride 2,
+    output_padding, groups."""
     c = Case("deconv-epilogues", 17)
     x = c.input("x", [1, 16, 6, 7])
     r = c.input("r", [1, 8, 12, 14])

@@ -91,6 +91,7 @@ eltwise_alg (int64_t kind)
     case FB_CONV_POST_TANH: return dnnl_eltwise_tanh;
     case FB_CONV_POST_SIGMOID: return dnnl_eltwise_logistic;
     case FB_CONV_POST_SWISH: return dnnl_eltwise_swish;
+    case FB_CONV_POST_HARD_SWISH: return dnnl_eltwise_hardswish;
     case FB_CONV_POST_MAX: return dnnl_eltwise_clip;
     case FB_CONV_POST_MIN: return dnnl_eltwise_clip;
     default: return dnnl_alg_kind_undef;
@@ -152,6 +153,9 @@ apply_post_ops (const FbConvDesc *d, int64_t i0, const float *from, const float 
             case FB_CONV_POST_TANH: v = tanhf (v); break;
             case FB_CONV_POST_SIGMOID: v = 1 / (1 + expf (-v)); break;
             case FB_CONV_POST_SWISH: v = v / (1 + expf (-(float) p->alpha * v)); break;
+            case FB_CONV_POST_HARD_SWISH:
+              v *= fmaxf (0, fminf (1, (float) p->alpha * v + (float) p->beta));
+              break;
             case FB_CONV_POST_ADD: v += add[e]; break;
             case FB_CONV_POST_MAX: v = fmaxf (v, (float) p->alpha); break;
             case FB_CONV_POST_MIN: v = fminf (v, (float) p->alpha); break;

@@ -184,6 +184,8 @@ static const char *const cudnn_graph_names[] = {
   "cudnnBackendCreateDescriptor", "cudnnBackendDestroyDescriptor", "cudnnBackendFinalize",
   "cudnnBackendSetAttribute", "cudnnBackendGetAttribute", "cudnnBackendExecute",
   "cudnnAddTensor", "cudnnActivationForward", "cudnnSetActivationDescriptorSwishBeta",
+  "cudnnCreateOpTensorDescriptor", "cudnnSetOpTensorDescriptor", "cudnnDestroyOpTensorDescriptor",
+  "cudnnOpTensor",
 };
 G_STATIC_ASSERT (G_N_ELEMENTS (cudnn_graph_names) * sizeof (void *) == sizeof (FbCudnnGraph));
 

@@ -162,6 +162,7 @@ typedef struct cudnnTensorStruct         *cudnnTensorDescriptor_t;
 typedef struct cudnnFilterStruct         *cudnnFilterDescriptor_t;
 typedef struct cudnnConvolutionStruct    *cudnnConvolutionDescriptor_t;
 typedef struct cudnnActivationStruct     *cudnnActivationDescriptor_t;
+typedef struct cudnnOpTensorStruct       *cudnnOpTensorDescriptor_t;
 typedef struct {
   int    algo;
   int    status;
@@ -184,6 +185,8 @@ typedef struct {
 #define FB_CUDNN_ACTIVATION_SWISH           6
 #define FB_CUDNN_ACTIVATION_IDENTITY        5
 #define FB_CUDNN_NOT_PROPAGATE_NAN          0
+#define FB_CUDNN_OP_TENSOR_ADD              0
+#define FB_CUDNN_OP_TENSOR_MUL              1
 #define FB_CUDNN_FWD_ALGO_IMPLICIT_PRECOMP_GEMM 1
 
 typedef struct {
@@ -331,6 +334,7 @@ typedef void *cudnnBackendDescriptor_t;
 #define FB_CUDNN_TYPE_BACKEND_DESCRIPTOR                         15
 
 #define FB_CUDNN_POINTWISE_ADD                                   0
+#define FB_CUDNN_POINTWISE_MUL                                   1
 #define FB_CUDNN_POINTWISE_MIN                                   2
 #define FB_CUDNN_POINTWISE_RELU_FWD                              100
 #define FB_CUDNN_POINTWISE_SWISH_FWD                             106
@@ -358,6 +362,15 @@ typedef struct {
                                       const void *x, const void *beta,
                                       cudnnTensorDescriptor_t y_desc, void *y);
   cudnnStatus_t (*SetActivationDescriptorSwishBeta) (cudnnActivationDescriptor_t act, double beta);
+  /* C = op (alpha1 A, alpha2 B) + beta C, B broadcast: a HardSwish's legacy calls. */
+  cudnnStatus_t (*CreateOpTensorDescriptor) (cudnnOpTensorDescriptor_t *desc);
+  cudnnStatus_t (*SetOpTensorDescriptor) (cudnnOpTensorDescriptor_t desc, int op, int comp_type,
+                                          int nan);
+  cudnnStatus_t (*DestroyOpTensorDescriptor) (cudnnOpTensorDescriptor_t desc);
+  cudnnStatus_t (*OpTensor) (cudnnHandle_t handle, cudnnOpTensorDescriptor_t op,
+                             const void *alpha1, cudnnTensorDescriptor_t a_desc, const void *a,
+                             const void *alpha2, cudnnTensorDescriptor_t b_desc, const void *b,
+                             const void *beta, cudnnTensorDescriptor_t c_desc, void *c);
 } FbCudnnGraph;
 
 /* The libraries, opened once per process (thread safe). Each getter returns the table, or NULL

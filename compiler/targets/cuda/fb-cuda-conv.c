@@ -2,7 +2,8 @@
 /* The cuda target's convolution phases (see fb-cuda-library.c for the phases). A convolution
  * goes to cuDNN as act (conv (x) + z + bias): act is Relu or the identity in the legacy fused
  * call, the one fusion of bias, residual and activation that cuDNN runs for float32 in every
- * version 9, and also a Swish or a Clip from 0 in cuDNN's graph API (fb-cuda-cudnn-graph.c);
+ * version 9, and also a Swish, a HardSwish or a Clip from 0 in cuDNN's graph API
+ * (fb-cuda-cudnn-graph.c);
  * lowering put whatever else the graph fused into a generated phase after it
  * (fb_conv_desc_cudnn_epilogue says which chains cuDNN takes).
  *
@@ -49,6 +50,58 @@ open_cudnn (FbCudaLibs *libs, GError **error)
   return TRUE;
 }
 
+/* A HardSwish as legacy calls, for where cuDNN's graph ran none of its plans: s = clip (y + 3,
+ * 0, 6) into scratch of y's size, then y = (y / 6) * s. Made when first offered. */
+static gboolean
+hard_swish_legacy_new (FbCudaLibs *libs, FbCudaLibPhase *p, GError **error)
+{
+  const FbCudnn *dnn = libs->dnn;
+  const FbCudnnGraph *g = _fb_cuda_cudnn_graph (NULL);
+  const FbConvDesc *d = p->graph.desc;
+  size_t y_bytes = (size_t) (d->n * d->co * d->oh * d->ow) * sizeof (float);
+  size_t at = (y_bytes + 255) & ~(size_t) 255;
+  float one = 1.0f;
+  if (p->hs_scratch)
+    return TRUE;
+  if (!dnn_ok (dnn, g->CreateOpTensorDescriptor (&p->hs_add), p, "tensor op", error) ||
+      !dnn_ok (dnn, g->SetOpTensorDescriptor (p->hs_add, FB_CUDNN_OP_TENSOR_ADD, FB_CUDNN_DATA_FLOAT,
+                                              FB_CUDNN_NOT_PROPAGATE_NAN), p, "tensor op", error) ||
+      !dnn_ok (dnn, g->CreateOpTensorDescriptor (&p->hs_mul), p, "tensor op", error) ||
+      !dnn_ok (dnn, g->SetOpTensorDescriptor (p->hs_mul, FB_CUDNN_OP_TENSOR_MUL, FB_CUDNN_DATA_FLOAT,
+                                              FB_CUDNN_NOT_PROPAGATE_NAN), p, "tensor op", error) ||
+      !dnn_ok (dnn, dnn->CreateActivationDescriptor (&p->hs_clip), p, "activation", error) ||
+      !dnn_ok (dnn, dnn->SetActivationDescriptor (p->hs_clip, FB_CUDNN_ACTIVATION_CLIPPED_RELU,
+                                                  FB_CUDNN_NOT_PROPAGATE_NAN, 6.0), p,
+               "activation", error) ||
+      !dnn_ok (dnn, dnn->CreateTensorDescriptor (&p->hs_scalar), p, "tensor", error) ||
+      !dnn_ok (dnn, dnn->SetTensor4dDescriptor (p->hs_scalar, FB_CUDNN_TENSOR_NCHW,
+                                                FB_CUDNN_DATA_FLOAT, 1, 1, 1, 1), p, "tensor", error))
+    return FALSE;
+  return _fb_cuda_check (libs->cu, libs->cu->MemAlloc (&p->hs_scratch, at + sizeof one), error,
+                         "kernel %s: scratch for its HardSwish", p->name) &&
+         _fb_cuda_check (libs->cu, libs->cu->MemcpyHtoD (p->hs_scratch + at, &one, sizeof one),
+                         error, "kernel %s: scratch for its HardSwish", p->name);
+}
+
+static gboolean
+hard_swish_legacy (FbCudaLibs *libs, FbCudaLibPhase *p, GError **error)
+{
+  const FbCudnnGraph *g = _fb_cuda_cudnn_graph (NULL);
+  const FbConvDesc *d = p->graph.desc;
+  size_t y_bytes = (size_t) (d->n * d->co * d->oh * d->ow) * sizeof (float);
+  CUdeviceptr one_at = p->hs_scratch + ((y_bytes + 255) & ~(size_t) 255);
+  float one = 1.0f, three = 3.0f, sixth = 1.0f / 6, zero = 0.0f;
+  void *y = (void *) p->y, *s = (void *) p->hs_scratch;
+  return dnn_ok (libs->dnn, g->OpTensor (libs->dnn_handle, p->hs_add, &one, p->yd, y, &three,
+                                         p->hs_scalar, (void *) one_at, &zero, p->yd, s),
+                 p, "HardSwish's add", error) &&
+         dnn_ok (libs->dnn, g->ActivationForward (libs->dnn_handle, p->hs_clip, &one, p->yd, s,
+                                                  &zero, p->yd, s), p, "HardSwish's clip", error) &&
+         dnn_ok (libs->dnn, g->OpTensor (libs->dnn_handle, p->hs_mul, &sixth, p->yd, y, &one,
+                                         p->yd, s, &zero, p->yd, y), p, "HardSwish's product",
+                 error);
+}
+
 /* The legacy epilogue after an unfused forward: y += bias; y += add; y = act (y). */
 static gboolean
 legacy_epilogue (FbCudaLibs *libs, FbCudaLibPhase *p, GError **error)
@@ -64,6 +117,8 @@ legacy_epilogue (FbCudaLibs *libs, FbCudaLibPhase *p, GError **error)
       !dnn_ok (dnn, g->AddTensor (libs->dnn_handle, &one, p->yd, (void *) p->add, &one, p->yd,
                                   (void *) p->y), p, "residual add", error))
     return FALSE;
+  if (p->act == FB_CONV_POST_HARD_SWISH)
+    return hard_swish_legacy (libs, p, error);
   return p->act == FB_CONV_POST_NONE ||
          dnn_ok (dnn, g->ActivationForward (libs->dnn_handle, p->ad, &one, p->yd, (void *) p->y,
                                             &zero, p->yd, (void *) p->y), p, "activation", error);
@@ -273,7 +328,8 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbConvDesc *d, GErro
   g_autoptr(GArray) candidates = g_array_new (FALSE, TRUE, sizeof (ConvCandidate));
   g_autoptr(GPtrArray) sets = g_ptr_array_new ();
   g_autoptr(GString) notes = g_string_new (NULL);
-  /* The legacy fused call has Relu and the identity only: Swish and Clip are the other ways'. */
+  /* The legacy fused call has Relu and the identity only: the other activations are the other
+   * ways'. */
   gboolean legacy_fuses = !p->fused || p->act == FB_CONV_POST_NONE || p->act == FB_CONV_POST_RELU;
   if (p->fused && p->act == FB_CONV_POST_NONE)
     {
@@ -290,19 +346,28 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbConvDesc *d, GErro
       }
   const char *graph_missing = NULL;
   gboolean have_graph = _fb_cuda_cudnn_graph (&graph_missing) != NULL;
-  /* An epilogue after the forward cannot read a residual the forward has overwritten. */
+  /* An epilogue after the forward cannot read a residual the forward has overwritten. A
+   * HardSwish has no legacy activation: its legacy calls (three passes over scratch) are
+   * offered only where cuDNN's graph took none of its plans. */
   gboolean can_split = p->fused && p->add != p->y && have_graph;
-  for (int i = 0; can_split && i < n_legacy; i++)
-    {
-      ConvCandidate split = { WAY_LEGACY_SPLIT, legacy_algo[i], legacy_math[i], NULL, 0, 0, -1 };
-      g_array_append_val (candidates, split);
-    }
+  gboolean hard_swish = p->act == FB_CONV_POST_HARD_SWISH;
   g_autofree char *key = conv_key (p, d);
   if (libs->conv_choices == NULL)
     libs->conv_choices = _fb_cuda_timing_cache_load (libs);
   FbCudaConvChoice *known = g_hash_table_lookup (libs->conv_choices, key);
   if (have_graph && (known == NULL || known->way == WAY_GRAPH))
     add_graph_candidates (libs, p, WAY_GRAPH, candidates, sets, notes);
+  if (hard_swish && can_split)
+    {
+      can_split = candidates->len == 0;
+      if (can_split && !hard_swish_legacy_new (libs, p, error))
+        return FALSE;
+    }
+  for (int i = 0; can_split && i < n_legacy; i++)
+    {
+      ConvCandidate split = { WAY_LEGACY_SPLIT, legacy_algo[i], legacy_math[i], NULL, 0, 0, -1 };
+      g_array_append_val (candidates, split);
+    }
   if (have_graph && can_split && (known == NULL || known->way == WAY_GRAPH_SPLIT))
     add_graph_candidates (libs, p, WAY_GRAPH_SPLIT, candidates, sets, notes);
   if (!have_graph)
@@ -486,7 +551,7 @@ _fb_cuda_conv_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKConv *cv, gbool
     {
       g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE,
                    "kernel %s: post-ops cuDNN does not run with a convolution (it takes an Add, "
-                   "then Relu, Swish or Clip from 0)", p->name);
+                   "then Relu, Swish, HardSwish or Clip from 0)", p->name);
       return FALSE;
     }
   gboolean has_add = d->n_post > 0 && d->post[0].kind == FB_CONV_POST_ADD;
@@ -557,6 +622,43 @@ _fb_cuda_conv_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKConv *cv, gbool
   p->graph = (FbCudnnConvGraph) { d, cv->nchw, krsc, p->x, p->w, p->y,
                                   d->has_bias ? p->bias : 0, p->add, act, act_param };
   return choose_conv_way (libs, p, d, error);
+}
+
+void
+_fb_cuda_conv_free (FbCudaLibs *libs, FbCudaLibPhase *p)
+{
+  const FbCudnnGraph *g = _fb_cuda_cudnn_graph (NULL);
+  if (libs->dnn)
+    {
+      if (p->xd)
+        libs->dnn->DestroyTensorDescriptor (p->xd);
+      if (p->yd)
+        libs->dnn->DestroyTensorDescriptor (p->yd);
+      if (p->bd)
+        libs->dnn->DestroyTensorDescriptor (p->bd);
+      if (p->hs_scalar)
+        libs->dnn->DestroyTensorDescriptor (p->hs_scalar);
+      if (p->wd)
+        libs->dnn->DestroyFilterDescriptor (p->wd);
+      if (p->cd)
+        libs->dnn->DestroyConvolutionDescriptor (p->cd);
+      if (p->ad)
+        libs->dnn->DestroyActivationDescriptor (p->ad);
+      if (p->hs_clip)
+        libs->dnn->DestroyActivationDescriptor (p->hs_clip);
+    }
+  if (g && p->hs_add)
+    g->DestroyOpTensorDescriptor (p->hs_add);
+  if (g && p->hs_mul)
+    g->DestroyOpTensorDescriptor (p->hs_mul);
+  if (p->plans)
+    _fb_cudnn_conv_plans_free (g, p->plans);
+  if (p->zero_bias)
+    libs->cu->MemFree (p->zero_bias);
+  if (p->own_filter)
+    libs->cu->MemFree (p->own_filter);
+  if (p->hs_scratch)
+    libs->cu->MemFree (p->hs_scratch);
 }
 
 const char *

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Convolutions through cuDNN 9's graph API: conv (x, w), then + bias, + z and an activation
- * (Relu, Swish, a Clip from 0 as a Relu then a Min) as pointwise nodes of one operation graph,
+ * (Relu, Swish, a Clip from 0 as a Relu then a Min, a HardSwish as t * min (relu (t / 6 + 1/2),
+ * 1), cuDNN having no HardSwish of its own) as pointwise nodes of one operation graph,
  * so that cuDNN's runtime fusion engines can run the chain as one kernel where they apply, and
  * its newer convolution engines (which the legacy cudnnConvolutionForward does not reach) are
  * offered at all. cuDNN's heuristics rank the engine configurations that support the graph;
@@ -11,7 +12,18 @@
 
 #include <string.h>
 
-enum { UID_X = 1, UID_W, UID_Y, UID_BIAS, UID_Z, UID_UPPER, UID_VIRTUAL = 100 };
+enum { UID_X = 1, UID_W, UID_Y, UID_BIAS, UID_Z, UID_SCALAR, UID_VIRTUAL = 100 };
+enum { MAX_SCALARS = FB_CUDNN_CONV_MAX_SCALARS, MAX_STEPS = 7 };
+
+typedef enum { OTHER_NONE, OTHER_TENSOR, OTHER_SCALAR, OTHER_ACT_INPUT } StepOther;
+
+/* One pointwise node of the epilogue: mode (the step before, other). */
+typedef struct {
+  int            mode;
+  StepOther      other;
+  int64_t        uid;     /* the other operand's, for a tensor or a scalar */
+  const int64_t *dims;    /* a tensor's */
+} Step;
 
 typedef struct {
   const FbCudnnGraph      *g;
@@ -95,7 +107,8 @@ tensor (Builder *b, int64_t uid, const int64_t dims[4], gboolean nchw, gboolean 
   return tensor_desc (b, uid, dims, strides, is_virtual, FALSE, alignment);
 }
 
-/* A float scalar passed by value, broadcast over the tensor it meets: a Clip's bound. */
+/* A float scalar passed by value, broadcast over the tensor it meets: a Clip's bound, a
+ * HardSwish's constants. */
 static cudnnBackendDescriptor_t
 scalar_by_value (Builder *b, int64_t uid)
 {
@@ -104,7 +117,7 @@ scalar_by_value (Builder *b, int64_t uid)
 }
 
 /* A pointwise node y = mode (x[, other]); for the activations, act is the graph's activation
- * and param its parameter (Swish's beta). */
+ * and param its parameter (Swish's beta, given to the SWISH_FWD node only). */
 static cudnnBackendDescriptor_t
 pointwise (Builder *b, int mode, int64_t act, double param, cudnnBackendDescriptor_t x,
            cudnnBackendDescriptor_t other, cudnnBackendDescriptor_t y)
@@ -112,7 +125,7 @@ pointwise (Builder *b, int mode, int64_t act, double param, cudnnBackendDescript
   int precision = FB_CUDNN_DATA_FLOAT;
   cudnnBackendDescriptor_t pw = make (b, FB_CUDNN_BACKEND_POINTWISE_DESCRIPTOR, "a pointwise op");
   set (b, pw, FB_CUDNN_ATTR_POINTWISE_MODE, FB_CUDNN_TYPE_POINTWISE_MODE, 1, &mode, "pointwise mode");
-  if (act == FB_CONV_POST_SWISH)
+  if (act == FB_CONV_POST_SWISH && mode == FB_CUDNN_POINTWISE_SWISH_FWD)
     set (b, pw, FB_CUDNN_ATTR_POINTWISE_SWISH_BETA, FB_CUDNN_TYPE_DOUBLE, 1, &param, "Swish's beta");
   set (b, pw, FB_CUDNN_ATTR_POINTWISE_MATH_PREC, FB_CUDNN_TYPE_DATA_TYPE, 1, &precision,
        "pointwise precision");
@@ -130,6 +143,65 @@ pointwise (Builder *b, int mode, int64_t act, double param, cudnnBackendDescript
        "pointwise output");
   finalize (b, op, "a pointwise node");
   return op;
+}
+
+/* The by-value operands of cg's activation, in the order of their unique ids from UID_SCALAR:
+ * a Clip's bound; a HardSwish's slope, offset and upper bound. Returns how many. */
+static int
+scalar_values (const FbCudnnConvGraph *cg, float values[MAX_SCALARS])
+{
+  if (cg->act == FB_CONV_POST_CLIP)
+    {
+      values[0] = (float) cg->act_param;
+      return 1;
+    }
+  if (cg->act == FB_CONV_POST_HARD_SWISH)
+    {
+      values[0] = 1.0f / 6;   /* fb_conv_desc_valid holds ONNX's constants */
+      values[1] = 0.5f;
+      values[2] = 1.0f;
+      return 3;
+    }
+  return 0;
+}
+
+/* The epilogue as pointwise steps, each reading the step before and its other operand: a
+ * tensor in memory, a by-value scalar, or the activation's own input t. A Clip (0, upper) is a
+ * Relu then a Min with the bound: measured, cuDNN's Relu with an upper clip ran slower than the
+ * convolution and a generated pass after it. A HardSwish is t * min (relu (t / 6 + 1/2), 1).
+ * Returns how many steps. */
+static int
+epilogue_steps (const FbCudnnConvGraph *cg, const int64_t *bdims, const int64_t *ydims,
+                Step steps[MAX_STEPS])
+{
+  int n = 0;
+  if (cg->bias)
+    steps[n++] = (Step) { FB_CUDNN_POINTWISE_ADD, OTHER_TENSOR, UID_BIAS, bdims };
+  if (cg->z)
+    steps[n++] = (Step) { FB_CUDNN_POINTWISE_ADD, OTHER_TENSOR, UID_Z, ydims };
+  switch (cg->act)
+    {
+    case FB_CONV_POST_RELU:
+      steps[n++] = (Step) { FB_CUDNN_POINTWISE_RELU_FWD, OTHER_NONE, 0, NULL };
+      break;
+    case FB_CONV_POST_CLIP:
+      steps[n++] = (Step) { FB_CUDNN_POINTWISE_RELU_FWD, OTHER_NONE, 0, NULL };
+      steps[n++] = (Step) { FB_CUDNN_POINTWISE_MIN, OTHER_SCALAR, UID_SCALAR, NULL };
+      break;
+    case FB_CONV_POST_SWISH:
+      steps[n++] = (Step) { FB_CUDNN_POINTWISE_SWISH_FWD, OTHER_NONE, 0, NULL };
+      break;
+    case FB_CONV_POST_HARD_SWISH:
+      steps[n++] = (Step) { FB_CUDNN_POINTWISE_MUL, OTHER_SCALAR, UID_SCALAR, NULL };
+      steps[n++] = (Step) { FB_CUDNN_POINTWISE_ADD, OTHER_SCALAR, UID_SCALAR + 1, NULL };
+      steps[n++] = (Step) { FB_CUDNN_POINTWISE_RELU_FWD, OTHER_NONE, 0, NULL };
+      steps[n++] = (Step) { FB_CUDNN_POINTWISE_MIN, OTHER_SCALAR, UID_SCALAR + 2, NULL };
+      steps[n++] = (Step) { FB_CUDNN_POINTWISE_MUL, OTHER_ACT_INPUT, 0, NULL };
+      break;
+    default:
+      break;
+    }
+  return n;
 }
 
 /* The largest power of two up to 16 that divides every address the plan reads or writes. */
@@ -170,15 +242,14 @@ _fb_cudnn_conv_plans_new (const FbCudnnGraph *g, cudnnHandle_t handle, const FbC
   int64_t wdims[4] = { d->co, d->c / d->groups, d->kh, d->kw };
   int64_t ydims[4] = { d->n, d->co, d->oh, d->ow };
   int64_t bdims[4] = { 1, d->co, 1, 1 };
-  /* A Clip (0, upper) is a Relu then a Min with the bound: measured, cuDNN's Relu with an upper
-   * clip ran slower than the convolution and a generated pass after it. */
-  gboolean clip = cg->act == FB_CONV_POST_CLIP;
-  int n_ops = 1 + (cg->bias != 0) + (cg->z != 0) + (cg->act != FB_CONV_POST_NONE) + clip;
-
   cudnnBackendDescriptor_t x = tensor (&b, UID_X, xdims, cg->nchw, FALSE, align);
   /* Weights OIHW as the bundle stores them, or KRSC where the phase reordered them. */
   cudnnBackendDescriptor_t w = tensor (&b, UID_W, wdims, !cg->krsc, FALSE, align);
   cudnnBackendDescriptor_t y = tensor (&b, UID_Y, ydims, cg->nchw, FALSE, align);
+
+  Step steps[MAX_STEPS];
+  int n_steps = epilogue_steps (cg, bdims, ydims, steps);
+  int n_ops = 1 + n_steps;
   int64_t next_virtual = UID_VIRTUAL;
   cudnnBackendDescriptor_t out = n_ops == 1 ? y : tensor (&b, next_virtual++, ydims, cg->nchw,
                                                           TRUE, align);
@@ -198,7 +269,7 @@ _fb_cudnn_conv_plans_new (const FbCudnnGraph *g, cudnnHandle_t handle, const FbC
   finalize (&b, conv, "the convolution");
 
   float one = 1.0f, zero = 0.0f;
-  cudnnBackendDescriptor_t ops[5];
+  cudnnBackendDescriptor_t ops[1 + MAX_STEPS];
   int k = 0;
   cudnnBackendDescriptor_t fwd = make (&b, FB_CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR,
                                        "the convolution node");
@@ -215,29 +286,24 @@ _fb_cudnn_conv_plans_new (const FbCudnnGraph *g, cudnnHandle_t handle, const FbC
   finalize (&b, fwd, "the convolution node");
   ops[k++] = fwd;
 
-  /* The epilogue, one pointwise node per step; the last writes y. */
-  static const int64_t scalar[1] = { 1 };   /* marks the by-value operand */
-  struct { gboolean on; int mode; int64_t act; int64_t uid; const int64_t *dims; } steps[] = {
-    { cg->bias != 0, FB_CUDNN_POINTWISE_ADD, FB_CONV_POST_NONE, UID_BIAS, bdims },
-    { cg->z != 0, FB_CUDNN_POINTWISE_ADD, FB_CONV_POST_NONE, UID_Z, ydims },
-    { cg->act != FB_CONV_POST_NONE,
-      cg->act == FB_CONV_POST_SWISH ? FB_CUDNN_POINTWISE_SWISH_FWD : FB_CUDNN_POINTWISE_RELU_FWD,
-      cg->act, 0, NULL },
-    { clip, FB_CUDNN_POINTWISE_MIN, FB_CONV_POST_NONE, UID_UPPER, scalar },
-  };
-  for (guint s = 0; s < G_N_ELEMENTS (steps); s++)
+  /* The activation's input: what the steps before the first activation step made. */
+  cudnnBackendDescriptor_t act_input = out;
+  int first_act_step = (cg->bias != 0) + (cg->z != 0);
+  for (int s = 0; s < n_steps; s++)
     {
-      if (!steps[s].on)
-        continue;
-      gboolean last = k == n_ops - 1;
+      if (s == first_act_step)
+        act_input = out;
+      gboolean last = s == n_steps - 1;
       cudnnBackendDescriptor_t other =
-        steps[s].dims == scalar ? scalar_by_value (&b, steps[s].uid)
-        : steps[s].dims ? tensor (&b, steps[s].uid, steps[s].dims,
-                                  steps[s].dims == bdims ? TRUE : cg->nchw, FALSE, align)
+        steps[s].other == OTHER_SCALAR ? scalar_by_value (&b, steps[s].uid)
+        : steps[s].other == OTHER_TENSOR ? tensor (&b, steps[s].uid, steps[s].dims,
+                                                   steps[s].dims == bdims ? TRUE : cg->nchw,
+                                                   FALSE, align)
+        : steps[s].other == OTHER_ACT_INPUT ? act_input
         : NULL;
       cudnnBackendDescriptor_t result = last ? y : tensor (&b, next_virtual++, ydims, cg->nchw,
                                                            TRUE, align);
-      ops[k++] = pointwise (&b, steps[s].mode, steps[s].act, cg->act_param, out, other, result);
+      ops[k++] = pointwise (&b, steps[s].mode, cg->act, cg->act_param, out, other, result);
       out = result;
     }
 
@@ -330,13 +396,14 @@ cudnnStatus_t
 _fb_cudnn_conv_plan_run (const FbCudnnGraph *g, cudnnHandle_t handle, const FbCudnnConvGraph *cg,
                          FbCudnnConvPlan *plan, CUdeviceptr workspace)
 {
-  if (plan->pack == NULL || plan->pack_workspace != workspace || plan->pack_upper != &plan->upper)
+  if (plan->pack == NULL || plan->pack_workspace != workspace ||
+      plan->pack_scalars != plan->scalars)
     {
       if (plan->pack)
         g->DestroyDescriptor (plan->pack);
       plan->pack = NULL;
-      int64_t uids[6];
-      void *ptrs[6];
+      int64_t uids[5 + MAX_SCALARS];
+      void *ptrs[5 + MAX_SCALARS];
       int n = 0;
       uids[n] = UID_X, ptrs[n++] = (void *) cg->x;
       uids[n] = UID_W, ptrs[n++] = (void *) cg->w;
@@ -345,9 +412,9 @@ _fb_cudnn_conv_plan_run (const FbCudnnGraph *g, cudnnHandle_t handle, const FbCu
         uids[n] = UID_BIAS, ptrs[n++] = (void *) cg->bias;
       if (cg->z)
         uids[n] = UID_Z, ptrs[n++] = (void *) cg->z;
-      plan->upper = (float) cg->act_param;
-      if (cg->act == FB_CONV_POST_CLIP)
-        uids[n] = UID_UPPER, ptrs[n++] = &plan->upper;
+      int n_scalars = scalar_values (cg, plan->scalars);
+      for (int i = 0; i < n_scalars; i++)
+        uids[n] = UID_SCALAR + i, ptrs[n++] = &plan->scalars[i];
       void *ws = (void *) workspace;
       cudnnBackendDescriptor_t pack = NULL;
       cudnnStatus_t s = g->CreateDescriptor (FB_CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &pack);
@@ -368,7 +435,7 @@ _fb_cudnn_conv_plan_run (const FbCudnnGraph *g, cudnnHandle_t handle, const FbCu
         }
       plan->pack = pack;
       plan->pack_workspace = workspace;
-      plan->pack_upper = &plan->upper;
+      plan->pack_scalars = plan->scalars;
     }
   return g->Execute (handle, plan->plan, plan->pack);
 }

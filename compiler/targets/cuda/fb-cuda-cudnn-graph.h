@@ -17,16 +17,19 @@ typedef struct {
   gboolean              nchw;     /* activations' layout */
   gboolean              krsc;     /* weights channels-last (KRSC), else OIHW */
   CUdeviceptr           x, w, y, bias, z;
-  int64_t               act;        /* FB_CONV_POST_NONE, _RELU, _SWISH or _CLIP */
+  int64_t               act;        /* FB_CONV_POST_NONE, _RELU, _SWISH, _CLIP or _HARD_SWISH */
   double                act_param;  /* Swish's alpha (cuDNN's beta), Clip's upper bound */
 } FbCudnnConvGraph;
+
+#define FB_CUDNN_CONV_MAX_SCALARS 3
 
 typedef struct {
   cudnnBackendDescriptor_t plan;
   cudnnBackendDescriptor_t pack;            /* made on the first run, for its workspace */
   CUdeviceptr              pack_workspace;
-  float                    upper;           /* a Clip's bound, the Min's by-value operand */
-  const float             *pack_upper;      /* the address the pack holds: a moved plan makes
+  /* The by-value operands: a Clip's bound; a HardSwish's slope, offset and upper bound. */
+  float                    scalars[FB_CUDNN_CONV_MAX_SCALARS];
+  const float             *pack_scalars;    /* the address the pack holds: a moved plan makes
                                              * its pack again */
   int64_t                  engine;          /* cuDNN's global engine index, for notes */
   size_t                   workspace;

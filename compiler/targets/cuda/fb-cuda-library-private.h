@@ -36,6 +36,12 @@ struct _FbCudaLibPhase {
   FbCudnnConvPlans            *plans;         /* the chosen plan is plans->plans[0] */
   CUdeviceptr                  zero_bias;     /* a bias of zeros when the fused call needs one */
   CUdeviceptr                  own_filter;    /* the weights reordered channels-last, or 0 */
+  /* A HardSwish as legacy calls, made only where cuDNN's graph ran none of its plans: y's
+   * size of scratch, then a float of 1 the Add broadcasts (fb-cuda-conv.c). */
+  cudnnOpTensorDescriptor_t    hs_add, hs_mul;
+  cudnnActivationDescriptor_t  hs_clip;
+  cudnnTensorDescriptor_t      hs_scalar;
+  CUdeviceptr                  hs_scratch;
   char                        *choice;        /* which way, and the times of the others */
   /* both */
   size_t       workspace;
@@ -50,5 +56,7 @@ gboolean    _fb_cuda_conv_new      (FbCudaLibs *libs, FbCudaLibPhase *p, const F
 gboolean    _fb_cuda_conv_run      (FbCudaLibs *libs, FbCudaLibPhase *p, CUdeviceptr workspace,
                                     size_t workspace_bytes, GError **error);
 const char *_fb_cuda_conv_way_name (const FbCudaLibPhase *p);
+/* Frees what the cuDNN side of p made (its descriptors, plans and buffers). */
+void        _fb_cuda_conv_free     (FbCudaLibs *libs, FbCudaLibPhase *p);
 
 G_END_DECLS

@@ -198,27 +198,7 @@ _fb_cuda_lib_phase_free (FbCudaLibs *libs, FbCudaLibPhase *p)
       if (p->lc)
         libs->lt->MatrixLayoutDestroy (p->lc);
     }
-  if (libs->dnn)
-    {
-      if (p->xd)
-        libs->dnn->DestroyTensorDescriptor (p->xd);
-      if (p->yd)
-        libs->dnn->DestroyTensorDescriptor (p->yd);
-      if (p->bd)
-        libs->dnn->DestroyTensorDescriptor (p->bd);
-      if (p->wd)
-        libs->dnn->DestroyFilterDescriptor (p->wd);
-      if (p->cd)
-        libs->dnn->DestroyConvolutionDescriptor (p->cd);
-      if (p->ad)
-        libs->dnn->DestroyActivationDescriptor (p->ad);
-    }
-  if (p->plans)
-    _fb_cudnn_conv_plans_free (_fb_cuda_cudnn_graph (NULL), p->plans);
-  if (p->zero_bias)
-    libs->cu->MemFree (p->zero_bias);
-  if (p->own_filter)
-    libs->cu->MemFree (p->own_filter);
+  _fb_cuda_conv_free (libs, p);
   g_free (p->choice);
   g_free (p->name);
   g_free (p);
