@@ -14,7 +14,8 @@
  * legacy plain forward with the epilogue as separate legacy calls, the whole chain as one cuDNN
  * graph (each engine its heuristics offer), and the convolution alone as a graph with the
  * legacy epilogue after it. A module with several convolutions of one shape times the shape
- * once. FUSEBENCH_CUDA_TRACE=1 prints every way's time to stderr. */
+ * once. FUSEBENCH_CUDA_TRACE=1 prints every way's time to stderr; FUSEBENCH_CUDA_CONV_GRAPH=off
+ * leaves the graph's plans out. */
 #include "fb-cuda-library-private.h"
 
 #include <stdio.h>
@@ -346,6 +347,10 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbConvDesc *d, GErro
       }
   const char *graph_missing = NULL;
   gboolean have_graph = _fb_cuda_cudnn_graph (&graph_missing) != NULL;
+  /* FUSEBENCH_CUDA_CONV_GRAPH=off offers none of the graph's plans: the legacy ways alone, to
+   * measure them or to run what stands in where the graph takes none (a HardSwish's calls). */
+  gboolean graph_plans = have_graph &&
+                         g_strcmp0 (g_getenv ("FUSEBENCH_CUDA_CONV_GRAPH"), "off") != 0;
   /* An epilogue after the forward cannot read a residual the forward has overwritten. A
    * HardSwish has no legacy activation: its legacy calls (three passes over scratch) are
    * offered only where cuDNN's graph took none of its plans. */
@@ -355,7 +360,7 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbConvDesc *d, GErro
   if (libs->conv_choices == NULL)
     libs->conv_choices = _fb_cuda_timing_cache_load (libs);
   FbCudaConvChoice *known = g_hash_table_lookup (libs->conv_choices, key);
-  if (have_graph && (known == NULL || known->way == WAY_GRAPH))
+  if (graph_plans && (known == NULL || known->way == WAY_GRAPH))
     add_graph_candidates (libs, p, WAY_GRAPH, candidates, sets, notes);
   if (hard_swish && can_split)
     {
@@ -368,7 +373,7 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbConvDesc *d, GErro
       ConvCandidate split = { WAY_LEGACY_SPLIT, legacy_algo[i], legacy_math[i], NULL, 0, 0, -1 };
       g_array_append_val (candidates, split);
     }
-  if (have_graph && can_split && (known == NULL || known->way == WAY_GRAPH_SPLIT))
+  if (graph_plans && can_split && (known == NULL || known->way == WAY_GRAPH_SPLIT))
     add_graph_candidates (libs, p, WAY_GRAPH_SPLIT, candidates, sets, notes);
   if (!have_graph)
     g_string_append_printf (notes, "; no graph API: %s", graph_missing);
