@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The ways the cuda target chose for its convolutions (and cuBLASLt algorithms for its matrix
- * products), kept in a file so that another process runs the same kernels: cuDNN's engines are picked by timing them when a module is made, and
- * timings that differ (under Nsight Compute, on a busy GPU) pick other engines, so a profile and
- * a later run of the same model would not run the same kernels. FUSEBENCH_CUDA_TIMING_CACHE=FILE
+ * products), kept in a file so that another process runs the same kernels: cuDNN's engines and
+ * cuBLASLt's algorithms are picked by timing them when a module is made, and timings that
+ * differ (under Nsight Compute, on a busy GPU) pick others, so a profile and a later run of
+ * the same model would not run the same kernels. FUSEBENCH_CUDA_TIMING_CACHE=FILE
  * reads FILE's choices before timing (a shape found there is not timed again) and writes the
  * module's choices back to it; unset, every module times afresh.
  *
