@@ -56,22 +56,6 @@ gboolean    _fb_cuda_conv_new      (FbCudaLibs *libs, FbCudaLibPhase *p, const F
 gboolean    _fb_cuda_conv_run      (FbCudaLibs *libs, FbCudaLibPhase *p, CUdeviceptr workspace,
                                     size_t workspace_bytes, GError **error);
 const char *_fb_cuda_conv_way_name (const FbCudaLibPhase *p);
-/* A run of a phase's way being timed (data: the caller's). */
-typedef gboolean (*FbCudaTimedRun) (FbCudaLibs *libs, gpointer data, GError **error);
-
-/* The median time of run in µs, after two warm-ups; -1 when a run fails (the first failure in
- * *error). */
-double      _fb_cuda_time_median   (FbCudaLibs *libs, FbCudaTimedRun run, gpointer data,
-                                    GError **error);
-/* A matrix product's entry among the convolutions' choices (and in the timing cache): its
- * algo is the index of cuBLASLt's heuristic result. Past the convolutions' ways. */
-#define FB_CUDA_GEMM_CHOICE 8
-
-/* Which of cuBLASLt's n heuristic results for p runs fastest, timed on p's buffers once per
- * shape (or taken from the timing cache); 0 (cuBLASLt's first) when there is one, or with
- * FUSEBENCH_CUDA_GEMM_TIMING=off. Leaves p->algo set to some result: the caller sets it. */
-int         _fb_cuda_gemm_choose   (FbCudaLibs *libs, FbCudaLibPhase *p, const char *shape,
-                                    const cublasLtMatmulHeuristicResult_t *results, int n);
 /* Frees what the cuDNN side of p made (its descriptors, plans and buffers). */
 void        _fb_cuda_conv_free     (FbCudaLibs *libs, FbCudaLibPhase *p);
 

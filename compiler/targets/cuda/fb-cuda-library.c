@@ -65,9 +65,6 @@ layout (const FbCublasLt *lt, cublasLtMatrixLayout_t *l, uint64_t rows, uint64_t
 }
 
 #define LT_WORKSPACE ((size_t) 32 << 20)
-/* How many of cuBLASLt's heuristic results are timed: its first is not always its fastest
- * (fb-cuda-tune.c). */
-#define LT_ALGOS 8
 
 static gboolean
 gemm_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKGemm *g, GError **error)
@@ -106,13 +103,13 @@ gemm_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKGemm *g, GError **error)
     return FALSE;
   cublasLtMatmulPreference_t pref = NULL;
   size_t ws = LT_WORKSPACE;
-  cublasLtMatmulHeuristicResult_t result[LT_ALGOS];
+  cublasLtMatmulHeuristicResult_t result[1];
   int returned = 0;
   gboolean ok = lt_ok (lt->MatmulPreferenceCreate (&pref), p, "preference", error) &&
                 lt_ok (lt->MatmulPreferenceSetAttribute (pref, FB_CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                          &ws, sizeof ws), p, "workspace", error) &&
                 lt_ok (lt->MatmulAlgoGetHeuristic (libs->lt_handle, p->desc, p->la, p->lb, p->lc,
-                                                   p->lc, pref, LT_ALGOS, result, &returned),
+                                                   p->lc, pref, 1, result, &returned),
                        p, "heuristic", error);
   if (pref)
     lt->MatmulPreferenceDestroy (pref);
@@ -124,17 +121,9 @@ gemm_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKGemm *g, GError **error)
                    "kernel %s: cuBLASLt has no algorithm for this product", p->name);
       return FALSE;
     }
+  p->algo = result[0].algo;
+  p->workspace = result[0].workspaceSize;
   p->alpha = (float) g->alpha;
-  /* Products of one shape (a transformer's layers) are timed once. */
-  g_autofree char *key = g_strdup_printf (
-    "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %d%d %" G_GINT64_FORMAT
-    " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
-    " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %u %d %g", g->m, g->n, g->k, g->ta != 0,
-    g->tb != 0, g->lda, g->ldb, g->ldc, g->batch, g->stride_a, g->stride_b, g->stride_c,
-    epilogue, compute, g->alpha);
-  int chosen = _fb_cuda_gemm_choose (libs, p, key, result, returned);
-  p->algo = result[chosen].algo;
-  p->workspace = result[chosen].workspaceSize;
   return TRUE;
 }
 

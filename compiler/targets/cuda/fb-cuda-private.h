@@ -26,8 +26,7 @@ typedef struct {
   gboolean          strict_float32;
   gboolean          tf32_matmul;    /* matrix products in TF32 (strict_float32 overrides) */
   GHashTable       *conv_choices;   /* convolution shape -> FbCudaConvChoice, the way timed
-                                       fastest, and "gemm SHAPE" -> the cuBLASLt algorithm
-                                       (fb-cuda-tune.c); NULL until the first is needed */
+                                       fastest; NULL until the first convolution */
   gboolean          choices_timed;  /* a choice was timed here: the timing cache is behind */
   char             *device_tag;     /* the device, as the cubin and timing caches key it */
 } FbCudaLibs;

@@ -154,12 +154,9 @@ fb_cuda_timing_cache_write (const char *path, const char *device_tag, GHashTable
 static char *
 libs_tag (const FbCudaLibs *libs)
 {
-  /* A module of matrix products alone has not opened cuDNN: its version names the file all the
-   * same, so that one file serves every model. */
-  const FbCudnn *dnn = libs->dnn ? libs->dnn : _fb_cuda_cudnn (NULL);
-  if (libs->device_tag == NULL || dnn == NULL)
+  if (libs->device_tag == NULL || libs->dnn == NULL)
     return NULL;
-  return g_strdup_printf ("%s, cuDNN %zu", libs->device_tag, dnn->GetVersion ());
+  return g_strdup_printf ("%s, cuDNN %zu", libs->device_tag, libs->dnn->GetVersion ());
 }
 
 GHashTable *
@@ -173,7 +170,7 @@ _fb_cuda_timing_cache_load (FbCudaLibs *libs)
     return choices;
   if (!fb_cuda_timing_cache_read (path, tag, choices, &error) &&
       !g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-    fprintf (stderr, "fusebench: timing cache not used, the library calls are timed again: %s\n",
+    fprintf (stderr, "fusebench: timing cache not used, the convolutions are timed again: %s\n",
              error->message);
   return choices;
 }

@@ -1,17 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The ways the cuda target chose for its convolutions (and cuBLASLt algorithms for its matrix
- * products), kept in a file so that another process runs the same kernels: cuDNN's engines and
- * cuBLASLt's algorithms are picked by timing them when a module is made, and timings that
- * differ (under Nsight Compute, on a busy GPU) pick others, so a profile and a later run of
- * the same model would not run the same kernels. FUSEBENCH_CUDA_TIMING_CACHE=FILE
+/* The ways the cuda target chose for its convolutions, kept in a file so that another process
+ * runs the same kernels: cuDNN's engines are picked by timing them when a module is made, and
+ * timings that differ (under Nsight Compute, on a busy GPU) pick other engines, so a profile and
+ * a later run of the same model would not run the same kernels. FUSEBENCH_CUDA_TIMING_CACHE=FILE
  * reads FILE's choices before timing (a shape found there is not timed again) and writes the
  * module's choices back to it; unset, every module times afresh.
  *
  * The file is text: a first line naming the format, the device and the cuDNN version it was
  * timed with (a file of another device or library is not used), then one line a convolution
  * shape: key, way, algorithm, math type, engine and the choice as described when it was timed,
- * separated by tabs. A matrix product's line (key "gemm SHAPE") holds in its algorithm the
- * index of cuBLASLt's heuristic result that was timed fastest. It is written atomically (a temporary file renamed into place). */
+ * separated by tabs. It is written atomically (a temporary file renamed into place). */
 #pragma once
 
 #include <glib.h>
