@@ -62,8 +62,8 @@ typedef struct {
 int         fb_conv_desc_valid (const FbConvDesc *d);
 
 /* Whether cuDNN runs d's post-ops with the convolution: an Add of a tensor, then one
- * activation, Relu, Swish, HardSwish or Clip from 0 (ReLU6), either one or both, in that order. The
- * activation (FB_CONV_POST_NONE when there is none) and its parameter (Swish's alpha, Clip's
+ * activation, Relu, Swish, HardSwish or Clip from 0 (ReLU6), either one or both, in that order.
+ * The activation (FB_CONV_POST_NONE when there is none) and its parameter (Swish's alpha, Clip's
  * upper bound) go to *act and *param. Returns 1 or 0. */
 int         fb_conv_desc_cudnn_epilogue (const FbConvDesc *d, int64_t *act, double *param);
 

@@ -7,8 +7,8 @@
  *
  * The bias and the sunk elementwise chain become the primitive's post-ops when the chain is
  * a straight line of operations oneDNN has (Relu, LeakyRelu, Clip, Tanh, Sigmoid, Swish,
- * HardSwish, and one Add of a tensor of the output's shape); any other chain is a generated epilogue phase over the
- * convolution's output. */
+ * HardSwish, and one Add of a tensor of the output's shape); any other chain is a generated
+ * epilogue phase over the convolution's output. */
 #include "fb-lower-private.h"
 #include "fb-lower-conv.h"
 

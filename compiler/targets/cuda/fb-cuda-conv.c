@@ -51,6 +51,15 @@ open_cudnn (FbCudaLibs *libs, GError **error)
   return TRUE;
 }
 
+/* Where in a HardSwish's scratch its float of 1 lies: after y's size, aligned. */
+static size_t
+hard_swish_one_at (const FbCudaLibPhase *p)
+{
+  const FbConvDesc *d = p->graph.desc;
+  size_t y_bytes = (size_t) (d->n * d->co * d->oh * d->ow) * sizeof (float);
+  return (y_bytes + 255) & ~(size_t) 255;
+}
+
 /* A HardSwish as legacy calls, for where cuDNN's graph ran none of its plans: s = clip (y + 3,
  * 0, 6) into scratch of y's size, then y = (y / 6) * s. Made when first offered. */
 static gboolean
@@ -58,25 +67,26 @@ hard_swish_legacy_new (FbCudaLibs *libs, FbCudaLibPhase *p, GError **error)
 {
   const FbCudnn *dnn = libs->dnn;
   const FbCudnnGraph *g = _fb_cuda_cudnn_graph (NULL);
-  const FbConvDesc *d = p->graph.desc;
-  size_t y_bytes = (size_t) (d->n * d->co * d->oh * d->ow) * sizeof (float);
-  size_t at = (y_bytes + 255) & ~(size_t) 255;
+  size_t at = hard_swish_one_at (p);
   float one = 1.0f;
   if (p->hs_scratch)
     return TRUE;
   if (!dnn_ok (dnn, g->CreateOpTensorDescriptor (&p->hs_add), p, "tensor op", error) ||
-      !dnn_ok (dnn, g->SetOpTensorDescriptor (p->hs_add, FB_CUDNN_OP_TENSOR_ADD, FB_CUDNN_DATA_FLOAT,
-                                              FB_CUDNN_NOT_PROPAGATE_NAN), p, "tensor op", error) ||
+      !dnn_ok (dnn, g->SetOpTensorDescriptor (p->hs_add, FB_CUDNN_OP_TENSOR_ADD,
+                                              FB_CUDNN_DATA_FLOAT, FB_CUDNN_NOT_PROPAGATE_NAN),
+               p, "tensor op", error) ||
       !dnn_ok (dnn, g->CreateOpTensorDescriptor (&p->hs_mul), p, "tensor op", error) ||
-      !dnn_ok (dnn, g->SetOpTensorDescriptor (p->hs_mul, FB_CUDNN_OP_TENSOR_MUL, FB_CUDNN_DATA_FLOAT,
-                                              FB_CUDNN_NOT_PROPAGATE_NAN), p, "tensor op", error) ||
+      !dnn_ok (dnn, g->SetOpTensorDescriptor (p->hs_mul, FB_CUDNN_OP_TENSOR_MUL,
+                                              FB_CUDNN_DATA_FLOAT, FB_CUDNN_NOT_PROPAGATE_NAN),
+               p, "tensor op", error) ||
       !dnn_ok (dnn, dnn->CreateActivationDescriptor (&p->hs_clip), p, "activation", error) ||
       !dnn_ok (dnn, dnn->SetActivationDescriptor (p->hs_clip, FB_CUDNN_ACTIVATION_CLIPPED_RELU,
                                                   FB_CUDNN_NOT_PROPAGATE_NAN, 6.0), p,
                "activation", error) ||
       !dnn_ok (dnn, dnn->CreateTensorDescriptor (&p->hs_scalar), p, "tensor", error) ||
       !dnn_ok (dnn, dnn->SetTensor4dDescriptor (p->hs_scalar, FB_CUDNN_TENSOR_NCHW,
-                                                FB_CUDNN_DATA_FLOAT, 1, 1, 1, 1), p, "tensor", error))
+                                                FB_CUDNN_DATA_FLOAT, 1, 1, 1, 1),
+               p, "tensor", error))
     return FALSE;
   return _fb_cuda_check (libs->cu, libs->cu->MemAlloc (&p->hs_scratch, at + sizeof one), error,
                          "kernel %s: scratch for its HardSwish", p->name) &&
@@ -88,9 +98,7 @@ static gboolean
 hard_swish_legacy (FbCudaLibs *libs, FbCudaLibPhase *p, GError **error)
 {
   const FbCudnnGraph *g = _fb_cuda_cudnn_graph (NULL);
-  const FbConvDesc *d = p->graph.desc;
-  size_t y_bytes = (size_t) (d->n * d->co * d->oh * d->ow) * sizeof (float);
-  CUdeviceptr one_at = p->hs_scratch + ((y_bytes + 255) & ~(size_t) 255);
+  CUdeviceptr one_at = p->hs_scratch + hard_swish_one_at (p);
   float one = 1.0f, three = 3.0f, sixth = 1.0f / 6, zero = 0.0f;
   void *y = (void *) p->y, *s = (void *) p->hs_scratch;
   return dnn_ok (libs->dnn, g->OpTensor (libs->dnn_handle, p->hs_add, &one, p->yd, y, &three,
