@@ -17,7 +17,8 @@
 #             kernels by ncu_compare.py: duration (the tracer's and the range profiler's), DRAM
 #             bytes read and written, and bytes written into the L2, 20 kernels each; every run
 #             shares one timing cache (FUSEBENCH_CUDA_TIMING_CACHE), so ncu sees the engines the
-#             profile ran
+#             profile ran; ncu runs twice, with the caches as left and flushed before each
+#             kernel (FB_NCU_CLOCKS=1: a third time with the clocks locked to base)
 #   torch     the eager baseline (fusion passes off, kernel by kernel) of torchvision's ResNet-50
 #             and of BERT-base, busy share against PyTorch eager under its own profiler
 # FB_EXPORT names the models torch_models.py exports (default "bert vit resnet50").
