@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Hardware counters per kernel from CUPTI's range profiler (auto ranges: one range a kernel;
- * kernel replay: each kernel run as often as its counters need): DRAM bytes read and written,
- * the kernel's duration and its SM throughput. A separate run after the timing run, since
- * replaying kernels changes their timing.
+ * user replay: the caller launches the same kernels once per pass, with the caches as its own
+ * kernels leave them): DRAM bytes read and written, the kernel's duration and its SM
+ * throughput. A separate run after the timing run, since counting serializes the kernels.
  *
  * The decoded counter data can be saved with what reading it needs (the chip's name and its
  * counter availability) and evaluated again on a machine without a GPU, through the same
@@ -31,7 +31,12 @@ GArray          *fb_gpu_counters_array_new     (void);
  * be had: no permission, another profiler attached, an unsupported GPU, no CUPTI. */
 FbCuptiCounters *fb_cupti_counters_start       (gpointer context, guint device_index,
                                                 guint max_ranges, GError **error);
-/* Stops, decodes and evaluates: FbGpuCounters per kernel in launch order. When save_path is
+/* Ends the pass whose kernels were launched since start (or since the last call): 1 when CUPTI
+ * needs the same kernels launched again (the next pass has begun), 0 when it has every pass,
+ * -1 with error set. */
+int              fb_cupti_counters_end_pass    (FbCuptiCounters *counters, GError **error);
+/* Stops (ending the pass, which must be the last), decodes and evaluates: FbGpuCounters per
+ * kernel in launch order. When save_path is
  * given the decoded data is also written there (atomically). Frees counters either way. */
 GArray          *fb_cupti_counters_stop        (FbCuptiCounters *counters, const char *save_path,
                                                 GError **error);

@@ -8,9 +8,9 @@
  * eagerly when asked);
  * a replay's kernels all name the one graph launch, so they get their owners from the
  * reference by their sequence of function names (fb_gpu_match_owners). With counters, one
- * more inference runs under CUPTI's range profiler (kernel replay), after the timing, since
- * replaying kernels changes their timing; its ranges come in launch order, the reference's
- * order.
+ * more inference per counter pass runs kernel by kernel under CUPTI's range profiler, after
+ * the timing, since counting serializes the kernels; its ranges come in launch order, the
+ * reference's order.
  *
  * The tracer slows what it watches, most of all the gaps between kernels and the start of a
  * replay, so before CUPTI is even loaded the same graph is compiled once more and replayed
@@ -359,7 +359,7 @@ profile_with (const FbBackend *backend, FbCupti *cupti, GPtrArray *stages,
 
   if (options && options->counters)
     {
-      report (progress, data, 0.9, "counting DRAM traffic (kernel replay)");
+      report (progress, data, 0.9, "counting DRAM traffic (inferences replayed per counter pass)");
       g_autoptr(GPtrArray) ref_kernels = device_kernels (reference);
       g_autoptr(GError) why = NULL;
       g_autoptr(GArray) ranges = NULL;
@@ -369,9 +369,15 @@ profile_with (const FbBackend *backend, FbCupti *cupti, GPtrArray *stages,
                                  MAX (ref_kernels->len, 1), &why);
       if (counters)
         {
-          /* Kernel by kernel, in the reference's order: ranges come in launch order. */
+          /* Kernel by kernel, in the reference's order: ranges come in launch order. One
+           * inference per pass CUPTI asks for. */
           trace->set_launch_eagerly (module->compiled, TRUE);
-          gboolean ran = run_once (backend, module->compiled, inputs, cancellable, &why);
+          gboolean ran;
+          int more = 1;
+          do
+            ran = run_once (backend, module->compiled, inputs, cancellable, &why) &&
+                  (more = fb_cupti_counters_end_pass (counters, &why)) >= 0;
+          while (ran && more > 0);
           trace->set_launch_eagerly (module->compiled, eager);
           ranges = fb_cupti_counters_stop (counters, NULL, ran ? &why : NULL);
           if (!ran)

@@ -240,9 +240,20 @@ main (int argc, char **argv)
       fprintf (stderr, "record-cupti-fixture: %s\n", error->message);
       return 1;
     }
-  if (launch_plan (&d, NULL, fn, bx, by, N_LARGE, stream) != 0)
-    return 1;
-  CHECK (d.sync ());
+  int more;
+  do
+    {
+      if (launch_plan (&d, NULL, fn, bx, by, N_LARGE, stream) != 0)
+        return 1;
+      CHECK (d.sync ());
+      more = fb_cupti_counters_end_pass (counters, &error);
+      if (more < 0)
+        {
+          fprintf (stderr, "record-cupti-fixture: %s\n", error->message);
+          return 1;
+        }
+    }
+  while (more > 0);
   g_autofree char *counters_path = g_strconcat (argv[1], ".counters", NULL);
   g_autoptr(GArray) ranges = fb_cupti_counters_stop (counters, counters_path, &error);
   if (ranges == NULL)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Our kernel durations and DRAM bytes against Nsight Compute's on the same kernels.
 
-    ncu_compare.py PROFILE.json NCU.csv RUNS [--bytes-csv NCU2.csv] [--top N] [--label NAME]
+    ncu_compare.py PROFILE.json NCU.csv RUNS [--bytes-csv NCU2.csv] [--ncu-again NCU3.csv]
+                   [--top N] [--label NAME]
 
 PROFILE.json: `fusebench profile --target cuda --counters` of a model: per plan kernel its DRAM
 bytes from CUPTI's range profiler, and a timeline of the median traced replay whose spans name
@@ -14,7 +15,9 @@ The last replay's kernels are matched to the timeline's kernel spans by their fu
 order (copies and memsets are no ncu kernels); each plan kernel's figures are summed over its
 device kernels. --bytes-csv takes the DRAM bytes from another ncu run of the same command (one
 with --cache-control all, say). Prints one row per plan kernel for the N slowest (default 20)
-with the ratio ours / ncu, and a summary line: how many are within 5 %.
+with the ratio ours / ncu, and a summary line: how many are within 5 %. --ncu-again adds a line
+of the same counts for ncu against another of its own runs (NCU3.csv / NCU.csv, same kernels):
+the reference's own repeatability, the bound no agreement with it can beat.
 """
 import argparse
 import collections
@@ -115,6 +118,8 @@ def main():
     ap.add_argument("ncu")
     ap.add_argument("runs", type=int)
     ap.add_argument("--bytes-csv")
+    ap.add_argument("--ncu-again", help="a second ncu run of the same command (another replay "
+                    "mode, say): how far ncu agrees with itself on the same kernels")
     ap.add_argument("--top", type=int, default=20)
     ap.add_argument("--label", default="")
     a = ap.parse_args()
@@ -184,6 +189,22 @@ def main():
 
     print(f"{a.label} summary: time (trace) {within(0)}; time (counters) {within(1)}; "
           f"DRAM read {within(2)}; DRAM write {within(3)}; written into the L2 {within(4)}")
+
+    if a.ncu_again:
+        again = last_replay(read_ncu(a.ncu_again), a.runs, "again")
+        sums = {}
+        for i, j in align(ours, again):
+            e = sums.setdefault(ours[i][2], [0.0, 0.0, 0.0])
+            for m in range(3):
+                e[m] += again[j][1 + m]
+        rows = []
+        for k, e in whole[:a.top]:
+            o = sums.get(k["id"])
+            first = (e["ncu_us"] * 1e3, e["rd"], e["wr"])
+            rows.append(tuple(o[m] / first[m] if o and first[m] > 0 else nan for m in range(3)))
+        print(f"{a.label} ncu against itself ({a.ncu_again.rsplit('/', 1)[-1]} / "
+              f"{a.ncu.rsplit('/', 1)[-1]}, the same kernels): time {within(0)}; "
+              f"DRAM read {within(1)}; DRAM write {within(2)}")
 
 
 if __name__ == "__main__":

@@ -17,8 +17,10 @@
 #             kernels by ncu_compare.py: duration (the tracer's and the range profiler's), DRAM
 #             bytes read and written, and bytes written into the L2, 20 kernels each; every run
 #             shares one timing cache (FUSEBENCH_CUDA_TIMING_CACHE), so ncu sees the engines the
-#             profile ran; ncu runs twice, with the caches as left and flushed before each
-#             kernel (FB_NCU_CLOCKS=1: a third time with the clocks locked to base)
+#             profile ran; ncu runs three times: kernel replay with the caches as left and
+#             flushed before each kernel, and application replay (the whole run once per pass,
+#             caches as left: how the range profiler counts) (FB_NCU_CLOCKS=1: once more with
+#             the clocks locked to base)
 #   torch     the eager baseline (fusion passes off, kernel by kernel) of torchvision's ResNet-50
 #             and of BERT-base, busy share against PyTorch eager under its own profiler
 # FB_EXPORT names the models torch_models.py exports (default "bert vit resnet50").
@@ -95,22 +97,30 @@ compare_ncu () {  # name
   # memory it restores, so its durations are a cold kernel's. FB_NCU_CLOCKS=1 adds a run with
   # the clocks locked to base (2026-12-02: the range profiler's durations are not base-clock
   # ones; bench/gpu-cross-check/NOTES.md).
-  local run clock tag runs="none:none all:none"
-  [ "${FB_NCU_CLOCKS:-0}" = 1 ] && runs="$runs none:base"
+  # The range profiler replays whole inferences (user replay, nothing restored), so its DRAM
+  # bytes are those of the caches as the kernels before left them: ncu's application replay
+  # (the whole run once per pass) with the caches left alone is the run to hold them to.
+  local run clock tag replay runs="none:none:kernel all:none:kernel none:none:application"
+  [ "${FB_NCU_CLOCKS:-0}" = 1 ] && runs="$runs none:base:kernel"
   for run in $runs; do
-    cache=${run%%:*} clock=${run##*:}
+    IFS=: read -r cache clock replay <<< "$run"
     tag=$cache; [ "$clock" = none ] || tag=clock-$clock
-    timeout 200 ncu --profile-from-start off --clock-control $clock --cache-control $cache \
+    [ "$replay" = kernel ] || tag=$tag-$replay
+    timeout 300 ncu --profile-from-start off --clock-control $clock --cache-control $cache \
+      --replay-mode $replay \
       --print-units base --csv --page raw \
       --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_write.sum,gpc__cycles_elapsed.avg.per_second \
       "$fb" run "$c/model.onnx" --target cuda --input-dir "$(input_dir "$name")" --iterations 1 \
       > "$res/ncu-$name-$tag.csv" 2> "$res/ncu-$name-$tag.err"
-    say "ncu $name, cache control $cache, clock control $clock: rc $? $(grep -c '^"' "$res/ncu-$name-$tag.csv") CSV rows $(grep -i error "$res/ncu-$name-$tag.err" | head -c 300)"
+    say "ncu $name, cache control $cache, clock control $clock, $replay replay: rc $? $(grep -c '^"' "$res/ncu-$name-$tag.csv") CSV rows $(grep -i error "$res/ncu-$name-$tag.err" | head -c 300)"
   done
   python3 "$here/ncu_compare.py" "$res/$name.profile.json" "$res/ncu-$name-none.csv" 1 \
     --label "$name (caches as left)" 2>&1 | tee -a "$log"
   python3 "$here/ncu_compare.py" "$res/$name.profile.json" "$res/ncu-$name-all.csv" 1 \
     --label "$name (caches flushed)" 2>&1 | tail -1 | tee -a "$log"
+  python3 "$here/ncu_compare.py" "$res/$name.profile.json" "$res/ncu-$name-none-application.csv" 1 \
+    --ncu-again "$res/ncu-$name-none.csv" \
+    --label "$name (caches as left, ncu replaying the whole run)" 2>&1 | tee -a "$log"
   [ -f "$res/ncu-$name-clock-base.csv" ] &&
     python3 "$here/ncu_compare.py" "$res/$name.profile.json" "$res/ncu-$name-clock-base.csv" 1 \
       --label "$name (ncu's clocks locked to base)" 2>&1 | tail -1 | tee -a "$log"

@@ -42,8 +42,9 @@
 
 struct _FbWinogradConv {
   FbConvDesc d;
+  int            isa;               /* the products' instructions: FB_CONV_ISA_AVX2 or _AVX512 */
   float         *u;                 /* weights as [36][kp / 16][c][16], zero-padded past co */
-  int64_t        kp;                /* co rounded up to 16 */
+  int64_t        kp;                /* co rounded up to 16 (AVX2) or 32 (AVX-512: two blocks) */
   int64_t        th, tw;            /* tiles down and across a map */
   float         *scratch;           /* per thread: V [36][BLOCK][CCHUNK], M [36][BLOCK][KCHUNK] */
   int            scratch_threads;   /* threads it has room for */
@@ -68,6 +69,28 @@ struct _FbWinogradConv {
 #define MIN_CHANNELS 8
 #define MIN_TILES 9
 #define TILE_WEIGHT_KB 64
+/* With AVX-512 it stands against oneDNN's brgconv kernels instead (README.md, "CPU math
+ * library"): measured on ResNet-50's 3x3 layers on a 2-core Zen 4 and the GPU host's Xeon. */
+#define MIN_TILES_512 9
+#define TILE_WEIGHT_KB_512 64
+
+/* The instructions its products would run: AVX-512 where the processor has it and
+ * FUSEBENCH_ISA does not ask for less, AVX2 where fb_conv_isa gives that, else none. */
+static int
+winograd_isa (void)
+{
+#ifdef FB_WINOGRAD_X86
+  __builtin_cpu_init ();
+  const char *want = getenv ("FUSEBENCH_ISA");
+  int wide = want == NULL || want[0] == '\0' || strcmp (want, "native") == 0 ||
+             strcmp (want, "avx512") == 0;
+  if (wide && __builtin_cpu_supports ("avx512f") && __builtin_cpu_supports ("fma"))
+    return FB_CONV_ISA_AVX512;
+  return fb_conv_isa () == FB_CONV_ISA_AVX2 ? FB_CONV_ISA_AVX2 : FB_CONV_ISA_NONE;
+#else
+  return FB_CONV_ISA_NONE;
+#endif
+}
 
 int
 fb_winograd_conv_fits (const FbConvDesc *d)
@@ -87,16 +110,16 @@ fb_winograd_conv_fits (const FbConvDesc *d)
       }
   double tiles = (double) d->n * ((d->oh + 3) / 4) * ((d->ow + 3) / 4);
   double point_kb = (double) d->c * d->co * sizeof (float) / 1024;
-  if (tiles < MIN_TILES || tiles * TILE_WEIGHT_KB < point_kb)
-    return 0;
   const char *env = getenv ("FUSEBENCH_WINOGRAD");
   if (env != NULL && strcmp (env, "0") == 0)
     return 0;
-  /* By default AVX2 only: with AVX-512 the direct convolution's wider tiles take these (README.md,
-   * "CPU math library"); FUSEBENCH_WINOGRAD=1 takes it there too, to compare. */
+  int isa = winograd_isa ();
+  /* FUSEBENCH_WINOGRAD=1 takes every shape it can run, to compare. */
   if (env != NULL && strcmp (env, "1") == 0)
-    return fb_conv_isa () != FB_CONV_ISA_NONE;
-  return fb_conv_isa () == FB_CONV_ISA_AVX2;
+    return isa != FB_CONV_ISA_NONE;
+  if (isa == FB_CONV_ISA_AVX512)
+    return tiles >= MIN_TILES_512 && tiles * TILE_WEIGHT_KB_512 >= point_kb;
+  return isa == FB_CONV_ISA_AVX2 && tiles >= MIN_TILES && tiles * TILE_WEIGHT_KB >= point_kb;
 #else
   (void) d;
   return 0;
@@ -125,7 +148,9 @@ fb_winograd_conv_new (const FbConvDesc *d, const float *weights)
   if (conv == NULL)
     return NULL;
   conv->d = *d;
-  conv->kp = (d->co + LANES - 1) / LANES * LANES;
+  conv->isa = winograd_isa ();
+  int64_t round = conv->isa == FB_CONV_ISA_AVX512 ? 2 * LANES : LANES;
+  conv->kp = (d->co + round - 1) / round * round;
   conv->th = (d->oh + 3) / 4;
   conv->tw = (d->ow + 3) / 4;
   size_t u_floats = (size_t) POINTS * conv->kp * d->c;
@@ -331,6 +356,53 @@ product_tile (const float *v, const float *u, int64_t cn, float *m, int accumula
   _mm256_store_ps (m + 5 * KCHUNK, c50), _mm256_store_ps (m + 5 * KCHUNK + 8, c51);
 }
 
+#define FMA_ROW_512(j, a, b)                                                                   \
+  do {                                                                                         \
+    __m512 vb = _mm512_set1_ps (v[(j) * CCHUNK + c]);                                           \
+    a = _mm512_fmadd_ps (vb, w0, a);                                                           \
+    b = _mm512_fmadd_ps (vb, w1, b);                                                           \
+  } while (0)
+
+/* The same with AVX-512 over 32 output channels, two blocks of u (u1 the second's): m [6
+ * tiles][32] =, or +=, v [6][cn] . [u0 | u1]. Twelve 16-float accumulators fed by two loads
+ * and six broadcasts per input channel, as the AVX2 tile, at twice the width. */
+__attribute__ ((target ("avx512f,fma"))) static void
+product_tile_512 (const float *v, const float *u0, const float *u1, int64_t cn, float *m,
+                  int accumulate)
+{
+  __m512 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+  if (accumulate)
+    {
+      c00 = _mm512_load_ps (m + 0 * KCHUNK), c01 = _mm512_load_ps (m + 0 * KCHUNK + 16);
+      c10 = _mm512_load_ps (m + 1 * KCHUNK), c11 = _mm512_load_ps (m + 1 * KCHUNK + 16);
+      c20 = _mm512_load_ps (m + 2 * KCHUNK), c21 = _mm512_load_ps (m + 2 * KCHUNK + 16);
+      c30 = _mm512_load_ps (m + 3 * KCHUNK), c31 = _mm512_load_ps (m + 3 * KCHUNK + 16);
+      c40 = _mm512_load_ps (m + 4 * KCHUNK), c41 = _mm512_load_ps (m + 4 * KCHUNK + 16);
+      c50 = _mm512_load_ps (m + 5 * KCHUNK), c51 = _mm512_load_ps (m + 5 * KCHUNK + 16);
+    }
+  else
+    {
+      c00 = _mm512_setzero_ps (), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+      c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+    }
+  for (int64_t c = 0; c < cn; c++)
+    {
+      __m512 w0 = _mm512_load_ps (u0 + c * LANES), w1 = _mm512_load_ps (u1 + c * LANES);
+      FMA_ROW_512 (0, c00, c01);
+      FMA_ROW_512 (1, c10, c11);
+      FMA_ROW_512 (2, c20, c21);
+      FMA_ROW_512 (3, c30, c31);
+      FMA_ROW_512 (4, c40, c41);
+      FMA_ROW_512 (5, c50, c51);
+    }
+  _mm512_store_ps (m + 0 * KCHUNK, c00), _mm512_store_ps (m + 0 * KCHUNK + 16, c01);
+  _mm512_store_ps (m + 1 * KCHUNK, c10), _mm512_store_ps (m + 1 * KCHUNK + 16, c11);
+  _mm512_store_ps (m + 2 * KCHUNK, c20), _mm512_store_ps (m + 2 * KCHUNK + 16, c21);
+  _mm512_store_ps (m + 3 * KCHUNK, c30), _mm512_store_ps (m + 3 * KCHUNK + 16, c31);
+  _mm512_store_ps (m + 4 * KCHUNK, c40), _mm512_store_ps (m + 4 * KCHUNK + 16, c41);
+  _mm512_store_ps (m + 5 * KCHUNK, c50), _mm512_store_ps (m + 5 * KCHUNK + 16, c51);
+}
+
 /* The output of tiles t0 .. t0 + nt - 1, output channels k0 .. k0 + kn - 1, from m
  * [36][BLOCK][KCHUNK]: A^T M A, the bias, the post-ops, stored where the tile lies inside the
  * output. */
@@ -401,14 +473,22 @@ run_block (const FbWinogradConv *conv, const float *x, const float *bias, const 
         {
           int64_t cn = d->c - c0 < CCHUNK ? d->c - c0 : CCHUNK;
           input_transform (conv, x, t0, nt, c0, cn, v);
+          /* Blocks of output channels a product takes: 2 with AVX-512 (kn is a multiple of
+           * 32 there). */
+          const int64_t step = conv->isa == FB_CONV_ISA_AVX512 ? 2 : 1;
           for (int64_t p = 0; p < POINTS; p++)
-            for (int64_t ob = k0 / LANES; ob < (k0 + kn) / LANES; ob++)
+            for (int64_t ob = k0 / LANES; ob < (k0 + kn) / LANES; ob += step)
               {
                 const float *u = conv->u + ((size_t) (p * blocks + ob) * d->c + c0) * LANES;
                 for (int64_t g = 0; g < groups; g++)
-                  product_tile (v + (size_t) p * V_POINT + g * ROWS * CCHUNK, u, cn,
-                                m + (size_t) p * M_POINT + g * ROWS * KCHUNK + (ob * LANES - k0),
-                                c0 > 0);
+                  {
+                    const float *vg = v + (size_t) p * V_POINT + g * ROWS * CCHUNK;
+                    float *mg = m + (size_t) p * M_POINT + g * ROWS * KCHUNK + (ob * LANES - k0);
+                    if (step == 2)
+                      product_tile_512 (vg, u, u + (size_t) d->c * LANES, cn, mg, c0 > 0);
+                    else
+                      product_tile (vg, u, cn, mg, c0 > 0);
+                  }
               }
         }
       int64_t real = d->co - k0 < kn ? d->co - k0 : kn;
