@@ -564,7 +564,9 @@ fb_dnnl_conv_implementation (const FbConvDesc *d, char *name, size_t len)
     return -1;
   if (fb_winograd_conv_fits (d))
     {
-      snprintf (name, len, "winograd:avx2 F(4x4,3x3) (fb-winograd-conv.c, 6x16 register tiles)");
+      snprintf (name, len, fb_winograd_conv_isa () == FB_CONV_ISA_AVX512
+                             ? "winograd:avx512 F(4x4,3x3) (fb-winograd-conv.c, 6x32 register tiles)"
+                             : "winograd:avx2 F(4x4,3x3) (fb-winograd-conv.c, 6x16 register tiles)");
       return 0;
     }
   if (fb_direct_conv_fits (d))

@@ -72,12 +72,10 @@ struct _FbWinogradConv {
 /* With AVX-512 it stands against oneDNN's brgconv kernels instead (README.md, "CPU math
  * library"): measured on ResNet-50's 3x3 layers on a 2-core Zen 4 and the GPU host's Xeon. */
 #define MIN_TILES_512 9
-#define TILE_WEIGHT_KB_512 64
+#define TILE_WEIGHT_KB_512 4
 
-/* The instructions its products would run: AVX-512 where the processor has it and
- * FUSEBENCH_ISA does not ask for less, AVX2 where fb_conv_isa gives that, else none. */
-static int
-winograd_isa (void)
+int
+fb_winograd_conv_isa (void)
 {
 #ifdef FB_WINOGRAD_X86
   __builtin_cpu_init ();
@@ -113,7 +111,7 @@ fb_winograd_conv_fits (const FbConvDesc *d)
   const char *env = getenv ("FUSEBENCH_WINOGRAD");
   if (env != NULL && strcmp (env, "0") == 0)
     return 0;
-  int isa = winograd_isa ();
+  int isa = fb_winograd_conv_isa ();
   /* FUSEBENCH_WINOGRAD=1 takes every shape it can run, to compare. */
   if (env != NULL && strcmp (env, "1") == 0)
     return isa != FB_CONV_ISA_NONE;
@@ -148,7 +146,7 @@ fb_winograd_conv_new (const FbConvDesc *d, const float *weights)
   if (conv == NULL)
     return NULL;
   conv->d = *d;
-  conv->isa = winograd_isa ();
+  conv->isa = fb_winograd_conv_isa ();
   int64_t round = conv->isa == FB_CONV_ISA_AVX512 ? 2 * LANES : LANES;
   conv->kp = (d->co + round - 1) / round * round;
   conv->th = (d->oh + 3) / 4;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A channels-last float Winograd convolution, F(4x4, 3x3), for the 3x3 stride-1 convolutions
- * of x86-64 processors with AVX2 and FMA but without AVX-512. The direct convolution
- * (fb-direct-conv.c) already runs those at this machine's peak; Winograd does 36 products per
- * 4x4 output tile where the direct convolution does 144, so past its transforms it finishes
- * the same convolution in about half the time (README.md, "CPU math library").
+ * of x86-64 processors with AVX2 and FMA, its products in AVX-512 where the processor has it.
+ * The direct convolution (fb-direct-conv.c) and oneDNN's brgconv run those near the core's
+ * peak; Winograd does 36 products per 4x4 output tile where they do 144, so past its
+ * transforms it finishes the same convolution in about half the time where the map gives
+ * many tiles (README.md, "CPU math library").
  * fb-dnnl-conv.c picks it for the convolutions fb_winograd_conv_fits names.
  *
  * Like fb-direct-conv.c it depends on nothing but the C library and OpenMP, so that exported
@@ -18,12 +19,17 @@ extern "C" {
 
 typedef struct _FbWinogradConv FbWinogradConv;
 
-/* Whether d is one this convolution takes and runs faster than the direct one: 3x3, stride 1,
- * dilation 1, one group, not transposed, any pads, the direct convolution's post-ops (Relu,
+/* The instructions its products run (FB_CONV_ISA_*): AVX-512 where the processor has it and
+ * FUSEBENCH_ISA does not ask for less, AVX2 where fb_conv_isa gives that, else none (nothing
+ * here runs it). The transforms are AVX2 either way. */
+int             fb_winograd_conv_isa  (void);
+/* Whether d is one this convolution takes and runs faster than what would run it otherwise
+ * (the direct convolution on AVX2 processors, oneDNN's brgconv on AVX-512 ones): 3x3, stride
+ * 1, dilation 1, one group, not transposed, any pads, the direct convolution's post-ops (Relu,
  * LeakyRelu, Clip, Max, Min, Add, and Add in place: a sum, the output given as the addend),
  * at least 8 channels in and out, and enough output tiles for its weights (the .c gives the
- * measured bounds), on a processor whose convolutions run AVX2 (fb_conv_isa; with
- * FUSEBENCH_WINOGRAD=1 on AVX-512 ones too), and FUSEBENCH_WINOGRAD not 0. Returns 1 or 0. */
+ * bounds measured for each instruction set), where fb_winograd_conv_isa names one, and
+ * FUSEBENCH_WINOGRAD not 0 (1: every shape it can run, whatever its bounds). Returns 1 or 0. */
 int             fb_winograd_conv_fits (const FbConvDesc *d);
 /* The convolution for d (fb_conv_desc_valid holds, and d has the geometry and post-ops
  * fb_winograd_conv_fits asks for; its bounds on channels and tiles are about speed, any counts
