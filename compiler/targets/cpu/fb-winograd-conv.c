@@ -9,7 +9,8 @@
  * [tiles x C] . [C x K]. Those products are the work (36 multiply-adds per tile and channel
  * pair against the direct convolution's 144); they run in the direct convolution's register
  * tile, 6 tiles by 16 output channels, twelve 8-float accumulators fed by two weight loads and
- * six broadcasts per input channel.
+ * six broadcasts per input channel, or with AVX-512 6 tiles by 32 channels (two blocks of 16 of
+ * the transformed weights) in twelve 16-float ones. The transforms are AVX2 on both.
  *
  * Each thread takes an even share of the output chunks when they share out evenly (streaming
  * only their transformed weights), else of the tiles, and walks its tiles in blocks of at most
@@ -69,8 +70,11 @@ struct _FbWinogradConv {
 #define MIN_CHANNELS 8
 #define MIN_TILES 9
 #define TILE_WEIGHT_KB 64
-/* With AVX-512 it stands against oneDNN's brgconv kernels instead (README.md, "CPU math
- * library"): measured on ResNet-50's 3x3 layers on a 2-core Zen 4 and the GPU host's Xeon. */
+/* With AVX-512 it stands against oneDNN's brgconv kernels instead, which run 3x3 layers near
+ * the core's peak (README.md, "CPU math library"). On ResNet-50's layers on a 2-core Zen 4
+ * Winograd won at 56x56 x 64 channels (196 tiles, 16 KB a point: 1.9x) and 28x28 x 128 (49
+ * tiles, 64 KB: 1.5x) and lost at 14x14 x 256 (16 tiles, 256 KB: 0.85x): hence a tile per 4 KB,
+ * between the last two. */
 #define MIN_TILES_512 9
 #define TILE_WEIGHT_KB_512 4
 
