@@ -2,6 +2,7 @@
 #include "fb-test-conv.h"
 
 #include <math.h>
+#include <string.h>
 
 float *
 tcv_random_floats (gsize n, guint32 seed, double scale)
@@ -33,4 +34,25 @@ tcv_apply_post (const FbConvDesc *d, double v, const float *add, gsize at)
         }
     }
   return v;
+}
+
+gboolean
+tcv_use_isa (const char *isa)
+{
+  __builtin_cpu_init ();
+  const char *lacking = !(__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
+                          ? "avx2"
+                        : strcmp (isa, "avx512") == 0 && !__builtin_cpu_supports ("avx512f")
+                          ? "avx512" : NULL;
+  if (lacking)
+    {
+      g_autofree char *why = g_strdup_printf ("this processor has no %s", lacking);
+      g_test_skip (why);
+      return FALSE;
+    }
+  if (strcmp (isa, "default") == 0)
+    g_unsetenv ("FUSEBENCH_ISA");
+  else
+    g_setenv ("FUSEBENCH_ISA", isa, TRUE);
+  return TRUE;
 }

@@ -289,17 +289,9 @@ test_isa_choice (void)
 static void
 on_isa (gconstpointer data)
 {
-  const char *isa = data;
   const char *name = strrchr (g_test_get_path (), '/') + 1;
-  __builtin_cpu_init ();
-  if (!(__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma")) ||
-      (strcmp (isa, "avx512") == 0 && !__builtin_cpu_supports ("avx512f")))
-    {
-      g_autofree char *why = g_strdup_printf ("this processor has no %s", isa);
-      g_test_skip (why);
-      return;
-    }
-  g_setenv ("FUSEBENCH_ISA", isa, TRUE);
+  if (!tcv_use_isa (data))
+    return;
   if (strcmp (name, "geometry") == 0)
     test_geometry ();
   else if (strcmp (name, "post-ops") == 0)

@@ -290,19 +290,8 @@ on_isa (gconstpointer data)
 {
   const char *isa = data;
   const char *name = strrchr (g_test_get_path (), '/') + 1;
-  __builtin_cpu_init ();
-  if (!(__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma")) ||
-      (strcmp (isa, "avx512") == 0 && !__builtin_cpu_supports ("avx512f")))
-    {
-      g_autofree char *why = g_strdup_printf ("this processor has no %s",
-                                              strcmp (isa, "default") == 0 ? "avx2" : isa);
-      g_test_skip (why);
-      return;
-    }
-  if (strcmp (isa, "default") == 0)
-    g_unsetenv ("FUSEBENCH_ISA");
-  else
-    g_setenv ("FUSEBENCH_ISA", isa, TRUE);
+  if (!tcv_use_isa (isa))
+    return;
   g_assert_cmpint (fb_winograd_conv_isa (), ==,
                    strcmp (isa, "avx2") == 0 || !__builtin_cpu_supports ("avx512f")
                      ? FB_CONV_ISA_AVX2 : FB_CONV_ISA_AVX512);
