@@ -36,8 +36,8 @@ FbCuptiCounters *fb_cupti_counters_start       (gpointer context, guint device_i
  * -1 with error set. */
 int              fb_cupti_counters_end_pass    (FbCuptiCounters *counters, GError **error);
 /* Stops (ending the pass, which must be the last), decodes and evaluates: FbGpuCounters per
- * kernel in launch order. When save_path is
- * given the decoded data is also written there (atomically). Frees counters either way. */
+ * kernel in launch order. When save_path is given the decoded data is also written there
+ * (atomically). Frees counters either way. */
 GArray          *fb_cupti_counters_stop        (FbCuptiCounters *counters, const char *save_path,
                                                 GError **error);
 /* Evaluates counter data saved by fb_cupti_counters_stop; needs CUPTI's host library but no
