@@ -10,7 +10,7 @@
  * pair against the direct convolution's 144); they run in the direct convolution's register
  * tile, 6 tiles by 16 output channels, twelve 8-float accumulators fed by two weight loads and
  * six broadcasts per input channel, or with AVX-512 6 tiles by 32 channels (two blocks of 16 of
- * the transformed weights) in twelve 16-float ones. The transforms are AVX2 on both.
+ * the transformed weights) in twelve 16-float ones, the transforms then on 16 channels too.
  *
  * Each thread takes an even share of the output chunks when they share out evenly (streaming
  * only their transformed weights), else of the tiles, and walks its tiles in blocks of at most
@@ -459,6 +459,150 @@ output_transform (const FbWinogradConv *conv, const float *m, int64_t t0, int64_
     }
 }
 
+/* The transforms again on 16 channels at a time, for AVX-512 processors: the same lines of
+ * arithmetic (input_line, output_line) on 16-float vectors, the lanes past the channels masked
+ * off. */
+__attribute__ ((target ("avx512f"))) static inline void
+input_line_512 (const __m512 d[6], __m512 t[6])
+{
+  const __m512 two = _mm512_set1_ps (2), four = _mm512_set1_ps (4), five = _mm512_set1_ps (5);
+  __m512 d4_d2 = _mm512_sub_ps (d[4], d[2]), d3_d1 = _mm512_sub_ps (d[3], d[1]);
+  t[0] = _mm512_fnmadd_ps (five, d[2], _mm512_fmadd_ps (four, d[0], d[4]));
+  t[1] = _mm512_fnmadd_ps (four, _mm512_add_ps (d[1], d[2]), _mm512_add_ps (d[3], d[4]));
+  t[2] = _mm512_fmadd_ps (four, _mm512_sub_ps (d[1], d[2]), _mm512_sub_ps (d[4], d[3]));
+  t[3] = _mm512_fmadd_ps (two, d3_d1, d4_d2);
+  t[4] = _mm512_fnmadd_ps (two, d3_d1, d4_d2);
+  t[5] = _mm512_fnmadd_ps (five, d[3], _mm512_fmadd_ps (four, d[1], d[5]));
+}
+
+__attribute__ ((target ("avx512f"))) static inline void
+output_line_512 (const __m512 m[6], __m512 o[4])
+{
+  __m512 s12 = _mm512_add_ps (m[1], m[2]), d12 = _mm512_sub_ps (m[1], m[2]);
+  __m512 s34 = _mm512_add_ps (m[3], m[4]), d34 = _mm512_sub_ps (m[3], m[4]);
+  o[0] = _mm512_add_ps (_mm512_add_ps (m[0], s12), s34);
+  o[1] = _mm512_fmadd_ps (_mm512_set1_ps (2), d34, d12);
+  o[2] = _mm512_fmadd_ps (_mm512_set1_ps (4), s34, s12);
+  o[3] = _mm512_add_ps (_mm512_fmadd_ps (_mm512_set1_ps (8), d34, d12), m[5]);
+}
+
+/* transform_patch on 16 channels: a pixel outside the image or a lane outside mask reads 0. */
+__attribute__ ((target ("avx512f"), always_inline)) static inline void
+transform_patch_512 (const float *x, int64_t at, int64_t rs, int64_t cs, const int row_in[6],
+                     const int col_in[6], int interior, __mmask16 mask, float *v)
+{
+  __m512 rows[6][6];
+#pragma GCC unroll 6
+  for (int j = 0; j < 6; j++)
+    {
+      __m512 col[6], tc[6];
+#pragma GCC unroll 6
+      for (int i = 0; i < 6; i++)
+        {
+          if (interior)
+            col[i] = _mm512_loadu_ps (x + at + i * rs + j * cs);
+          else if (!(row_in[i] && col_in[j]))
+            col[i] = _mm512_setzero_ps ();
+          else
+            col[i] = _mm512_maskz_loadu_ps (mask, x + at + i * rs + j * cs);
+        }
+      input_line_512 (col, tc);
+#pragma GCC unroll 6
+      for (int r = 0; r < 6; r++)
+        rows[r][j] = tc[r];
+    }
+#pragma GCC unroll 6
+  for (int r = 0; r < 6; r++)
+    {
+      __m512 out[6];
+      input_line_512 (rows[r], out);
+#pragma GCC unroll 6
+      for (int s = 0; s < 6; s++)
+        _mm512_storeu_ps (v + (size_t) (r * 6 + s) * V_POINT, out[s]);
+    }
+}
+
+/* input_transform with AVX-512: V rows are CCHUNK floats, so a chunk's last 16 lanes stay
+ * inside the row even where fewer channels are left. */
+__attribute__ ((target ("avx512f"))) static void
+input_transform_512 (const FbWinogradConv *conv, const float *x, int64_t t0, int64_t nt,
+                     int64_t c0, int64_t cn, float *v)
+{
+  const FbConvDesc *d = &conv->d;
+  const int64_t rs = d->w * d->c, cs = d->c;
+  for (int64_t t = 0; t < nt; t++)
+    {
+      int64_t n, ty, tx;
+      tile_at (conv, t0 + t, &n, &ty, &tx);
+      int64_t iy0 = ty * 4 - d->pt, ix0 = tx * 4 - d->pl;
+      int row_in[6], col_in[6], inside = 1;
+      for (int i = 0; i < 6; i++)
+        {
+          row_in[i] = iy0 + i >= 0 && iy0 + i < d->h;
+          col_in[i] = ix0 + i >= 0 && ix0 + i < d->w;
+          inside &= row_in[i] && col_in[i];
+        }
+      int64_t corner = ((n * d->h + iy0) * d->w + ix0) * d->c + c0;
+      for (int64_t c = 0; c < cn; c += 16)
+        {
+          __mmask16 mask = cn - c >= 16 ? 0xffff : (__mmask16) ((1u << (cn - c)) - 1);
+          float *vt = v + t * CCHUNK + c;
+          if (inside && mask == 0xffff)
+            transform_patch_512 (x, corner + c, rs, cs, row_in, col_in, 1, mask, vt);
+          else
+            transform_patch_512 (x, corner + c, rs, cs, row_in, col_in, 0, mask, vt);
+        }
+    }
+}
+
+/* output_transform with AVX-512. */
+__attribute__ ((target ("avx512f"))) static void
+output_transform_512 (const FbWinogradConv *conv, const float *m, int64_t t0, int64_t nt,
+                      int64_t k0, int64_t kn, const float *bias, const float *add, float *y)
+{
+  const FbConvDesc *d = &conv->d;
+  for (int64_t t = 0; t < nt; t++)
+    {
+      int64_t n, ty, tx;
+      tile_at (conv, t0 + t, &n, &ty, &tx);
+      int64_t oy0 = ty * 4, ox0 = tx * 4;
+      int64_t rows = d->oh - oy0 < 4 ? d->oh - oy0 : 4, cols = d->ow - ox0 < 4 ? d->ow - ox0 : 4;
+      for (int64_t k = 0; k < kn; k += 16)
+        {
+          __mmask16 mask = kn - k >= 16 ? 0xffff : (__mmask16) ((1u << (kn - k)) - 1);
+          __m512 cols6[4][6];
+#pragma GCC unroll 6
+          for (int s = 0; s < 6; s++)
+            {
+              __m512 line[6], o[4];
+#pragma GCC unroll 6
+              for (int r = 0; r < 6; r++)
+                line[r] = _mm512_loadu_ps (m + (size_t) (r * 6 + s) * M_POINT + t * KCHUNK + k);
+              output_line_512 (line, o);
+#pragma GCC unroll 4
+              for (int a = 0; a < 4; a++)
+                cols6[a][s] = o[a];
+            }
+          __m512 b = bias ? _mm512_maskz_loadu_ps (mask, bias + k0 + k) : _mm512_setzero_ps ();
+          for (int64_t a = 0; a < rows; a++)
+            {
+              __m512 o[4];
+              output_line_512 (cols6[a], o);
+              for (int64_t c = 0; c < cols; c++)
+                {
+                  size_t at = (size_t) (((n * d->oh + oy0 + a) * d->ow + ox0 + c) * d->co + k0 + k);
+                  __m512 val = fb_conv_post_ops_512 (d, _mm512_add_ps (o[c], b),
+                                                     add ? add + at : NULL, mask);
+                  if (mask == 0xffff)
+                    _mm512_storeu_ps (y + at, val);
+                  else
+                    _mm512_mask_storeu_ps (y + at, mask, val);
+                }
+            }
+        }
+    }
+}
+
 /* Tiles t0 .. t0 + nt - 1 (nt at most BLOCK), output chunks kc0 .. kc1 - 1 (of KCHUNK
  * channels), with the thread's scratch. */
 static void
@@ -474,10 +618,13 @@ run_block (const FbWinogradConv *conv, const float *x, const float *bias, const 
       for (int64_t c0 = 0; c0 < d->c; c0 += CCHUNK)
         {
           int64_t cn = d->c - c0 < CCHUNK ? d->c - c0 : CCHUNK;
-          input_transform (conv, x, t0, nt, c0, cn, v);
           /* Blocks of output channels a product takes: 2 with AVX-512 (kn is a multiple of
            * 32 there). */
           const int64_t step = conv->isa == FB_CONV_ISA_AVX512 ? 2 : 1;
+          if (step == 2)
+            input_transform_512 (conv, x, t0, nt, c0, cn, v);
+          else
+            input_transform (conv, x, t0, nt, c0, cn, v);
           for (int64_t p = 0; p < POINTS; p++)
             for (int64_t ob = k0 / LANES; ob < (k0 + kn) / LANES; ob += step)
               {
@@ -494,7 +641,10 @@ run_block (const FbWinogradConv *conv, const float *x, const float *bias, const 
               }
         }
       int64_t real = d->co - k0 < kn ? d->co - k0 : kn;
-      output_transform (conv, m, t0, nt, k0, real, bias, add, y);
+      if (conv->isa == FB_CONV_ISA_AVX512)
+        output_transform_512 (conv, m, t0, nt, k0, real, bias, add, y);
+      else
+        output_transform (conv, m, t0, nt, k0, real, bias, add, y);
     }
 }
 

@@ -21,7 +21,7 @@ typedef struct _FbWinogradConv FbWinogradConv;
 
 /* The instructions its products run (FB_CONV_ISA_*): AVX-512 where the processor has it and
  * FUSEBENCH_ISA does not ask for less, AVX2 where fb_conv_isa gives that, else none (nothing
- * here runs it). The transforms are AVX2 either way. */
+ * here runs it); the transforms take as many channels at a time as its vectors hold. */
 int             fb_winograd_conv_isa  (void);
 /* Whether d is one this convolution takes and runs faster than what would run it otherwise
  * (the direct convolution on AVX2 processors, oneDNN's brgconv on AVX-512 ones): 3x3, stride
