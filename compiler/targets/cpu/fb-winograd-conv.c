@@ -233,6 +233,43 @@ tile_at (const FbWinogradConv *conv, int64_t t, int64_t *n, int64_t *ty, int64_t
   *tx = t % conv->tw;
 }
 
+/* Where tile t's 6x6 input patch lies: *corner, the index in x of its first pixel's channel c0
+ * (perhaps outside the image: an index, never a pointer), which of its rows and columns are
+ * inside the image, and (returned) whether all are. */
+static inline int
+patch_at (const FbWinogradConv *conv, int64_t t, int64_t c0, int64_t *corner, int row_in[6],
+          int col_in[6])
+{
+  const FbConvDesc *d = &conv->d;
+  int64_t n, ty, tx;
+  tile_at (conv, t, &n, &ty, &tx);
+  int64_t iy0 = ty * 4 - d->pt, ix0 = tx * 4 - d->pl;
+  int inside = 1;
+  for (int i = 0; i < 6; i++)
+    {
+      row_in[i] = iy0 + i >= 0 && iy0 + i < d->h;
+      col_in[i] = ix0 + i >= 0 && ix0 + i < d->w;
+      inside &= row_in[i] && col_in[i];
+    }
+  *corner = ((n * d->h + iy0) * d->w + ix0) * d->c + c0;
+  return inside;
+}
+
+/* Where tile t's outputs lie: its image, its first output row and column, and how many of its
+ * 4 rows and columns fall inside the output. */
+static inline void
+out_tile_at (const FbWinogradConv *conv, int64_t t, int64_t *n, int64_t *oy0, int64_t *ox0,
+             int64_t *rows, int64_t *cols)
+{
+  const FbConvDesc *d = &conv->d;
+  int64_t ty, tx;
+  tile_at (conv, t, n, &ty, &tx);
+  *oy0 = ty * 4;
+  *ox0 = tx * 4;
+  *rows = d->oh - *oy0 < 4 ? d->oh - *oy0 : 4;
+  *cols = d->ow - *ox0 < 4 ? d->ow - *ox0 : 4;
+}
+
 /* V of one tile's 8 channels: B^T d B of the 6x6 patch at index at of x (its corner, perhaps
  * outside the image: an index, never a pointer, until a pixel is known inside), whose rows are
  * rs floats apart and pixels cs, into v (points V_POINT floats apart). Interior: every pixel is inside the image
@@ -289,17 +326,9 @@ input_transform (const FbWinogradConv *conv, const float *x, int64_t t0, int64_t
   const int64_t rs = d->w * d->c, cs = d->c;
   for (int64_t t = 0; t < nt; t++)
     {
-      int64_t n, ty, tx;
-      tile_at (conv, t0 + t, &n, &ty, &tx);
-      int64_t iy0 = ty * 4 - d->pt, ix0 = tx * 4 - d->pl;
-      int row_in[6], col_in[6], inside = 1;
-      for (int i = 0; i < 6; i++)
-        {
-          row_in[i] = iy0 + i >= 0 && iy0 + i < d->h;
-          col_in[i] = ix0 + i >= 0 && ix0 + i < d->w;
-          inside &= row_in[i] && col_in[i];
-        }
-      int64_t corner = ((n * d->h + iy0) * d->w + ix0) * d->c + c0;
+      int row_in[6], col_in[6];
+      int64_t corner;
+      int inside = patch_at (conv, t0 + t, c0, &corner, row_in, col_in);
       for (int64_t c = 0; c < cn; c += 8)
         {
           int full = c + 8 <= cn;
@@ -416,10 +445,8 @@ output_transform (const FbWinogradConv *conv, const float *m, int64_t t0, int64_
   const __m256i lane = _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7);
   for (int64_t t = 0; t < nt; t++)
     {
-      int64_t n, ty, tx;
-      tile_at (conv, t0 + t, &n, &ty, &tx);
-      int64_t oy0 = ty * 4, ox0 = tx * 4;
-      int64_t rows = d->oh - oy0 < 4 ? d->oh - oy0 : 4, cols = d->ow - ox0 < 4 ? d->ow - ox0 : 4;
+      int64_t n, oy0, ox0, rows, cols;
+      out_tile_at (conv, t0 + t, &n, &oy0, &ox0, &rows, &cols);
       for (int64_t k = 0; k < kn; k += 8)
         {
           __m256i mask = _mm256_cmpgt_epi32 (_mm256_set1_epi32 ((int) (kn - k)), lane);
@@ -532,17 +559,9 @@ input_transform_512 (const FbWinogradConv *conv, const float *x, int64_t t0, int
   const int64_t rs = d->w * d->c, cs = d->c;
   for (int64_t t = 0; t < nt; t++)
     {
-      int64_t n, ty, tx;
-      tile_at (conv, t0 + t, &n, &ty, &tx);
-      int64_t iy0 = ty * 4 - d->pt, ix0 = tx * 4 - d->pl;
-      int row_in[6], col_in[6], inside = 1;
-      for (int i = 0; i < 6; i++)
-        {
-          row_in[i] = iy0 + i >= 0 && iy0 + i < d->h;
-          col_in[i] = ix0 + i >= 0 && ix0 + i < d->w;
-          inside &= row_in[i] && col_in[i];
-        }
-      int64_t corner = ((n * d->h + iy0) * d->w + ix0) * d->c + c0;
+      int row_in[6], col_in[6];
+      int64_t corner;
+      int inside = patch_at (conv, t0 + t, c0, &corner, row_in, col_in);
       for (int64_t c = 0; c < cn; c += 16)
         {
           __mmask16 mask = cn - c >= 16 ? 0xffff : (__mmask16) ((1u << (cn - c)) - 1);
@@ -563,10 +582,8 @@ output_transform_512 (const FbWinogradConv *conv, const float *m, int64_t t0, in
   const FbConvDesc *d = &conv->d;
   for (int64_t t = 0; t < nt; t++)
     {
-      int64_t n, ty, tx;
-      tile_at (conv, t0 + t, &n, &ty, &tx);
-      int64_t oy0 = ty * 4, ox0 = tx * 4;
-      int64_t rows = d->oh - oy0 < 4 ? d->oh - oy0 : 4, cols = d->ow - ox0 < 4 ? d->ow - ox0 : 4;
+      int64_t n, oy0, ox0, rows, cols;
+      out_tile_at (conv, t0 + t, &n, &oy0, &ox0, &rows, &cols);
       for (int64_t k = 0; k < kn; k += 16)
         {
           __mmask16 mask = kn - k >= 16 ? 0xffff : (__mmask16) ((1u << (kn - k)) - 1);
