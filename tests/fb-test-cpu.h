@@ -29,5 +29,9 @@ void       tc_check_module  (const char *what, FbCpuModule *m, const FbGraph *gr
 /* No two buffers of plan share bytes while both are alive, but where one dies at the kernel
  * that writes the other (in place) or both lie in one concatenation written in place. */
 void       tc_check_arena   (const FbPlan *plan);
+/* The exported library of the bundle at bundle (lib/libfbmodel.so), linked into a program with
+ * the system's cc in dir and run twice on the one input, against the interpreter on graph. */
+void       tc_check_shared_library (const char *dir, const char *bundle, const FbGraph *graph,
+                                    GPtrArray *inputs);
 /* Keeps the kernel cache of this test run out of the user's home. */
 void       tc_init     (int *argc, char ***argv);

@@ -83,7 +83,7 @@ check (const FbConvDesc *d, guint32 seed)
     memcpy (got, add, ny * sizeof (float));
   else
     memset (got, 0xff, ny * sizeof (float));
-  g_assert_cmpint (fb_dnnl_conv_run (conv, x, bias, sum ? NULL : add, got), ==, 0);
+  g_assert_cmpint (fb_dnnl_conv_run (conv, x, NULL, bias, sum ? NULL : add, got), ==, 0);
   fb_dnnl_conv_free (conv);
   for (gsize i = 0; i < ny; i++)
     if (!(fabsf (got[i] - want[i]) <= 1e-4f + 1e-4f * fabsf (want[i])))

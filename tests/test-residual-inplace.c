@@ -15,26 +15,7 @@
 #include "fb-pipeline.h"
 #include "fb-test-cpu.h"
 
-#include <glib/gstdio.h>
 #include <string.h>
-
-/* Runs an exported library's model on one input file, writing its one output. */
-static const char program[] =
-  "#include \"fb-model.h\"\n"
-  "#include <stdio.h>\n"
-  "#include <stdlib.h>\n"
-  "int main (int argc, char **argv) {\n"
-  "  void *in = malloc (FB_MODEL_INPUT_0_BYTES), *out = malloc (FB_MODEL_OUTPUT_0_BYTES);\n"
-  "  FILE *f = fopen (argv[1], \"rb\");\n"
-  "  if (!f || fread (in, 1, FB_MODEL_INPUT_0_BYTES, f) != FB_MODEL_INPUT_0_BYTES) return 3;\n"
-  "  fclose (f);\n"
-  "  const void *ins[1] = { in };\n"
-  "  void *outs[1] = { out };\n"
-  "  for (int run = 0; run < 2; run++)\n"
-  "    if (fb_model_run (ins, outs) != 0) return 4;\n"
-  "  f = fopen (argv[2], \"wb\");\n"
-  "  fwrite (out, 1, FB_MODEL_OUTPUT_0_BYTES, f);\n"
-  "  return fclose (f) != 0; }\n";
 
 static char *
 model_path (const char *name)
@@ -106,55 +87,6 @@ count_sums (const FbPlan *plan)
   return n;
 }
 
-/* The bundle's exported library (lib/libfbmodel.so, its own copy of the convolution helper),
- * linked into a program with the system's cc, run twice on the first input, against the
- * interpreter. */
-static void
-check_shared_library (const char *dir, const char *bundle, const FbGraph *graph,
-                      GPtrArray *inputs)
-{
-  g_autoptr(GError) error = NULL;
-  g_assert_cmpuint (inputs->len, ==, 1);
-  g_autofree char *lib = g_build_filename (bundle, "lib", NULL);
-  g_autofree char *src = g_build_filename (dir, "main.c", NULL);
-  g_autofree char *exe = g_build_filename (dir, "main", NULL);
-  g_autofree char *in = g_build_filename (dir, "input.bin", NULL);
-  g_autofree char *out = g_build_filename (dir, "output.bin", NULL);
-  g_assert_true (g_file_set_contents (src, program, -1, NULL));
-  FbTensor *x = g_ptr_array_index (inputs, 0);
-  g_assert_true (g_file_set_contents (in, fb_tensor_data (x), fb_tensor_nbytes (x), NULL));
-  g_autofree char *rpath = g_strdup_printf ("-Wl,-rpath,%s", lib);
-  g_autofree char *incl = g_strdup_printf ("-I%s", lib);
-  g_autofree char *libdir = g_strdup_printf ("-L%s", lib);
-  const char *cc_argv[] = { "cc", "-o", exe, src, incl, libdir, rpath, "-lfbmodel", NULL };
-  int status;
-  g_autofree char *err = NULL;
-  g_assert_true (g_spawn_sync (NULL, (char **) cc_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
-                               NULL, &err, &status, &error));
-  g_assert_no_error (error);
-  if (!g_spawn_check_wait_status (status, NULL))
-    g_error ("cc failed: %s", err);
-  const char *run_argv[] = { exe, in, out, NULL };
-  g_assert_true (g_spawn_sync (NULL, (char **) run_argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
-                               NULL, &status, &error));
-  g_assert_true (g_spawn_check_wait_status (status, &error));
-  g_assert_no_error (error);
-
-  g_autoptr(GPtrArray) expected = fb_interp_run (graph, inputs, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (expected->len, ==, 1);
-  FbTensor *e = g_ptr_array_index (expected, 0);
-  char *contents;
-  gsize len;
-  g_assert_true (g_file_get_contents (out, &contents, &len, NULL));
-  g_assert_cmpuint (len, ==, fb_tensor_nbytes (e));
-  g_autoptr(GBytes) bytes = g_bytes_new_take (contents, len);
-  g_autoptr(GPtrArray) actual = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
-  g_ptr_array_add (actual, fb_tensor_new_for_bytes (e->dtype, e->rank, e->dims, bytes, &error));
-  g_assert_no_error (error);
-  tc_assert_agree ("the exported library", expected, actual);
-}
-
 /* Compiles model name for the cpu target, checks that expect_sums convolutions add in place,
  * and its outputs. With bundle, also writes it as a bundle and checks what loads back. */
 static void
@@ -190,7 +122,7 @@ check_model (const char *name, guint expect_sums, gboolean bundle)
   g_assert_cmpuint (count_sums (fb_cpu_module_plan (loaded)), ==, expect_sums);
   g_autofree char *what = g_strconcat (name, " (bundle)", NULL);
   tc_check_module (what, loaded, graph, inputs);
-  check_shared_library (dir, path, graph, inputs);
+  tc_check_shared_library (dir, path, graph, inputs);
   g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
   g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
 }

@@ -266,7 +266,7 @@ test_rules (void)
   char why[256] = "";
   FbDnnlConv *conv = fb_dnnl_conv_new (&run, w, why, sizeof why);
   g_assert_nonnull (conv);
-  g_assert_cmpint (fb_dnnl_conv_run (conv, x, bias, add, got), ==, 0);
+  g_assert_cmpint (fb_dnnl_conv_run (conv, x, NULL, bias, add, got), ==, 0);
   fb_dnnl_conv_free (conv);
   for (gsize i = 0; i < ny; i++)
     g_assert_cmpfloat (fabs ((double) got[i] - want[i]), <=, 1e-5 * scale[i] + 1e-6);

@@ -83,15 +83,16 @@ emit_conv (Driver *d, LLVMValueRef run, LLVMValueRef args, const FbKConv *cv, gu
   LLVMSetInitializer (prim, LLVMConstPointerNull (d->ptr));
   LLVMSetLinkage (prim, LLVMInternalLinkage);
 
-  guint which[5] = { cv->x, cv->w, cv->bias, cv->add, cv->y };
-  LLVMValueRef cargs[7] = { prim, desc };
-  LLVMTypeRef params[7];
-  for (int i = 0; i < 7; i++)
+  guint which[6] = { cv->x, cv->desc.scaled_input ? cv->scale : FB_KCONV_NO_ARG, cv->w, cv->bias,
+                     cv->add, cv->y };
+  LLVMValueRef cargs[8] = { prim, desc };
+  LLVMTypeRef params[8];
+  for (int i = 0; i < 8; i++)
     params[i] = d->ptr;
-  for (int i = 0; i < 5; i++)
+  for (int i = 0; i < 6; i++)
     cargs[2 + i] = which[i] == FB_KCONV_NO_ARG ? LLVMConstPointerNull (d->ptr)
                  : LLVMBuildLoad2 (d->b, d->ptr, slot (d, args, which[i]), "");
-  LLVMValueRef status = call (d, "fb_dnnl_conv_once", d->i32, params, cargs, 7);
+  LLVMValueRef status = call (d, "fb_dnnl_conv_once", d->i32, params, cargs, 8);
   LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext (d->ctx, run, "");
   LLVMBuildCondBr (d->b, LLVMBuildICmp (d->b, LLVMIntNE, status, LLVMConstInt (d->i32, 0, 0), ""),
                    failed, next);

@@ -28,7 +28,8 @@ fb_conv_desc_valid (const FbConvDesc *d)
   if (d->pt < 0 || d->pl < 0 || d->pb < 0 || d->pr < 0 || d->pt > limit || d->pl > limit ||
       d->pb > limit || d->pr > limit || d->c % d->groups || d->co % d->groups ||
       d->has_bias < 0 || d->has_bias > 1 || d->transposed < 0 || d->transposed > 1 ||
-      d->n_post < 0 || d->n_post > FB_CONV_MAX_POST)
+      d->n_post < 0 || d->n_post > FB_CONV_MAX_POST || d->scaled_input < 0 ||
+      d->scaled_input > 1 || (d->scaled_input && (d->groups != 1 || d->transposed)))
     return 0;
   const int64_t src[] = { d->n, d->c, d->h, d->w }, dst[] = { d->n, d->co, d->oh, d->ow };
   const int64_t wei[] = { d->co, d->c / d->groups, d->kh, d->kw };

@@ -53,6 +53,9 @@ typedef struct {
   int64_t    transposed;    /* 1: a ConvTranspose, oneDNN's deconvolution */
   int64_t    n_post;        /* at most one FB_CONV_POST_ADD or FB_CONV_POST_SUM */
   FbConvPost post[FB_CONV_MAX_POST];
+  int64_t    scaled_input;  /* 1: x is first multiplied by one number per input channel given
+                               at every run (a squeeze-excitation's scale), which the library
+                               folds into the weights instead; one group, not transposed */
 } FbConvDesc;
 
 /* Whether d is a convolution at all: sizes, strides and dilations at least 1, pads at least 0,

@@ -320,6 +320,9 @@ geometry:
                           G_GINT64_FORMAT ",%" G_GINT64_FORMAT " groups %" G_GINT64_FORMAT "\n",
                           d->kh, d->kw, d->sh, d->sw, d->dh, d->dw, d->pt, d->pl, d->pb, d->pr,
                           d->groups);
+  if (d->scaled_input)
+    g_string_append_printf (s, "    input scaled per channel by a%u: the weights times it, at "
+                            "every run\n", cv->scale);
   if (d->n_post == 0)
     return;
   g_string_append (s, "    post-ops:");

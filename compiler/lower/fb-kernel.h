@@ -143,6 +143,7 @@ typedef struct {
 typedef struct {
   FbConvDesc desc;
   guint          x, w, bias, add, y;
+  guint          scale;       /* desc.scaled_input: the per-channel scale of x (else unset) */
   FbKLibKind     lib;         /* FB_KLIB_CONV unless set */
   gboolean       cudnn;       /* FB_KLIB_CONV for cuDNN (a GPU target), not oneDNN */
   gboolean       nchw;        /* cuDNN: x, y, add channels-first (else channels-last) */

@@ -53,6 +53,10 @@ gboolean _fb_lower_depthwise_gpu (FbLowerCtx *c, const FbNode *node, const FbCon
 gboolean _fb_lower_dnnl_conv_fits (const FbNode *node, const FbConvGeom *g);
 gboolean _fb_lower_dnnl_conv      (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g,
                                    gboolean *taken, GError **error);
+/* The Conv member of the group being lowered that folds member m, a Mul of its input by one
+ * number per input channel, into its weights at every run; NULL when m is not such a Mul or
+ * folding would not pay. */
+const FbNode *_fb_lower_dnnl_scale_fold (FbLowerCtx *c, const FbNode *m);
 
 /* A window over sp spatial axes, on channels-first coordinates [n, c, spatial...] whatever the
  * node's layout (a channels-last node maps them on access, fb-lower-window.c). */

@@ -218,6 +218,64 @@ cudnn_geometry (const FbConvGeom *g)
   return oh == g->OH && ow == g->OW;
 }
 
+static FbConvDesc
+desc_of (const FbConvGeom *g, gboolean has_bias)
+{
+  return (FbConvDesc) {
+    .n = g->N, .c = g->C, .h = g->H, .w = g->W, .co = g->Co, .oh = g->OH, .ow = g->OW,
+    .groups = g->G, .kh = g->KH, .kw = g->KW, .sh = g->sh, .sw = g->sw, .dh = g->dh,
+    .dw = g->dw, .pt = g->pt, .pl = g->pl, .pb = g->pb, .pr = g->pr,
+    .has_bias = has_bias, .transposed = g->transposed,
+  };
+}
+
+/* Mul m's operands as the tensor it scales (*x, of the product's shape) and the scale (*s, one
+ * number per channel of a channels-last tensor of c channels: [1, 1, 1, c]). */
+static gboolean
+scale_operands (const FbNode *m, int64_t c, const FbValue **x, const FbValue **s)
+{
+  const FbValue *y = m->outputs[0];
+  for (int i = 0; i < 2; i++)
+    {
+      const FbValue *a = m->inputs[i], *b = m->inputs[1 - i];
+      if (a == NULL || b == NULL || a->dtype != FB_DTYPE_FLOAT32 || b->dtype != FB_DTYPE_FLOAT32 ||
+          !fb_shape_equal (&a->shape, &y->shape) || b->shape.rank != 4 ||
+          !fb_shape_is_static (&b->shape) || b->shape.dim[0] != 1 || b->shape.dim[1] != 1 ||
+          b->shape.dim[2] != 1 || b->shape.dim[3] != c)
+        continue;
+      *x = a;
+      *s = b;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* conv (x * s), s one number per input channel, is conv (x) with the weights of input channel
+ * c times s[c]: oneDNN's primitive scales and repacks its weights at every run (fb-dnnl-conv.c)
+ * instead of a pass over x * s. fuse-epilogue gives a convolution such a prologue only where
+ * its weights are small enough for that to pay (fb-pass-fuse-epilogue.c says how small).
+ * FUSEBENCH_FOLD_SCALE=0 keeps every such Mul a loop, to measure again. */
+const FbNode *
+_fb_lower_dnnl_scale_fold (FbLowerCtx *c, const FbNode *m)
+{
+  const FbValue *y = m->n_outputs == 1 ? m->outputs[0] : NULL, *x, *s;
+  if (_fb_lower_for_gpu (c) || m->op != FB_OP_MUL || m->n_inputs != 2 || y == NULL ||
+      y->is_output || g_hash_table_contains (c->bind, y) ||
+      g_strcmp0 (g_getenv ("FUSEBENCH_FOLD_SCALE"), "0") == 0)
+    return NULL;
+  GPtrArray *users = g_hash_table_lookup (c->body_uses, y);
+  const FbNode *conv = users && users->len == 1 ? g_ptr_array_index (users, 0) : NULL;
+  FbConvGeom g;
+  if (conv == NULL || conv->op != FB_OP_CONV || conv->inputs[0] != y || conv->inputs[1] == y ||
+      !_fb_lower_conv_geom (conv, &g, NULL) || g.transposed || g.G != 1 ||
+      !_fb_lower_dnnl_conv_fits (conv, &g) || !scale_operands (m, g.C, &x, &s))
+    return NULL;
+  FbConvDesc d = desc_of (&g, fb_node_input (conv, 2) != NULL);
+  d.scaled_input = 1;
+  /* Without its post-ops too: the lowering may leave them to a loop of their own. */
+  return fb_conv_desc_valid (&d) && _fb_lower_conv_fast (c->lp->plan->target_desc, &d) ? conv : NULL;
+}
+
 gboolean
 _fb_lower_dnnl_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, gboolean *taken,
                      GError **error)
@@ -226,14 +284,16 @@ _fb_lower_dnnl_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, gbo
   FbKernel *k = c->k;
   const FbValue *y = node->outputs[0], *bias = fb_node_input (node, 2);
   FbKConv cv = {
-    .desc = {
-      .n = g->N, .c = g->C, .h = g->H, .w = g->W, .co = g->Co, .oh = g->OH, .ow = g->OW,
-      .groups = g->G, .kh = g->KH, .kw = g->KW, .sh = g->sh, .sw = g->sw, .dh = g->dh,
-      .dw = g->dw, .pt = g->pt, .pl = g->pl, .pb = g->pb, .pr = g->pr,
-      .has_bias = bias != NULL, .transposed = g->transposed,
-    },
-    .bias = FB_KCONV_NO_ARG, .add = FB_KCONV_NO_ARG,
+    .desc = desc_of (g, bias != NULL),
+    .bias = FB_KCONV_NO_ARG, .add = FB_KCONV_NO_ARG, .scale = FB_KCONV_NO_ARG,
   };
+  /* The input's per-channel scale, folded into the weights (_fb_lower_dnnl_scale_fold). */
+  const FbNode *scaler = c->scale_of ? g_hash_table_lookup (c->scale_of, node) : NULL;
+  const FbValue *scaled_x = NULL, *scale = NULL;
+  if (scaler && !scale_operands (scaler, g->C, &scaled_x, &scale))
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
+                           "the input scale folded into the weights is not one per channel");
+  cv.desc.scaled_input = scaler != NULL;
   /* oneDNN derives the output size from the pads; it must be the one the graph says. */
   cv.cudnn = gpu;
   cv.nchw = gpu && !g->nhwc;
@@ -251,7 +311,9 @@ _fb_lower_dnnl_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, gbo
   if (!fb_conv_desc_valid (&cv.desc) || (gpu && !prepad && !cudnn_geometry (g)))
     {
       *taken = FALSE;
-      return TRUE;
+      return scaler == NULL ||
+             _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
+                             "oneDNN cannot take the convolution its input scale was folded into");
     }
   const FbValue *end = g_hash_table_lookup (c->sunk, y), *add = NULL;
   gboolean fused = (end == NULL || match_chain (c, y, end, &cv, &add)) &&
@@ -264,7 +326,10 @@ _fb_lower_dnnl_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, gbo
       if (!gpu && !_fb_lower_conv_fast (c->lp->plan->target_desc, &cv.desc))
         {
           *taken = FALSE;
-          return TRUE;
+          return scaler == NULL ||
+                 _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
+                                 "oneDNN cannot take the convolution its input scale was folded "
+                                 "into");
         }
     }
   /* cuDNN runs its fused call without an activation with one slow algorithm only: with no
@@ -295,7 +360,9 @@ _fb_lower_dnnl_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, gbo
         return FALSE;
     }
   else
-    cv.x = _fb_lower_arg (c, node->inputs[0], FB_KARG_INPUT);
+    cv.x = _fb_lower_arg (c, scaler ? scaled_x : node->inputs[0], FB_KARG_INPUT);
+  if (scaler)
+    cv.scale = _fb_lower_arg (c, scale, FB_KARG_INPUT);
   cv.w = _fb_lower_arg (c, node->inputs[1], FB_KARG_INPUT);
   if (bias)
     cv.bias = _fb_lower_arg (c, bias, FB_KARG_INPUT);

@@ -32,6 +32,9 @@ typedef struct {
    * the phase its expression is built in, and is noted in attributed. */
   guint          member_first;
   GHashTable    *attributed;
+  /* const FbNode* Conv member -> the Mul member scaling its input that the library folds into
+   * its weights at every run (cpu; _fb_lower_dnnl_scale_fold); the Mul has no phase of its own. */
+  GHashTable    *scale_of;
   /* While a sunk value's chain is built: v reads as subst_expr. */
   const FbValue *subst_value;
   FbKExpr       *subst_expr;

@@ -3,6 +3,7 @@
  * evaluation of shape computations, views, and the grouping decisions inside a kernel (which
  * members are computed in registers, which chains are sunk into their producer's loop). */
 #include "fb-lower-private.h"
+#include "fb-lower-conv.h"
 #include "fb-interp.h"
 
 #include <stdarg.h>
@@ -512,9 +513,10 @@ lower_group (FbLowerPlan *lp, const FbNode *node, GError **error)
   g_autoptr(GHashTable) body_uses = g_hash_table_new_full (NULL, NULL, NULL,
                                                            (GDestroyNotify) g_ptr_array_unref);
   g_autoptr(GHashTable) attributed = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) scale_of = g_hash_table_new (NULL, NULL);
   FbLowerCtx c = { .lp = lp, .k = k, .node = node, .bind = bind, .arg_of = arg_of,
                    .inline_of = inline_of, .sunk = sunk, .body_uses = body_uses,
-                   .merged_rank = -1, .attributed = attributed };
+                   .merged_rank = -1, .attributed = attributed, .scale_of = scale_of };
   g_autoptr(GPtrArray) members = g_ptr_array_new ();
   if (node->op == FB_OP_FUSED)
     {
@@ -574,6 +576,18 @@ lower_group (FbLowerPlan *lp, const FbNode *node, GError **error)
   g_hash_table_iter_init (&it, sunk);
   while (g_hash_table_iter_next (&it, &key, &value))
     g_hash_table_add (skip, ((FbValue *) value)->producer);
+  /* A convolution's input scaled per channel (the prologue fuse-epilogue gives it): the
+   * convolution's library folds the scale into its weights, the Mul is never a loop. */
+  for (guint i = 0; i < members->len; i++)
+    {
+      const FbNode *m = g_ptr_array_index (members, i);
+      const FbNode *conv = _fb_lower_dnnl_scale_fold (&c, m);
+      if (conv)
+        {
+          g_hash_table_insert (scale_of, (gpointer) conv, (gpointer) m);
+          g_hash_table_add (skip, (gpointer) m);
+        }
+    }
 
   for (guint i = 0; i < members->len; i++)
     {
@@ -586,6 +600,9 @@ lower_group (FbLowerPlan *lp, const FbNode *node, GError **error)
       if (!emit_member (&c, m, error))
         return FALSE;
       attribute_member (&c, m, c.member_first);
+      const FbNode *folded = g_hash_table_lookup (scale_of, m);
+      if (folded)
+        attribute_member (&c, folded, c.member_first);
     }
   /* A phase no member claimed (none known so far) stands for the whole node. */
   for (guint i = 0; i < k->phases->len; i++)

@@ -70,6 +70,9 @@ conv_to_json (const FbKConv *cv)
     if (args[i] == FB_KCONV_NO_ARG)
       args[i] = -1;
   json_object_set_array_member (o, "args", int_array (5, args));
+  /* Written only for a scaled input, so that plans from before it read the same. */
+  if (cv->desc.scaled_input)
+    json_object_set_int_member (o, "scale_arg", cv->scale);
   JsonArray *post = json_array_new ();
   for (int64_t i = 0; i < cv->desc.n_post; i++)
     {
@@ -422,7 +425,17 @@ read_conv (const FbPlan *plan, const FbKernel *k, JsonObject *o, FbKConv *cv)
       sum |= kind == FB_CONV_POST_SUM;
     }
   d->n_post = json_array_get_length (pa);
+  int64_t scale_arg = -1;
+  if (json_object_has_member (o, "scale_arg"))
+    {
+      if (!is_int (o, "scale_arg"))
+        return FALSE;
+      scale_arg = json_object_get_int_member (o, "scale_arg");
+      d->scaled_input = 1;
+    }
   if (!fb_conv_desc_valid (d))
+    return FALSE;
+  if (d->scaled_input && !conv_arg (plan, k, scale_arg, d->c, FALSE, &cv->scale))
     return FALSE;
   int64_t out = d->n * d->oh * d->ow * d->co;
   if (add_args != (a[3] >= 0) || (d->has_bias != 0) != (a[2] >= 0) ||

@@ -369,6 +369,7 @@ run_convolution (FbCpuModule *m, ExecKernel *e, guint p, GError **error)
   const FbKConv *cv = ((FbKPhase *) g_ptr_array_index (e->kernel->phases, p))->conv;
   omp_set_num_threads (fb_worker_pool_n_threads (m->pool));
   int status = fb_dnnl_conv_run (e->convs[p], e->args[cv->x],
+                                 cv->desc.scaled_input ? e->args[cv->scale] : NULL,
                                  cv->bias != FB_KCONV_NO_ARG ? e->args[cv->bias] : NULL,
                                  cv->add != FB_KCONV_NO_ARG ? e->args[cv->add] : NULL,
                                  e->args[cv->y]);
@@ -429,6 +430,9 @@ fb_cpu_module_run (FbCpuModule *m, GPtrArray *inputs, GCancellable *cancellable,
           if (!fb_host_kernel_run (plan, m->bufptr, m->dynamic, e->kernel, error))
             return NULL;
         }
+      static int skipmul = -1;
+      if (skipmul < 0) skipmul = g_getenv ("FB_SKIPMUL") != NULL;
+      if (skipmul && e->kernel->node && g_str_has_suffix (e->kernel->node->name, "block.2/Mul")) continue;
       for (guint p = 0; p < e->kernel->phases->len; p++)
         {
           FbKPhase *ph = g_ptr_array_index (e->kernel->phases, p);

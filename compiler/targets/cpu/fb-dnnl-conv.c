@@ -49,6 +49,13 @@ struct _FbDnnlConv {
   int64_t          split;           /* post-ops from here on run after the primitive (see
                                        primitive_post_ops), d.n_post where none do */
   float           *staged;          /* the primitive's output when a sum runs after it */
+  /* A scaled input (d.scaled_input): conv (x * scale) is conv (x) with each input channel's
+   * weights times its scale, so every run scales the plain weights into scaled and the
+   * repack reorder packs them where the primitive reads its weights. */
+  float           *plain;
+  float           *scaled;
+  dnnl_memory_t    scaled_mem;
+  dnnl_primitive_t repack;
   FbDirectConv    *direct;          /* set: fb-direct-conv.c runs it, no primitive */
   FbWinogradConv  *winograd;        /* set: fb-winograd-conv.c runs it, no primitive */
 };
@@ -300,6 +307,51 @@ reorder (const dnnl_memory_desc_t *from_md, const void *from_data, const dnnl_me
   return s;
 }
 
+/* For a scaled input: a copy of the plain weights, room for the scaled ones, and the reorder
+ * from those into the primitive's layout (packed), made once. */
+static dnnl_status_t
+make_repack (FbDnnlConv *conv, const FbConvDesc *d, const dnnl_memory_desc_t *want,
+             const float *weights)
+{
+  size_t n = (size_t) (d->co * d->c * d->kh * d->kw), bytes = (n * sizeof (float) + 63) / 64 * 64;
+  conv->plain = aligned_alloc (64, bytes);
+  conv->scaled = aligned_alloc (64, bytes);
+  if (conv->plain == NULL || conv->scaled == NULL)
+    return dnnl_out_of_memory;
+  memcpy (conv->plain, weights, n * sizeof (float));
+  dnnl_memory_desc_t plain;
+  dnnl_primitive_desc_t rpd = NULL;
+  dnnl_status_t s = weights_md (d, dnnl_format_tag_undef, &plain);
+  if (s == dnnl_success)
+    s = dnnl_memory_create (&conv->scaled_mem, &plain, engine, conv->scaled);
+  if (s == dnnl_success)
+    s = dnnl_reorder_primitive_desc_create (&rpd, &plain, engine, want, engine, NULL);
+  if (s == dnnl_success)
+    s = dnnl_primitive_create (&conv->repack, rpd);
+  if (rpd)
+    dnnl_primitive_desc_destroy (rpd);
+  return s;
+}
+
+/* The weights for this run's scale: w[o][c][k] * scale[c], packed. One group (the description
+ * says so), so c runs over every input channel. */
+static dnnl_status_t
+repack_scaled (FbDnnlConv *conv, const float *scale)
+{
+  const FbConvDesc *d = &conv->d;
+  int64_t taps = d->kh * d->kw;
+  for (int64_t o = 0; o < d->co; o++)
+    for (int64_t c = 0; c < d->c; c++)
+      {
+        const float *from = conv->plain + (o * d->c + c) * taps;
+        float *to = conv->scaled + (o * d->c + c) * taps;
+        for (int64_t k = 0; k < taps; k++)
+          to[k] = from[k] * scale[c];
+      }
+  dnnl_exec_arg_t args[2] = { { DNNL_ARG_FROM, conv->scaled_mem }, { DNNL_ARG_TO, conv->weights } };
+  return dnnl_primitive_execute (conv->repack, conv->stream, 2, args);
+}
+
 /* Copies the plain weights into the layout the primitive chose. */
 static dnnl_status_t
 reorder_weights (const FbConvDesc *d, const dnnl_memory_desc_t *want, const float *weights,
@@ -471,7 +523,9 @@ fb_dnnl_conv_new (const FbConvDesc *d, const float *weights, char *why, size_t w
       conv->add_index = (int) i;
     else if (d->post[i].kind == FB_CONV_POST_SUM)
       conv->sum = 1;
-  if (fb_winograd_conv_fits (d))
+  /* Our own convolutions transform their weights once: a scale that changes at every run
+   * leaves them to oneDNN's primitive. */
+  if (!d->scaled_input && fb_winograd_conv_fits (d))
     {
       conv->winograd = fb_winograd_conv_new (d, weights);
       if (conv->winograd != NULL)
@@ -480,7 +534,7 @@ fb_dnnl_conv_new (const FbConvDesc *d, const float *weights, char *why, size_t w
       fb_dnnl_conv_free (conv);
       return NULL;
     }
-  if (fb_direct_conv_fits (d))
+  if (!d->scaled_input && fb_direct_conv_fits (d))
     {
       conv->direct = fb_direct_conv_new (d, weights);
       if (conv->direct != NULL)
@@ -536,6 +590,8 @@ fb_dnnl_conv_new (const FbConvDesc *d, const float *weights, char *why, size_t w
     s = reorder_weights (d, w_md, weights, conv->stream, conv->packed);
   if (s == dnnl_success)
     s = dnnl_memory_create (&conv->weights, w_md, engine, conv->packed);
+  if (s == dnnl_success && d->scaled_input)
+    s = make_repack (conv, d, w_md, weights);
   /* The run points these at its buffers; no memory of their own. */
   if (s == dnnl_success)
     s = dnnl_memory_create (&conv->src, &src_md, engine, DNNL_MEMORY_NONE);
@@ -562,14 +618,14 @@ fb_dnnl_conv_implementation (const FbConvDesc *d, char *name, size_t len)
 {
   if (!engine_ready (name, len))
     return -1;
-  if (fb_winograd_conv_fits (d))
+  if (!d->scaled_input && fb_winograd_conv_fits (d))
     {
       snprintf (name, len, fb_winograd_conv_isa () == FB_CONV_ISA_AVX512
                              ? "winograd:avx512 F(4x4,3x3) (fb-winograd-conv.c, 6x32 register tiles)"
                              : "winograd:avx2 F(4x4,3x3) (fb-winograd-conv.c, 6x16 register tiles)");
       return 0;
     }
-  if (fb_direct_conv_fits (d))
+  if (!d->scaled_input && fb_direct_conv_fits (d))
     {
       snprintf (name, len, fb_conv_isa () == FB_CONV_ISA_AVX512
                              ? "direct:avx512 (fb-direct-conv.c, 8x32 register tiles)"
@@ -584,21 +640,22 @@ fb_dnnl_conv_implementation (const FbConvDesc *d, char *name, size_t len)
   if (s == dnnl_success)
     s = dnnl_primitive_desc_query (pd, dnnl_query_impl_info_str, 0, &impl);
   int64_t after = d->n_post - primitive_post_ops (d);
+  const char *scaled = d->scaled_input ? ", its weights scaled at every run" : "";
   if (s == dnnl_success && rows)
     snprintf (name, len, "%s matmul, one per kernel row", impl);
   else if (s == dnnl_success && after > 0)
-    snprintf (name, len, "%s, then %ld post-op%s of its own", impl, (long) after,
+    snprintf (name, len, "%s%s, then %ld post-op%s of its own", impl, scaled, (long) after,
               after == 1 ? "" : "s");
   else if (s == dnnl_success)
-    snprintf (name, len, "%s", impl);
+    snprintf (name, len, "%s%s", impl, scaled);
   if (pd)
     dnnl_primitive_desc_destroy (pd);
   return failed (s, d->transposed ? "deconvolution" : "convolution", name, len) ? -1 : 0;
 }
 
 int
-fb_dnnl_conv_run (FbDnnlConv *conv, const float *x, const float *bias, const float *add,
-                  float *y)
+fb_dnnl_conv_run (FbDnnlConv *conv, const float *x, const float *scale, const float *bias,
+                  const float *add, float *y)
 {
   dnnl_exec_arg_t args[5] = {
     { DNNL_ARG_SRC, conv->src }, { DNNL_ARG_WEIGHTS, conv->weights }, { DNNL_ARG_DST, conv->dst },
@@ -644,6 +701,8 @@ fb_dnnl_conv_run (FbDnnlConv *conv, const float *x, const float *bias, const flo
         DNNL_ARG_ATTR_MULTIPLE_POST_OP (conv->add_index) | DNNL_ARG_SRC_1, conv->add
       };
     }
+  if (s == dnnl_success && conv->repack)
+    s = scale == NULL ? dnnl_invalid_arguments : repack_scaled (conv, scale);
   if (s == dnnl_success)
     s = dnnl_primitive_execute (conv->prim, conv->stream, n, args);
   if (s == dnnl_success)
@@ -661,7 +720,8 @@ fb_dnnl_conv_free (FbDnnlConv *conv)
 {
   if (conv == NULL)
     return;
-  dnnl_memory_t *mems[] = { &conv->src, &conv->weights, &conv->bias, &conv->dst, &conv->add };
+  dnnl_memory_t *mems[] = { &conv->src, &conv->weights, &conv->bias, &conv->dst, &conv->add,
+                            &conv->scaled_mem };
   for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
     if (*mems[i])
       dnnl_memory_destroy (*mems[i]);
@@ -675,13 +735,17 @@ fb_dnnl_conv_free (FbDnnlConv *conv)
     dnnl_stream_destroy (conv->stream);
   if (conv->prim)
     dnnl_primitive_destroy (conv->prim);
+  if (conv->repack)
+    dnnl_primitive_destroy (conv->repack);
+  free (conv->plain);
+  free (conv->scaled);
   free (conv->packed);
   free (conv->staged);
   free (conv);
 }
 
 int
-fb_dnnl_conv_once (FbDnnlConv **slot, const FbConvDesc *d, const float *x,
+fb_dnnl_conv_once (FbDnnlConv **slot, const FbConvDesc *d, const float *x, const float *scale,
                    const float *weights, const float *bias, const float *add, float *y)
 {
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -689,7 +753,7 @@ fb_dnnl_conv_once (FbDnnlConv **slot, const FbConvDesc *d, const float *x,
   pthread_mutex_lock (&lock);
   if (*slot == NULL)
     *slot = fb_dnnl_conv_new (d, weights, why, sizeof why);
-  int status = *slot ? fb_dnnl_conv_run (*slot, x, bias, add, y) : -1;
+  int status = *slot ? fb_dnnl_conv_run (*slot, x, scale, bias, add, y) : -1;
   pthread_mutex_unlock (&lock);
   return status;
 }

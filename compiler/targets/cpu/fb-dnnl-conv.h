@@ -26,11 +26,12 @@ typedef struct _FbDnnlConv FbDnnlConv;
  * now, whatever the count when it runs. NULL when oneDNN cannot: why receives its reason. */
 FbDnnlConv *fb_dnnl_conv_new  (const FbConvDesc *d, const float *weights, char *why,
                                size_t why_len);
-/* y = post-ops (conv (x) + bias); add is the tensor of the FB_CONV_POST_ADD, if any. With an
- * FB_CONV_POST_SUM, y holds the residual on entry (add is not read). Not to be called on one
- * FbDnnlConv from two threads at once. Returns 0, or -1 when oneDNN failed. */
-int         fb_dnnl_conv_run  (FbDnnlConv *conv, const float *x, const float *bias,
-                               const float *add, float *y);
+/* y = post-ops (conv (x * scale) + bias); add is the tensor of the FB_CONV_POST_ADD, if any.
+ * With an FB_CONV_POST_SUM, y holds the residual on entry (add is not read). scale (one number
+ * per input channel) is read only when d->scaled_input, and must then be there. Not to be
+ * called on one FbDnnlConv from two threads at once. Returns 0, or -1 when oneDNN failed. */
+int         fb_dnnl_conv_run  (FbDnnlConv *conv, const float *x, const float *scale,
+                               const float *bias, const float *add, float *y);
 void        fb_dnnl_conv_free (FbDnnlConv *conv);
 /* The name of the implementation that runs d on this machine: the one oneDNN picks
  * ("brgconv_1x1:avx512_core"), or "winograd:avx2 ..." or "direct:avx2 ..." where
@@ -41,8 +42,8 @@ int         fb_dnnl_conv_implementation (const FbConvDesc *d, char *name, size_t
 /* For exported libraries: makes *slot on first use (under a lock, so concurrent callers make
  * it once) and runs it, one caller at a time. Returns 0, or -1. */
 int         fb_dnnl_conv_once (FbDnnlConv **slot, const FbConvDesc *d, const float *x,
-                               const float *weights, const float *bias, const float *add,
-                               float *y);
+                               const float *scale, const float *weights, const float *bias,
+                               const float *add, float *y);
 
 #ifdef __cplusplus
 }

@@ -558,6 +558,15 @@ _fb_cuda_conv_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKConv *cv, gbool
                    "convolutions only", p->name);
       return FALSE;
     }
+  if (d->scaled_input)
+    {
+      /* Only the cpu target folds an input scale into the weights (cuDNN's are reordered once,
+       * when the module is made). */
+      g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE,
+                   "kernel %s: a convolution whose input is scaled per channel at every run, "
+                   "which the cpu target's plans have and cuDNN phases do not", p->name);
+      return FALSE;
+    }
   int64_t act;
   double act_param;
   if (!fb_conv_desc_cudnn_epilogue (d, &act, &act_param))

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* A squeeze-excitation's scale folded into the next convolution's weights on the cpu target
+ * (fuse-epilogue's Mul prologue, compiler/lower/fb-lower-dnnl-conv.c, fb-dnnl-conv.c): where
+ * the weights are small beside the scaled tensor the Mul becomes the convolution's first member
+ * and the convolution scales its weights at every run; where they are not, or each image has
+ * its own scale, the Mul stays a node of its own. Every model runs twice (a second run must
+ * scale the original weights again, not the first run's) against the interpreter, the folded
+ * one also through a bundle, whose plan must still say so, and through its exported library.
+ * Models: tests/scale-fold/make-scale-fold-models.py. */
+#include "fb-bundle.h"
+#include "fb-codegen.h"
+#include "fb-cuda.h"
+#include "fb-interp.h"
+#include "fb-lower.h"
+#include "fb-onnx-import.h"
+#include "fb-pipeline.h"
+#include "fb-test-cpu.h"
+
+/* The model through the pass pipeline, channels-last as the cpu target runs it. */
+static FbPipeline *
+load (const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *file = g_strconcat (name, ".onnx", NULL);
+  g_autofree char *path = g_build_filename (g_getenv ("G_TEST_SRCDIR") ? g_getenv ("G_TEST_SRCDIR") : ".",
+                                            "scale-fold", file, NULL);
+  FbGraph *graph = fb_onnx_import_file (path, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
+  options->layout = FB_LAYOUT_NHWC;
+  FbPipeline *p = fb_pipeline_new (graph);
+  g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  return p;
+}
+
+/* Fused nodes whose first member is a Mul: the prologues fuse-epilogue gave a convolution. */
+static guint
+count_prologues (const FbGraph *graph)
+{
+  guint n = 0;
+  for (guint i = 0; i < graph->nodes->len; i++)
+    {
+      const FbNode *node = g_ptr_array_index (graph->nodes, i);
+      FbGraph *body = node->op == FB_OP_FUSED ? fb_node_attr_graph (node, "body") : NULL;
+      if (body && body->nodes->len > 1 &&
+          ((FbNode *) g_ptr_array_index (body->nodes, 0))->op == FB_OP_MUL)
+        n++;
+    }
+  return n;
+}
+
+/* Convolution phases of plan that scale their input: each reads a scale of one number per
+ * input channel and no loop of its kernel computes the product. */
+static guint
+count_scaled (const FbPlan *plan)
+{
+  guint n = 0;
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
+      for (guint p = 0; p < kernel->phases->len; p++)
+        {
+          const FbKConv *cv = ((FbKPhase *) g_ptr_array_index (kernel->phases, p))->conv;
+          if (cv == NULL || !cv->desc.scaled_input)
+            continue;
+          const FbBuffer *s = fb_plan_buffer (plan, g_array_index (kernel->args, FbKArg, cv->scale).buffer);
+          g_assert_cmpint (s->numel, ==, cv->desc.c);
+          g_assert_cmpint (cv->desc.groups, ==, 1);
+          g_assert_cmpuint (kernel->phases->len, ==, 1);
+          n++;
+        }
+    }
+  return n;
+}
+
+static FbPlan *
+lower (const FbGraph *graph)
+{
+  g_autoptr(GError) error = NULL;
+  FbPlan *plan = fb_lower_graph (graph, fb_cpu_target_desc (), &error);
+  g_assert_no_error (error);
+  fb_plan_layout_memory (plan);
+  tc_check_arena (plan);
+  return plan;
+}
+
+/* Compiles model name for the cpu target, checks how many Muls became prologues and how many
+ * convolutions scale their weights, and its outputs; with bundle, also through a bundle and
+ * its exported library. */
+static void
+check_model (const char *name, guint expect, gboolean bundle)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPipeline) p = load (name);
+  const FbGraph *graph = fb_pipeline_final (p);
+  g_assert_cmpuint (count_prologues (graph), ==, expect);
+  g_autoptr(FbPlan) plan = lower (graph);
+  g_assert_cmpuint (count_scaled (plan), ==, expect);
+
+  g_autoptr(GPtrArray) inputs = tc_seeded_inputs (graph, 1202);
+  g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, 2, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr(FbCpuModule) m = fb_cpu_module_new (plan, objects, 2, &error);
+  g_assert_no_error (error);
+  tc_check_module (name, m, graph, inputs);
+  if (!bundle)
+    return;
+
+  g_autofree char *dir = g_dir_make_tmp ("fusebench-scale-fold-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *path = g_build_filename (dir, "se.fusebench", NULL);
+  FbBundleOptions options = { .source = name, .shared_library = TRUE,
+                              .write_library = fb_cpu_write_shared_library };
+  g_assert_true (fb_bundle_write (path, plan, objects, graph, &options, &error));
+  g_assert_no_error (error);
+  g_autoptr(FbCpuModule) loaded = fb_cpu_bundle_load (path, 2, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_scaled (fb_cpu_module_plan (loaded)), ==, expect);
+  g_autofree char *what = g_strconcat (name, " (bundle)", NULL);
+  tc_check_module (what, loaded, graph, inputs);
+  tc_check_shared_library (dir, path, graph, inputs);
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
+  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
+}
+
+static void
+test_folded (void)
+{
+  check_model ("se-block", 1, TRUE);
+}
+
+/* FUSEBENCH_FOLD_SCALE=0: the prologue stays, and runs as the kernel's first loop. */
+static void
+test_folding_off (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPipeline) p = load ("se-block");
+  const FbGraph *graph = fb_pipeline_final (p);
+  g_setenv ("FUSEBENCH_FOLD_SCALE", "0", TRUE);
+  g_autoptr(FbPlan) plan = lower (graph);
+  g_unsetenv ("FUSEBENCH_FOLD_SCALE");
+  g_assert_cmpuint (count_prologues (graph), ==, 1);
+  g_assert_cmpuint (count_scaled (plan), ==, 0);
+  g_autoptr(GPtrArray) inputs = tc_seeded_inputs (graph, 1203);
+  g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, 2, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr(FbCpuModule) m = fb_cpu_module_new (plan, objects, 2, &error);
+  g_assert_no_error (error);
+  tc_check_module ("se-block, folding off", m, graph, inputs);
+}
+
+static void
+test_weights_too_large (void)
+{
+  check_model ("se-small", 0, FALSE);
+}
+
+static void
+test_scale_per_image (void)
+{
+  check_model ("se-batch2", 0, FALSE);
+}
+
+/* The cuda target shares the lowering: it never folds (cuDNN's filters are reordered once),
+ * the Mul is the fused kernel's first loop. */
+static void
+test_not_gpu (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPipeline) p = load ("se-block");
+  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), fb_cuda_target_desc (), &error);
+  g_assert_no_error (error);
+  g_assert_true (plan->target_desc->gpu);
+  g_assert_cmpuint (count_scaled (plan), ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  tc_init (&argc, &argv);
+  g_test_add_func ("/scale-fold/folded", test_folded);
+  g_test_add_func ("/scale-fold/folding-off", test_folding_off);
+  g_test_add_func ("/scale-fold/weights-too-large", test_weights_too_large);
+  g_test_add_func ("/scale-fold/scale-per-image", test_scale_per_image);
+  g_test_add_func ("/scale-fold/not-gpu", test_not_gpu);
+  return g_test_run ();
+}
