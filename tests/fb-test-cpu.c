@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fb-test-cpu.h"
+#include "fb-bundle.h"
+#include "fb-codegen.h"
 #include "fb-compare.h"
 #include "fb-infer.h"
 #include "fb-interp.h"
 #include "fb-lower.h"
+#include "fb-onnx-import.h"
+#include "fb-pipeline.h"
 
 void
 tc_init (int *argc, char ***argv)
@@ -178,9 +182,9 @@ static const char shared_library_program[] =
 /* The bundle's exported library (lib/libfbmodel.so, its own copy of the convolution helper),
  * linked into a program with the system's cc, run twice on the first input, against the
  * interpreter. */
-void
-tc_check_shared_library (const char *dir, const char *bundle, const FbGraph *graph,
-                         GPtrArray *inputs)
+static void
+check_shared_library (const char *dir, const char *bundle, const FbGraph *graph,
+                      GPtrArray *inputs)
 {
   g_autoptr(GError) error = NULL;
   g_assert_cmpuint (inputs->len, ==, 1);
@@ -222,4 +226,61 @@ tc_check_shared_library (const char *dir, const char *bundle, const FbGraph *gra
   g_ptr_array_add (actual, fb_tensor_new_for_bytes (e->dtype, e->rank, e->dims, bytes, &error));
   g_assert_no_error (error);
   tc_assert_agree ("the exported library", expected, actual);
+}
+
+FbPipeline *
+tc_pipeline (const char *folder, const char *name, FbLayout layout, const char *skip)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *file = g_strconcat (name, ".onnx", NULL);
+  const char *srcdir = g_getenv ("G_TEST_SRCDIR") ? g_getenv ("G_TEST_SRCDIR") : ".";
+  g_autofree char *path = g_build_filename (srcdir, folder, file, NULL);
+  FbGraph *graph = fb_onnx_import_file (path, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
+  options->layout = layout;
+  if (skip)
+    g_ptr_array_add (options->disabled_passes, g_strdup (skip));
+  FbPipeline *p = fb_pipeline_new (graph);
+  g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  return p;
+}
+
+void
+tc_check_compiled (const char *what, const FbGraph *graph, TcPlanCount count, guint expect,
+                   gboolean bundle, gboolean library)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPlan) plan = fb_lower_graph (graph, fb_cpu_target_desc (), &error);
+  g_assert_no_error (error);
+  fb_plan_layout_memory (plan);
+  g_assert_cmpuint (count (plan), ==, expect);
+  tc_check_arena (plan);
+
+  g_autoptr(GPtrArray) inputs = tc_seeded_inputs (graph, 1202);
+  g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, 2, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr(FbCpuModule) m = fb_cpu_module_new (plan, objects, 2, &error);
+  g_assert_no_error (error);
+  tc_check_module (what, m, graph, inputs);
+  if (!bundle)
+    return;
+
+  g_autofree char *dir = g_dir_make_tmp ("fusebench-test-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *path = g_build_filename (dir, "model.fusebench", NULL);
+  FbBundleOptions options = { .source = what, .shared_library = library,
+                              .write_library = library ? fb_cpu_write_shared_library : NULL };
+  g_assert_true (fb_bundle_write (path, plan, objects, graph, &options, &error));
+  g_assert_no_error (error);
+  g_autoptr(FbCpuModule) loaded = fb_cpu_bundle_load (path, 2, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count (fb_cpu_module_plan (loaded)), ==, expect);
+  g_autofree char *loaded_what = g_strconcat (what, " (bundle)", NULL);
+  tc_check_module (loaded_what, loaded, graph, inputs);
+  if (library)
+    check_shared_library (dir, path, graph, inputs);
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
+  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
 }

@@ -5,6 +5,7 @@
 
 #include "fb-test-interp.h"
 #include "fb-cpu.h"
+#include "fb-pipeline.h"
 
 /* Makes graph runnable around node: inputs[i] becomes a graph input of its type and shape, or
  * a constant when bit i of const_mask is set (NULL: an omitted optional input); every output
@@ -29,9 +30,16 @@ void       tc_check_module  (const char *what, FbCpuModule *m, const FbGraph *gr
 /* No two buffers of plan share bytes while both are alive, but where one dies at the kernel
  * that writes the other (in place) or both lie in one concatenation written in place. */
 void       tc_check_arena   (const FbPlan *plan);
-/* The exported library of the bundle at bundle (lib/libfbmodel.so), linked into a program with
- * the system's cc in dir and run twice on the one input, against the interpreter on graph. */
-void       tc_check_shared_library (const char *dir, const char *bundle, const FbGraph *graph,
-                                    GPtrArray *inputs);
+/* tests/FOLDER/NAME.onnx through the pass pipeline in layout, without the pass skip (or NULL). */
+FbPipeline *tc_pipeline (const char *folder, const char *name, FbLayout layout, const char *skip);
+/* What a test looks for in a plan (the convolutions adding in place, say): how many, each
+ * checked with the test's own assertions. */
+typedef guint (*TcPlanCount) (const FbPlan *plan);
+/* Compiles graph for the cpu target and asserts: count finds expect in the plan, no two
+ * buffers overlap while alive (tc_check_arena), two runs agree with the interpreter. With
+ * bundle, the same of the plan written as a bundle and loaded back, and of the bundle's
+ * exported library when library (linked into a program with the system's cc). */
+void       tc_check_compiled (const char *what, const FbGraph *graph, TcPlanCount count,
+                              guint expect, gboolean bundle, gboolean library);
 /* Keeps the kernel cache of this test run out of the user's home. */
 void       tc_init     (int *argc, char ***argv);

@@ -4,34 +4,16 @@
  * dense block's Concats all lie in its last one. Where a piece is not such a run (batch 2),
  * would start off the alignment, is the graph input or appears twice, the Concat keeps its
  * copy. Every model runs twice against the interpreter, the dense block also through a bundle
- * (whose plan.json records the slices); the arena never gives two live values the same bytes
+ * (whose loaded plan must keep the slices); the arena never gives two live values the same bytes
  * unless one lies inside the other's concatenation. Models: tests/concat/make-concat-models.py. */
 #include "fb-cuda.h"
-#include "fb-bundle.h"
-#include "fb-codegen.h"
 #include "fb-lower.h"
-#include "fb-onnx-import.h"
-#include "fb-pipeline.h"
 #include "fb-test-cpu.h"
-
-#include <string.h>
 
 static FbPipeline *
 load (const char *name, FbLayout layout)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *file = g_strconcat (name, ".onnx", NULL);
-  g_autofree char *path = g_build_filename (g_getenv ("G_TEST_SRCDIR") ? g_getenv ("G_TEST_SRCDIR")
-                                                                       : ".",
-                                            "concat", file, NULL);
-  FbGraph *graph = fb_onnx_import_file (path, NULL, &error);
-  g_assert_no_error (error);
-  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
-  options->layout = layout;
-  FbPipeline *p = fb_pipeline_new (graph);
-  g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
-  g_assert_no_error (error);
-  return p;
+  return tc_pipeline ("concat", name, layout, NULL);
 }
 
 /* The Concat kernels that became views (by their label: a bundle's kernels have no node),
@@ -75,41 +57,8 @@ count_in_place (const FbPlan *plan)
 static void
 check_model (const char *name, FbLayout layout, guint expect, gboolean bundle)
 {
-  g_autoptr(GError) error = NULL;
   g_autoptr(FbPipeline) p = load (name, layout);
-  const FbGraph *graph = fb_pipeline_final (p);
-  g_autoptr(FbPlan) plan = fb_lower_graph (graph, fb_cpu_target_desc (), &error);
-  g_assert_no_error (error);
-  fb_plan_layout_memory (plan);
-  g_assert_cmpuint (count_in_place (plan), ==, expect);
-  tc_check_arena (plan);
-
-  g_autoptr(GPtrArray) inputs = tc_seeded_inputs (graph, 1202);
-  g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, 2, NULL, &error);
-  g_assert_no_error (error);
-  g_autoptr(FbCpuModule) m = fb_cpu_module_new (plan, objects, 2, &error);
-  g_assert_no_error (error);
-  tc_check_module (name, m, graph, inputs);
-  if (!bundle)
-    return;
-
-  g_autofree char *dir = g_dir_make_tmp ("fusebench-concat-XXXXXX", &error);
-  g_assert_no_error (error);
-  g_autofree char *path = g_build_filename (dir, "concat.fusebench", NULL);
-  FbBundleOptions options = { .source = name };
-  g_assert_true (fb_bundle_write (path, plan, objects, graph, &options, &error));
-  g_assert_no_error (error);
-  g_autofree char *plan_json = g_build_filename (path, "plan.json", NULL);
-  g_autofree char *text = NULL;
-  g_assert_true (g_file_get_contents (plan_json, &text, NULL, NULL));
-  g_assert_nonnull (strstr (text, "\"slice_of\""));
-  g_autoptr(FbCpuModule) loaded = fb_cpu_bundle_load (path, 2, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (count_in_place (fb_cpu_module_plan (loaded)), ==, expect);
-  g_autofree char *what = g_strconcat (name, " (bundle)", NULL);
-  tc_check_module (what, loaded, graph, inputs);
-  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
-  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
+  tc_check_compiled (name, fb_pipeline_final (p), count_in_place, expect, bundle, FALSE);
 }
 
 /* All three of the block's Concats: the last holds the pieces, the two before it are its

@@ -7,45 +7,21 @@
  * with the interpreter; the in-place one also through a bundle, whose plan.json must say the
  * same, and through the bundle's exported library. Models: tests/residual/make-residual-models.py. */
 #include "fb-cuda.h"
-#include "fb-bundle.h"
-#include "fb-codegen.h"
-#include "fb-interp.h"
 #include "fb-lower.h"
-#include "fb-onnx-import.h"
-#include "fb-pipeline.h"
 #include "fb-test-cpu.h"
 
 #include <string.h>
-
-static char *
-model_path (const char *name)
-{
-  g_autofree char *file = g_strconcat (name, ".onnx", NULL);
-  return g_build_filename (g_getenv ("G_TEST_SRCDIR") ? g_getenv ("G_TEST_SRCDIR") : ".",
-                           "residual", file, NULL);
-}
 
 /* The model through the pass pipeline, channels-last as the cpu target runs it; without the
  * plan-memory pass when the name says so ("...-no-plan"). */
 static FbPipeline *
 load (const char *name)
 {
-  g_autoptr(GError) error = NULL;
   g_autofree char *file = g_strdup (name);
   gboolean no_plan = g_str_has_suffix (file, "-no-plan");
   if (no_plan)
     file[strlen (file) - strlen ("-no-plan")] = '\0';
-  g_autofree char *path = model_path (file);
-  FbGraph *graph = fb_onnx_import_file (path, NULL, &error);
-  g_assert_no_error (error);
-  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
-  options->layout = FB_LAYOUT_NHWC;
-  if (no_plan)
-    g_ptr_array_add (options->disabled_passes, g_strdup ("plan-memory"));
-  FbPipeline *p = fb_pipeline_new (graph);
-  g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
-  g_assert_no_error (error);
-  return p;
+  return tc_pipeline ("residual", file, FB_LAYOUT_NHWC, no_plan ? "plan-memory" : NULL);
 }
 
 /* The convolution phases of plan that add in place, each checked to be what the memory plan
@@ -88,43 +64,12 @@ count_sums (const FbPlan *plan)
 }
 
 /* Compiles model name for the cpu target, checks that expect_sums convolutions add in place,
- * and its outputs. With bundle, also writes it as a bundle and checks what loads back. */
+ * and its outputs. With bundle, also through a bundle and its exported library. */
 static void
 check_model (const char *name, guint expect_sums, gboolean bundle)
 {
-  g_autoptr(GError) error = NULL;
   g_autoptr(FbPipeline) p = load (name);
-  const FbGraph *graph = fb_pipeline_final (p);
-  g_autoptr(FbPlan) plan = fb_lower_graph (graph, fb_cpu_target_desc (), &error);
-  g_assert_no_error (error);
-  fb_plan_layout_memory (plan);
-  g_assert_cmpuint (count_sums (plan), ==, expect_sums);
-  tc_check_arena (plan);
-
-  g_autoptr(GPtrArray) inputs = tc_seeded_inputs (graph, 611);
-  g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, 2, NULL, &error);
-  g_assert_no_error (error);
-  g_autoptr(FbCpuModule) m = fb_cpu_module_new (plan, objects, 2, &error);
-  g_assert_no_error (error);
-  tc_check_module (name, m, graph, inputs);
-  if (!bundle)
-    return;
-
-  g_autofree char *dir = g_dir_make_tmp ("fusebench-residual-XXXXXX", &error);
-  g_assert_no_error (error);
-  g_autofree char *path = g_build_filename (dir, "residual.fusebench", NULL);
-  FbBundleOptions options = { .source = name, .shared_library = TRUE,
-                              .write_library = fb_cpu_write_shared_library };
-  g_assert_true (fb_bundle_write (path, plan, objects, graph, &options, &error));
-  g_assert_no_error (error);
-  g_autoptr(FbCpuModule) loaded = fb_cpu_bundle_load (path, 2, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (count_sums (fb_cpu_module_plan (loaded)), ==, expect_sums);
-  g_autofree char *what = g_strconcat (name, " (bundle)", NULL);
-  tc_check_module (what, loaded, graph, inputs);
-  tc_check_shared_library (dir, path, graph, inputs);
-  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
-  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
+  tc_check_compiled (name, fb_pipeline_final (p), count_sums, expect_sums, bundle, TRUE);
 }
 
 /* Both blocks add in place: the 3x3 one (fb-direct-conv.c where it fits, else oneDNN) over

@@ -7,31 +7,14 @@
  * scale the original weights again, not the first run's) against the interpreter, the folded
  * one also through a bundle, whose plan must still say so, and through its exported library.
  * Models: tests/scale-fold/make-scale-fold-models.py. */
-#include "fb-bundle.h"
-#include "fb-codegen.h"
 #include "fb-cuda.h"
-#include "fb-interp.h"
 #include "fb-lower.h"
-#include "fb-onnx-import.h"
-#include "fb-pipeline.h"
 #include "fb-test-cpu.h"
 
-/* The model through the pass pipeline, channels-last as the cpu target runs it. */
 static FbPipeline *
 load (const char *name)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *file = g_strconcat (name, ".onnx", NULL);
-  g_autofree char *path = g_build_filename (g_getenv ("G_TEST_SRCDIR") ? g_getenv ("G_TEST_SRCDIR") : ".",
-                                            "scale-fold", file, NULL);
-  FbGraph *graph = fb_onnx_import_file (path, NULL, &error);
-  g_assert_no_error (error);
-  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
-  options->layout = FB_LAYOUT_NHWC;
-  FbPipeline *p = fb_pipeline_new (graph);
-  g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
-  g_assert_no_error (error);
-  return p;
+  return tc_pipeline ("scale-fold", name, FB_LAYOUT_NHWC, NULL);
 }
 
 /* Fused nodes whose first member is a Mul: the prologues fuse-epilogue gave a convolution. */
@@ -74,54 +57,15 @@ count_scaled (const FbPlan *plan)
   return n;
 }
 
-static FbPlan *
-lower (const FbGraph *graph)
-{
-  g_autoptr(GError) error = NULL;
-  FbPlan *plan = fb_lower_graph (graph, fb_cpu_target_desc (), &error);
-  g_assert_no_error (error);
-  fb_plan_layout_memory (plan);
-  tc_check_arena (plan);
-  return plan;
-}
-
 /* Compiles model name for the cpu target, checks how many Muls became prologues and how many
  * convolutions scale their weights, and its outputs; with bundle, also through a bundle and
  * its exported library. */
 static void
 check_model (const char *name, guint expect, gboolean bundle)
 {
-  g_autoptr(GError) error = NULL;
   g_autoptr(FbPipeline) p = load (name);
-  const FbGraph *graph = fb_pipeline_final (p);
-  g_assert_cmpuint (count_prologues (graph), ==, expect);
-  g_autoptr(FbPlan) plan = lower (graph);
-  g_assert_cmpuint (count_scaled (plan), ==, expect);
-
-  g_autoptr(GPtrArray) inputs = tc_seeded_inputs (graph, 1202);
-  g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, 2, NULL, &error);
-  g_assert_no_error (error);
-  g_autoptr(FbCpuModule) m = fb_cpu_module_new (plan, objects, 2, &error);
-  g_assert_no_error (error);
-  tc_check_module (name, m, graph, inputs);
-  if (!bundle)
-    return;
-
-  g_autofree char *dir = g_dir_make_tmp ("fusebench-scale-fold-XXXXXX", &error);
-  g_assert_no_error (error);
-  g_autofree char *path = g_build_filename (dir, "se.fusebench", NULL);
-  FbBundleOptions options = { .source = name, .shared_library = TRUE,
-                              .write_library = fb_cpu_write_shared_library };
-  g_assert_true (fb_bundle_write (path, plan, objects, graph, &options, &error));
-  g_assert_no_error (error);
-  g_autoptr(FbCpuModule) loaded = fb_cpu_bundle_load (path, 2, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (count_scaled (fb_cpu_module_plan (loaded)), ==, expect);
-  g_autofree char *what = g_strconcat (name, " (bundle)", NULL);
-  tc_check_module (what, loaded, graph, inputs);
-  tc_check_shared_library (dir, path, graph, inputs);
-  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
-  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
+  g_assert_cmpuint (count_prologues (fb_pipeline_final (p)), ==, expect);
+  tc_check_compiled (name, fb_pipeline_final (p), count_scaled, expect, bundle, TRUE);
 }
 
 static void
@@ -134,20 +78,11 @@ test_folded (void)
 static void
 test_folding_off (void)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(FbPipeline) p = load ("se-block");
-  const FbGraph *graph = fb_pipeline_final (p);
   g_setenv ("FUSEBENCH_FOLD_SCALE", "0", TRUE);
-  g_autoptr(FbPlan) plan = lower (graph);
+  g_autoptr(FbPipeline) p = load ("se-block");
+  g_assert_cmpuint (count_prologues (fb_pipeline_final (p)), ==, 1);
+  tc_check_compiled ("se-block, folding off", fb_pipeline_final (p), count_scaled, 0, FALSE, FALSE);
   g_unsetenv ("FUSEBENCH_FOLD_SCALE");
-  g_assert_cmpuint (count_prologues (graph), ==, 1);
-  g_assert_cmpuint (count_scaled (plan), ==, 0);
-  g_autoptr(GPtrArray) inputs = tc_seeded_inputs (graph, 1203);
-  g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, 2, NULL, &error);
-  g_assert_no_error (error);
-  g_autoptr(FbCpuModule) m = fb_cpu_module_new (plan, objects, 2, &error);
-  g_assert_no_error (error);
-  tc_check_module ("se-block, folding off", m, graph, inputs);
 }
 
 static void
