@@ -161,39 +161,47 @@ tc_node (FbGraph *graph, FbNode *node, FbTensor **inputs, guint const_mask)
   tc_check (graph, in);
 }
 
-/* Runs an exported library's model twice on one input file, writing its one output. */
-static const char shared_library_program[] =
-  "#include \"fb-model.h\"\n"
-  "#include <stdio.h>\n"
-  "#include <stdlib.h>\n"
-  "int main (int argc, char **argv) {\n"
-  "  void *in = malloc (FB_MODEL_INPUT_0_BYTES), *out = malloc (FB_MODEL_OUTPUT_0_BYTES);\n"
-  "  FILE *f = fopen (argv[1], \"rb\");\n"
-  "  if (!f || fread (in, 1, FB_MODEL_INPUT_0_BYTES, f) != FB_MODEL_INPUT_0_BYTES) return 3;\n"
-  "  fclose (f);\n"
-  "  const void *ins[1] = { in };\n"
-  "  void *outs[1] = { out };\n"
-  "  for (int run = 0; run < 2; run++)\n"
-  "    if (fb_model_run (ins, outs) != 0) return 4;\n"
-  "  f = fopen (argv[2], \"wb\");\n"
-  "  fwrite (out, 1, FB_MODEL_OUTPUT_0_BYTES, f);\n"
-  "  return fclose (f) != 0; }\n";
+/* A program that runs an exported library's model twice on one input file and writes its
+ * n_outputs outputs one after the other into another. */
+static char *
+shared_library_program (guint n_outputs)
+{
+  GString *s = g_string_new ("#include \"fb-model.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+                             "int main (int argc, char **argv) {\n"
+                             "  void *in = malloc (FB_MODEL_INPUT_0_BYTES);\n"
+                             "  FILE *f = fopen (argv[1], \"rb\");\n"
+                             "  if (!f || fread (in, 1, FB_MODEL_INPUT_0_BYTES, f) != "
+                             "FB_MODEL_INPUT_0_BYTES) return 3;\n"
+                             "  fclose (f);\n"
+                             "  const void *ins[1] = { in };\n");
+  g_string_append_printf (s, "  void *outs[%u] = {", n_outputs);
+  for (guint i = 0; i < n_outputs; i++)
+    g_string_append_printf (s, "%s malloc (FB_MODEL_OUTPUT_%u_BYTES)", i ? "," : "", i);
+  g_string_append (s, " };\n"
+                      "  for (int run = 0; run < 2; run++)\n"
+                      "    if (fb_model_run (ins, outs) != 0) return 4;\n"
+                      "  f = fopen (argv[2], \"wb\");\n");
+  for (guint i = 0; i < n_outputs; i++)
+    g_string_append_printf (s, "  fwrite (outs[%u], 1, FB_MODEL_OUTPUT_%u_BYTES, f);\n", i, i);
+  g_string_append (s, "  return fclose (f) != 0; }\n");
+  return g_string_free (s, FALSE);
+}
 
-/* The bundle's exported library (lib/libfbmodel.so, its own copy of the convolution helper),
- * linked into a program with the system's cc, run twice on the first input, against the
- * interpreter. */
-static void
-check_shared_library (const char *dir, const char *bundle, const FbGraph *graph,
-                      GPtrArray *inputs)
+void
+tc_check_shared_library (const char *dir, const char *bundle, const FbGraph *graph,
+                         GPtrArray *inputs)
 {
   g_autoptr(GError) error = NULL;
   g_assert_cmpuint (inputs->len, ==, 1);
+  g_autoptr(GPtrArray) expected = fb_interp_run (graph, inputs, NULL, &error);
+  g_assert_no_error (error);
   g_autofree char *lib = g_build_filename (bundle, "lib", NULL);
   g_autofree char *src = g_build_filename (dir, "main.c", NULL);
   g_autofree char *exe = g_build_filename (dir, "main", NULL);
   g_autofree char *in = g_build_filename (dir, "input.bin", NULL);
   g_autofree char *out = g_build_filename (dir, "output.bin", NULL);
-  g_assert_true (g_file_set_contents (src, shared_library_program, -1, NULL));
+  g_autofree char *program = shared_library_program (expected->len);
+  g_assert_true (g_file_set_contents (src, program, -1, NULL));
   FbTensor *x = g_ptr_array_index (inputs, 0);
   g_assert_true (g_file_set_contents (in, fb_tensor_data (x), fb_tensor_nbytes (x), NULL));
   g_autofree char *rpath = g_strdup_printf ("-Wl,-rpath,%s", lib);
@@ -213,18 +221,22 @@ check_shared_library (const char *dir, const char *bundle, const FbGraph *graph,
   g_assert_true (g_spawn_check_wait_status (status, &error));
   g_assert_no_error (error);
 
-  g_autoptr(GPtrArray) expected = fb_interp_run (graph, inputs, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (expected->len, ==, 1);
-  FbTensor *e = g_ptr_array_index (expected, 0);
   char *contents;
   gsize len;
   g_assert_true (g_file_get_contents (out, &contents, &len, NULL));
-  g_assert_cmpuint (len, ==, fb_tensor_nbytes (e));
   g_autoptr(GBytes) bytes = g_bytes_new_take (contents, len);
   g_autoptr(GPtrArray) actual = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
-  g_ptr_array_add (actual, fb_tensor_new_for_bytes (e->dtype, e->rank, e->dims, bytes, &error));
-  g_assert_no_error (error);
+  gsize offset = 0;
+  for (guint i = 0; i < expected->len; i++)
+    {
+      FbTensor *e = g_ptr_array_index (expected, i);
+      g_assert_cmpuint (offset + fb_tensor_nbytes (e), <=, len);
+      g_autoptr(GBytes) slice = g_bytes_new_from_bytes (bytes, offset, fb_tensor_nbytes (e));
+      g_ptr_array_add (actual, fb_tensor_new_for_bytes (e->dtype, e->rank, e->dims, slice, &error));
+      g_assert_no_error (error);
+      offset += fb_tensor_nbytes (e);
+    }
+  g_assert_cmpuint (offset, ==, len);
   tc_assert_agree ("the exported library", expected, actual);
 }
 
@@ -280,7 +292,7 @@ tc_check_compiled (const char *what, const FbGraph *graph, TcPlanCount count, gu
   g_autofree char *loaded_what = g_strconcat (what, " (bundle)", NULL);
   tc_check_module (loaded_what, loaded, graph, inputs);
   if (library)
-    check_shared_library (dir, path, graph, inputs);
+    tc_check_shared_library (dir, path, graph, inputs);
   g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
   g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
 }

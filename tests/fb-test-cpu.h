@@ -30,6 +30,11 @@ void       tc_check_module  (const char *what, FbCpuModule *m, const FbGraph *gr
 /* No two buffers of plan share bytes while both are alive, but where one dies at the kernel
  * that writes the other (in place) or both lie in one concatenation written in place. */
 void       tc_check_arena   (const FbPlan *plan);
+/* The exported library of the bundle at bundle (lib/libfbmodel.so, its own copy of the
+ * convolution helper), linked into a program with the system's cc in dir and run twice on the
+ * one input; every output against the interpreter's on graph. */
+void       tc_check_shared_library (const char *dir, const char *bundle, const FbGraph *graph,
+                                    GPtrArray *inputs);
 /* tests/FOLDER/NAME.onnx through the pass pipeline in layout, without the pass skip (or NULL). */
 FbPipeline *tc_pipeline (const char *folder, const char *name, FbLayout layout, const char *skip);
 /* What a test looks for in a plan (the convolutions adding in place, say): how many, each

@@ -15,23 +15,6 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
-static const char program[] =
-  "#include \"fb-model.h\"\n"
-  "#include <stdio.h>\n"
-  "#include <stdlib.h>\n"
-  "static void *slurp (const char *path, size_t n) {\n"
-  "  void *p = malloc (n); FILE *f = fopen (path, \"rb\");\n"
-  "  if (!f || fread (p, 1, n, f) != n) exit (3);\n"
-  "  fclose (f); return p; }\n"
-  "int main (int argc, char **argv) {\n"
-  "  const void *in[1] = { slurp (argv[1], FB_MODEL_INPUT_0_BYTES) };\n"
-  "  void *out[2] = { malloc (FB_MODEL_OUTPUT_0_BYTES), malloc (FB_MODEL_OUTPUT_1_BYTES) };\n"
-  "  if (fb_model_run (in, out) != 0) return 4;\n"
-  "  FILE *f = fopen (argv[2], \"wb\");\n"
-  "  fwrite (out[0], 1, FB_MODEL_OUTPUT_0_BYTES, f);\n"
-  "  fwrite (out[1], 1, FB_MODEL_OUTPUT_1_BYTES, f);\n"
-  "  return fclose (f) != 0; }\n";
-
 typedef struct {
   char       *dir;              /* a fresh temporary folder */
   FbPipeline *pipeline;
@@ -278,52 +261,8 @@ test_damaged_convolution (Fixture *f, gconstpointer data)
 static void
 test_shared_library (Fixture *f, gconstpointer data)
 {
-  g_autoptr(GError) error = NULL;
   g_autofree char *path = write_bundle (f, TRUE);
-  g_autofree char *lib = g_build_filename (path, "lib", NULL);
-  g_autofree char *src = g_build_filename (f->dir, "main.c", NULL);
-  g_autofree char *exe = g_build_filename (f->dir, "main", NULL);
-  g_autofree char *in = g_build_filename (f->dir, "input.bin", NULL);
-  g_autofree char *out = g_build_filename (f->dir, "output.bin", NULL);
-  g_assert_true (g_file_set_contents (src, program, -1, NULL));
-  FbTensor *x = g_ptr_array_index (f->inputs, 0);
-  g_assert_true (g_file_set_contents (in, fb_tensor_data (x), fb_tensor_nbytes (x), NULL));
-  g_autofree char *rpath = g_strdup_printf ("-Wl,-rpath,%s", lib);
-  g_autofree char *incl = g_strdup_printf ("-I%s", lib);
-  g_autofree char *libdir = g_strdup_printf ("-L%s", lib);
-  const char *cc_argv[] = { "cc", "-o", exe, src, incl, libdir, rpath, "-lfbmodel", NULL };
-  int status;
-  g_autofree char *err = NULL;
-  g_assert_true (g_spawn_sync (NULL, (char **) cc_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
-                               NULL, &err, &status, &error));
-  g_assert_no_error (error);
-  if (!g_spawn_check_wait_status (status, NULL))
-    g_error ("cc failed: %s", err);
-  const char *run_argv[] = { exe, in, out, NULL };
-  g_assert_true (g_spawn_sync (NULL, (char **) run_argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
-                               NULL, &status, &error));
-  g_assert_true (g_spawn_check_wait_status (status, &error));
-  g_assert_no_error (error);
-
-  g_autoptr(GPtrArray) expected = fb_interp_run (fb_pipeline_final (f->pipeline), f->inputs, NULL,
-                                                 &error);
-  g_assert_no_error (error);
-  char *contents;
-  gsize len;
-  g_assert_true (g_file_get_contents (out, &contents, &len, NULL));
-  g_autoptr(GBytes) bytes = g_bytes_new_take (contents, len);
-  g_autoptr(GPtrArray) actual = g_ptr_array_new_with_free_func ((GDestroyNotify) fb_tensor_unref);
-  gsize offset = 0;
-  for (guint i = 0; i < expected->len; i++)
-    {
-      FbTensor *e = g_ptr_array_index (expected, i);
-      g_assert_cmpuint (offset + fb_tensor_nbytes (e), <=, len);
-      g_autoptr(GBytes) slice = g_bytes_new_from_bytes (bytes, offset, fb_tensor_nbytes (e));
-      g_ptr_array_add (actual, fb_tensor_new_for_bytes (e->dtype, e->rank, e->dims, slice, &error));
-      g_assert_no_error (error);
-      offset += fb_tensor_nbytes (e);
-    }
-  assert_close (expected, actual);
+  tc_check_shared_library (f->dir, path, fb_pipeline_final (f->pipeline), f->inputs);
 }
 
 static void
