@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Concatenation without copies (compiler/lower/fb-lower-concat.c): where a Concat's pieces are
  * contiguous runs of its output, their producers write into it and its kernel has no code; a
- * dense block's Concats all lie in its last one. Where a piece is not such a run (batch 2),
+ * dense block's Concats all lie in its last one. Channels-last on the cpu target, where each
+ * piece is a strided run of channels, the same, the kernels touching a piece re-indexed
+ * (fb-lower-restride.c) and oneDNN's convolutions writing rows the block's width apart. Where a piece is not such a run (batch 2),
  * would start off the alignment, is the graph input or appears twice, the Concat keeps its
  * copy. Every model runs twice against the interpreter, the dense block also through a bundle
  * (whose loaded plan must keep the slices); the arena never gives two live values the same bytes
@@ -17,7 +19,8 @@ load (const char *name, FbLayout layout)
 }
 
 /* The Concat kernels that became views (by their label: a bundle's kernels have no node),
- * each checked: no code, its pieces (its arguments) back to back through the output's bytes. */
+ * each checked: no code, its pieces (its arguments) back to back through the output's bytes,
+ * or, strided, through the channels of its first row. */
 static guint
 count_in_place (const FbPlan *plan)
 {
@@ -35,7 +38,8 @@ count_in_place (const FbPlan *plan)
           out = g_array_index (kernel->args, FbKArg, a).buffer;
       g_assert_cmpuint (out, !=, G_MAXUINT);
       const FbBuffer *ob = fb_plan_buffer (plan, out);
-      int64_t at = ob->offset;
+      int64_t at = ob->offset, elem = fb_dtype_size (ob->dtype);
+      gboolean strided = FALSE;
       for (guint a = 0; a < kernel->args->len; a++)
         {
           const FbKArg *arg = &g_array_index (kernel->args, FbKArg, a);
@@ -44,9 +48,10 @@ count_in_place (const FbPlan *plan)
           const FbBuffer *pb = fb_plan_buffer (plan, arg->buffer);
           /* The pieces follow each other through the output, in order. */
           g_assert_cmpint (pb->offset, ==, at);
-          at += pb->nbytes;
+          strided = pb->slice_stride > 0;
+          at += strided ? pb->dims[pb->rank - 1] * elem : pb->nbytes;
         }
-      g_assert_cmpint (at, ==, ob->offset + ob->nbytes);
+      g_assert_cmpint (at, ==, ob->offset + (strided ? ob->dims[ob->rank - 1] * elem : ob->nbytes));
       n++;
     }
   return n;
@@ -69,11 +74,24 @@ test_dense_block (void)
   check_model ("dense", FB_LAYOUT_NCHW, 3, TRUE);
 }
 
-/* Channels-last, a channel run of a 6x8 map is strided: every Concat copies. */
+/* Channels-last, a piece of 4 channels (16 bytes) would start its rows off the alignment:
+ * every Concat copies. */
 static void
 test_dense_block_channels_last (void)
 {
   check_model ("dense", FB_LAYOUT_NHWC, 0, FALSE);
+}
+
+/* 16 channels a piece, batch 2, channels-last: the last two Concats in place as strided runs,
+ * through a bundle and the exported library too. The first joins two convolutions' outputs,
+ * which oneDNN would copy into the rows anyway: it stays a copy, into the block's buffer. NCHW
+ * at batch 2 the pieces are no runs at all. */
+static void
+test_dense_wide_channels_last (void)
+{
+  g_autoptr(FbPipeline) p = load ("dense-wide", FB_LAYOUT_NHWC);
+  tc_check_compiled ("dense-wide", fb_pipeline_final (p), count_in_place, 2, TRUE, TRUE);
+  check_model ("dense-wide", FB_LAYOUT_NCHW, 0, FALSE);
 }
 
 static void
@@ -129,6 +147,7 @@ main (int argc, char **argv)
   tc_init (&argc, &argv);
   g_test_add_func ("/concat-inplace/dense-block", test_dense_block);
   g_test_add_func ("/concat-inplace/dense-block-channels-last", test_dense_block_channels_last);
+  g_test_add_func ("/concat-inplace/dense-wide-channels-last", test_dense_wide_channels_last);
   g_test_add_func ("/concat-inplace/batch-two", test_batch_two);
   g_test_add_func ("/concat-inplace/unaligned", test_unaligned);
   g_test_add_func ("/concat-inplace/graph-input", test_graph_input);

@@ -29,7 +29,8 @@ fb_conv_desc_valid (const FbConvDesc *d)
       d->pb > limit || d->pr > limit || d->c % d->groups || d->co % d->groups ||
       d->has_bias < 0 || d->has_bias > 1 || d->transposed < 0 || d->transposed > 1 ||
       d->n_post < 0 || d->n_post > FB_CONV_MAX_POST || d->scaled_input < 0 ||
-      d->scaled_input > 1 || (d->scaled_input && (d->groups != 1 || d->transposed)))
+      d->scaled_input > 1 || (d->scaled_input && (d->groups != 1 || d->transposed)) ||
+      (d->y_stride != 0 && (d->y_stride < d->co || d->y_stride > limit || d->transposed)))
     return 0;
   const int64_t src[] = { d->n, d->c, d->h, d->w }, dst[] = { d->n, d->co, d->oh, d->ow };
   const int64_t wei[] = { d->co, d->c / d->groups, d->kh, d->kw };
@@ -49,6 +50,8 @@ fb_conv_desc_valid (const FbConvDesc *d)
         return 0;
       adds += d->post[i].kind == FB_CONV_POST_ADD || d->post[i].kind == FB_CONV_POST_SUM;
     }
+  if (adds > 0 && d->y_stride != 0 && d->y_stride != d->co)
+    return 0;
   int64_t eh = (d->kh - 1) * d->dh + 1, ew = (d->kw - 1) * d->dw + 1;
   if (d->transposed)
     {

@@ -56,7 +56,18 @@ typedef struct {
   int64_t    scaled_input;  /* 1: x is first multiplied by one number per input channel given
                                at every run (a squeeze-excitation's scale), which the library
                                folds into the weights instead; one group, not transposed */
+  int64_t    y_stride;      /* floats from one output pixel to the next: 0 or co when packed,
+                               more when the output is a run of channels of a wider tensor (a
+                               Concat's piece written in place, fb-lower-concat.c); not with an
+                               Add or a sum among the post-ops, nor transposed */
 } FbConvDesc;
+
+/* Floats from one output pixel to the next (d->y_stride, or co where the output is packed). */
+static inline int64_t
+fb_conv_desc_y_stride (const FbConvDesc *d)
+{
+  return d->y_stride > d->co ? d->y_stride : d->co;
+}
 
 /* Whether d is a convolution at all: sizes, strides and dilations at least 1, pads at least 0,
  * channels divisible by the groups, post-ops known, and the output size the one the input,

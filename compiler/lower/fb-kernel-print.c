@@ -463,7 +463,10 @@ fb_plan_to_string (const FbPlan *plan)
         g_string_append_printf (s, " = view of buffer %d", b->alias);
       else if (b->offset >= 0)
         g_string_append_printf (s, " @%" G_GINT64_FORMAT, b->offset);
-      if (b->slice_of >= 0)
+      if (b->slice_of >= 0 && b->slice_stride > 0)
+        g_string_append_printf (s, " (in buffer %d at +%" G_GINT64_FORMAT ", rows %" G_GINT64_FORMAT
+                                " apart)", b->slice_of, b->slice_offset, b->slice_stride);
+      else if (b->slice_of >= 0)
         g_string_append_printf (s, " (in buffer %d at +%" G_GINT64_FORMAT ")", b->slice_of,
                                 b->slice_offset);
       g_string_append_c (s, '\n');

@@ -520,6 +520,16 @@ fb_plan_slice_root (const FbPlan *plan, guint index, int64_t *offset)
   return index;
 }
 
+int64_t
+fb_buffer_span (const FbBuffer *b)
+{
+  g_return_val_if_fail (b != NULL, 0);
+  if (b->slice_stride <= 0 || b->rank < 1 || b->numel == 0)
+    return b->nbytes;
+  int64_t row = b->dims[b->rank - 1];
+  return ((b->numel / row - 1) * b->slice_stride + row) * fb_dtype_size (b->dtype);
+}
+
 guint
 fb_plan_root (const FbPlan *plan, guint index)
 {

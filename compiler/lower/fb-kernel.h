@@ -211,6 +211,10 @@ typedef struct {
                                  producer writes straight into its part of the concatenation
                                  (fb-lower-concat.c), at slice_offset bytes from its start */
   int64_t       slice_offset;
+  int64_t       slice_stride; /* 0: one run of slice_of's bytes; else a run of channels (its
+                                 last axis) of every row of its slice root, whose rows are
+                                 slice_stride elements apart (a channels-last Concat in place):
+                                 the kernels that touch it index it so */
   int64_t       offset;       /* set by the memory plan: byte offset in the arena (-1: none) */
   int           first_use;    /* kernel index of its first write or read (-1 before any) */
   int           last_use;     /* kernel index of its last read */
@@ -318,6 +322,9 @@ guint       fb_plan_root           (const FbPlan *plan, guint index);
 /* Follows slices (FbBuffer.slice_of) to the outermost Concat output that holds index's bytes;
  * *offset: where they start in it (index itself and 0 when it is no slice). */
 guint       fb_plan_slice_root     (const FbPlan *plan, guint index, int64_t *offset);
+/* The bytes from b's first element to just past its last: its nbytes, or for a strided slice
+ * (slice_stride) the span of its rows through its slice root. */
+int64_t     fb_buffer_span         (const FbBuffer *b);
 /* The whole plan as text: buffers, then every kernel. */
 char       *fb_plan_to_string      (const FbPlan *plan);
 

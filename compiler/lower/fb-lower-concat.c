@@ -5,8 +5,16 @@
  * becomes a view with no code. A dense block's Concats nest once cse has made each one the
  * previous layer's Concat and one piece more: taken from the last to the first, each places
  * its pieces in its output, which is itself a piece of the next, and the whole block is one
- * buffer that every layer appends its 32 channels to. Channels-last channel runs of a real
- * image are strided, so there (both targets' default layout) Concats still copy.
+ * buffer that every layer appends its 32 channels to.
+ *
+ * Channels-last, a piece is a run of channels of every pixel: strided. On the cpu target such a
+ * Concat along the last axis is written in place too where every kernel that touches a piece
+ * can index it as rows the output's width apart (fb-lower-restride.c: generated loops whose
+ * indices split into a row and a channel, oneDNN convolutions writing it without an addend):
+ * the pieces become strided slices (FbBuffer.slice_stride) and those kernels are re-indexed.
+ * A dense block's layers then read their input as a run of the block's channels and append
+ * theirs, in place, as in NCHW. The cuda target keeps the copies (cuDNN's tensors are packed
+ * here).
  *
  * Run on the finished plan (after the in-place residuals), before the memory plan, which
  * packs a Concat's output with the pieces inside it as one item living from the first piece's
@@ -68,6 +76,131 @@ count_writers (const FbPlan *plan)
   return writers;
 }
 
+/* The Concat kernel writes nothing now: its n pieces' producers have written its output c. */
+static void
+become_view (Slicer *s, FbKernel *kernel, guint c, guint n)
+{
+  for (guint p = 0; p < kernel->phases->len; p++)
+    g_clear_pointer (&((FbKPhase *) g_ptr_array_index (kernel->phases, p))->fn, g_free);
+  g_ptr_array_set_size (kernel->phases, 0);
+  kernel->kind = FB_KERNEL_VIEW;
+  kernel->flops = kernel->bytes = 0;
+  g_free (kernel->label);
+  kernel->label = g_strdup_printf ("Concat in place (its %u inputs are written into it)", n);
+  s->writers[c]--;
+}
+
+/* Whether every kernel but skip that touches buffer b indexes it (or, apply, now does) as
+ * rows stride elements apart, through no other buffer viewing its bytes. */
+static gboolean
+restridable (Slicer *s, guint b, int64_t stride, const FbKernel *skip, gboolean apply)
+{
+  const FbPlan *plan = s->plan;
+  for (guint i = 0; i < plan->buffers->len; i++)
+    if (i != b && fb_plan_root (plan, i) == b)
+      return FALSE;
+  const FbBuffer *buf = fb_plan_buffer (plan, b);
+  int64_t row = buf->dims[buf->rank - 1];
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
+      if (kernel == skip)
+        continue;
+      for (guint a = 0; a < kernel->args->len; a++)
+        if (g_array_index (kernel->args, FbKArg, a).buffer == b &&
+            !_fb_lower_restride_arg (kernel, a, row, stride, apply))
+          return FALSE;
+    }
+  return TRUE;
+}
+
+/* Whether a library phase (a convolution) writes buffer b: oneDNN's then copies its packed
+ * output into the rows (fb-dnnl-conv.c), the copy the Concat would have made. */
+static gboolean
+library_written (const Slicer *s, guint b)
+{
+  for (guint k = 0; k < s->plan->kernels->len; k++)
+    {
+      const FbKernel *kernel = g_ptr_array_index (s->plan->kernels, k);
+      for (guint p = 0; p < kernel->phases->len; p++)
+        {
+          const FbKPhase *ph = g_ptr_array_index (kernel->phases, p);
+          if (ph->conv && g_array_index (kernel->args, FbKArg, ph->conv->y).buffer == b)
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* A Concat along the last axis whose pieces are strided runs of channels (see the top): each
+ * piece, not yet placed anywhere, becomes a slice of output c with the stride of c's rows in
+ * its slice root (c's own width, or the stride c already has as a piece of a later Concat).
+ * Only where some piece then costs nothing (a generated kernel writes it, or an earlier Concat
+ * in place): a Concat of convolutions' outputs alone (an Inception block's) would trade its
+ * copy for theirs. */
+static gboolean
+slice_concat_strided (Slicer *s, FbKernel *kernel, guint c)
+{
+  FbPlan *plan = s->plan;
+  const FbNode *node = kernel->node;
+  FbBuffer *cb = fb_plan_buffer (plan, c);
+  int axis;
+  /* FUSEBENCH_CONCAT_STRIDED=0 keeps these Concats copies, to compare. */
+  if (g_strcmp0 (g_getenv ("FUSEBENCH_CONCAT_STRIDED"), "0") == 0 ||
+      plan->target_desc == NULL || plan->target_desc->gpu || cb->rank < 2 ||
+      !fb_axis_normalize (fb_node_attr_int (node, "axis", 0), cb->rank, &axis) ||
+      axis != cb->rank - 1 || (cb->slice_of >= 0 && cb->slice_stride == 0))
+    return FALSE;
+  int64_t elem = fb_dtype_size (cb->dtype);
+  int64_t stride = cb->slice_stride > 0 ? cb->slice_stride : cb->dims[axis];
+  if ((stride * elem) % SLICE_ALIGN != 0)
+    return FALSE;
+  g_autofree guint *piece = g_new (guint, node->n_inputs);
+  g_autofree int64_t *at = g_new (int64_t, node->n_inputs);
+  guint n = 0, n_free = 0;
+  int64_t channels = 0;
+  for (guint j = 0; j < node->n_inputs; j++)
+    {
+      const FbValue *v = node->inputs[j];
+      if (v == NULL)
+        continue;
+      guint p = GPOINTER_TO_UINT (g_hash_table_lookup (s->buffer_of, v));
+      if (p == 0 || !own_activation (s, p - 1))
+        return FALSE;
+      p--;
+      const FbBuffer *pb = fb_plan_buffer (plan, p);
+      if (pb->dtype != cb->dtype || pb->rank != cb->rank || pb->slice_of >= 0 ||
+          (channels * elem) % SLICE_ALIGN != 0)
+        return FALSE;
+      for (int d = 0; d < axis; d++)
+        if (pb->dims[d] != cb->dims[d])
+          return FALSE;
+      for (guint i = 0; i < n; i++)
+        if (piece[i] == p)
+          return FALSE;
+      if (pb->dims[axis] == 0)
+        continue;
+      if (!restridable (s, p, stride, kernel, FALSE))
+        return FALSE;
+      n_free += !library_written (s, p);
+      piece[n] = p;
+      at[n++] = channels;
+      channels += pb->dims[axis];
+    }
+  if (channels != cb->dims[axis] || n_free == 0)
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      restridable (s, piece[i], stride, kernel, TRUE);
+      FbBuffer *pb = fb_plan_buffer (plan, piece[i]);
+      pb->slice_of = (int) c;
+      pb->slice_offset = at[i] * elem;
+      pb->slice_stride = stride;
+    }
+  become_view (s, kernel, c, n);
+  return TRUE;
+}
+
 /* Places the pieces of one Concat kernel in its output, or changes nothing. Two cases only,
  * so that no bytes are ever claimed twice: no piece is placed yet (each gets a fresh run of
  * the output, wherever the output itself lies), or every piece already lies in one later
@@ -82,8 +215,10 @@ slice_concat (Slicer *s, FbKernel *kernel)
     return FALSE;
   c--;
   FbBuffer *cb = fb_plan_buffer (plan, c);
-  if (!own_activation (s, c) || !contiguous_pieces (node, cb))
+  if (!own_activation (s, c))
     return FALSE;
+  if (cb->slice_stride > 0 || !contiguous_pieces (node, cb))
+    return slice_concat_strided (s, kernel, c);
 
   g_autofree guint *piece = g_new (guint, node->n_inputs);
   g_autofree int64_t *at = g_new (int64_t, node->n_inputs);
@@ -101,7 +236,7 @@ slice_concat (Slicer *s, FbKernel *kernel)
       const FbBuffer *pb = fb_plan_buffer (plan, p);
       if (pb->nbytes == 0)
         continue;
-      if (pb->dtype != cb->dtype || run % SLICE_ALIGN != 0)
+      if (pb->dtype != cb->dtype || run % SLICE_ALIGN != 0 || pb->slice_stride > 0)
         return FALSE;
       for (guint i = 0; i < n; i++)
         if (piece[i] == p)
@@ -141,15 +276,7 @@ slice_concat (Slicer *s, FbKernel *kernel)
         pb->slice_of = (int) c;
         pb->slice_offset = at[i];
       }
-  /* No code: the pieces' producers have written it. */
-  for (guint p = 0; p < kernel->phases->len; p++)
-    g_clear_pointer (&((FbKPhase *) g_ptr_array_index (kernel->phases, p))->fn, g_free);
-  g_ptr_array_set_size (kernel->phases, 0);
-  kernel->kind = FB_KERNEL_VIEW;
-  kernel->flops = kernel->bytes = 0;
-  g_free (kernel->label);
-  kernel->label = g_strdup_printf ("Concat in place (its %u inputs are written into it)", n);
-  s->writers[c]--;
+  become_view (s, kernel, c, n);
   return TRUE;
 }
 

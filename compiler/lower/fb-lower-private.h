@@ -52,6 +52,10 @@ guint     _fb_lower_residual_in_place (FbPlan *plan);
 /* Lets the producers of a Concat's pieces write straight into its output where the pieces are
  * contiguous runs of it, leaving the Concat a view (fb-lower-concat.c). Returns how many. */
 guint     _fb_lower_concat_in_place (FbPlan *plan);
+/* Whether every access of kernel to its argument arg, a buffer of rows of row elements, can be
+ * re-indexed for rows stride elements apart; with apply, re-indexes them (fb-lower-restride.c). */
+gboolean  _fb_lower_restride_arg    (FbKernel *kernel, guint arg, int64_t row, int64_t stride,
+                                     gboolean apply);
 
 /* Whether the kernel is lowered for a GPU target (library phases for contractions). */
 gboolean  _fb_lower_for_gpu       (const FbLowerCtx *c);

@@ -73,6 +73,9 @@ conv_to_json (const FbKConv *cv)
   /* Written only for a scaled input, so that plans from before it read the same. */
   if (cv->desc.scaled_input)
     json_object_set_int_member (o, "scale_arg", cv->scale);
+  /* Written only for an output inside a wider one, so that plans from before it read the same. */
+  if (cv->desc.y_stride != 0)
+    json_object_set_int_member (o, "y_stride", cv->desc.y_stride);
   JsonArray *post = json_array_new ();
   for (int64_t i = 0; i < cv->desc.n_post; i++)
     {
@@ -127,6 +130,8 @@ _fb_bundle_plan_to_json (const FbPlan *plan, const int64_t *weight_offsets)
            * this says why two buffers overlap. */
           json_object_set_int_member (o, "slice_of", buf->slice_of);
           json_object_set_int_member (o, "slice_offset", buf->slice_offset);
+          if (buf->slice_stride > 0)
+            json_object_set_int_member (o, "slice_stride", buf->slice_stride);
         }
       if (buf->dynamic)
         json_object_set_boolean_member (o, "dynamic", TRUE);
@@ -339,6 +344,11 @@ read_buffer (FbPlan *plan, JsonObject *o, GBytes *weights, const char *path, GEr
         return bad (error, path, "a buffer lies in a concatenation that is not one");
       buf->slice_of = of;
       buf->slice_offset = at;
+      gint64 stride = is_int (o, "slice_stride") ? json_object_get_int_member (o, "slice_stride") : 0;
+      if (stride < 0 || stride > ((gint64) 1 << 40) || (stride > 0 && rank < 1) ||
+          (stride > 0 && stride < dims[rank - 1]))
+        return bad (error, path, "a buffer lies in a concatenation that is not one");
+      buf->slice_stride = stride;
     }
   if (alias < 0 && kind != FB_BUF_INPUT && kind != FB_BUF_CONST &&
       (offset < 0 || offset > plan->arena_bytes - buf->nbytes))
@@ -432,6 +442,12 @@ read_conv (const FbPlan *plan, const FbKernel *k, JsonObject *o, FbKConv *cv)
         return FALSE;
       scale_arg = json_object_get_int_member (o, "scale_arg");
       d->scaled_input = 1;
+    }
+  if (json_object_has_member (o, "y_stride"))
+    {
+      if (!is_int (o, "y_stride"))
+        return FALSE;
+      d->y_stride = json_object_get_int_member (o, "y_stride");
     }
   if (!fb_conv_desc_valid (d))
     return FALSE;
@@ -612,9 +628,17 @@ _fb_bundle_plan_from_json (JsonObject *root, GBytes *weights, const char *path, 
   for (guint i = 0; i < plan->buffers->len; i++)
     {
       const FbBuffer *b = fb_plan_buffer (plan, i);
+      /* A strided slice spans its rows through a parent whose rows are as far apart (the
+       * root itself, or a strided slice of it). */
+      const FbBuffer *parent = b->slice_of >= 0 && b->slice_of < (int) plan->buffers->len
+                                 ? fb_plan_buffer (plan, b->slice_of) : NULL;
       if (b->slice_of >= (int) plan->buffers->len ||
-          (b->slice_of >= 0 &&
-           b->slice_offset + b->nbytes > fb_plan_buffer (plan, b->slice_of)->nbytes))
+          (parent && b->slice_offset + fb_buffer_span (b) > fb_buffer_span (parent)) ||
+          (parent && b->slice_stride > 0 &&
+           (parent->rank < 1 || parent->numel / MAX (parent->dims[parent->rank - 1], 1) !=
+                                  b->numel / MAX (b->dims[b->rank - 1], 1) ||
+            (parent->slice_stride > 0 ? parent->slice_stride : parent->dims[parent->rank - 1]) !=
+              b->slice_stride)))
         {
           bad (error, path, "a buffer lies in a concatenation that is not one");
           return NULL;

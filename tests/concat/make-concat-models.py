@@ -15,6 +15,8 @@ input-piece     the graph input is a piece.
 twice           one piece twice in the same Concat.
 pooled          squeeze-like pieces of 1x1 maps (GlobalAveragePool of two branches), which are
                 contiguous in channels-last too.
+dense-wide      the dense block at batch 2 with 16 channels a piece (64 bytes): channels-last,
+                each piece a strided run of channels the cpu target writes in place.
 
 Weights are seeded and small; the test makes its own inputs. Only development machines run
 this script; the test reads the committed models.
@@ -122,6 +124,7 @@ def main():
     small(out, "input-piece", lambda x, f, g: [x, f], hw=(8, 8), c=16)
     small(out, "twice", lambda x, f, g: [f, f], hw=(8, 8), c=16)
     pooled(out)
+    dense(out, "dense-wide", 2, c0=16, growth=16)
 
 
 if __name__ == "__main__":

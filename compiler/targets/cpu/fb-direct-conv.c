@@ -221,7 +221,8 @@ prefetch_ends (const FbDirectConv *conv, const float *add, const float *y, int64
       int64_t at = (n * P + pix0 + j) * d->co + ob * conv->lanes;
       if (add && add != y)      /* in place, the addend is these output lines */
         _mm_prefetch ((const char *) (add + at), _MM_HINT_T0);
-      _mm_prefetch ((const char *) (y + at), _MM_HINT_T0);
+      _mm_prefetch ((const char *) (y + (n * P + pix0 + j) * fb_conv_desc_y_stride (d) + ob * conv->lanes),
+                    _MM_HINT_T0);
     }
 }
 
@@ -275,7 +276,8 @@ tile_avx2 (const FbDirectConv *conv, const float *x, const float *bias, const fl
   for (int j = 0; j < 6 && pix0 + j < P; j++)
     {
       int64_t at = (n * P + pix0 + j) * d->co + ob * LANES;
-      finish (d, acc[j][0], acc[j][1], b, add ? add + at : NULL, y + at, m0, m1);
+      finish (d, acc[j][0], acc[j][1], b, add ? add + at : NULL,
+              y + (n * P + pix0 + j) * fb_conv_desc_y_stride (d) + ob * LANES, m0, m1);
     }
 }
 
@@ -340,8 +342,9 @@ tile_avx512 (const FbDirectConv *conv, const float *x, const float *bias, const 
         }
       lo = fb_conv_post_ops_512 (d, lo, add ? add + at : NULL, m0);
       hi = fb_conv_post_ops_512 (d, hi, add ? add + at + 16 : NULL, m1);
-      _mm512_mask_storeu_ps (y + at, m0, lo);
-      _mm512_mask_storeu_ps (y + at + 16, m1, hi);
+      float *out = y + (n * P + pix0 + j) * fb_conv_desc_y_stride (d) + ob * LANES;
+      _mm512_mask_storeu_ps (out, m0, lo);
+      _mm512_mask_storeu_ps (out + 16, m1, hi);
     }
 }
 

@@ -48,7 +48,10 @@ struct _FbDnnlConv {
                                        the convolutions of our own are given it */
   int64_t          split;           /* post-ops from here on run after the primitive (see
                                        primitive_post_ops), d.n_post where none do */
-  float           *staged;          /* the primitive's output when a sum runs after it */
+  float           *staged;          /* the primitive's output when a sum runs after it, or
+                                       when it is copied into a strided output (copy_out) */
+  int              copy_out;        /* the primitive writes d.y_stride's output packed, into
+                                       staged (see strided_output_fast) */
   /* A scaled input (d.scaled_input): conv (x * scale) is conv (x) with each input channel's
    * weights times its scale, so every run scales the plain weights into scaled and the
    * repack reorder packs them where the primitive reads its weights. */
@@ -141,15 +144,18 @@ primitive_post_ops (const FbConvDesc *d)
 
 /* The post-ops i0 .. n_post - 1 of d on n floats of y, in plain C: the ones the primitive
  * leaves (primitive_post_ops). from holds the primitive's output; in place when it is y. With
- * a sum among them, y holds the residual on entry. */
+ * a sum among them, y holds the residual on entry. An output of d->y_stride floats a pixel
+ * (never with an Add or a sum, nor staged) has its n floats spread over its pixels. */
 static void
 apply_post_ops (const FbConvDesc *d, int64_t i0, const float *from, const float *add,
                 float *y, int64_t n)
 {
+  int64_t co = d->co, ys = fb_conv_desc_y_stride (d);
 #pragma omp parallel for schedule (static)
-  for (int64_t e = 0; e < n; e++)
+  for (int64_t k = 0; k < n; k++)
     {
-      float v = from[e];
+      int64_t e = ys == co ? k : k / co * ys + k % co;
+      float v = from == y ? from[e] : from[k];
       for (int64_t i = i0; i < d->n_post; i++)
         {
           const FbConvPost *p = &d->post[i];
@@ -163,7 +169,7 @@ apply_post_ops (const FbConvDesc *d, int64_t i0, const float *from, const float 
             case FB_CONV_POST_HARD_SWISH:
               v *= fmaxf (0, fminf (1, (float) p->alpha * v + (float) p->beta));
               break;
-            case FB_CONV_POST_ADD: v += add[e]; break;
+            case FB_CONV_POST_ADD: v += add[k]; break;
             case FB_CONV_POST_MAX: v = fmaxf (v, (float) p->alpha); break;
             case FB_CONV_POST_MIN: v = fminf (v, (float) p->alpha); break;
             case FB_CONV_POST_SUM: v += y[e]; break;
@@ -237,8 +243,12 @@ describe (const FbConvDesc *d, dnnl_memory_desc_t *src_md, dnnl_memory_desc_t *d
   dnnl_dims_t bias_dims = { d->co };
   dnnl_memory_desc_t w_md;
   dnnl_status_t s = dnnl_memory_desc_init_by_tag (src_md, 4, src_dims, dnnl_f32, dnnl_nhwc);
+  /* A run of channels of a wider output (d->y_stride): channels-last with a longer pixel. */
+  int64_t ys = fb_conv_desc_y_stride (d) > d->co ? d->y_stride : 0;
+  dnnl_dims_t dst_strides = { d->oh * d->ow * ys, 1, d->ow * ys, ys };
   if (s == dnnl_success)
-    s = dnnl_memory_desc_init_by_tag (dst_md, 4, dst_dims, dnnl_f32, dnnl_nhwc);
+    s = ys ? dnnl_memory_desc_init_by_strides (dst_md, 4, dst_dims, dnnl_f32, dst_strides)
+           : dnnl_memory_desc_init_by_tag (dst_md, 4, dst_dims, dnnl_f32, dnnl_nhwc);
   if (s == dnnl_success)
     s = dnnl_memory_desc_init_by_tag (bias_md, 1, bias_dims, dnnl_f32, dnnl_x);
   if (s == dnnl_success)
@@ -544,20 +554,30 @@ fb_dnnl_conv_new (const FbConvDesc *d, const float *weights, char *why, size_t w
       return NULL;
     }
   conv->split = primitive_post_ops (d);
+  /* A strided output (a Concat's piece in place) is written packed and copied into its rows
+   * (copy_out): oneDNN 2.6 leaves a strided destination of its brgconv kernels to its
+   * reference implementation (DenseNet-121's 3x3 layers on two Zen 4 cores: 2.6 ms, against
+   * 0.1-0.3 packed), and its brgconv_1x1 ran 1.4-2 times slower with one (Inception's 1x1
+   * layers: 0.053 -> 0.109 ms). The copy is the layer's own channels, once. */
+  FbConvDesc own = *d;
+  conv->copy_out = fb_conv_desc_y_stride (d) != d->co;
+  own.y_stride = 0;
+  int sum_after = 0;
   for (int64_t i = conv->split; i < d->n_post; i++)
-    if (d->post[i].kind == FB_CONV_POST_SUM)
-      {
-        /* The residual must still be in the output when the post-ops after the primitive
-         * run: the primitive writes elsewhere. */
-        size_t bytes = (size_t) (d->n * d->oh * d->ow * d->co) * sizeof (float);
-        conv->staged = aligned_alloc (64, (bytes + 63) / 64 * 64);
-        if (conv->staged == NULL)
-          {
-            snprintf (why, why_len, "out of memory for the convolution's staged output");
-            fb_dnnl_conv_free (conv);
-            return NULL;
-          }
-      }
+    sum_after |= d->post[i].kind == FB_CONV_POST_SUM;
+  if (sum_after || conv->copy_out)
+    {
+      /* The primitive writes elsewhere: the residual must still be in the output when the
+       * post-ops after the primitive run, or the rows of a strided output come from it. */
+      size_t bytes = (size_t) (d->n * d->oh * d->ow * d->co) * sizeof (float);
+      conv->staged = aligned_alloc (64, (bytes + 63) / 64 * 64);
+      if (conv->staged == NULL)
+        {
+          snprintf (why, why_len, "out of memory for the convolution's staged output");
+          fb_dnnl_conv_free (conv);
+          return NULL;
+        }
+    }
   if (conv->add_index >= conv->split)
     conv->add_index = -1;       /* applied after the primitive */
   dnnl_memory_desc_t src_md, dst_md, bias_md;
@@ -571,7 +591,7 @@ fb_dnnl_conv_new (const FbConvDesc *d, const float *weights, char *why, size_t w
       fb_dnnl_conv_free (conv);
       return NULL;
     }
-  dnnl_status_t s = describe (d, &src_md, &dst_md, &bias_md, &pd);
+  dnnl_status_t s = describe (&own, &src_md, &dst_md, &bias_md, &pd);
   const char *what = d->transposed ? "deconvolution" : "convolution";
   if (failed (s, what, why, why_len))
     goto fail;
@@ -636,11 +656,15 @@ fb_dnnl_conv_implementation (const FbConvDesc *d, char *name, size_t len)
   dnnl_primitive_desc_t pd = NULL;
   const char *impl = NULL;
   int rows = rows_fit (d) && describe_rows (d, &pd) == dnnl_success;
-  dnnl_status_t s = rows ? dnnl_success : describe (d, &src_md, &dst_md, &bias_md, &pd);
+  FbConvDesc own = *d;
+  int copy_out = !rows && fb_conv_desc_y_stride (d) != d->co;
+  own.y_stride = 0;
+  dnnl_status_t s = rows ? dnnl_success : describe (&own, &src_md, &dst_md, &bias_md, &pd);
   if (s == dnnl_success)
     s = dnnl_primitive_desc_query (pd, dnnl_query_impl_info_str, 0, &impl);
   int64_t after = d->n_post - primitive_post_ops (d);
-  const char *scaled = d->scaled_input ? ", its weights scaled at every run" : "";
+  const char *scaled = d->scaled_input ? ", its weights scaled at every run"
+                     : copy_out ? ", its output copied into the concatenation's rows" : "";
   if (s == dnnl_success && rows)
     snprintf (name, len, "%s matmul, one per kernel row", impl);
   else if (s == dnnl_success && after > 0)
@@ -707,7 +731,7 @@ fb_dnnl_conv_run (FbDnnlConv *conv, const float *x, const float *scale, const fl
     s = dnnl_primitive_execute (conv->prim, conv->stream, n, args);
   if (s == dnnl_success)
     s = dnnl_stream_wait (conv->stream);
-  if (s == dnnl_success && conv->split < conv->d.n_post)
+  if (s == dnnl_success && (conv->split < conv->d.n_post || conv->copy_out))
     {
       const FbConvDesc *d = &conv->d;
       apply_post_ops (d, conv->split, out, add, y, d->n * d->oh * d->ow * d->co);

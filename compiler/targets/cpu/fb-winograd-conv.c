@@ -472,14 +472,16 @@ output_transform (const FbWinogradConv *conv, const float *m, int64_t t0, int64_
               output_line (cols6[a], o);
               for (int64_t c = 0; c < cols; c++)
                 {
-                  size_t at = (size_t) (((n * d->oh + oy0 + a) * d->ow + ox0 + c) * d->co + k0 + k);
+                  size_t pix = (size_t) ((n * d->oh + oy0 + a) * d->ow + ox0 + c);
+                  size_t at = pix * (size_t) d->co + (size_t) (k0 + k);
+                  float *out = y + pix * (size_t) fb_conv_desc_y_stride (d) + (size_t) (k0 + k);
                   __m256 val = fb_conv_post_ops (d, _mm256_add_ps (o[c], b), add ? add + at : NULL,
                                                  full, mask);
                   /* Masked stores are several times slower than plain ones on Zen. */
                   if (full)
-                    _mm256_storeu_ps (y + at, val);
+                    _mm256_storeu_ps (out, val);
                   else
-                    _mm256_maskstore_ps (y + at, mask, val);
+                    _mm256_maskstore_ps (out, mask, val);
                 }
             }
         }
@@ -607,13 +609,15 @@ output_transform_512 (const FbWinogradConv *conv, const float *m, int64_t t0, in
               output_line_512 (cols6[a], o);
               for (int64_t c = 0; c < cols; c++)
                 {
-                  size_t at = (size_t) (((n * d->oh + oy0 + a) * d->ow + ox0 + c) * d->co + k0 + k);
+                  size_t pix = (size_t) ((n * d->oh + oy0 + a) * d->ow + ox0 + c);
+                  size_t at = pix * (size_t) d->co + (size_t) (k0 + k);
+                  float *out = y + pix * (size_t) fb_conv_desc_y_stride (d) + (size_t) (k0 + k);
                   __m512 val = fb_conv_post_ops_512 (d, _mm512_add_ps (o[c], b),
                                                      add ? add + at : NULL, mask);
                   if (mask == 0xffff)
-                    _mm512_storeu_ps (y + at, val);
+                    _mm512_storeu_ps (out, val);
                   else
-                    _mm512_mask_storeu_ps (y + at, mask, val);
+                    _mm512_mask_storeu_ps (out, mask, val);
                 }
             }
         }
