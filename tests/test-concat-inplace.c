@@ -141,6 +141,47 @@ test_gpu_plan (void)
   tc_check_arena (plan);
 }
 
+/* Channels-last on the cuda target: cuDNN writes each layer's channels into a packed scratch
+ * and a generated phase right after it copies them into the block's rows. */
+static void
+test_gpu_plan_channels_last (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPipeline) p = load ("dense-wide", FB_LAYOUT_NHWC);
+  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), fb_cuda_target_desc (),
+                                           &error);
+  g_assert_no_error (error);
+  fb_plan_layout_memory (plan);
+  g_assert_cmpuint (count_in_place (plan), ==, 2);
+  tc_check_arena (plan);
+  guint copies = 0;
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
+      for (guint ph = 0; ph + 1 < kernel->phases->len; ph++)
+        {
+          const FbKPhase *conv = g_ptr_array_index (kernel->phases, ph);
+          const FbKPhase *next = g_ptr_array_index (kernel->phases, ph + 1);
+          if (conv->conv == NULL || next->conv != NULL ||
+              g_array_index (kernel->args, FbKArg, conv->conv->y).role != FB_KARG_TEMP)
+            continue;
+          /* The convolution writes scratch, which the phase after it stores into the piece. */
+          const FbKStmt *outer = g_ptr_array_index (next->body, 0);
+          const FbKStmt *inner = g_ptr_array_index (outer->loop.body, 0);
+          const FbKStmt *store = g_ptr_array_index (inner->loop.body, 0);
+          g_assert_cmpint (store->kind, ==, FB_KS_STORE);
+          g_assert_cmpint (store->store.value->kind, ==, FB_KX_LOAD);
+          g_assert_cmpuint (store->store.value->arg, ==, conv->conv->y);
+          const FbBuffer *piece = fb_plan_buffer (plan, g_array_index (kernel->args, FbKArg,
+                                                                       store->store.arg).buffer);
+          g_assert_cmpint (piece->slice_stride, ==, 64);   /* the block's 16 + 3 x 16 channels */
+          copies++;
+        }
+    }
+  /* The second and third layers' convolutions write pieces placed in place. */
+  g_assert_cmpuint (copies, ==, 2);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -154,5 +195,6 @@ main (int argc, char **argv)
   g_test_add_func ("/concat-inplace/twice", test_twice);
   g_test_add_func ("/concat-inplace/pooled", test_pooled);
   g_test_add_func ("/concat-inplace/gpu-plan", test_gpu_plan);
+  g_test_add_func ("/concat-inplace/gpu-plan-channels-last", test_gpu_plan_channels_last);
   return g_test_run ();
 }

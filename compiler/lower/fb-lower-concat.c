@@ -13,8 +13,8 @@
  * indices split into a row and a channel, oneDNN convolutions writing it without an addend):
  * the pieces become strided slices (FbBuffer.slice_stride) and those kernels are re-indexed.
  * A dense block's layers then read their input as a run of the block's channels and append
- * theirs, in place, as in NCHW. The cuda target keeps the copies (cuDNN's tensors are packed
- * here).
+ * theirs, in place, as in NCHW. On the cuda target likewise, cuDNN's convolutions writing a
+ * packed scratch that a generated phase copies into the rows.
  *
  * Run on the finished plan (after the in-place residuals), before the memory plan, which
  * packs a Concat's output with the pieces inside it as one item living from the first piece's
@@ -108,14 +108,15 @@ restridable (Slicer *s, guint b, int64_t stride, const FbKernel *skip, gboolean 
         continue;
       for (guint a = 0; a < kernel->args->len; a++)
         if (g_array_index (kernel->args, FbKArg, a).buffer == b &&
-            !_fb_lower_restride_arg (kernel, a, row, stride, apply))
+            !_fb_lower_restride_arg (s->plan, kernel, a, row, stride, apply))
           return FALSE;
     }
   return TRUE;
 }
 
-/* Whether a library phase (a convolution) writes buffer b: oneDNN's then copies its packed
- * output into the rows (fb-dnnl-conv.c), the copy the Concat would have made. */
+/* Whether a library phase (a convolution) writes buffer b: it then copies its packed output
+ * into the rows (fb-dnnl-conv.c, or a phase after cuDNN's), the copy the Concat would have
+ * made. */
 static gboolean
 library_written (const Slicer *s, guint b)
 {
@@ -147,7 +148,7 @@ slice_concat_strided (Slicer *s, FbKernel *kernel, guint c)
   int axis;
   /* FUSEBENCH_CONCAT_STRIDED=0 keeps these Concats copies, to compare. */
   if (g_strcmp0 (g_getenv ("FUSEBENCH_CONCAT_STRIDED"), "0") == 0 ||
-      plan->target_desc == NULL || plan->target_desc->gpu || cb->rank < 2 ||
+      plan->target_desc == NULL || cb->rank < 2 ||
       !fb_axis_normalize (fb_node_attr_int (node, "axis", 0), cb->rank, &axis) ||
       axis != cb->rank - 1 || (cb->slice_of >= 0 && cb->slice_stride == 0))
     return FALSE;

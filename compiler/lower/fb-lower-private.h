@@ -53,9 +53,10 @@ guint     _fb_lower_residual_in_place (FbPlan *plan);
  * contiguous runs of it, leaving the Concat a view (fb-lower-concat.c). Returns how many. */
 guint     _fb_lower_concat_in_place (FbPlan *plan);
 /* Whether every access of kernel to its argument arg, a buffer of rows of row elements, can be
- * re-indexed for rows stride elements apart; with apply, re-indexes them (fb-lower-restride.c). */
-gboolean  _fb_lower_restride_arg    (FbKernel *kernel, guint arg, int64_t row, int64_t stride,
-                                     gboolean apply);
+ * re-indexed for rows stride elements apart; with apply, re-indexes them, adding to plan what a
+ * library phase needs for it (fb-lower-restride.c). */
+gboolean  _fb_lower_restride_arg    (FbPlan *plan, FbKernel *kernel, guint arg, int64_t row,
+                                     int64_t stride, gboolean apply);
 
 /* Whether the kernel is lowered for a GPU target (library phases for contractions). */
 gboolean  _fb_lower_for_gpu       (const FbLowerCtx *c);

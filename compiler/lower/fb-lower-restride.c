@@ -11,8 +11,10 @@
  * provably lie in [0, row) for every value of the loop variables (their extents bound them).
  * An index that does not split so (a loop over rows and channels at once, a data-dependent
  * channel) leaves the buffer packed: the caller keeps the Concat's copy. A convolution
- * library phase writing the buffer takes the stride as its output's (FbConvDesc.y_stride)
- * where it has no Add or sum among its post-ops; any other library use keeps it packed. */
+ * library phase writing the buffer, with no Add or sum among its post-ops, takes the stride as
+ * its output's on the cpu target (FbConvDesc.y_stride); cuDNN's tensors here are packed, so
+ * there it writes a scratch buffer of the packed shape and a generated phase right after it
+ * copies that into the rows. Any other library use keeps the buffer packed. */
 #include "fb-lower-private.h"
 
 typedef struct {
@@ -21,10 +23,12 @@ typedef struct {
 } Term;
 
 typedef struct {
+  FbPlan     *plan;
   FbKernel   *k;
   guint       arg;
   int64_t     row, stride;
   gboolean    apply;
+  guint       n_vars;       /* the kernel's loop variables before any copy phase was added */
   int64_t    *extent;       /* per loop variable: its loop's extent, or -1 when not constant */
   GHashTable *done;         /* the LOAD expressions already re-indexed (shared subtrees) */
 } Restride;
@@ -74,7 +78,7 @@ range_of (const Restride *r, const FbKExpr *e, int64_t *lo, int64_t *hi)
       *lo = *hi = e->i;
       return TRUE;
     case FB_KX_VAR:
-      if (e->var >= r->k->n_vars || r->extent[e->var] < 1)
+      if (e->var >= r->n_vars || r->extent[e->var] < 1)
         return FALSE;
       *lo = 0;
       *hi = r->extent[e->var] - 1;
@@ -188,7 +192,7 @@ restride_body (Restride *r, GPtrArray *body)
       switch (st->kind)
         {
         case FB_KS_LOOP:
-          if (st->loop.var < r->k->n_vars)
+          if (st->loop.var < r->n_vars)
             r->extent[st->loop.var] = fb_kx_is_const (st->loop.extent, &ext) ? (int64_t) ext : -1;
           if (!restride_expr (r, st->loop.extent) || !restride_body (r, st->loop.body))
             return FALSE;
@@ -213,9 +217,32 @@ restride_body (Restride *r, GPtrArray *body)
   return TRUE;
 }
 
-/* A library phase's use of the argument: only a cpu convolution's output without an addend. */
+/* After cuDNN's phase conv has written its packed output into scratch argument temp: a phase
+ * copying it into argument out's rows, r->stride elements apart. */
+static void
+insert_copy (Restride *r, const FbKPhase *conv, guint temp, guint out, int64_t rows)
+{
+  FbKernel *k = r->k;
+  guint at = 0;
+  g_ptr_array_find (k->phases, conv, &at);
+  FbKPhase *ph = fb_kernel_add_phase (k, rows, (double) rows * r->row);
+  g_ptr_array_insert (k->phases, (int) at + 1, g_ptr_array_steal_index (k->phases, k->phases->len - 1));
+  if (conv->prov)
+    fb_kphase_add_prov (ph, (const guint *) conv->prov->data, conv->prov->len);
+  guint p = fb_kernel_new_var (k), j = fb_kernel_new_var (k);
+  FbKStmt *outer = fb_ks_loop (k, p, fb_kx_index (k, rows));
+  outer->loop.parallel = TRUE;
+  FbKStmt *inner = fb_ks_loop (k, j, fb_kx_index (k, r->row));
+  FbKExpr *src = fb_kx_add (k, fb_kx_mul_c (k, fb_kx_var (k, p), r->row), fb_kx_var (k, j));
+  FbKExpr *dst = fb_kx_add (k, fb_kx_mul_c (k, fb_kx_var (k, p), r->stride), fb_kx_var (k, j));
+  g_ptr_array_add (inner->loop.body, fb_ks_store (k, out, dst, fb_kx_load (k, temp, src)));
+  g_ptr_array_add (outer->loop.body, inner);
+  g_ptr_array_add (ph->body, outer);
+}
+
+/* A library phase's use of the argument: only a convolution's output without an addend. */
 static gboolean
-restride_conv (Restride *r, FbKConv *cv)
+restride_conv (Restride *r, const FbKPhase *phase, FbKConv *cv)
 {
   guint uses[] = { cv->x, cv->w, cv->bias, cv->add, cv->scale };
   gboolean scaled = cv->lib == FB_KLIB_CONV && cv->desc.scaled_input;
@@ -224,34 +251,51 @@ restride_conv (Restride *r, FbKConv *cv)
       return FALSE;
   if (cv->y != r->arg)
     return TRUE;
-  if (cv->lib != FB_KLIB_CONV || cv->cudnn || cv->desc.transposed || r->row != cv->desc.co)
+  if (cv->lib != FB_KLIB_CONV || cv->desc.transposed || cv->nchw || r->row != cv->desc.co)
     return FALSE;
   for (int64_t i = 0; i < cv->desc.n_post; i++)
     if (cv->desc.post[i].kind == FB_CONV_POST_ADD || cv->desc.post[i].kind == FB_CONV_POST_SUM)
       return FALSE;
-  if (r->apply)
-    cv->desc.y_stride = r->stride;
+  if (!r->apply)
+    return TRUE;
+  if (!cv->cudnn)
+    {
+      cv->desc.y_stride = r->stride;
+      return TRUE;
+    }
+  const FbKArg *out = &g_array_index (r->k->args, FbKArg, r->arg);
+  const FbBuffer *yb = fb_plan_buffer (r->plan, out->buffer);
+  g_autofree char *name = g_strdup_printf ("%s.packed", r->k->name);
+  guint sb = fb_plan_add_buffer (r->plan, FB_BUF_SCRATCH, name, yb->dtype, yb->rank, yb->dims);
+  guint temp = fb_kernel_add_arg (r->k, sb, FB_KARG_TEMP, yb->dtype, name);
+  cv->y = temp;
+  insert_copy (r, phase, temp, r->arg, yb->numel / r->row);
   return TRUE;
 }
 
 gboolean
-_fb_lower_restride_arg (FbKernel *kernel, guint arg, int64_t row, int64_t stride, gboolean apply)
+_fb_lower_restride_arg (FbPlan *plan, FbKernel *kernel, guint arg, int64_t row, int64_t stride,
+                        gboolean apply)
 {
-  g_return_val_if_fail (kernel != NULL && row > 0 && stride >= row, FALSE);
+  g_return_val_if_fail (plan != NULL && kernel != NULL && row > 0 && stride >= row, FALSE);
   if (kernel->kind == FB_KERNEL_VIEW)
     return TRUE;
   if (kernel->kind == FB_KERNEL_HOST)
     return FALSE;
   g_autofree int64_t *extent = g_new (int64_t, MAX (kernel->n_vars, 1));
-  Restride r = { .k = kernel, .arg = arg, .row = row, .stride = stride, .apply = apply,
-                 .extent = extent, .done = g_hash_table_new (NULL, NULL) };
+  Restride r = { .plan = plan, .k = kernel, .arg = arg, .row = row, .stride = stride,
+                 .apply = apply, .n_vars = kernel->n_vars, .extent = extent,
+                 .done = g_hash_table_new (NULL, NULL) };
   gboolean ok = TRUE;
-  for (guint p = 0; p < kernel->phases->len && ok; p++)
+  /* The phases as lowered: the copy a cuDNN phase gets is already in rows. */
+  guint n = kernel->phases->len;
+  g_autofree FbKPhase **phases = g_memdup2 (kernel->phases->pdata, MAX (n, 1) * sizeof (gpointer));
+  for (guint p = 0; p < n && ok; p++)
     {
-      FbKPhase *ph = g_ptr_array_index (kernel->phases, p);
-      for (guint v = 0; v < kernel->n_vars; v++)
+      for (guint v = 0; v < r.n_vars; v++)
         extent[v] = -1;
-      ok = ph->conv ? restride_conv (&r, ph->conv) : restride_body (&r, ph->body);
+      ok = phases[p]->conv ? restride_conv (&r, phases[p], phases[p]->conv)
+                           : restride_body (&r, phases[p]->body);
     }
   g_hash_table_unref (r.done);
   return ok;
