@@ -7,14 +7,13 @@
  * its pieces in its output, which is itself a piece of the next, and the whole block is one
  * buffer that every layer appends its 32 channels to.
  *
- * Channels-last, a piece is a run of channels of every pixel: strided. On the cpu target such a
- * Concat along the last axis is written in place too where every kernel that touches a piece
- * can index it as rows the output's width apart (fb-lower-restride.c: generated loops whose
- * indices split into a row and a channel, oneDNN convolutions writing it without an addend):
- * the pieces become strided slices (FbBuffer.slice_stride) and those kernels are re-indexed.
- * A dense block's layers then read their input as a run of the block's channels and append
- * theirs, in place, as in NCHW. On the cuda target likewise, cuDNN's convolutions writing a
- * packed scratch that a generated phase copies into the rows.
+ * Channels-last, a piece is a run of channels of every pixel: strided. Such a Concat along
+ * the last axis is written in place too where every kernel that touches a piece can index it
+ * as rows the output's width apart (fb-lower-restride.c: generated loops whose indices split
+ * into a row and a channel; convolutions writing it without an addend, which copy their
+ * packed output into the rows): the pieces become strided slices (FbBuffer.slice_stride) and
+ * those kernels are re-indexed. A dense block's layers then read their input as a run of the
+ * block's channels and append theirs, in place, as in NCHW.
  *
  * Run on the finished plan (after the in-place residuals), before the memory plan, which
  * packs a Concat's output with the pieces inside it as one item living from the first piece's
