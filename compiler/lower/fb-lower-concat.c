@@ -75,6 +75,17 @@ count_writers (const FbPlan *plan)
   return writers;
 }
 
+/* The buffer of a Concat's input v, in *p: FALSE unless it is an activation of its own. */
+static gboolean
+piece_of (const Slicer *s, const FbValue *v, guint *p)
+{
+  *p = GPOINTER_TO_UINT (g_hash_table_lookup (s->buffer_of, v));
+  if (*p == 0 || !own_activation (s, *p - 1))
+    return FALSE;
+  (*p)--;
+  return TRUE;
+}
+
 /* The Concat kernel writes nothing now: its n pieces' producers have written its output c. */
 static void
 become_view (Slicer *s, FbKernel *kernel, guint c, guint n)
@@ -161,13 +172,11 @@ slice_concat_strided (Slicer *s, FbKernel *kernel, guint c)
   int64_t channels = 0;
   for (guint j = 0; j < node->n_inputs; j++)
     {
-      const FbValue *v = node->inputs[j];
-      if (v == NULL)
+      guint p;
+      if (node->inputs[j] == NULL)
         continue;
-      guint p = GPOINTER_TO_UINT (g_hash_table_lookup (s->buffer_of, v));
-      if (p == 0 || !own_activation (s, p - 1))
+      if (!piece_of (s, node->inputs[j], &p))
         return FALSE;
-      p--;
       const FbBuffer *pb = fb_plan_buffer (plan, p);
       if (pb->dtype != cb->dtype || pb->rank != cb->rank || pb->slice_of >= 0 ||
           (channels * elem) % SLICE_ALIGN != 0)
@@ -226,13 +235,11 @@ slice_concat (Slicer *s, FbKernel *kernel)
   int64_t run = 0, start = 0;
   for (guint j = 0; j < node->n_inputs; j++)
     {
-      const FbValue *v = node->inputs[j];
-      if (v == NULL)
+      guint p;
+      if (node->inputs[j] == NULL)
         continue;
-      guint p = GPOINTER_TO_UINT (g_hash_table_lookup (s->buffer_of, v));
-      if (p == 0 || !own_activation (s, p - 1))
+      if (!piece_of (s, node->inputs[j], &p))
         return FALSE;
-      p--;
       const FbBuffer *pb = fb_plan_buffer (plan, p);
       if (pb->nbytes == 0)
         continue;
