@@ -20,7 +20,8 @@
 #             profile ran; ncu runs three times: kernel replay with the caches as left and
 #             flushed before each kernel, and application replay (the whole run once per pass,
 #             caches as left: how the range profiler counts) (FB_NCU_CLOCKS=1: once more with
-#             the clocks locked to base)
+#             the clocks locked to base; FB_NCU_REPEAT=1: application replay once more, to
+#             print how far ncu agrees with itself in one mode)
 #   torch     the eager baseline (fusion passes off, kernel by kernel) of torchvision's ResNet-50
 #             and of BERT-base, busy share against PyTorch eager under its own profiler
 # FB_EXPORT names the models torch_models.py exports (default "bert vit resnet50").
@@ -102,10 +103,13 @@ compare_ncu () {  # name
   # (the whole run once per pass) with the caches left alone is the run to hold them to.
   local run clock tag replay runs="none:none:kernel all:none:kernel none:none:application"
   [ "${FB_NCU_CLOCKS:-0}" = 1 ] && runs="$runs none:base:kernel"
+  [ "${FB_NCU_REPEAT:-0}" = 1 ] && runs="$runs none:none:application:again"
+  local again
   for run in $runs; do
-    IFS=: read -r cache clock replay <<< "$run"
+    IFS=: read -r cache clock replay again <<< "$run"
     tag=$cache; [ "$clock" = none ] || tag=clock-$clock
     [ "$replay" = kernel ] || tag=$tag-$replay
+    [ -z "$again" ] || tag=$tag-$again
     timeout 300 ncu --profile-from-start off --clock-control $clock --cache-control $cache \
       --replay-mode $replay \
       --print-units base --csv --page raw \
@@ -121,6 +125,10 @@ compare_ncu () {  # name
   python3 "$here/ncu_compare.py" "$res/$name.profile.json" "$res/ncu-$name-none-application.csv" 1 \
     --ncu-again "$res/ncu-$name-none.csv" \
     --label "$name (caches as left, ncu replaying the whole run)" 2>&1 | tee -a "$log"
+  [ -f "$res/ncu-$name-none-application-again.csv" ] &&
+    python3 "$here/ncu_compare.py" "$res/$name.profile.json" "$res/ncu-$name-none-application.csv" 1 \
+      --ncu-again "$res/ncu-$name-none-application-again.csv" \
+      --label "$name (ncu's application replay, twice)" 2>&1 | tail -1 | tee -a "$log"
   [ -f "$res/ncu-$name-clock-base.csv" ] &&
     python3 "$here/ncu_compare.py" "$res/$name.profile.json" "$res/ncu-$name-clock-base.csv" 1 \
       --label "$name (ncu's clocks locked to base)" 2>&1 | tail -1 | tee -a "$log"
