@@ -50,8 +50,8 @@ struct _FbDnnlConv {
                                        primitive_post_ops), d.n_post where none do */
   float           *staged;          /* the primitive's output when a sum runs after it, or
                                        when it is copied into a strided output (copy_out) */
-  int              copy_out;        /* the primitive writes d.y_stride's output packed, into
-                                       staged (see strided_output_fast) */
+  int              copy_out;        /* d.y_stride's output: the primitive writes it packed, into
+                                       staged, and the run copies that into the rows */
   /* A scaled input (d.scaled_input): conv (x * scale) is conv (x) with each input channel's
    * weights times its scale, so every run scales the plain weights into scaled and the
    * repack reorder packs them where the primitive reads its weights. */
@@ -142,42 +142,42 @@ primitive_post_ops (const FbConvDesc *d)
   return d->n_post;
 }
 
-/* The post-ops i0 .. n_post - 1 of d on n floats of y, in plain C: the ones the primitive
- * leaves (primitive_post_ops). from holds the primitive's output; in place when it is y. With
- * a sum among them, y holds the residual on entry. An output of d->y_stride floats a pixel
- * (never with an Add or a sum, nor staged) has its n floats spread over its pixels. */
+/* The post-ops i0 .. n_post - 1 of d on the output y, in plain C: the ones the primitive
+ * leaves (primitive_post_ops). from holds the primitive's output, packed; in place when it is
+ * y. With a sum among them, y holds the residual on entry. The rows (pixels) of a strided
+ * output (d->y_stride: never with an Add or a sum) lie that many floats apart in y. */
 static void
-apply_post_ops (const FbConvDesc *d, int64_t i0, const float *from, const float *add,
-                float *y, int64_t n)
+apply_post_ops (const FbConvDesc *d, int64_t i0, const float *from, const float *add, float *y)
 {
-  int64_t co = d->co, ys = fb_conv_desc_y_stride (d);
+  int64_t co = d->co, ys = fb_conv_desc_y_stride (d), rows = d->n * d->oh * d->ow;
 #pragma omp parallel for schedule (static)
-  for (int64_t k = 0; k < n; k++)
-    {
-      int64_t e = ys == co ? k : k / co * ys + k % co;
-      float v = from == y ? from[e] : from[k];
-      for (int64_t i = i0; i < d->n_post; i++)
-        {
-          const FbConvPost *p = &d->post[i];
-          switch (p->kind)
-            {
-            case FB_CONV_POST_RELU: v = v < 0 ? (float) p->alpha * v : v; break;
-            case FB_CONV_POST_CLIP: v = fminf (fmaxf (v, (float) p->alpha), (float) p->beta); break;
-            case FB_CONV_POST_TANH: v = tanhf (v); break;
-            case FB_CONV_POST_SIGMOID: v = 1 / (1 + expf (-v)); break;
-            case FB_CONV_POST_SWISH: v = v / (1 + expf (-(float) p->alpha * v)); break;
-            case FB_CONV_POST_HARD_SWISH:
-              v *= fmaxf (0, fminf (1, (float) p->alpha * v + (float) p->beta));
-              break;
-            case FB_CONV_POST_ADD: v += add[k]; break;
-            case FB_CONV_POST_MAX: v = fmaxf (v, (float) p->alpha); break;
-            case FB_CONV_POST_MIN: v = fminf (v, (float) p->alpha); break;
-            case FB_CONV_POST_SUM: v += y[e]; break;
-            default: break;
-            }
-        }
-      y[e] = v;
-    }
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t j = 0; j < co; j++)
+      {
+        int64_t k = r * co + j, e = r * ys + j;
+        float v = from == y ? from[e] : from[k];
+        for (int64_t i = i0; i < d->n_post; i++)
+          {
+            const FbConvPost *p = &d->post[i];
+            switch (p->kind)
+              {
+              case FB_CONV_POST_RELU: v = v < 0 ? (float) p->alpha * v : v; break;
+              case FB_CONV_POST_CLIP: v = fminf (fmaxf (v, (float) p->alpha), (float) p->beta); break;
+              case FB_CONV_POST_TANH: v = tanhf (v); break;
+              case FB_CONV_POST_SIGMOID: v = 1 / (1 + expf (-v)); break;
+              case FB_CONV_POST_SWISH: v = v / (1 + expf (-(float) p->alpha * v)); break;
+              case FB_CONV_POST_HARD_SWISH:
+                v *= fmaxf (0, fminf (1, (float) p->alpha * v + (float) p->beta));
+                break;
+              case FB_CONV_POST_ADD: v += add[k]; break;
+              case FB_CONV_POST_MAX: v = fmaxf (v, (float) p->alpha); break;
+              case FB_CONV_POST_MIN: v = fminf (v, (float) p->alpha); break;
+              case FB_CONV_POST_SUM: v += y[e]; break;
+              default: break;
+              }
+          }
+        y[e] = v;
+      }
 }
 
 /* The first n of d's post-ops as oneDNN's. */
@@ -234,7 +234,8 @@ weights_md (const FbConvDesc *d, dnnl_format_tag_t tag, dnnl_memory_desc_t *md)
   return dnnl_memory_desc_init_by_tag (md, 4, w_dims, dnnl_f32, tag);
 }
 
-/* The primitive descriptor for d, with the weights' layout left to oneDNN. */
+/* The primitive descriptor for d, with the weights' layout left to oneDNN; its output packed
+ * whatever d->y_stride says (see fb_dnnl_conv_new). */
 static dnnl_status_t
 describe (const FbConvDesc *d, dnnl_memory_desc_t *src_md, dnnl_memory_desc_t *dst_md,
           dnnl_memory_desc_t *bias_md, dnnl_primitive_desc_t *pd)
@@ -243,12 +244,8 @@ describe (const FbConvDesc *d, dnnl_memory_desc_t *src_md, dnnl_memory_desc_t *d
   dnnl_dims_t bias_dims = { d->co };
   dnnl_memory_desc_t w_md;
   dnnl_status_t s = dnnl_memory_desc_init_by_tag (src_md, 4, src_dims, dnnl_f32, dnnl_nhwc);
-  /* A run of channels of a wider output (d->y_stride): channels-last with a longer pixel. */
-  int64_t ys = fb_conv_desc_y_stride (d) > d->co ? d->y_stride : 0;
-  dnnl_dims_t dst_strides = { d->oh * d->ow * ys, 1, d->ow * ys, ys };
   if (s == dnnl_success)
-    s = ys ? dnnl_memory_desc_init_by_strides (dst_md, 4, dst_dims, dnnl_f32, dst_strides)
-           : dnnl_memory_desc_init_by_tag (dst_md, 4, dst_dims, dnnl_f32, dnnl_nhwc);
+    s = dnnl_memory_desc_init_by_tag (dst_md, 4, dst_dims, dnnl_f32, dnnl_nhwc);
   if (s == dnnl_success)
     s = dnnl_memory_desc_init_by_tag (bias_md, 1, bias_dims, dnnl_f32, dnnl_x);
   if (s == dnnl_success)
@@ -559,9 +556,7 @@ fb_dnnl_conv_new (const FbConvDesc *d, const float *weights, char *why, size_t w
    * reference implementation (DenseNet-121's 3x3 layers on two Zen 4 cores: 2.6 ms, against
    * 0.1-0.3 packed), and its brgconv_1x1 ran 1.4-2 times slower with one (Inception's 1x1
    * layers: 0.053 -> 0.109 ms). The copy is the layer's own channels, once. */
-  FbConvDesc own = *d;
   conv->copy_out = fb_conv_desc_y_stride (d) != d->co;
-  own.y_stride = 0;
   int sum_after = 0;
   for (int64_t i = conv->split; i < d->n_post; i++)
     sum_after |= d->post[i].kind == FB_CONV_POST_SUM;
@@ -591,7 +586,7 @@ fb_dnnl_conv_new (const FbConvDesc *d, const float *weights, char *why, size_t w
       fb_dnnl_conv_free (conv);
       return NULL;
     }
-  dnnl_status_t s = describe (&own, &src_md, &dst_md, &bias_md, &pd);
+  dnnl_status_t s = describe (d, &src_md, &dst_md, &bias_md, &pd);
   const char *what = d->transposed ? "deconvolution" : "convolution";
   if (failed (s, what, why, why_len))
     goto fail;
@@ -656,10 +651,8 @@ fb_dnnl_conv_implementation (const FbConvDesc *d, char *name, size_t len)
   dnnl_primitive_desc_t pd = NULL;
   const char *impl = NULL;
   int rows = rows_fit (d) && describe_rows (d, &pd) == dnnl_success;
-  FbConvDesc own = *d;
   int copy_out = !rows && fb_conv_desc_y_stride (d) != d->co;
-  own.y_stride = 0;
-  dnnl_status_t s = rows ? dnnl_success : describe (&own, &src_md, &dst_md, &bias_md, &pd);
+  dnnl_status_t s = rows ? dnnl_success : describe (d, &src_md, &dst_md, &bias_md, &pd);
   if (s == dnnl_success)
     s = dnnl_primitive_desc_query (pd, dnnl_query_impl_info_str, 0, &impl);
   int64_t after = d->n_post - primitive_post_ops (d);
@@ -734,7 +727,7 @@ fb_dnnl_conv_run (FbDnnlConv *conv, const float *x, const float *scale, const fl
   if (s == dnnl_success && (conv->split < conv->d.n_post || conv->copy_out))
     {
       const FbConvDesc *d = &conv->d;
-      apply_post_ops (d, conv->split, out, add, y, d->n * d->oh * d->ow * d->co);
+      apply_post_ops (d, conv->split, out, add, y);
     }
   return s == dnnl_success ? 0 : -1;
 }
