@@ -462,6 +462,11 @@ read_conv (const FbPlan *plan, const FbKernel *k, JsonObject *o, FbKConv *cv)
       !conv_arg (plan, k, a[3], out, TRUE, &cv->add) ||
       !conv_arg (plan, k, a[4], out, FALSE, &cv->y))
     return FALSE;
+  /* A strided output writes rows that far apart: only into a piece laid out so, which the
+   * buffers' check keeps inside its concatenation. */
+  if (fb_conv_desc_y_stride (d) != d->co &&
+      fb_plan_buffer (plan, g_array_index (k->args, FbKArg, cv->y).buffer)->slice_stride != d->y_stride)
+    return FALSE;
   /* A sum adds what the output's bytes hold: they must be the residual's. */
   if (sum && fb_plan_root (plan, g_array_index (k->args, FbKArg, cv->add).buffer) !=
              fb_plan_root (plan, g_array_index (k->args, FbKArg, cv->y).buffer))
