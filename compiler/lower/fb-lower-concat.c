@@ -13,8 +13,7 @@
  * into a row and a channel; convolutions writing it without an addend, which copy their
  * packed output into the rows): the pieces become strided slices (FbBuffer.slice_stride) and
  * those kernels are re-indexed. A dense block's layers then read their input as a run of the
- * block's channels and append theirs, in place, as in NCHW. On the cuda target only when
- * FUSEBENCH_CONCAT_STRIDED=1 asks (see slice_concat_strided).
+ * block's channels and append theirs, in place, as in NCHW.
  *
  * Run on the finished plan (after the in-place residuals), before the memory plan, which
  * packs a Concat's output with the pieces inside it as one item living from the first piece's
@@ -157,12 +156,8 @@ slice_concat_strided (Slicer *s, FbKernel *kernel, guint c)
   const FbNode *node = kernel->node;
   FbBuffer *cb = fb_plan_buffer (plan, c);
   int axis;
-  /* FUSEBENCH_CONCAT_STRIDED=0 keeps these Concats copies, to compare. The cuda target's
-   * plans (cuDNN writing a scratch, a phase copying it into the rows) have not run on a GPU
-   * yet: there they are made only with FUSEBENCH_CONCAT_STRIDED=1. */
-  const char *want = g_getenv ("FUSEBENCH_CONCAT_STRIDED");
-  if (plan->target_desc == NULL ||
-      (plan->target_desc->gpu ? g_strcmp0 (want, "1") != 0 : g_strcmp0 (want, "0") == 0) ||
+  /* FUSEBENCH_CONCAT_STRIDED=0 keeps these Concats copies, to compare. */
+  if (plan->target_desc == NULL || g_strcmp0 (g_getenv ("FUSEBENCH_CONCAT_STRIDED"), "0") == 0 ||
       cb->rank < 2 ||
       !fb_axis_normalize (fb_node_attr_int (node, "axis", 0), cb->rank, &axis) ||
       axis != cb->rank - 1 || (cb->slice_of >= 0 && cb->slice_stride == 0))
