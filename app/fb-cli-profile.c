@@ -152,6 +152,9 @@ print_table (const FbProfile *p)
           printf ("  %s (by %s)\n", f->node, f->by);
         }
     }
+  g_autofree char *dram = fb_profile_dram_describe (p);
+  if (dram)
+    printf ("\n%s\n", dram);
   if (p->counters_note)
     printf ("\n%s\n", p->counters_note);
   printf ("\ndiagnosis:\n");

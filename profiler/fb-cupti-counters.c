@@ -42,6 +42,8 @@ typedef struct {
   CUptiResult (*set_config) (CUpti_RangeProfiler_SetConfig_Params *);
   CUptiResult (*start) (CUpti_RangeProfiler_Start_Params *);
   CUptiResult (*stop) (CUpti_RangeProfiler_Stop_Params *);
+  CUptiResult (*push) (CUpti_RangeProfiler_PushRange_Params *);
+  CUptiResult (*pop) (CUpti_RangeProfiler_PopRange_Params *);
   CUptiResult (*decode) (CUpti_RangeProfiler_DecodeData_Params *);
   CUptiResult (*data_info) (CUpti_RangeProfiler_GetCounterDataInfo_Params *);
   CUptiResult (*range_info) (CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *);
@@ -89,6 +91,8 @@ resolve (RangeApi *api, GError **error)
     { "cuptiRangeProfilerSetConfig", (void **) &api->set_config },
     { "cuptiRangeProfilerStart", (void **) &api->start },
     { "cuptiRangeProfilerStop", (void **) &api->stop },
+    { "cuptiRangeProfilerPushRange", (void **) &api->push },
+    { "cuptiRangeProfilerPopRange", (void **) &api->pop },
     { "cuptiRangeProfilerDecodeData", (void **) &api->decode },
     { "cuptiRangeProfilerGetCounterDataInfo", (void **) &api->data_info },
     { "cuptiRangeProfilerCounterDataGetRangeInfo", (void **) &api->range_info },
@@ -197,9 +201,9 @@ fb_gpu_counters_array_new (void)
   return a;
 }
 
-FbCuptiCounters *
-fb_cupti_counters_start (gpointer context, guint device_index, guint max_ranges,
-                         GError **error)
+static FbCuptiCounters *
+session_start (gpointer context, guint device_index, guint max_ranges, CUpti_ProfilerRange range,
+               GError **error)
 {
   g_return_val_if_fail (context != NULL && max_ranges > 0, NULL);
   g_autoptr(FbCuptiCounters) c = g_new0 (FbCuptiCounters, 1);
@@ -286,7 +290,7 @@ fb_cupti_counters_start (gpointer context, guint device_index, guint max_ranges,
     .pConfig = c->config,
     .counterDataImageSize = c->data_size,
     .pCounterDataImage = c->data,
-    .range = CUPTI_AutoRange,
+    .range = range,
     /* The caller launches its kernels again for each pass, without CUPTI saving and restoring
      * their memory: each kernel finds the L2 as the kernels before it left it, as in the
      * inference itself. Under kernel replay the restore left part of a kernel's inputs in the
@@ -308,6 +312,43 @@ fb_cupti_counters_start (gpointer context, guint device_index, guint max_ranges,
   if (failed (&c->api, c->api.start (&start), "cuptiRangeProfilerStart", error))
     return NULL;
   return g_steal_pointer (&c);
+}
+
+FbCuptiCounters *
+fb_cupti_counters_start (gpointer context, guint device_index, guint max_ranges,
+                         GError **error)
+{
+  return session_start (context, device_index, max_ranges, CUPTI_AutoRange, error);
+}
+
+FbCuptiCounters *
+fb_cupti_counters_start_user (gpointer context, guint device_index, guint max_ranges,
+                              GError **error)
+{
+  return session_start (context, device_index, max_ranges, CUPTI_UserRange, error);
+}
+
+gboolean
+fb_cupti_counters_push (FbCuptiCounters *c, const char *name, GError **error)
+{
+  g_return_val_if_fail (c != NULL && !c->stopped && name != NULL, FALSE);
+  CUpti_RangeProfiler_PushRange_Params push = {
+    .structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE,
+    .pRangeProfilerObject = c->target,
+    .pRangeName = name,
+  };
+  return !failed (&c->api, c->api.push (&push), "cuptiRangeProfilerPushRange", error);
+}
+
+gboolean
+fb_cupti_counters_pop (FbCuptiCounters *c, GError **error)
+{
+  g_return_val_if_fail (c != NULL && !c->stopped, FALSE);
+  CUpti_RangeProfiler_PopRange_Params pop = {
+    .structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE,
+    .pRangeProfilerObject = c->target,
+  };
+  return !failed (&c->api, c->api.pop (&pop), "cuptiRangeProfilerPopRange", error);
 }
 
 /* Every range of the decoded image, evaluated by the host object. */

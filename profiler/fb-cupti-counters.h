@@ -31,6 +31,14 @@ GArray          *fb_gpu_counters_array_new     (void);
  * be had: no permission, another profiler attached, an unsupported GPU, no CUPTI. */
 FbCuptiCounters *fb_cupti_counters_start       (gpointer context, guint device_index,
                                                 guint max_ranges, GError **error);
+/* The same with ranges the caller opens and closes (fb_cupti_counters_push and _pop) around
+ * any work, CUDA graph replays included: each range counts everything the device did inside
+ * it. Outside a range nothing is counted. */
+FbCuptiCounters *fb_cupti_counters_start_user  (gpointer context, guint device_index,
+                                                guint max_ranges, GError **error);
+gboolean         fb_cupti_counters_push        (FbCuptiCounters *counters, const char *name,
+                                                GError **error);
+gboolean         fb_cupti_counters_pop         (FbCuptiCounters *counters, GError **error);
 /* Ends the pass whose kernels were launched since start (or since the last call): 1 when CUPTI
  * needs the same kernels launched again (the next pass has begun), 0 when it has every pass,
  * -1 with error set. */

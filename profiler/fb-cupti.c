@@ -330,6 +330,28 @@ fb_cupti_counters_start (gpointer context, guint device_index, guint max_ranges,
   return NULL;
 }
 
+FbCuptiCounters *
+fb_cupti_counters_start_user (gpointer context, guint device_index, guint max_ranges,
+                              GError **error)
+{
+  counters_unavailable (error);
+  return NULL;
+}
+
+gboolean
+fb_cupti_counters_push (FbCuptiCounters *counters, const char *name, GError **error)
+{
+  counters_unavailable (error);
+  return FALSE;
+}
+
+gboolean
+fb_cupti_counters_pop (FbCuptiCounters *counters, GError **error)
+{
+  counters_unavailable (error);
+  return FALSE;
+}
+
 int
 fb_cupti_counters_end_pass (FbCuptiCounters *counters, GError **error)
 {

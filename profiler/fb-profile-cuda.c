@@ -176,6 +176,53 @@ apply_counters (FbProfile *p, GPtrArray *reference, const GArray *ranges)
     }
 }
 
+/* Replays inside the whole-replay counter range: enough that what the first finds in the L2
+ * from before the range, and what the last leaves dirty in it, are a small part. */
+#define DRAM_REPLAYS 20
+
+/* DRAM per inference in steady state (FbProfileDram): one counter range over DRAM_REPLAYS
+ * replays, launched as `run --iterations` launches them, after one outside the range that
+ * leaves the L2 as a replay before would; once per pass CUPTI asks for. */
+static gboolean
+count_whole_replays (const FbBackend *backend, FbCompiled *compiled, GPtrArray *inputs,
+                     FbProfileDram *dram, GCancellable *cancellable, GError **error)
+{
+  const FbDeviceTrace *trace = backend->device_trace;
+  FbCuptiCounters *counters = fb_cupti_counters_start_user (trace->context (compiled),
+                                                            trace->device_index (compiled), 1,
+                                                            error);
+  if (counters == NULL)
+    return FALSE;
+  double ms[DRAM_REPLAYS];
+  gboolean ok;
+  int more = 1;
+  do
+    {
+      g_autoptr(GPtrArray) before = NULL;
+      g_autoptr(GPtrArray) timed = NULL;
+      ok = (before = backend->run (compiled, inputs, cancellable, error)) != NULL &&
+           fb_cupti_counters_push (counters, "replays", error) &&
+           (timed = backend->run_timed (compiled, inputs, DRAM_REPLAYS, ms, error)) != NULL &&
+           fb_cupti_counters_pop (counters, error) &&
+           (more = fb_cupti_counters_end_pass (counters, error)) >= 0;
+    }
+  while (ok && more > 0);
+  g_autoptr(GArray) ranges = fb_cupti_counters_stop (counters, NULL, ok ? error : NULL);
+  if (!ok || ranges == NULL)
+    return FALSE;
+  if (ranges->len != 1)
+    {
+      g_set_error (error, FB_PROFILE_ERROR, FB_PROFILE_ERROR_UNAVAILABLE,
+                   "the range profiler returned %u ranges where one was opened", ranges->len);
+      return FALSE;
+    }
+  const FbGpuCounters *c = &g_array_index (ranges, FbGpuCounters, 0);
+  dram->replays = DRAM_REPLAYS;
+  dram->read_bytes = c->dram_read_bytes / DRAM_REPLAYS;
+  dram->written_bytes = c->dram_write_bytes / DRAM_REPLAYS;
+  return TRUE;
+}
+
 #define BACK_TO_BACK_BATCHES 5
 
 /* The untraced replays (FbProfileTiming), on a module of their own with no tracer loaded:
@@ -384,7 +431,21 @@ profile_with (const FbBackend *backend, FbCupti *cupti, GPtrArray *stages,
             g_clear_pointer (&ranges, g_array_unref);
         }
       if (ranges)
-        apply_counters (p, ref_kernels, ranges);
+        {
+          apply_counters (p, ref_kernels, ranges);
+          /* Only with the kernels' own figures, which it is there to be read beside. */
+          g_autoptr(GError) whole = NULL;
+          report (progress, data, 0.95, "counting the DRAM traffic of whole replays");
+          if (!count_whole_replays (backend, module->compiled, inputs, &p->dram, cancellable,
+                                    &whole))
+            {
+              char *note = g_strdup_printf ("%s%sDRAM traffic of whole replays not counted: %s",
+                                            p->counters_note ? p->counters_note : "",
+                                            p->counters_note ? "; " : "", whole->message);
+              g_free (p->counters_note);
+              p->counters_note = note;
+            }
+        }
       else
         p->counters_note = g_strdup_printf ("%s; DRAM bytes are modeled",
                                             why ? why->message : "counters could not be had");

@@ -158,6 +158,19 @@ add_timing (JsonBuilder *b, const FbProfile *p)
   json_builder_end_object (b);
 }
 
+static void
+add_dram (JsonBuilder *b, const FbProfileDram *d)
+{
+  if (d->replays == 0)
+    return;
+  json_builder_set_member_name (b, "dram_per_inference");
+  json_builder_begin_object (b);
+  add_int (b, "replays", d->replays);
+  add_double (b, "read_bytes", d->read_bytes);
+  add_double (b, "written_bytes", d->written_bytes);
+  json_builder_end_object (b);
+}
+
 char *
 fb_profile_to_json (const FbProfile *p)
 {
@@ -186,6 +199,7 @@ fb_profile_to_json (const FbProfile *p)
   json_builder_end_object (b);
   add_double (b, "busy_ms", p->busy_ms);
   add_timing (b, p);
+  add_dram (b, &p->dram);
   json_builder_set_member_name (b, "kernels");
   json_builder_begin_array (b);
   for (guint i = 0; i < p->kernels->len; i++)

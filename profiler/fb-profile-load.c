@@ -5,8 +5,8 @@
  * another tool, so every member's type is checked before it is read (json-glib's getters
  * warn on a wrong type), and damage is an FB_PROFILE_ERROR_INVALID naming the file and the
  * key ("kernels[3].median_us"). Keys the issue lists are required; the additions (model_digest,
- * kind, node_shares, worker_busy_us, counters, counters_note, timing, a span's function) are
- * optional on reading. */
+ * kind, node_shares, worker_busy_us, counters, counters_note, timing, dram_per_inference, a
+ * span's function) are optional on reading. */
 #include "fb-profile-private.h"
 
 #include <json-glib/json-glib.h>
@@ -503,6 +503,24 @@ read_timing (Reader *r, JsonObject *root, FbProfile *p)
   return TRUE;
 }
 
+/* "dram_per_inference", where a GPU profile counted whole replays. */
+static gboolean
+read_dram (Reader *r, JsonObject *root, FbProfile *p)
+{
+  gboolean failed;
+  JsonObject *o = get_object (r, root, NULL, "dram_per_inference", FALSE, &failed);
+  if (o == NULL)
+    return !failed;
+  FbProfileDram *d = &p->dram;
+  if (!read_guint (r, o, "dram_per_inference", "replays", TRUE, &d->replays) ||
+      !read_nonneg (r, o, "dram_per_inference", "read_bytes", TRUE, &d->read_bytes) ||
+      !read_nonneg (r, o, "dram_per_inference", "written_bytes", TRUE, &d->written_bytes))
+    return FALSE;
+  if (d->replays == 0)
+    return damaged (r, "dram_per_inference.replays", "zero, with bytes given");
+  return TRUE;
+}
+
 static FbProfile *
 read_root (Reader *r, JsonNode *root_node)
 {
@@ -545,7 +563,7 @@ read_root (Reader *r, JsonNode *root_node)
       !read_nonneg (r, wall, "wall_ms", "min", TRUE, &p->wall_min_ms) ||
       !read_nonneg (r, wall, "wall_ms", "max", TRUE, &p->wall_max_ms) ||
       !read_nonneg (r, root, NULL, "busy_ms", TRUE, &p->busy_ms) || !read_timing (r, root, p) ||
-      !read_kernels (r, root, p) || !read_folded (r, root, p))
+      !read_dram (r, root, p) || !read_kernels (r, root, p) || !read_folded (r, root, p))
     return NULL;
   g_autoptr(GHashTable) ids = g_hash_table_new (NULL, NULL);
   for (guint i = 0; i < p->kernels->len; i++)

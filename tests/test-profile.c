@@ -206,6 +206,46 @@ test_timing_round_trip (void)
   g_assert_null (fb_profile_timing_describe (o));
 }
 
+/* Whole replays' DRAM traffic round-trips and is described beside the sum of the kernels
+ * whose bytes were measured (the modeled ones left out); absent, nothing is written or said;
+ * damaged, it is refused naming the key. */
+static void
+test_dram_round_trip (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbProfile) p = hand_made ();
+  g_autofree char *plain = fb_profile_to_json (p);
+  g_assert_null (strstr (plain, "dram_per_inference"));
+  g_assert_null (fb_profile_dram_describe (p));
+
+  FbProfileKernel *measured = g_ptr_array_index (p->kernels, 1);
+  measured->bytes_read = 3000000;
+  measured->bytes_written = 5000000;
+  p->dram = (FbProfileDram) { .replays = 20, .read_bytes = 2.5e6, .written_bytes = 1.25e6 };
+  g_autofree char *text = fb_profile_to_json (p);
+  g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
+  g_autoptr(FbProfile) q = fb_profile_load_bytes (bytes, "dram.json", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (q->dram.replays, ==, 20);
+  g_assert_cmpfloat (q->dram.read_bytes, ==, 2.5e6);
+  g_assert_cmpfloat (q->dram.written_bytes, ==, 1.25e6);
+  g_autofree char *again = fb_profile_to_json (q);
+  g_assert_cmpstr (again, ==, text);
+
+  g_autofree char *line = fb_profile_dram_describe (q);
+  g_assert_cmpstr (line, ==, "DRAM per inference, one counter range over 20 replays back to "
+                   "back: read 2.5 MB, written 1.2 MB; the kernels' own ranges add up to 3.0 MB "
+                   "read, 5.0 MB written (a kernel's range counts its output written back by its "
+                   "end; in a replay most of it stays in the L2 for the next kernel)");
+
+  assert_bytes_refused (text, "\"replays\" : 20", "\"replays\" : 0",
+                        "dram_per_inference.replays");
+  assert_bytes_refused (text, "\"written_bytes\" : 1250000", "\"written_bytes\" : -1",
+                        "dram_per_inference.written_bytes");
+  assert_bytes_refused (text, "\"dram_per_inference\" : {", "\"dram_per_inference\" : [], \"d\" : {",
+                        "dram_per_inference");
+}
+
 /* The hand-made profile's JSON with one edit, loaded: must fail with code, naming key. */
 static void
 assert_refused (const char *from, const char *to, int code, const char *key)
@@ -604,6 +644,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/profile/round-trip", test_round_trip);
   g_test_add_func ("/profile/timing-round-trip", test_timing_round_trip);
+  g_test_add_func ("/profile/dram-round-trip", test_dram_round_trip);
   g_test_add_func ("/profile/damaged", test_damaged);
   g_test_add_func ("/profile/mutations", test_mutations);
   g_test_add_func ("/profile/save-and-trace", test_save_and_trace);

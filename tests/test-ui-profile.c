@@ -621,6 +621,23 @@ test_fixture (void)
   fb_window_clear_profile (window);
 }
 
+/* The first label under widget whose text contains text, or NULL. */
+static GtkWidget *
+label_containing (GtkWidget  *widget,
+                  const char *text)
+{
+  if (GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), text) != NULL)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = label_containing (child, text);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 /* A GPU profile timed untraced: the panel's header gives the traced median and the tracer's
  * overhead beside the wall, and the diagnosis page the whole timing line; a profile without
  * untraced figures says nothing of them. */
@@ -645,6 +662,16 @@ test_untraced_timing (void)
   open_profile (timed, "timed.profile.json");
   g_assert_nonnull (strstr (fb_profile_panel_get_summary (panel),
                             "untraced; traced 0.590 ms (+18 %)"));
+  g_assert_null (label_containing (GTK_WIDGET (panel), "DRAM per inference"));
+  fb_window_clear_profile (window);
+  settle ();
+  /* Whole replays' DRAM traffic on the diagnosis page, in the command line's words. */
+  timed->dram = (FbProfileDram) { .replays = 20, .read_bytes = 103e6, .written_bytes = 8.6e6 };
+  open_profile (timed, "dram.profile.json");
+  g_autofree char *dram = fb_profile_dram_describe (timed);
+  GtkWidget *line = label_containing (GTK_WIDGET (panel), "DRAM per inference");
+  g_assert_nonnull (line);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (line)), ==, dram);
   fb_window_clear_profile (window);
   settle ();
 }

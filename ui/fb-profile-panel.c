@@ -116,6 +116,7 @@ fill_diagnosis (FbProfilePanel *self)
   g_autofree char *gbps = fb_format_gbps (p->device.peak_gbps);
   g_autofree char *device = NULL;
   g_autofree char *timing = NULL;
+  g_autofree char *dram = NULL;
 
   clear_box (self->diagnosis);
   gtk_box_append (self->diagnosis, text_line ("Diagnosis", "heading"));
@@ -134,6 +135,9 @@ fill_diagnosis (FbProfilePanel *self)
   timing = fb_profile_timing_describe (p);
   if (timing != NULL)
     gtk_box_append (self->diagnosis, text_line (timing, NULL));
+  dram = fb_profile_dram_describe (p);
+  if (dram != NULL)
+    gtk_box_append (self->diagnosis, text_line (dram, NULL));
   if (p->counters_note != NULL)
     gtk_box_append (self->diagnosis, text_line (p->counters_note, "dim-label"));
   if (p->folded->len > 0)

@@ -5,11 +5,12 @@
 #
 # On the GPU host, from the repository's root: unpacks the headless fusebench that
 # scripts/gpu-pack made (CARRY_DIR/fusebench-headless.tar.xz) and runs STEPS (default
-# "models overhead-resnet50 ncu-resnet50 overhead-bert ncu-bert overhead-vit torch"):
+# "models overhead-resnet50 ncu-resnet50 totals-resnet50 overhead-bert ncu-bert totals-bert
+# overhead-vit torch"):
 #   models    ResNet-50 of bench/models/make-resnet50.py; BERT-base (sequence 128), ViT-B/16
 #             and torchvision's ResNet-50 exported by ../gpu-vs-torch/torch_models.py
-#   overhead-MODEL  `run --iterations 100` and `profile --target cuda --counters --iterations
-#             100` of MODEL (resnet50, bert, vit), and a line of the medians: run, the profile's
+#   overhead-MODEL  `run --iterations 100` before and after `profile --target cuda --counters
+#             --iterations 100` of MODEL (resnet50, bert, vit), and a line of the medians: run, the profile's
 #             wall (untraced replays), its traced replays, the tracer's overhead, and how far the
 #             profile's median is from run's
 #   ncu-MODEL Nsight Compute on `run --iterations 1` of ResNet-50 and BERT-base (untraced: ncu
@@ -22,6 +23,9 @@
 #             caches as left: how the range profiler counts) (FB_NCU_CLOCKS=1: once more with
 #             the clocks locked to base; FB_NCU_REPEAT=1: application replay once more, to
 #             print how far ncu agrees with itself in one mode)
+#   totals-MODEL  DRAM bytes per inference over whole replays: the profile's one counter range
+#             over 20 replays back to back (dram_per_inference) and the sum of its kernels'
+#             ranges, against ncu's application range replay over `run --iterations 20`
 #   torch     the eager baseline (fusion passes off, kernel by kernel) of torchvision's ResNet-50
 #             and of BERT-base, busy share against PyTorch eager under its own profiler
 # FB_EXPORT names the models torch_models.py exports (default "bert vit resnet50").
@@ -30,7 +34,7 @@
 # tests' fixture).
 set -u
 carry=${1:?usage: run-device.sh CARRY_DIR [STEPS]}
-steps=${2:-models overhead-resnet50 ncu-resnet50 overhead-bert ncu-bert overhead-vit torch}
+steps=${2:-models overhead-resnet50 ncu-resnet50 totals-resnet50 overhead-bert ncu-bert totals-bert overhead-vit torch}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(pwd)
 # One folder for the whole session on that machine: a later call finds the models and the
@@ -66,22 +70,33 @@ overhead () {  # name
   # The profile takes random inputs of the model's shapes where they do (the fixture's way, no
   # pins recorded); BERT's token ids must be in range: its own input.
   pin=""; [ "$name" = bert ] && pin="--input-dir $(input_dir "$name")"
-  timeout 150 "$fb" run "$c/model.onnx" --target cuda --input-dir "$(input_dir "$name")" \
-    --iterations 100 --json > "$res/$name-run.json" 2> "$res/$name-run.err"
-  timeout 240 "$fb" profile "$c/model.onnx" --target cuda --counters --iterations 100 $pin \
-    -o "$res/$name.profile.json" > "$res/$name.profile.txt" 2> "$res/$name.profile.err"
-  rc=$?
-  [ $rc = 0 ] || { say "$name: profile failed ($rc): $(head -c 400 "$res/$name.profile.err")"; return; }
-  grep -E "^timing:" "$res/$name.profile.txt" | tee -a "$log"
-  python3 - "$name" "$res/$name.profile.json" "$(median "$res/$name-run.json")" <<'PY' | tee -a "$log"
+  # `run` before and after the profile: the H200's clock drifts in the first minute of a
+  # session (1980 MHz boost, then about 1870: 6 %), which one `run` before the profile read as
+  # the profiler's cost (2026-12-03: 0.505 ms before, 0.534 in the profile).
+  local when
+  for when in before after; do
+    [ $when = after ] && {
+      timeout 240 "$fb" profile "$c/model.onnx" --target cuda --counters --iterations 100 $pin \
+        -o "$res/$name.profile.json" > "$res/$name.profile.txt" 2> "$res/$name.profile.err"
+      rc=$?
+      [ $rc = 0 ] || { say "$name: profile failed ($rc): $(head -c 400 "$res/$name.profile.err")"; return; }
+    }
+    timeout 150 "$fb" run "$c/model.onnx" --target cuda --input-dir "$(input_dir "$name")" \
+      --iterations 100 --json > "$res/$name-run-$when.json" 2> "$res/$name-run-$when.err"
+    say "$name run $when the profile: SM clock $(nvidia-smi --query-gpu=clocks.sm --format=csv,noheader)"
+  done
+  grep -E "^(timing|DRAM per inference)" "$res/$name.profile.txt" | tee -a "$log"
+  python3 - "$name" "$res/$name.profile.json" "$(median "$res/$name-run-before.json")" \
+    "$(median "$res/$name-run-after.json")" <<'PY' | tee -a "$log"
 import json, sys
-name, path, run = sys.argv[1], sys.argv[2], float(sys.argv[3])
+name, path, before, after = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+run = (before + after) / 2
 p = json.load(open(path))
 t = p.get("timing", {})
 wall = p["wall_ms"]["median"]
 total = sum(k["median_us"] for k in p["kernels"]) / 1e3
-print(f"{name:9} run {run:.4f}  profile wall (untraced) {wall:.4f}  traced {t.get('traced_median_ms', 0):.4f}"
-      f"  tracer overhead {100 * t.get('overhead', 0):+.1f} %  profile vs run {100 * (wall / run - 1):+.1f} %"
+print(f"{name:9} run {before:.4f} before, {after:.4f} after  profile wall (untraced) {wall:.4f}  traced {t.get('traced_median_ms', 0):.4f}"
+      f"  tracer overhead {100 * t.get('overhead', 0):+.1f} %  profile vs the runs' mean {100 * (wall / run - 1):+.1f} %"
       f"  busy {p['busy_ms']:.4f}  kernels {total:.4f}  launch {1000 * t.get('replay_launch_ms', 0):.1f} us")
 print("   " + "\n   ".join(p["diagnosis"][:4]))
 if p.get("counters_note"):
@@ -145,6 +160,23 @@ for path in sys.argv[1:]:
 PY
 }
 
+totals () {  # name: DRAM per inference over whole replays, ours against ncu's
+  local name=$1 c
+  c=$(case_dir "$name")
+  [ -f "$res/$name.profile.json" ] || { say "$name: no profile for the totals"; return; }
+  # Application range replay: ncu runs the whole command once per pass and counts everything
+  # between cuProfilerStart and Stop (the timed replays) as one range; range replay proper
+  # refuses graph launches ("Unsupported API during capture (cuGraphLaunch)").
+  timeout 300 ncu --replay-mode app-range --cache-control none --clock-control none \
+    --print-units base --csv --page raw \
+    --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+    "$fb" run "$c/model.onnx" --target cuda --input-dir "$(input_dir "$name")" --iterations 20 \
+    > "$res/ncu-$name-totals.csv" 2> "$res/ncu-$name-totals.err"
+  say "ncu $name, application range over 20 replays: rc $? $(grep -i error "$res/ncu-$name-totals.err" | head -c 300)"
+  python3 "$here/ncu_totals.py" "$res/$name.profile.json" "$res/ncu-$name-totals.csv" 20 \
+    --label "$name" 2>&1 | tee -a "$log"
+}
+
 eager_busy () {
   say "== eager baselines: busy share, ours against PyTorch eager under torch.profiler"
   local name c
@@ -178,6 +210,7 @@ for step in $steps; do
   overhead-*) say "== $step"; overhead "${step#overhead-}"
     [ "$step" = overhead-resnet50 ] && [ -f "$res/resnet50.profile.json" ] && cp "$res/resnet50.profile.json" "$out/resnet50-h200.profile.json" ;;
   ncu-*) say "== $step"; compare_ncu "${step#ncu-}" ;;
+  totals-*) say "== $step"; totals "${step#totals-}" ;;
   torch) eager_busy ;;
   esac
 done
