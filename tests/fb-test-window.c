@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Waiting on the window in its tests (fb-test-window.h). */
+/* Waiting on the window in its tests, and finding widgets in it (fb-test-window.h). */
 #include "fb-test-window.h"
 #include "fb-window-export.h"
 
@@ -30,4 +30,19 @@ test_window_final_stage (FbWindow *window)
 
   g_assert_nonnull (run);
   return fb_run_get_stage (run, fb_run_n_stages (run) - 1);
+}
+
+GtkWidget *
+test_widget_find (GtkWidget *root, TestWidgetMatch match, gconstpointer data)
+{
+  if (match (root, data))
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = test_widget_find (child, match, data);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
 }

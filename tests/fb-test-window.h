@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* What the window's tests share: waiting until the window has finished what it started. */
+/* What the window's tests share: waiting until the window has finished what it started, and
+ * finding a widget in it. */
 #pragma once
 
 #include "fb-window.h"
@@ -14,5 +15,9 @@ gboolean test_window_busy        (FbWindow *window);
 void     test_window_settle      (FbWindow *window);
 /* The last stage of the run on screen (asserts there is one). */
 FbStage *test_window_final_stage (FbWindow *window);
+
+typedef gboolean (*TestWidgetMatch) (GtkWidget *widget, gconstpointer data);
+/* The first widget under root (root included, depth first) that match accepts, or NULL. */
+GtkWidget *test_widget_find      (GtkWidget *root, TestWidgetMatch match, gconstpointer data);
 
 G_END_DECLS

@@ -621,21 +621,18 @@ test_fixture (void)
   fb_window_clear_profile (window);
 }
 
+static gboolean
+label_contains (GtkWidget *widget, gconstpointer text)
+{
+  return GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), text) != NULL;
+}
+
 /* The first label under widget whose text contains text, or NULL. */
 static GtkWidget *
 label_containing (GtkWidget  *widget,
                   const char *text)
 {
-  if (GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), text) != NULL)
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = label_containing (child, text);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
+  return test_widget_find (widget, label_contains, text);
 }
 
 /* A GPU profile timed untraced: the panel's header gives the traced median and the tracer's
@@ -676,20 +673,18 @@ test_untraced_timing (void)
   settle ();
 }
 
+static gboolean
+check_button_labelled (GtkWidget *widget, gconstpointer label)
+{
+  return GTK_IS_CHECK_BUTTON (widget) &&
+         g_strcmp0 (gtk_check_button_get_label (GTK_CHECK_BUTTON (widget)), label) == 0;
+}
+
 static GtkWidget *
 find_check_button (GtkWidget  *widget,
                    const char *label)
 {
-  if (GTK_IS_CHECK_BUTTON (widget) && g_strcmp0 (gtk_check_button_get_label (GTK_CHECK_BUTTON (widget)), label) == 0)
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_check_button (child, label);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
+  return test_widget_find (widget, check_button_labelled, label);
 }
 
 /* The target selector: the CPU picked, CUDA greyed with the reason while no GPU target exists. */
