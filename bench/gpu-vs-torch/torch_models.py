@@ -3,7 +3,7 @@
 # Exports torchvision CNNs (ResNet-50, MobileNetV2, MobileNetV3-Large, EfficientNet-B0,
 # DenseNet-121, ConvNeXt-Tiny), ViT-B/16 and Hugging Face BERT-base and GPT-2 (sequence 128), random
 # weights, batch 1 (or N for a name ending in "-bN": "densenet121-b32"), to ONNX, with one input
-# and PyTorch's float32 output beside each (a case folder: model.onnx, test_data_set_0/input_0.npy, torch_output_0.npy, and
+# and PyTorch's float32 output beside each (a case folder: model.onnx, test_data_set_0/input_0.npy and .pb, torch_output_0.npy, and
 # torch_tf32_output_0.npy: PyTorch's output with TF32 in every contraction), and times
 # PyTorch on the GPU: eager, torch.compile (default) and torch.compile(mode="reduce-overhead"),
 # medians of 100 runs between CUDA events after warm-up, float32 with PyTorch's default TF32
@@ -96,6 +96,11 @@ def export(out, name):
         torch.onnx.export(model, (x,), path, input_names=["input"], output_names=["output"],
                           dynamo=True, external_data=False)
     np.save(os.path.join(case, "test_data_set_0", "input_0.npy"), x.numpy())
+    # The same input as a TensorProto, so that the case also serves bench/cpu-vs-ort (ONNX
+    # Runtime against the cpu target on the same machine), which reads input_K.pb.
+    from onnx import numpy_helper
+    with open(os.path.join(case, "test_data_set_0", "input_0.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(x.numpy(), "input").SerializeToString())
     with torch.no_grad():
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
