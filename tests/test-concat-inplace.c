@@ -8,9 +8,14 @@
  * copy. Every model runs twice against the interpreter, the dense block also through a bundle
  * (whose loaded plan must keep the slices); the arena never gives two live values the same bytes
  * unless one lies inside the other's concatenation. Models: tests/concat/make-concat-models.py. */
+#include "fb-bundle.h"
+#include "fb-codegen.h"
 #include "fb-cuda.h"
 #include "fb-lower.h"
 #include "fb-test-cpu.h"
+
+#include <json-glib/json-glib.h>
+#include <string.h>
 
 static FbPipeline *
 load (const char *name, FbLayout layout)
@@ -92,6 +97,111 @@ test_dense_wide_channels_last (void)
   g_autoptr(FbPipeline) p = load ("dense-wide", FB_LAYOUT_NHWC);
   tc_check_compiled ("dense-wide", fb_pipeline_final (p), count_in_place, 2, TRUE, TRUE);
   check_model ("dense-wide", FB_LAYOUT_NCHW, 0, FALSE);
+}
+
+/* The phases' convolutions of a parsed plan.json that write rows apart ("y_stride"). */
+static GPtrArray *
+strided_convolutions (JsonParser *parser)
+{
+  GPtrArray *found = g_ptr_array_new ();
+  JsonArray *kernels = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                                     "kernels");
+  for (guint k = 0; k < json_array_get_length (kernels); k++)
+    {
+      JsonArray *phases = json_object_get_array_member (json_array_get_object_element (kernels, k),
+                                                        "phases");
+      for (guint ph = 0; phases && ph < json_array_get_length (phases); ph++)
+        {
+          JsonObject *phase = json_array_get_object_element (phases, ph);
+          if (json_object_has_member (phase, "convolution") &&
+              json_object_has_member (json_object_get_object_member (phase, "convolution"),
+                                      "y_stride"))
+            g_ptr_array_add (found, json_object_get_object_member (phase, "convolution"));
+        }
+    }
+  return found;
+}
+
+/* The buffers of a parsed plan.json laid out as strided pieces ("slice_stride"). */
+static GPtrArray *
+strided_buffers (JsonParser *parser)
+{
+  GPtrArray *found = g_ptr_array_new ();
+  JsonArray *buffers = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                                     "buffers");
+  for (guint b = 0; b < json_array_get_length (buffers); b++)
+    if (json_object_has_member (json_array_get_object_element (buffers, b), "slice_stride"))
+      g_ptr_array_add (found, json_array_get_object_element (buffers, b));
+  return found;
+}
+
+typedef enum { WIDER_ROWS, PACKED_PIECES, PIECE_WIDER_THAN_BLOCK } Tamper;
+
+/* A bundle whose convolution writes rows further apart than its piece's, whose pieces lost
+ * their stride (a convolution would write rows past them), or whose piece claims rows wider
+ * than its block's is refused at load as a damaged bundle, before any kernel writes outside
+ * its buffer. */
+static void
+test_bundle_stride_tampered (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPipeline) p = load ("dense-wide", FB_LAYOUT_NHWC);
+  const FbGraph *graph = fb_pipeline_final (p);
+  g_autoptr(FbPlan) plan = fb_lower_graph (graph, fb_cpu_target_desc (), &error);
+  g_assert_no_error (error);
+  fb_plan_layout_memory (plan);
+  g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, 2, NULL, &error);
+  g_assert_no_error (error);
+  g_autofree char *dir = g_dir_make_tmp ("fusebench-test-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *path = g_build_filename (dir, "model.fusebench", NULL);
+  FbBundleOptions options = { .source = "dense-wide" };
+  g_assert_true (fb_bundle_write (path, plan, objects, graph, &options, &error));
+  g_autofree char *plan_path = g_build_filename (path, "plan.json", NULL);
+  g_autofree char *original = NULL;
+  g_assert_true (g_file_get_contents (plan_path, &original, NULL, NULL));
+
+  const Tamper tampers[] = { WIDER_ROWS, PACKED_PIECES, PIECE_WIDER_THAN_BLOCK };
+  for (guint t = 0; t < G_N_ELEMENTS (tampers); t++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_assert_true (json_parser_load_from_data (parser, original, -1, &error));
+      g_autoptr(GPtrArray) convs = strided_convolutions (parser);
+      g_autoptr(GPtrArray) pieces = strided_buffers (parser);
+      /* The two convolutions writing pieces in place, the pieces of the two Concats. */
+      g_assert_cmpuint (convs->len, ==, 2);
+      g_assert_cmpuint (pieces->len, >=, 2);
+      if (tampers[t] == WIDER_ROWS)
+        for (guint i = 0; i < convs->len; i++)
+          {
+            JsonObject *c = convs->pdata[i];
+            json_object_set_int_member (c, "y_stride", 2 * json_object_get_int_member (c, "y_stride"));
+          }
+      else
+        for (guint i = 0; i < pieces->len; i++)
+          {
+            JsonObject *b = pieces->pdata[i];
+            if (tampers[t] == PACKED_PIECES)
+              json_object_remove_member (b, "slice_stride");
+            else
+              json_object_set_int_member (b, "slice_stride", 2 * json_object_get_int_member (b, "slice_stride"));
+          }
+      g_autoptr(JsonGenerator) gen = json_generator_new ();
+      json_generator_set_root (gen, json_parser_get_root (parser));
+      g_assert_true (json_generator_to_file (gen, plan_path, &error));
+      g_autoptr(FbCpuModule) m = fb_cpu_bundle_load (path, 1, &error);
+      g_assert_null (m);
+      g_assert_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE);
+      g_assert_nonnull (strstr (error->message, tampers[t] == PIECE_WIDER_THAN_BLOCK
+                                                  ? "concatenation" : "convolution"));
+      g_clear_error (&error);
+    }
+  /* Untouched, the same bundle loads. */
+  g_assert_true (g_file_set_contents (plan_path, original, -1, &error));
+  g_autoptr(FbCpuModule) m = fb_cpu_bundle_load (path, 1, &error);
+  g_assert_no_error (error);
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
+  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
 }
 
 static void
@@ -198,6 +308,7 @@ main (int argc, char **argv)
   g_test_add_func ("/concat-inplace/dense-block-channels-last", test_dense_block_channels_last);
   g_test_add_func ("/concat-inplace/dense-wide-channels-last", test_dense_wide_channels_last);
   g_test_add_func ("/concat-inplace/batch-two", test_batch_two);
+  g_test_add_func ("/concat-inplace/bundle-stride-tampered", test_bundle_stride_tampered);
   g_test_add_func ("/concat-inplace/unaligned", test_unaligned);
   g_test_add_func ("/concat-inplace/graph-input", test_graph_input);
   g_test_add_func ("/concat-inplace/twice", test_twice);
