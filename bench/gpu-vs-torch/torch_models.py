@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Exports torchvision CNNs (ResNet-50, MobileNetV2, MobileNetV3-Large, EfficientNet-B0,
-# DenseNet-121, ConvNeXt-Tiny), ViT-B/16 and Hugging Face BERT-base and GPT-2 (sequence 128), random
+# DenseNet-121, ConvNeXt-Tiny), ViT-B/16 and Swin-T (swin_t: shifted-window attention), and
+# Hugging Face BERT-base, DistilBERT and GPT-2 (sequence 128), random
 # weights, batch 1 (or N for a name ending in "-bN": "densenet121-b32"), to ONNX, with one input
 # and PyTorch's float32 output beside each (a case folder: model.onnx, test_data_set_0/input_0.npy and .pb, torch_output_0.npy, and
 # torch_tf32_output_0.npy: PyTorch's output with TF32 in every contraction), and times
@@ -22,7 +23,7 @@ import torch
 MODELS = ["resnet50", "mobilenet_v2", "bert"]  # the default set; any name below when named
 # torchvision image classifiers, 224x224 inputs.
 VISION = {"resnet50", "mobilenet_v2", "mobilenet_v3_large", "efficientnet_b0", "densenet121",
-          "convnext_tiny", "vit_b_16"}
+          "convnext_tiny", "vit_b_16", "swin_t"}
 
 
 def split_batch(name):
@@ -51,6 +52,11 @@ def make(name):
         cfg = GPT2Config()
         ids = torch.randint(0, cfg.vocab_size, (batch, 128), dtype=torch.int64)
         return HiddenState(GPT2Model(cfg).eval()).eval(), ids
+    if arch == "distilbert":
+        from transformers import DistilBertConfig, DistilBertModel
+        cfg = DistilBertConfig()
+        ids = torch.randint(0, cfg.vocab_size, (batch, 128), dtype=torch.int64)
+        return BertWrap(DistilBertModel(cfg).eval()).eval(), ids
     if arch != "bert":
         sys.exit(f"torch_models.py: unknown model {name!r}")
     from transformers import BertConfig, BertModel
