@@ -109,6 +109,22 @@ test_check_passes_and_fails (void)
   g_assert_nonnull (strstr (missing->out, "FAIL no-such-case"));
 }
 
+/* The cpu target on shifted-window attention (tests/cases/swin-window): the rolls, window
+ * partitions and masked scores compiled, in both layouts, give ONNX Runtime's map. */
+static void
+test_check_cpu_window_attention (void)
+{
+  g_autofree char *swin = case_path ("swin-window", NULL);
+  const char *layouts[] = { "nhwc", "nchw" };
+  for (guint i = 0; i < G_N_ELEMENTS (layouts); i++)
+    {
+      g_autoptr(TestRun) run = test_run_fusebench ("check", swin, "--target", "cpu", "--layout",
+                                                   layouts[i], NULL);
+      g_assert_cmpint (run->status, ==, 0);
+      g_assert_nonnull (strstr (run->out, "1 case: 1 passed, 0 failed"));
+    }
+}
+
 static void
 test_check_usage_errors (void)
 {
@@ -238,6 +254,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/check/pass-and-fail", test_check_passes_and_fails);
   g_test_add_func ("/cli/check/usage", test_check_usage_errors);
+  g_test_add_func ("/cli/check/cpu-window-attention", test_check_cpu_window_attention);
   g_test_add_func ("/cli/run/outputs-and-times", test_run_writes_outputs_and_times);
   g_test_add_func ("/cli/run/errors", test_run_errors);
   return g_test_run ();

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The whole pipeline on real models: a small CNN written the way exporters write them
  * (unfolded BatchNormalization, a spelled-out HardSwish and Softmax, the Shape/Gather/Concat
- * flatten) and the structure of GPT-2. Every stage must compute stage 0's outputs. */
+ * flatten), the structure of GPT-2 and shifted-window attention (Swin). Every stage must
+ * compute stage 0's outputs. */
 #include "fb-test-passes.h"
 #include "fb-onnx-import.h"
 
@@ -88,6 +89,28 @@ test_gpt2_struct (void)
   g_assert_cmpuint (tp_count (final, FB_OP_CONSTANT, TRUE), ==, 0);
 }
 
+/* Swin's window attention as torchvision exports it (bench/models/make-swin-tiny.py --small):
+ * rolls as Slice + Concat, window partitions as Reshape/Transpose, the shifted windows' mask
+ * and the relative position bias as constants added to the scores, GELU spelled out with Erf.
+ * In both layouts every stage agrees with the first, each GELU becomes one node, and the
+ * Softmax and LayerNormalization nodes stay one each. */
+static void
+test_swin_window (void)
+{
+  for (int nhwc = 0; nhwc < 2; nhwc++)
+    {
+      g_autoptr(FbPipelineOptions) o = fb_pipeline_options_new ();
+      o->layout = nhwc ? FB_LAYOUT_NHWC : FB_LAYOUT_NCHW;
+      g_autoptr(FbPipeline) p = tp_run (load_case ("swin-window"), o);
+      FbGraph *final = fb_pipeline_final (p);
+      tp_assert_stages_agree (p, 59);
+      g_assert_cmpuint (tp_count (final, FB_OP_SOFTMAX, TRUE), ==, 4);
+      g_assert_cmpuint (tp_count (final, FB_OP_LAYER_NORMALIZATION, TRUE), ==, 11);
+      g_assert_cmpuint (tp_count (final, FB_OP_GELU, TRUE), ==, 4);
+      g_assert_cmpuint (tp_count (final, FB_OP_ERF, TRUE), ==, 0);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -95,5 +118,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pipeline-models/small-cnn", test_small_cnn);
   g_test_add_func ("/pipeline-models/bundled-sample", test_bundled_sample);
   g_test_add_func ("/pipeline-models/gpt2-struct", test_gpt2_struct);
+  g_test_add_func ("/pipeline-models/swin-window", test_swin_window);
   return g_test_run ();
 }
