@@ -296,3 +296,25 @@ tc_check_compiled (const char *what, const FbGraph *graph, TcPlanCount count, gu
   g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
   g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
 }
+
+GPtrArray *
+tc_plan_convolutions (JsonParser *parser, const char *member)
+{
+  GPtrArray *found = g_ptr_array_new ();
+  JsonArray *kernels = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                                     "kernels");
+  for (guint k = 0; k < json_array_get_length (kernels); k++)
+    {
+      JsonArray *phases = json_object_get_array_member (json_array_get_object_element (kernels, k),
+                                                        "phases");
+      for (guint ph = 0; phases && ph < json_array_get_length (phases); ph++)
+        {
+          JsonObject *phase = json_array_get_object_element (phases, ph);
+          JsonObject *conv = json_object_has_member (phase, "convolution")
+                               ? json_object_get_object_member (phase, "convolution") : NULL;
+          if (conv && (member == NULL || json_object_has_member (conv, member)))
+            g_ptr_array_add (found, conv);
+        }
+    }
+  return found;
+}

@@ -7,6 +7,8 @@
 #include "fb-cpu.h"
 #include "fb-pipeline.h"
 
+#include <json-glib/json-glib.h>
+
 /* Makes graph runnable around node: inputs[i] becomes a graph input of its type and shape, or
  * a constant when bit i of const_mask is set (NULL: an omitted optional input); every output
  * becomes a graph output; shapes are inferred. */
@@ -48,3 +50,6 @@ void       tc_check_compiled (const char *what, const FbGraph *graph, TcPlanCoun
                               guint expect, gboolean bundle, gboolean library);
 /* Keeps the kernel cache of this test run out of the user's home. */
 void       tc_init     (int *argc, char ***argv);
+/* The "convolution" objects of a parsed bundle plan.json's phases, in kernel order, that have
+ * member (all of them when NULL); borrowed from parser. */
+GPtrArray *tc_plan_convolutions (JsonParser *parser, const char *member);

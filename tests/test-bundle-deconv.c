@@ -82,23 +82,11 @@ teardown (Fixture *f, gconstpointer data)
 static GPtrArray *
 deconvolutions (JsonParser *parser)
 {
+  g_autoptr(GPtrArray) convs = tc_plan_convolutions (parser, "primitive");
   GPtrArray *found = g_ptr_array_new ();
-  JsonArray *kernels = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
-                                                     "kernels");
-  for (guint k = 0; k < json_array_get_length (kernels); k++)
-    {
-      JsonArray *phases = json_object_get_array_member (json_array_get_object_element (kernels, k),
-                                                        "phases");
-      for (guint p = 0; p < json_array_get_length (phases); p++)
-        {
-          JsonObject *phase = json_array_get_object_element (phases, p);
-          JsonObject *conv = json_object_has_member (phase, "convolution")
-                               ? json_object_get_object_member (phase, "convolution") : NULL;
-          if (conv && json_object_has_member (conv, "primitive") &&
-              g_strcmp0 (json_object_get_string_member (conv, "primitive"), "deconvolution") == 0)
-            g_ptr_array_add (found, conv);
-        }
-    }
+  for (guint i = 0; i < convs->len; i++)
+    if (g_strcmp0 (json_object_get_string_member (convs->pdata[i], "primitive"), "deconvolution") == 0)
+      g_ptr_array_add (found, convs->pdata[i]);
   return found;
 }
 

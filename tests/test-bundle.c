@@ -207,16 +207,8 @@ test_truncated (Fixture *f, gconstpointer data)
 static JsonObject *
 first_convolution (JsonParser *parser)
 {
-  JsonArray *kernels = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
-                                                     "kernels");
-  for (guint k = 0; k < json_array_get_length (kernels); k++)
-    {
-      JsonObject *phase = json_array_get_object_element (
-        json_object_get_array_member (json_array_get_object_element (kernels, k), "phases"), 0);
-      if (phase && json_object_has_member (phase, "convolution"))
-        return json_object_get_object_member (phase, "convolution");
-    }
-  return NULL;
+  g_autoptr(GPtrArray) convs = tc_plan_convolutions (parser, NULL);
+  return convs->len > 0 ? convs->pdata[0] : NULL;
 }
 
 /* A convolution phase whose geometry no longer fits its buffers, or is no convolution at all

@@ -14,7 +14,6 @@
 #include "fb-lower.h"
 #include "fb-test-cpu.h"
 
-#include <json-glib/json-glib.h>
 #include <string.h>
 
 static FbPipeline *
@@ -99,29 +98,6 @@ test_dense_wide_channels_last (void)
   check_model ("dense-wide", FB_LAYOUT_NCHW, 0, FALSE);
 }
 
-/* The phases' convolutions of a parsed plan.json that write rows apart ("y_stride"). */
-static GPtrArray *
-strided_convolutions (JsonParser *parser)
-{
-  GPtrArray *found = g_ptr_array_new ();
-  JsonArray *kernels = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
-                                                     "kernels");
-  for (guint k = 0; k < json_array_get_length (kernels); k++)
-    {
-      JsonArray *phases = json_object_get_array_member (json_array_get_object_element (kernels, k),
-                                                        "phases");
-      for (guint ph = 0; phases && ph < json_array_get_length (phases); ph++)
-        {
-          JsonObject *phase = json_array_get_object_element (phases, ph);
-          if (json_object_has_member (phase, "convolution") &&
-              json_object_has_member (json_object_get_object_member (phase, "convolution"),
-                                      "y_stride"))
-            g_ptr_array_add (found, json_object_get_object_member (phase, "convolution"));
-        }
-    }
-  return found;
-}
-
 /* The buffers of a parsed plan.json laid out as strided pieces ("slice_stride"). */
 static GPtrArray *
 strided_buffers (JsonParser *parser)
@@ -166,7 +142,7 @@ test_bundle_stride_tampered (void)
     {
       g_autoptr(JsonParser) parser = json_parser_new ();
       g_assert_true (json_parser_load_from_data (parser, original, -1, &error));
-      g_autoptr(GPtrArray) convs = strided_convolutions (parser);
+      g_autoptr(GPtrArray) convs = tc_plan_convolutions (parser, "y_stride");
       g_autoptr(GPtrArray) pieces = strided_buffers (parser);
       /* The two convolutions writing pieces in place, the pieces of the two Concats. */
       g_assert_cmpuint (convs->len, ==, 2);
