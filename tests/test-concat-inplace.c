@@ -6,7 +6,8 @@
  * (fb-lower-restride.c) and oneDNN's convolutions writing rows the block's width apart. Where a piece is not such a run (batch 2),
  * would start off the alignment, is the graph input or appears twice, the Concat keeps its
  * copy. Every model runs twice against the interpreter, the dense block also through a bundle
- * (whose loaded plan must keep the slices); the arena never gives two live values the same bytes
+ * (whose loaded plan must keep the slices, and which is refused when its strides were tampered
+ * with); the arena never gives two live values the same bytes
  * unless one lies inside the other's concatenation. Models: tests/concat/make-concat-models.py. */
 #include "fb-bundle.h"
 #include "fb-codegen.h"

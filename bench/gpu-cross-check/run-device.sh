@@ -70,9 +70,10 @@ overhead () {  # name
   # The profile takes random inputs of the model's shapes where they do (the fixture's way, no
   # pins recorded); BERT's token ids must be in range: its own input.
   pin=""; [ "$name" = bert ] && pin="--input-dir $(input_dir "$name")"
-  # `run` before and after the profile: the H200's clock drifts in the first minute of a
-  # session (1980 MHz boost, then about 1870: 6 %), which one `run` before the profile read as
-  # the profiler's cost (2026-12-03: 0.505 ms before, 0.534 in the profile).
+  # `run` before and after the profile: in the first minutes on a fresh host `run`'s median
+  # drifts by 4-6 % with nothing changed (2026-12-03: ResNet-50 0.511 ms before the profile,
+  # 0.532 after, nvidia-smi reading 1980 MHz both times), which one `run` before the profile
+  # read as the profiler's cost.
   local when
   for when in before after; do
     [ $when = after ] && {
