@@ -41,6 +41,7 @@ fb_profile_dram_describe (const FbProfile *p)
   if (d->replays == 0)
     return NULL;
   double read = 0, written = 0;
+  guint measured = 0;
   for (guint i = 0; i < p->kernels->len; i++)
     {
       const FbProfileKernel *k = g_ptr_array_index (p->kernels, i);
@@ -48,11 +49,18 @@ fb_profile_dram_describe (const FbProfile *p)
         continue;
       read += (double) k->bytes_read;
       written += (double) k->bytes_written;
+      measured++;
     }
-  return g_strdup_printf ("DRAM per inference, one counter range over %u replays back to back: "
-                          "read %.1f MB, written %.1f MB; the kernels' own ranges add up to "
-                          "%.1f MB read, %.1f MB written (a kernel's range counts its output "
-                          "written back by its end; in a replay most of it stays in the L2 for "
-                          "the next kernel)", d->replays, d->read_bytes / 1e6,
-                          d->written_bytes / 1e6, read / 1e6, written / 1e6);
+  g_autoptr(GString) s = g_string_new (NULL);
+  g_string_append_printf (s, "DRAM per inference, one counter range over %u replays back to "
+                          "back: read %.1f MB, written %.1f MB", d->replays, d->read_bytes / 1e6,
+                          d->written_bytes / 1e6);
+  /* Without measured kernels (their counts did not match the launches) there is no sum to
+   * set beside it: the modeled bytes are another quantity. */
+  if (measured > 0)
+    g_string_append_printf (s, "; the kernels' own ranges add up to %.1f MB read, %.1f MB "
+                            "written (a kernel's range counts its output written back by its "
+                            "end; in a replay most of it stays in the L2 for the next kernel)",
+                            read / 1e6, written / 1e6);
+  return g_string_free (g_steal_pointer (&s), FALSE);
 }

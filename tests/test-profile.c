@@ -238,6 +238,12 @@ test_dram_round_trip (void)
                    "read, 5.0 MB written (a kernel's range counts its output written back by its "
                    "end; in a replay most of it stays in the L2 for the next kernel)");
 
+  /* No kernel measured: no sum of modeled bytes beside the measured whole. */
+  measured->bytes_source = FB_BYTES_MODELED;
+  g_autofree char *alone = fb_profile_dram_describe (p);
+  g_assert_cmpstr (alone, ==, "DRAM per inference, one counter range over 20 replays back to "
+                   "back: read 2.5 MB, written 1.2 MB");
+
   assert_bytes_refused (text, "\"replays\" : 20", "\"replays\" : 0",
                         "dram_per_inference.replays");
   assert_bytes_refused (text, "\"written_bytes\" : 1250000", "\"written_bytes\" : -1",
