@@ -10,6 +10,9 @@
 #include "fb-test-passes.h"
 #include "fb-lower.h"
 #include "fb-pipeline.h"
+#include "fb-ptx.h"
+
+#include <string.h>
 
 #define GPU    fb_cuda_target_desc ()
 #define NO_ACT FB_OP_COUNT          /* no activation after the convolution */
@@ -56,6 +59,14 @@ depthwise_graph (const Geometry *q, FbOpKind act)
 }
 
 static void
+check_emulated (const Geometry *q, FbOpKind act, FbLayout layout, guint seed)
+{
+  FbTensor *x = q->h ? ti_random (4, TP_DIMS (q->n, q->c, q->h, q->w), seed)
+                     : ti_random (3, TP_DIMS (q->n, q->c, q->w), seed);
+  tp_check_emulated_pipeline (depthwise_graph (q, act), layout, TI_IN (x), 1, FALSE);
+}
+
+static void
 test_choice (void)
 {
   FbLayout layouts[] = { FB_LAYOUT_NCHW, FB_LAYOUT_NHWC };
@@ -88,6 +99,46 @@ test_choice (void)
   ti_done ();
 }
 
+/* Channels-last, a nest of [image, block of 32 channels, row, column, channel in the block]
+ * (a block of threads on a run of neighbouring pixels, for the taps they share): its loops are
+ * independent although the rows' stride is larger than the channel blocks', so all of them are
+ * spread over the grid, none left to run inside a thread; four channels a thread, 16 bytes. */
+static void
+test_channel_blocks (void)
+{
+  g_setenv ("FUSEBENCH_GPU_CONV", "generated", TRUE);
+  Geometry q = { 2, 96, 14, 14, 1, 5, 5, 1, 1, { 2, 2, 2, 2 } };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPipeline) p = fb_pipeline_new (depthwise_graph (&q, SILU));
+  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
+  options->layout = FB_LAYOUT_NHWC;
+  g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
+  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), GPU, &error);
+  g_assert_no_error (error);
+  g_unsetenv ("FUSEBENCH_GPU_CONV");
+  const FbKernel *conv = NULL;
+  for (guint i = 0; i < plan->kernels->len; i++)
+    {
+      const FbKernel *k = g_ptr_array_index (plan->kernels, i);
+      if (strstr (k->name, "Conv"))
+        conv = k;
+    }
+  g_assert_nonnull (conv);
+  g_assert_true (tp_pure_generated (conv));
+  g_autoptr(FbPtxModule) m = fb_codegen_ptx (conv, plan, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (m->phases->len, ==, 1);
+  const FbPtxPhase *ph = &g_array_index (m->phases, FbPtxPhase, 0);
+  const FbKPhase *kp = g_ptr_array_index (conv->phases, 0);
+  g_assert_false (ph->cooperative);
+  g_assert_cmpint (kp->extent, ==, q.n);
+  /* Every output element of an image is an item of the grid: all the inner loops collapsed. */
+  g_assert_cmpint ((int64_t) ph->blocks_per_iter * ph->block_threads * 4, >=, q.c * q.h * q.w);
+  g_assert_nonnull (strstr (m->ptx, "ld.global.nc.v4.f32"));
+  g_assert_nonnull (strstr (m->ptx, "st.global.v4.f32"));
+  ti_done ();
+}
+
 static void
 test_emulated (void)
 {
@@ -106,12 +157,30 @@ test_emulated (void)
   FbLayout layouts[] = { FB_LAYOUT_NCHW, FB_LAYOUT_NHWC };
   for (guint l = 0; l < G_N_ELEMENTS (layouts); l++)
     for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-      {
-        const Geometry *q = &cases[i].q;
-        FbTensor *x = q->h ? ti_random (4, TP_DIMS (q->n, q->c, q->h, q->w), 40 + i)
-                           : ti_random (3, TP_DIMS (q->n, q->c, q->w), 40 + i);
-        tp_check_emulated_pipeline (depthwise_graph (q, cases[i].act), layouts[l], TI_IN (x), 1, FALSE);
-      }
+      check_emulated (&cases[i].q, cases[i].act, layouts[l], 40 + i);
+  ti_done ();
+}
+
+/* Past the 32 channels of the rule, as FUSEBENCH_GPU_CONV=generated takes them: channels-last
+ * in blocks of 32, 16, 8 and 4 channels (and all of them, 6, where none of those divides). */
+static void
+test_emulated_wide (void)
+{
+  static const Geometry cases[] = {
+    { 2, 96, 7, 6, 1, 5, 5, 1, 1, { 2, 2, 2, 2 } },     /* three blocks of 32 */
+    { 1, 48, 9, 9, 1, 3, 3, 2, 1, { 0, 0, 1, 1 } },     /* blocks of 16, stride 2 */
+    { 1, 40, 6, 7, 1, 3, 3, 1, 1, { 1, 1, 1, 1 } },     /* blocks of 8 */
+    { 1, 36, 5, 5, 1, 3, 3, 1, 1, { 1, 1, 1, 1 } },     /* blocks of 4 */
+    { 1, 6, 5, 5, 1, 3, 3, 1, 1, { 1, 1, 1, 1 } },      /* one block of all 6 */
+  };
+  g_setenv ("FUSEBENCH_GPU_CONV", "generated", TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_assert_cmpuint (tp_lower (depthwise_graph (&cases[i], SILU), FB_LAYOUT_NHWC, GPU).conv_phases,
+                        ==, 0);
+      check_emulated (&cases[i], SILU, FB_LAYOUT_NHWC, 60 + i);
+    }
+  g_unsetenv ("FUSEBENCH_GPU_CONV");
   ti_done ();
 }
 
@@ -121,5 +190,7 @@ main (int argc, char **argv)
   tc_init (&argc, &argv);
   g_test_add_func ("/codegen-ptx-depthwise/choice", test_choice);
   g_test_add_func ("/codegen-ptx-depthwise/emulated", test_emulated);
+  g_test_add_func ("/codegen-ptx-depthwise/emulated-wide", test_emulated_wide);
+  g_test_add_func ("/codegen-ptx-depthwise/channel-blocks", test_channel_blocks);
   return g_test_run ();
 }

@@ -195,6 +195,7 @@ affine (const FbKExpr *x, guint n_vars, int64_t *coef, int64_t *k, int64_t scale
 typedef struct {
   const FbKernel *k;
   guint           var;          /* the loop's variable */
+  int64_t         extent;       /* the loop's */
   int64_t        *inner_extent; /* per variable: extent of a loop inside (0: not inside) */
   gboolean        ok;
   /* per argument written in the loop: the first access's outer coefficients and the window */
@@ -203,6 +204,11 @@ typedef struct {
   int64_t        *c;            /* the loop variable's coefficient */
   int64_t        *lo, *hi;
   gboolean       *written;
+  /* per argument, for interleaved nests: every access's coefficients of the loop and the loops
+   * inside, while they are all the same, and the range of the accesses' constant parts */
+  int64_t        *inner;        /* n_args x n_vars */
+  gboolean       *same_inner;
+  int64_t        *klo, *khi;
 } Indep;
 
 static void
@@ -218,6 +224,65 @@ note_inner (const FbKStmt *s, gpointer data)
     d->inner_extent[s->loop.var] = MAX ((int64_t) v, 1);
 }
 
+/* Keeps, per argument, the coefficients of the loop's variable and of the loops inside it that
+ * every access shares (same_inner), and the range of their constant parts. */
+static void
+note_inner_coefficients (Indep *d, guint arg, const int64_t *coef, int64_t konst)
+{
+  guint nv = d->k->n_vars;
+  int64_t *inner = d->inner + (gsize) arg * nv;
+  gboolean first = !d->seen[arg];
+  for (guint v = 0; v < nv; v++)
+    {
+      int64_t cv = v == d->var || d->inner_extent[v] > 0 ? coef[v] : 0;
+      if (first)
+        inner[v] = cv;
+      else if (inner[v] != cv)
+        d->same_inner[arg] = FALSE;
+    }
+  d->klo[arg] = first ? konst : MIN (d->klo[arg], konst);
+  d->khi[arg] = first ? konst : MAX (d->khi[arg], konst);
+}
+
+/* Whether distinct iterations of the loop reach distinct elements of arg although the loops
+ * inside it have larger strides (a nest ordered [channel block, row, column, channel in block],
+ * say): every access has the same coefficients, and ordered by size each one is larger than the
+ * span of the smaller ones and of the accesses' constants together, so that an element names
+ * one iteration of every loop, as the digits of a mixed-radix number do. */
+static gboolean
+mixed_radix_distinct (const Indep *d, guint arg)
+{
+  guint nv = d->k->n_vars;
+  const int64_t *inner = d->inner + (gsize) arg * nv;
+  if (!d->same_inner[arg] || inner[d->var] == 0)
+    return FALSE;
+  g_autofree gboolean *used = g_new0 (gboolean, nv + 1);
+  int64_t span = d->khi[arg] - d->klo[arg];
+  for (;;)
+    {
+      int64_t smallest = 0;
+      guint pick = nv;
+      for (guint v = 0; v < nv; v++)
+        {
+          int64_t extent = v == d->var ? d->extent : d->inner_extent[v];
+          if (used[v] || inner[v] == 0 || extent <= 1)
+            continue;
+          if (pick == nv || ABS (inner[v]) < smallest)
+            {
+              smallest = ABS (inner[v]);
+              pick = v;
+            }
+        }
+      if (pick == nv)
+        return TRUE;
+      if (smallest <= span)
+        return FALSE;
+      used[pick] = TRUE;
+      int64_t extent = pick == d->var ? d->extent : d->inner_extent[pick];
+      span += smallest * (extent - 1);
+    }
+}
+
 static void
 note_access (Indep *d, guint arg, const FbKExpr *index)
 {
@@ -231,6 +296,7 @@ note_access (Indep *d, guint arg, const FbKExpr *index)
       d->ok = FALSE;
       return;
     }
+  note_inner_coefficients (d, arg, coef, konst);
   int64_t lo = konst, hi = konst;
   for (guint v = 0; v < nv; v++)
     if (v != d->var && d->inner_extent[v] > 0)
@@ -342,8 +408,14 @@ independent (const FbKernel *k, const FbKStmt *loop)
   _fb_ptx_accs_assigned (loop, assigned);
   if (!accs_local (k, loop->loop.body, assigned, defined))
     return FALSE;
-  Indep d = { .k = k, .var = loop->loop.var, .ok = TRUE };
+  Indep d = { .k = k, .var = loop->loop.var, .extent = MAX ((int64_t) v, 1), .ok = TRUE };
   d.inner_extent = g_new0 (int64_t, nv + 1);
+  d.inner = g_new0 (int64_t, (gsize) (nargs + 1) * (nv + 1));
+  d.same_inner = g_new (gboolean, nargs + 1);
+  for (guint a = 0; a <= nargs; a++)
+    d.same_inner[a] = TRUE;
+  d.klo = g_new0 (int64_t, nargs + 1);
+  d.khi = g_new0 (int64_t, nargs + 1);
   d.seen = g_new0 (gboolean, nargs + 1);
   d.written = g_new0 (gboolean, nargs + 1);
   d.outer = g_new0 (int64_t, (gsize) (nargs + 1) * (nv + 1));
@@ -356,9 +428,14 @@ independent (const FbKernel *k, const FbKStmt *loop)
   for (guint i = 0; i < loop->loop.body->len && d.ok; i++)
     each_stmt (g_ptr_array_index (loop->loop.body, i), access_stmt, &d);
   for (guint a = 0; a < nargs && d.ok; a++)
-    if (d.written[a] && (d.c[a] == 0 || d.hi[a] - d.lo[a] >= ABS (d.c[a])))
+    if (d.written[a] && (d.c[a] == 0 || d.hi[a] - d.lo[a] >= ABS (d.c[a])) &&
+        !mixed_radix_distinct (&d, a))
       d.ok = FALSE;
   gboolean ok = d.ok;
+  g_free (d.inner);
+  g_free (d.same_inner);
+  g_free (d.klo);
+  g_free (d.khi);
   g_free (d.inner_extent);
   g_free (d.seen);
   g_free (d.written);

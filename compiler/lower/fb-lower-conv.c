@@ -616,18 +616,20 @@ gpu_matvec (const FbConvGeom *g)
 #define DEPTHWISE_MAX_CHANNELS 32
 
 static gboolean
-gpu_depthwise (const FbConvGeom *g)
+gpu_depthwise (const FbConvGeom *g, gboolean any_channels)
 {
-  return g->G > 1 && g->G == g->C && g->G == g->Co && g->C <= DEPTHWISE_MAX_CHANNELS &&
+  return g->G > 1 && g->G == g->C && g->G == g->Co &&
+         (any_channels || g->C <= DEPTHWISE_MAX_CHANNELS) &&
          g->KH * g->KW <= FB_LOWER_DEPTHWISE_GPU_MAX_TAPS;
 }
 
-/* FUSEBENCH_GPU_CONV=cudnn sends every GPU convolution to cuDNN, for measuring the generated
- * kernels against it; unset or "auto", the rules above choose. */
+/* FUSEBENCH_GPU_CONV=cudnn sends every GPU convolution to cuDNN and "generated" every one a
+ * generated kernel can do (depthwise ones of any width) to it, for measuring the two against
+ * each other; unset or "auto", the rules above choose. */
 static gboolean
-gpu_generated_allowed (void)
+gpu_conv_is (const char *choice)
 {
-  return g_strcmp0 (g_getenv ("FUSEBENCH_GPU_CONV"), "cudnn") != 0;
+  return g_strcmp0 (g_getenv ("FUSEBENCH_GPU_CONV"), choice) == 0;
 }
 
 gboolean
@@ -644,9 +646,9 @@ _fb_lower_conv (FbLowerCtx *c, const FbNode *node, GError **error)
                            "channels-last convolution needs constant weights");
   gboolean taken = FALSE;
   gboolean gpu = _fb_lower_for_gpu (c);
-  if (gpu && gpu_generated_allowed () && gpu_matvec (&g))
+  if (gpu && !gpu_conv_is ("cudnn") && gpu_matvec (&g))
     return _fb_lower_conv_direct (c, node, error);
-  if (gpu && gpu_generated_allowed () && gpu_depthwise (&g))
+  if (gpu && !gpu_conv_is ("cudnn") && gpu_depthwise (&g, gpu_conv_is ("generated")))
     return _fb_lower_depthwise_gpu (c, node, &g, error);
   /* On a GPU every other float convolution goes to cuDNN, whatever its weights. */
   if ((gpu || _fb_lower_dnnl_conv_fits (node, &g)) &&

@@ -39,6 +39,18 @@ tap_coord (FbKernel *k, FbKExpr *o, int64_t s, int64_t off, int64_t n_o, int64_t
   return pos;
 }
 
+/* The channels a run of pixels shares in the channels-last nest: 32 (a warp's 128-byte line)
+ * where they divide the channels, else the largest of 16, 8 and 4 that does (a whole 32-byte
+ * sector and a 16-byte vector at least); all of them when none does. */
+static int64_t
+channel_block (int64_t channels)
+{
+  for (int64_t b = 32; b >= 4; b /= 2)
+    if (channels % b == 0)
+      return b;
+  return channels;
+}
+
 gboolean
 _fb_lower_depthwise_gpu (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError **error)
 {
@@ -53,15 +65,21 @@ _fb_lower_depthwise_gpu (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g,
   if (!_fb_lower_depthwise_weights (c, node, g, &wa, error))
     return FALSE;
 
-  /* One item per output element, in the output's memory order: channels innermost in NHWC. */
-  FbKExpr *lc[4], *c4[4];
+  /* One item per output element. Channels-last, the nest is [image, block of channels, row,
+   * column, channel in the block]: a block of threads then covers a run of neighbouring pixels
+   * of the same channels, whose windows overlap, so that most taps are L1 hits; in memory order
+   * (every channel of a pixel, then the next pixel) a block of 1024 items held a few pixels of
+   * 240 channels, and each of a 5x5 window's taps went to L2. */
+  FbKExpr *lc[5], *c4[4];
   double work = 2.0 * g->N * g->Co * g->OH * g->OW * g->KH * g->KW;
   GPtrArray *body;
+  int64_t cb = channel_block (g->C);
   if (g->nhwc)
     {
-      int64_t dims[4] = { g->N, g->OH, g->OW, g->C };
-      body = _fb_lower_nest (c, 4, dims, lc, work);
-      c4[0] = lc[0]; c4[1] = lc[3]; c4[2] = lc[1]; c4[3] = lc[2];
+      int64_t dims[5] = { g->N, g->C / cb, g->OH, g->OW, cb };
+      body = _fb_lower_nest (c, 5, dims, lc, work);
+      c4[0] = lc[0]; c4[1] = fb_kx_add (k, fb_kx_mul_c (k, lc[1], cb), lc[4]);
+      c4[2] = lc[2]; c4[3] = lc[3];
     }
   else
     {
