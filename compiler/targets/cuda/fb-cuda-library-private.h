@@ -56,23 +56,6 @@ gboolean    _fb_cuda_conv_new      (FbCudaLibs *libs, FbCudaLibPhase *p, const F
 gboolean    _fb_cuda_conv_run      (FbCudaLibs *libs, FbCudaLibPhase *p, CUdeviceptr workspace,
                                     size_t workspace_bytes, GError **error);
 const char *_fb_cuda_conv_way_name (const FbCudaLibPhase *p);
-/* One run of a phase, for timing. */
-typedef gboolean (*FbCudaLibRun) (FbCudaLibs *libs, gpointer data, GError **error);
-/* The median of a few timed runs after two warm-ups, in µs, between events on the libraries'
- * stream; -1 when a run fails (the stream is synchronized either way). */
-double      _fb_cuda_lib_time      (FbCudaLibs *libs, FbCudaLibRun run, gpointer data,
-                                    GError **error);
-
-/* The cuBLASLt side of a product phase (fb-cuda-gemm-ways.c): how many of its heuristic's
- * algorithms to ask for; the choice among ways[0..n) (the heuristic's order), timed on p's
- * buffers, into p->algo, p->workspace and p->choice; and the run. */
-int         _fb_cuda_gemm_ways_wanted (void);
-void        _fb_cuda_gemm_choose   (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKGemm *g,
-                                    int compute, const cublasLtMatmulHeuristicResult_t *ways,
-                                    int n);
-gboolean    _fb_cuda_gemm_run      (FbCudaLibs *libs, FbCudaLibPhase *p, CUdeviceptr workspace,
-                                    size_t workspace_bytes, GError **error);
-
 /* Frees what the cuDNN side of p made (its descriptors, plans and buffers). */
 void        _fb_cuda_conv_free     (FbCudaLibs *libs, FbCudaLibPhase *p);
 

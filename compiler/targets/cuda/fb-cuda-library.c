@@ -103,14 +103,13 @@ gemm_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKGemm *g, GError **error)
     return FALSE;
   cublasLtMatmulPreference_t pref = NULL;
   size_t ws = LT_WORKSPACE;
-  cublasLtMatmulHeuristicResult_t result[8];
-  int wanted = MIN (_fb_cuda_gemm_ways_wanted (), (int) G_N_ELEMENTS (result));
+  cublasLtMatmulHeuristicResult_t result[1];
   int returned = 0;
   gboolean ok = lt_ok (lt->MatmulPreferenceCreate (&pref), p, "preference", error) &&
                 lt_ok (lt->MatmulPreferenceSetAttribute (pref, FB_CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                          &ws, sizeof ws), p, "workspace", error) &&
                 lt_ok (lt->MatmulAlgoGetHeuristic (libs->lt_handle, p->desc, p->la, p->lb, p->lc,
-                                                   p->lc, pref, wanted, result, &returned),
+                                                   p->lc, pref, 1, result, &returned),
                        p, "heuristic", error);
   if (pref)
     lt->MatmulPreferenceDestroy (pref);
@@ -122,27 +121,10 @@ gemm_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKGemm *g, GError **error)
                    "kernel %s: cuBLASLt has no algorithm for this product", p->name);
       return FALSE;
     }
+  p->algo = result[0].algo;
+  p->workspace = result[0].workspaceSize;
   p->alpha = (float) g->alpha;
-  /* Only the algorithms cuBLASLt says run here are candidates. */
-  int usable = 0;
-  for (int i = 0; i < returned; i++)
-    if (result[i].state == 0)
-      result[usable++] = result[i];
-  if (usable == 0)
-    usable = 1;
-  _fb_cuda_gemm_choose (libs, p, g, compute, result, usable);
   return TRUE;
-}
-
-gboolean
-_fb_cuda_gemm_run (FbCudaLibs *libs, FbCudaLibPhase *p, CUdeviceptr workspace,
-                   size_t workspace_bytes, GError **error)
-{
-  float beta = 0.0f;
-  return lt_ok (libs->lt->Matmul (libs->lt_handle, p->desc, &p->alpha, (void *) p->w, p->la,
-                                  (void *) p->x, p->lb, &beta, (void *) p->y, p->lc,
-                                  (void *) p->y, p->lc, &p->algo, (void *) workspace,
-                                  workspace_bytes, libs->stream), p, "product", error);
 }
 
 FbCudaLibPhase *
@@ -178,7 +160,13 @@ gboolean
 _fb_cuda_lib_phase_run (FbCudaLibs *libs, FbCudaLibPhase *p, GError **error)
 {
   if (p->lib == FB_KLIB_GEMM)
-    return _fb_cuda_gemm_run (libs, p, libs->workspace, libs->workspace_bytes, error);
+    {
+      float beta = 0.0f;
+      return lt_ok (libs->lt->Matmul (libs->lt_handle, p->desc, &p->alpha, (void *) p->w, p->la,
+                                      (void *) p->x, p->lb, &beta, (void *) p->y, p->lc,
+                                      (void *) p->y, p->lc, &p->algo, (void *) libs->workspace,
+                                      libs->workspace_bytes, libs->stream), p, "product", error);
+    }
   return _fb_cuda_conv_run (libs, p, libs->workspace, libs->workspace_bytes, error);
 }
 
@@ -228,7 +216,6 @@ _fb_cuda_libs_clear (FbCudaLibs *libs)
   if (libs->conv_choices)
     g_hash_table_destroy (libs->conv_choices);
   libs->conv_choices = NULL;
-  g_clear_pointer (&libs->gemm_choices, g_hash_table_destroy);
   g_clear_pointer (&libs->device_tag, g_free);
   libs->lt_handle = NULL;
   libs->dnn_handle = NULL;

@@ -27,8 +27,6 @@ typedef struct {
   gboolean          tf32_matmul;    /* matrix products in TF32 (strict_float32 overrides) */
   GHashTable       *conv_choices;   /* convolution shape -> FbCudaConvChoice, the way timed
                                        fastest; NULL until the first convolution */
-  GHashTable       *gemm_choices;   /* matrix product shape -> which of cuBLASLt's algorithms
-                                       (an index of its heuristic's list), timed fastest */
   gboolean          choices_timed;  /* a choice was timed here: the timing cache is behind */
   char             *device_tag;     /* the device, as the cubin and timing caches key it */
 } FbCudaLibs;
