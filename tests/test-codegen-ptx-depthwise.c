@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Depthwise convolutions of up to 32 channels on the cuda target: generated kernels (a thread
- * per output element, taps unrolled, padding by clamped reads), not cuDNN phases, with their
+/* Depthwise convolutions of up to 32 channels (and channels-last ones of 7x7 windows at any
+ * width at batch 1) on the cuda target: generated kernels (a thread per output element, taps unrolled,
+ * padding by clamped reads), not cuDNN phases, with their
  * bias and epilogue (SiLU as PyTorch exports it, Relu) in the same kernel; the host's emulation
  * of those kernels computes what the interpreter does in both layouts, for strides, dilations,
  * uneven pads, 7x7 windows and 1-D convolutions; what the rule leaves out (more channels, wider
@@ -82,6 +83,14 @@ test_choice (void)
       /* A 7x7 window. */
       Geometry seven = { 1, 24, 56, 56, 1, 7, 7, 1, 1, { 3, 3, 3, 3 } };
       g_assert_cmpuint (tp_lower (depthwise_graph (&seven, NO_ACT), layouts[l], GPU).conv_phases, ==, 0);
+      /* ConvNeXt's 7x7 layers at 96 channels: generated channels-last at batch 1, where that
+       * measured faster than cuDNN; cuDNN's in NCHW and at batch 32. */
+      Geometry convnext = { 1, 96, 56, 56, 1, 7, 7, 1, 1, { 3, 3, 3, 3 } };
+      g_assert_cmpuint (tp_lower (depthwise_graph (&convnext, NO_ACT), layouts[l], GPU).conv_phases,
+                        ==, layouts[l] == FB_LAYOUT_NHWC ? 0 : 1);
+      Geometry convnext32 = { 32, 96, 56, 56, 1, 7, 7, 1, 1, { 3, 3, 3, 3 } };
+      g_assert_cmpuint (tp_lower (depthwise_graph (&convnext32, NO_ACT), layouts[l], GPU).conv_phases,
+                        ==, 1);
 
       /* Past the rule: 96 channels (cuDNN measured faster there), 11x11 (121 taps), two
        * output channels per group. */

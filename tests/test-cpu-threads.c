@@ -3,7 +3,7 @@
  * as the kernel lays them out (v2 and v1, nested, none), the order of --threads,
  * FUSEBENCH_THREADS and the affinity mask, `fusebench run` under an affinity mask of one
  * processor saying so, and under OMP_PROC_BIND (which pins its first thread to one processor
- * before any of ours runs) counting every processor it may use. */
+ * before any of ours runs) counting every processor it may use; a small model's count cut. */
 #include "fb-cpu-threads.h"
 #include "fb-test-cli.h"
 
@@ -146,6 +146,8 @@ test_omp_proc_bind (void)
   g_autofree char *inputs = test_source_path ("tests", "cases", "conv", "test_data_set_0", NULL);
   g_autofree char *expected = g_strdup_printf ("cpu: %d threads, from ", CPU_COUNT (&all));
   g_unsetenv ("FUSEBENCH_THREADS");
+  /* The case is small enough for the small-model rule to cut the count: off here. */
+  g_setenv ("FUSEBENCH_SPLIT_ALL", "1", TRUE);
   g_setenv ("OMP_PROC_BIND", "true", TRUE);
   g_autoptr(TestRun) run = test_run_fusebench ("run", model, "--target", "cpu", "--input-dir",
                                                inputs, NULL);
@@ -161,8 +163,50 @@ test_omp_proc_bind (void)
                                                    "--input-dir", inputs, NULL);
   g_unsetenv ("OMP_PROC_BIND");
   g_unsetenv ("OMP_PLACES");
+  g_unsetenv ("FUSEBENCH_SPLIT_ALL");
   g_assert_cmpint (primary->status, ==, 0);
   g_assert_nonnull (strstr (primary->err, "cpu: 1 thread, from the affinity mask"));
+}
+
+/* A model of microseconds runs on one thread where it could have several, and says why; a
+ * count asked for, or FUSEBENCH_SPLIT_ALL=1, keeps them. A model of milliseconds keeps them. */
+static void
+test_small_model (void)
+{
+  cpu_set_t all;
+  g_assert_cmpint (sched_getaffinity (0, sizeof all, &all), ==, 0);
+  if (CPU_COUNT (&all) < 2)
+    {
+      g_test_skip ("one processor allowed: nothing to cut");
+      return;
+    }
+  g_unsetenv ("FUSEBENCH_THREADS");
+  g_unsetenv ("FUSEBENCH_SPLIT_ALL");
+  g_autofree char *model = test_source_path ("tests", "cases", "conv", "model.onnx", NULL);
+  g_autofree char *inputs = test_source_path ("tests", "cases", "conv", "test_data_set_0", NULL);
+  g_autoptr(TestRun) small = test_run_fusebench ("run", model, "--target", "cpu", "--input-dir",
+                                                 inputs, NULL);
+  g_assert_cmpint (small->status, ==, 0);
+  g_assert_nonnull (strstr (small->err, "cpu: 1 thread, from "));
+  g_assert_nonnull (strstr (small->err, ", cut to 1 for a small model (about "));
+  g_autoptr(TestRun) asked = test_run_fusebench ("run", model, "--target", "cpu", "--input-dir",
+                                                 inputs, "--threads", "2", NULL);
+  g_assert_cmpint (asked->status, ==, 0);
+  g_assert_nonnull (strstr (asked->err, "cpu: 2 threads, from --threads"));
+  g_setenv ("FUSEBENCH_SPLIT_ALL", "1", TRUE);
+  g_autoptr(TestRun) split = test_run_fusebench ("run", model, "--target", "cpu", "--input-dir",
+                                                 inputs, NULL);
+  g_unsetenv ("FUSEBENCH_SPLIT_ALL");
+  g_assert_cmpint (split->status, ==, 0);
+  g_assert_null (strstr (split->err, "cut to"));
+
+  g_autofree char *large = test_source_path ("tests", "cases", "direct-conv", "model.onnx", NULL);
+  g_autofree char *large_in = test_source_path ("tests", "cases", "direct-conv", "test_data_set_0",
+                                                NULL);
+  g_autoptr(TestRun) kept = test_run_fusebench ("run", large, "--target", "cpu", "--input-dir",
+                                                large_in, NULL);
+  g_assert_cmpint (kept->status, ==, 0);
+  g_assert_null (strstr (kept->err, "cut to"));
 }
 
 int
@@ -173,6 +217,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cpu-threads/cgroup-v1", test_cgroup_v1);
   g_test_add_func ("/cpu-threads/order", test_order);
   g_test_add_func ("/cpu-threads/affinity", test_affinity);
+  g_test_add_func ("/cpu-threads/small-model", test_small_model);
   g_test_add_func ("/cpu-threads/omp-proc-bind", test_omp_proc_bind);
   return g_test_run ();
 }

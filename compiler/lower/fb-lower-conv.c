@@ -610,16 +610,23 @@ gpu_matvec (const FbConvGeom *g)
          pixels * g->Co * reduction <= MATVEC_MAX_MACS;
 }
 
-/* Whether a GPU convolution is depthwise (a group per channel, one output channel each) of at
- * most 32 channels, with a kernel a thread unrolls: fb-lower-depthwise-gpu.c generates it, bias
- * and epilogue included. On more channels cuDNN's grouped kernels measured faster. */
+/* Whether a GPU convolution is depthwise (a group per channel, one output channel each) with a
+ * kernel a thread unrolls, of at most 32 channels or, channels-last at batch 1, of a 7x7 window
+ * or wider: fb-lower-depthwise-gpu.c generates it, bias and epilogue included. Measured on an
+ * H200 with every depthwise layer generated (FUSEBENCH_GPU_CONV=generated) against cuDNN's:
+ * ConvNeXt-Tiny at batch 1 (7x7, 96 to 768 channels) 0.836 against 0.987 ms; EfficientNet-B0
+ * at batch 32 (3x3 and 5x5 with SiLU) 2.558 against 2.048, where its widest layers took 2.5 to
+ * 4 times cuDNN's time; MobileNetV3-Large at batch 32 (3x3 and 5x5) 1.319 against 1.363.
+ * ConvNeXt at batch 32 was not measured generated: larger batches keep cuDNN's. */
 #define DEPTHWISE_MAX_CHANNELS 32
+#define DEPTHWISE_WIDE_TAPS    49
 
 static gboolean
 gpu_depthwise (const FbConvGeom *g, gboolean any_channels)
 {
+  gboolean wide = g->nhwc && g->N == 1 && g->KH * g->KW >= DEPTHWISE_WIDE_TAPS;
   return g->G > 1 && g->G == g->C && g->G == g->Co &&
-         (any_channels || g->C <= DEPTHWISE_MAX_CHANNELS) &&
+         (any_channels || wide || g->C <= DEPTHWISE_MAX_CHANNELS) &&
          g->KH * g->KW <= FB_LOWER_DEPTHWISE_GPU_MAX_TAPS;
 }
 

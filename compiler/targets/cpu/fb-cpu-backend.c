@@ -52,9 +52,8 @@ cpu_lower (const FbBackend *backend, const FbGraph *graph, GError **error)
 static FbCpuModule *
 compile_plan (FbPlan *plan, guint n_threads, GError **error)
 {
-  if (n_threads == 0)
-    n_threads = fb_thread_count_default ();
-  g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, n_threads, NULL, error);
+  g_autoptr(GPtrArray) objects = fb_codegen_plan (plan, n_threads ? n_threads : fb_thread_count_default (),
+                                                  NULL, error);
   if (objects == NULL)
     return NULL;
   return fb_cpu_module_new (plan, objects, n_threads, error);
@@ -144,17 +143,6 @@ cpu_run_timed (FbCompiled *compiled, GPtrArray *inputs, guint n, double *ms, GEr
   return fb_backend_run_timed_host (fb_backend_cpu (), compiled, inputs, n, ms, error);
 }
 
-/* Where the module's thread count came from: a request (--threads) when it is not the
- * default. */
-static char *
-cpu_threads_source (FbCompiled *compiled)
-{
-  FbThreadCount count;
-  fb_thread_count_resolve (0, &count);
-  return g_strdup (fb_cpu_module_n_threads ((FbCpuModule *) compiled) == count.n ? count.source
-                                                                                  : "--threads");
-}
-
 static guint
 cpu_n_threads (FbCompiled *compiled)
 {
@@ -166,8 +154,8 @@ static char *
 cpu_describe (FbCompiled *compiled)
 {
   guint n = cpu_n_threads (compiled);
-  g_autofree char *source = cpu_threads_source (compiled);
-  return g_strdup_printf ("cpu: %u thread%s, from %s", n, n == 1 ? "" : "s", source);
+  return g_strdup_printf ("cpu: %u thread%s, from %s", n, n == 1 ? "" : "s",
+                          fb_cpu_module_threads_source ((FbCpuModule *) compiled));
 }
 
 /* The processor's model name, as /proc/cpuinfo gives it. */

@@ -10,6 +10,7 @@
 #include "fb-codegen.h"
 #include "fb-dnnl-conv.h"
 #include "fb-jit.h"
+#include "fb-cpu-threads.h"
 #include "fb-worker-pool.h"
 
 #include <cblas.h>
@@ -49,6 +50,7 @@ struct _FbCpuModule {
   gboolean      *self_threaded;
   FbKernelHook hook;
   gpointer       hook_data;
+  char          *threads_source;
 };
 
 #define HUGE_PAGE ((gsize) 2 << 20)
@@ -164,6 +166,22 @@ make_convolutions (FbCpuModule *m, GError **error)
   return TRUE;
 }
 
+/* The threads for a request of n_threads (0: the default), and where the count came from. */
+static guint
+module_threads (const FbPlan *plan, guint n_threads, char **source)
+{
+  FbThreadCount count;
+  fb_thread_count_resolve (n_threads, &count);
+  gboolean asked = n_threads > 0 || g_strcmp0 (count.source, "FUSEBENCH_THREADS") == 0;
+  guint n = asked ? count.n : fb_cpu_small_model_threads (plan, count.n);
+  if (n < count.n)
+    *source = g_strdup_printf ("%s, cut to %u for a small model (about %.0f us of work on one "
+                               "core)", count.source, n, fb_cpu_plan_one_core_us (plan));
+  else
+    *source = g_strdup (count.source);
+  return n;
+}
+
 FbCpuModule *
 fb_cpu_module_new (FbPlan *plan, GPtrArray *objects, guint n_threads, GError **error)
 {
@@ -224,7 +242,7 @@ fb_cpu_module_new (FbPlan *plan, GPtrArray *objects, guint n_threads, GError **e
   m->dynamic = g_new0 (FbTensor *, plan->buffers->len + 1);
   /* The math libraries' own threads would fight ours for the same cores. */
   openblas_set_num_threads (1);
-  m->pool = fb_worker_pool_new (n_threads);
+  m->pool = fb_worker_pool_new (module_threads (plan, n_threads, &m->threads_source));
   gsize kt = (gsize) plan->kernels->len * fb_worker_pool_n_threads (m->pool) + 1;
   m->start_ms = g_new0 (double, plan->kernels->len + 1);
   m->busy_ms = g_new0 (double, kt);
@@ -243,6 +261,7 @@ fb_cpu_module_free (FbCpuModule *m)
   if (m == NULL)
     return;
   g_clear_pointer (&m->pool, fb_worker_pool_free);
+  g_free (m->threads_source);
   for (guint k = 0; m->exec && k < m->plan->kernels->len; k++)
     {
       g_free (m->exec[k].args);
@@ -315,6 +334,13 @@ fb_cpu_module_n_threads (FbCpuModule *m)
 {
   g_return_val_if_fail (m != NULL, 1);
   return fb_worker_pool_n_threads (m->pool);
+}
+
+const char *
+fb_cpu_module_threads_source (FbCpuModule *m)
+{
+  g_return_val_if_fail (m != NULL, NULL);
+  return m->threads_source;
 }
 
 void
@@ -430,9 +456,6 @@ fb_cpu_module_run (FbCpuModule *m, GPtrArray *inputs, GCancellable *cancellable,
           if (!fb_host_kernel_run (plan, m->bufptr, m->dynamic, e->kernel, error))
             return NULL;
         }
-      static int skipmul = -1;
-      if (skipmul < 0) skipmul = g_getenv ("FB_SKIPMUL") != NULL;
-      if (skipmul && e->kernel->node && g_str_has_suffix (e->kernel->node->name, "block.2/Mul")) continue;
       for (guint p = 0; p < e->kernel->phases->len; p++)
         {
           FbKPhase *ph = g_ptr_array_index (e->kernel->phases, p);

@@ -30,6 +30,13 @@ void         fb_cpu_module_set_timing (FbCpuModule *module, gboolean timing);
 /* FALSE before a run with timing on. */
 gboolean     fb_cpu_module_timing     (FbCpuModule *module, FbKernelTiming *timing);
 guint        fb_cpu_module_n_threads  (FbCpuModule *module);
+/* Where the module's thread count came from, as run and profile say it. */
+const char  *fb_cpu_module_threads_source (FbCpuModule *module);
+
+/* The small-model rule (fb-cpu-small-model.c): the plan's modeled work on one core, in µs, and
+ * the threads a default count of n is cut to for it (n where the plan is large enough). */
+double       fb_cpu_plan_one_core_us    (const FbPlan *plan);
+guint        fb_cpu_small_model_threads (const FbPlan *plan, guint n);
 /* Called on the running thread just before (after = FALSE) and after each kernel of a run,
  * for measurements the runtime does not make itself (hardware counters); NULL to stop. */
 void         fb_cpu_module_set_kernel_hook (FbCpuModule *module, FbKernelHook hook,
