@@ -11,8 +11,10 @@
  * Measured on an H200 against cuDNN's grouped kernels (with the bias and activation a pass of
  * their own), at batch 32: faster on MobileNetV2's 32 channels at 112x112 with Clip (68 against
  * 100 us), slower on EfficientNet-B0's with SiLU (151 against 101) and on 96 to 1152 channels
- * (1.3 to 2.7 times cuDNN's time); so fb-lower-conv.c takes it for few channels only. Strips of outputs along a row a thread, sharing input columns, ran 5 to 20 times slower:
- * several stores an item kept the PTX mapping from spreading the nest over threads. */
+ * (1.3 to 2.7 times cuDNN's time); so fb-lower-conv.c takes it for few channels, and for 7x7
+ * windows at batch 1, where the channel blocks below measured faster than cuDNN. Strips of
+ * outputs along a row a thread, sharing input columns, ran 5 to 20 times slower: several
+ * stores an item kept the PTX mapping from spreading the nest over threads. */
 #include "fb-lower-conv.h"
 
 /* Coordinate o * s + off along an input extent n, o in [0, n_o): the index to read (clamped
