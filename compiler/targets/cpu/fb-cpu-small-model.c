@@ -10,8 +10,8 @@
  * wake-word head at 95 (1), a PP-OCR direction classifier at 280 (3), and the smallest model
  * that keeps 16 threads is about 1.2 ms. With the rule the mel front end ran in 0.064 to 0.073
  * ms at every core count from 1 to 16. A count asked for (--threads, FUSEBENCH_THREADS) is
- * kept, and FUSEBENCH_SPLIT_ALL=1 (every kernel split over the whole pool, to compare) keeps
- * the default. */
+ * kept, as is the default for a model with host steps (whose work is not modeled) and under
+ * FUSEBENCH_SPLIT_ALL=1 (every kernel split over the whole pool, to compare). */
 #include "fb-cpu.h"
 
 #include <math.h>
@@ -42,6 +42,10 @@ fb_cpu_small_model_threads (const FbPlan *plan, guint n)
   g_return_val_if_fail (plan != NULL, n);
   if (g_strcmp0 (g_getenv ("FUSEBENCH_SPLIT_ALL"), "1") == 0)
     return n;
+  /* A host step's work (a control-flow body, a data-sized buffer) is not modeled: keep all. */
+  for (guint k = 0; k < plan->kernels->len; k++)
+    if (((const FbKernel *) g_ptr_array_index (plan->kernels, k))->kind == FB_KERNEL_HOST)
+      return n;
   double us = fb_cpu_plan_one_core_us (plan);
   double worth = floor (us / SMALL_MODEL_US_PER_THREAD);
   return worth < n ? (guint) MAX (worth, 1.0) : n;
