@@ -128,8 +128,7 @@ conv_threads (const FbConvDesc *d, int pool)
   double flops = 2.0 * d->n * d->oh * d->ow * d->co * per_out;
   double bytes = 4.0 * ((double) d->n * (d->h * d->w * d->c + d->oh * d->ow * d->co) +
                         d->co * per_out);
-  double us = flops / 50e3 + bytes / 10e3;
-  return us < 2 * CONV_US_PER_THREAD ? 1 : pool;
+  return fb_cpu_one_core_us (flops, bytes) < 2 * CONV_US_PER_THREAD ? 1 : pool;
 }
 
 /* The oneDNN primitives of the convolution phases, made once: weights reordered now, not at

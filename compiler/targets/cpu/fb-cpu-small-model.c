@@ -16,10 +16,16 @@
 
 #include <math.h>
 
-/* A core's rates for the model of a kernel's time, as the convolutions' split uses them. */
+/* A core's rates for the model of a kernel's time: 50 GFLOP/s and 10 GB/s. */
 #define CORE_FLOPS_PER_US 50e3
 #define CORE_BYTES_PER_US 10e3
 #define SMALL_MODEL_US_PER_THREAD 75.0
+
+double
+fb_cpu_one_core_us (double flops, double bytes)
+{
+  return flops / CORE_FLOPS_PER_US + bytes / CORE_BYTES_PER_US;
+}
 
 double
 fb_cpu_plan_one_core_us (const FbPlan *plan)
@@ -29,9 +35,8 @@ fb_cpu_plan_one_core_us (const FbPlan *plan)
   for (guint k = 0; k < plan->kernels->len; k++)
     {
       const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
-      if (kernel->kind == FB_KERNEL_VIEW)
-        continue;
-      us += kernel->flops / CORE_FLOPS_PER_US + kernel->bytes / CORE_BYTES_PER_US;
+      if (kernel->kind != FB_KERNEL_VIEW)
+        us += fb_cpu_one_core_us (kernel->flops, kernel->bytes);
     }
   return us;
 }

@@ -33,8 +33,10 @@ guint        fb_cpu_module_n_threads  (FbCpuModule *module);
 /* Where the module's thread count came from, as run and profile say it. */
 const char  *fb_cpu_module_threads_source (FbCpuModule *module);
 
-/* The small-model rule (fb-cpu-small-model.c): the plan's modeled work on one core, in µs, and
- * the threads a default count of n is cut to for it (n where the plan is large enough). */
+/* The small-model rule (fb-cpu-small-model.c): the modeled time on one core, in µs, of work of
+ * flops and bytes, and of the plan's kernels; the threads a default count of n is cut to for
+ * the plan (n where the plan is large enough). */
+double       fb_cpu_one_core_us         (double flops, double bytes);
 double       fb_cpu_plan_one_core_us    (const FbPlan *plan);
 guint        fb_cpu_small_model_threads (const FbPlan *plan, guint n);
 /* Called on the running thread just before (after = FALSE) and after each kernel of a run,
