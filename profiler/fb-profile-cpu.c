@@ -9,7 +9,6 @@
 #include "fb-profile-private.h"
 #include "fb-cost.h"
 #include "fb-bundle.h"
-#include "fb-cpu-threads.h"
 #include "fb-timing.h"
 
 #include <json-glib/json-glib.h>
@@ -348,9 +347,7 @@ profile_module (const FbBackend *backend, FbCompiled *compiled, GPtrArray *stage
   s.n_kernels = plan->kernels->len;
   s.n_threads = hooks->n_threads (compiled);
   report (progress, data, 0.02, "measuring the machine's ceilings");
-  FbThreadCount count;
-  fb_thread_count_resolve (options ? options->n_threads : 0, &count);
-  _fb_profile_cpu_ceilings (s.n_threads, count.n == s.n_threads ? count.source : NULL, &p->device);
+  _fb_profile_cpu_ceilings (s.n_threads, hooks->threads_source (compiled), &p->device);
   gsize K = s.n_kernels, T = s.n_threads;
   s.wall_ms = g_new0 (double, s.n);
   s.kernel_ms = g_new0 (double, s.n * K + 1);

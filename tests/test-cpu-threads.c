@@ -78,15 +78,18 @@ test_order (void)
   fb_thread_count_resolve (3, &count);
   g_assert_cmpuint (count.n, ==, 3);
   g_assert_cmpstr (count.source, ==, "--threads");
+  g_assert_true (count.asked);
   g_setenv ("FUSEBENCH_THREADS", "5", TRUE);
   fb_thread_count_resolve (3, &count);
   g_assert_cmpuint (count.n, ==, 3);
   fb_thread_count_resolve (0, &count);
   g_assert_cmpuint (count.n, ==, 5);
   g_assert_cmpstr (count.source, ==, "FUSEBENCH_THREADS");
+  g_assert_true (count.asked);
   g_setenv ("FUSEBENCH_THREADS", "many", TRUE);
   fb_thread_count_resolve (0, &count);
   g_assert_cmpuint (count.n, >=, 1);
+  g_assert_false (count.asked);
   g_assert_nonnull (strstr (count.source, "FUSEBENCH_THREADS=many is no count"));
   g_unsetenv ("FUSEBENCH_THREADS");
 }
@@ -189,6 +192,20 @@ test_small_model (void)
   g_assert_cmpint (small->status, ==, 0);
   g_assert_nonnull (strstr (small->err, "cpu: 1 thread, from "));
   g_assert_nonnull (strstr (small->err, ", cut to 1 for a small model (about "));
+  /* A profile says the same of its count. */
+  g_autoptr(TestRun) profile = test_run_fusebench ("profile", model, "--target", "cpu",
+                                                   "--input-dir", inputs, "--iterations", "3",
+                                                   NULL);
+  g_assert_cmpint (profile->status, ==, 0);
+  g_assert_nonnull (strstr (profile->out, "(1 thread, from "));
+  g_assert_nonnull (strstr (profile->out, "cut to 1 for a small model"));
+  /* FUSEBENCH_THREADS is a count asked for too. */
+  g_setenv ("FUSEBENCH_THREADS", "2", TRUE);
+  g_autoptr(TestRun) env = test_run_fusebench ("run", model, "--target", "cpu", "--input-dir",
+                                               inputs, NULL);
+  g_unsetenv ("FUSEBENCH_THREADS");
+  g_assert_cmpint (env->status, ==, 0);
+  g_assert_nonnull (strstr (env->err, "cpu: 2 threads, from FUSEBENCH_THREADS"));
   g_autoptr(TestRun) asked = test_run_fusebench ("run", model, "--target", "cpu", "--input-dir",
                                                  inputs, "--threads", "2", NULL);
   g_assert_cmpint (asked->status, ==, 0);

@@ -76,8 +76,10 @@ typedef struct {
 /* Instrumented runs of a target that runs its kernels on host threads and times them itself:
  * the profiler's host-clock method (profiler/fb-profile-cpu.c). */
 typedef struct {
-  /* The threads kernels run on. */
+  /* The threads kernels run on, and where that count came from (a request, the affinity
+   * mask, the small-model rule...), as a profile says it. */
   guint     (*n_threads)       (FbCompiled *compiled);
+  const char *(*threads_source) (FbCompiled *compiled);
   void      (*set_timing)      (FbCompiled *compiled, gboolean timing);
   /* FALSE before a run with timing on. */
   gboolean  (*timing)          (FbCompiled *compiled, FbKernelTiming *timing);

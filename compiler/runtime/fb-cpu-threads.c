@@ -144,6 +144,7 @@ fb_thread_count_resolve (guint requested, FbThreadCount *count)
   if (requested > 0)
     {
       count->n = MIN (requested, MAX_THREADS);
+      count->asked = TRUE;
       g_snprintf (count->source, sizeof count->source, "--threads");
       return;
     }
@@ -151,9 +152,11 @@ fb_thread_count_resolve (guint requested, FbThreadCount *count)
   if (parse_count (env) > 0)
     {
       count->n = parse_count (env);
+      count->asked = TRUE;
       g_snprintf (count->source, sizeof count->source, "FUSEBENCH_THREADS");
       return;
     }
+  count->asked = FALSE;
   long online = sysconf (_SC_NPROCESSORS_ONLN);
   cpu_set_t set;
   int allowed = sched_getaffinity (0, sizeof set, &set) == 0 ? CPU_COUNT (&set) : 0;

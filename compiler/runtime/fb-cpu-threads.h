@@ -16,6 +16,7 @@ G_BEGIN_DECLS
 
 typedef struct {
   guint n;                      /* threads, 1 or more */
+  gboolean asked;               /* n was asked for (--threads, FUSEBENCH_THREADS), not found */
   char  source[160];            /* where n came from, said in run's and profile's output */
 } FbThreadCount;
 

@@ -143,6 +143,12 @@ cpu_run_timed (FbCompiled *compiled, GPtrArray *inputs, guint n, double *ms, GEr
   return fb_backend_run_timed_host (fb_backend_cpu (), compiled, inputs, n, ms, error);
 }
 
+static const char *
+cpu_threads_source (FbCompiled *compiled)
+{
+  return fb_cpu_module_threads_source ((FbCpuModule *) compiled);
+}
+
 static guint
 cpu_n_threads (FbCompiled *compiled)
 {
@@ -155,7 +161,7 @@ cpu_describe (FbCompiled *compiled)
 {
   guint n = cpu_n_threads (compiled);
   return g_strdup_printf ("cpu: %u thread%s, from %s", n, n == 1 ? "" : "s",
-                          fb_cpu_module_threads_source ((FbCpuModule *) compiled));
+                          cpu_threads_source (compiled));
 }
 
 /* The processor's model name, as /proc/cpuinfo gives it. */
@@ -211,6 +217,7 @@ cpu_free (FbCompiled *compiled)
 
 static const FbHostTiming cpu_host_timing = {
   .n_threads       = cpu_n_threads,
+  .threads_source  = cpu_threads_source,
   .set_timing      = cpu_set_timing,
   .timing          = cpu_timing,
   .set_kernel_hook = cpu_set_kernel_hook,

@@ -171,8 +171,7 @@ module_threads (const FbPlan *plan, guint n_threads, char **source)
 {
   FbThreadCount count;
   fb_thread_count_resolve (n_threads, &count);
-  gboolean asked = n_threads > 0 || g_strcmp0 (count.source, "FUSEBENCH_THREADS") == 0;
-  guint n = asked ? count.n : fb_cpu_small_model_threads (plan, count.n);
+  guint n = count.asked ? count.n : fb_cpu_small_model_threads (plan, count.n);
   if (n < count.n)
     *source = g_strdup_printf ("%s, cut to %u for a small model (about %.0f us of work on one "
                                "core)", count.source, n, fb_cpu_plan_one_core_us (plan));
