@@ -19,12 +19,14 @@
 # sets how many of the slowest kernels fusebench names; FB_STRICT=0 leaves out the strict float32
 # runs. The table goes to $OUT/table.md and every log and result file into one archive,
 # $OUT/results.tar.gz, so that they come back from the host whatever their number ($OUT, when
-# it is set; else a folder of the run's own).
+# it is set; else a folder of the run's own). FB_WORK names a folder to work in that outlives the
+# run, so that the steps can run as separate calls, each under its own time limit, and share the
+# exported models and results.
 set -u
 carry=${1:?usage: run-device.sh CARRY_DIR [STEPS]}
 steps=${2:-cases models torch}
 here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
+work=${FB_WORK:-$(mktemp -d)}
 out=${OUT:-$work/out}
 res=$work/results
 tm=$work/models

@@ -9,7 +9,9 @@
 # PyTorch on the GPU: eager, torch.compile (default) and torch.compile(mode="reduce-overhead"),
 # medians of 100 runs between CUDA events after warm-up, float32 with PyTorch's default TF32
 # settings for convolutions (cuDNN allows TF32; matmul precision left "highest" as PyTorch
-# ships it). Usage: torch_models.py OUT_DIR [export|time] [MODEL...]
+# ships it). Usage: torch_models.py OUT_DIR [export|eager|time|kernels] [MODEL...]
+# "kernels" runs the reduce-overhead mode under PyTorch's profiler and prints its kernels
+# grouped by name, the most GPU time first: the outside reference for fusebench's own profile.
 import json
 import os
 import re
@@ -161,6 +163,29 @@ def time_modes(out, name, modes):
         json.dump(res, f)
 
 
+def kernels(name, top=25):
+    from torch.profiler import ProfilerActivity, profile
+    model, x = make(name)
+    fn = torch.compile(model.cuda(), mode="reduce-overhead")
+    x = x.cuda()
+    runs = 20
+    with torch.no_grad():
+        for _ in range(20):
+            fn(x)
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(runs):
+                fn(x)
+            torch.cuda.synchronize()
+    rows = [e for e in prof.key_averages() if e.device_time_total > 0]
+    total = sum(e.device_time_total for e in rows) / runs
+    launches = sum(e.count for e in rows) / runs
+    print(f"torch {name} reduce-overhead kernels: {launches:.0f} a run, {total / 1e3:.3f} ms of "
+          f"GPU time a run", flush=True)
+    for e in sorted(rows, key=lambda e: -e.device_time_total)[:top]:
+        print(f"  {e.device_time_total / runs:9.1f} us {e.count / runs:5.1f}x  {e.key[:110]}")
+
+
 def main():
     out = sys.argv[1]
     what = sys.argv[2] if len(sys.argv) > 2 else "export"
@@ -171,6 +196,8 @@ def main():
             export(out, name)
         elif what == "eager":
             time_modes(out, name, ["eager"])
+        elif what == "kernels":
+            kernels(name)
         else:
             time_modes(out, name, ["eager", "compile", "reduce-overhead"])
 

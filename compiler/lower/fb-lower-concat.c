@@ -56,8 +56,9 @@ contiguous_pieces (const FbNode *node, const FbBuffer *out)
   return TRUE;
 }
 
-static guint *
-count_writers (const FbPlan *plan)
+/* Per buffer: kernels (not views) writing its root's bytes. */
+guint *
+_fb_lower_count_writers (const FbPlan *plan)
 {
   guint *writers = g_new0 (guint, plan->buffers->len);
   for (guint k = 0; k < plan->kernels->len; k++)
@@ -298,7 +299,7 @@ _fb_lower_concat_in_place (FbPlan *plan)
       if (b->value != NULL && !g_hash_table_contains (s.buffer_of, b->value))
         g_hash_table_insert (s.buffer_of, (gpointer) b->value, GUINT_TO_POINTER (i + 1));
     }
-  s.writers = count_writers (plan);
+  s.writers = _fb_lower_count_writers (plan);
   guint n = 0;
   /* From the last to the first: a later Concat that holds an earlier one's pieces is placed
    * first, and the earlier one finds them there. */

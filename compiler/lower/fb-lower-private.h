@@ -52,6 +52,11 @@ guint     _fb_lower_residual_in_place (FbPlan *plan);
 /* Lets the producers of a Concat's pieces write straight into its output where the pieces are
  * contiguous runs of it, leaving the Concat a view (fb-lower-concat.c). Returns how many. */
 guint     _fb_lower_concat_in_place (FbPlan *plan);
+/* Makes Slices and one-index Gathers whose output is one contiguous run of their input views
+ * of that run (fb-lower-slice-view.c). Returns how many. */
+guint     _fb_lower_slice_views     (FbPlan *plan);
+/* Per buffer: how many kernels (not views) write its root's bytes (caller frees). */
+guint    *_fb_lower_count_writers   (const FbPlan *plan);
 /* Whether every access of kernel to its argument arg, a buffer of rows of row elements, can be
  * re-indexed for rows stride elements apart; with apply, re-indexes them, adding to plan what a
  * library phase needs for it (fb-lower-restride.c). */
