@@ -285,6 +285,72 @@ test_swish (void)
 }
 
 /* --no-fuse keeps a node out of idioms that collapse several nodes into one. */
+/* x[:, 2:] ++ x[:, :2] (torch.roll by -2 along axis 1), sliced with a negative end too: one
+ * Gather of the indices 2..4, 0..1. Slices of two different tensors, or stepping by 2, stay. */
+static FbValue *
+slice_of (FbGraph *g, const char *name, FbValue *x, int64_t start, int64_t end, int64_t step)
+{
+  return tp_op (g, FB_OP_SLICE, name, x, tp_ints (g, 1, TP_DIMS (start)), tp_ints (g, 1, TP_DIMS (end)),
+                tp_ints (g, 1, TP_DIMS (1)), tp_ints (g, 1, TP_DIMS (step)), NULL);
+}
+
+static void
+test_roll (void)
+{
+  FbGraph *g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", 3, TP_DIMS (2, 5, 3));
+  FbValue *y = tp_input (g, "y", 3, TP_DIMS (2, 5, 3));
+  FbValue *rolled = tp_op (g, FB_OP_CONCAT, "roll", slice_of (g, "tail", x, 2, 5, 1),
+                           slice_of (g, "head", x, 0, -3, 1), NULL);
+  tp_attr_int (g, rolled, "axis", 1);
+  FbValue *mixed = tp_op (g, FB_OP_CONCAT, "mixed", slice_of (g, "x_tail", x, 2, 5, 1),
+                          slice_of (g, "y_head", y, 0, 2, 1), NULL);
+  tp_attr_int (g, mixed, "axis", 1);
+  FbValue *strided = tp_op (g, FB_OP_CONCAT, "strided", slice_of (g, "even", x, 0, 5, 2),
+                            slice_of (g, "odd", x, 1, 5, 2), NULL);
+  tp_attr_int (g, strided, "axis", 1);
+  tp_output (g, tp_op (g, FB_OP_RELU, "r1", rolled, NULL));
+  tp_output (g, tp_op (g, FB_OP_RELU, "r2", mixed, NULL));
+  tp_output (g, tp_op (g, FB_OP_RELU, "r3", strided, NULL));
+  g_autoptr(FbPipeline) p = simplify (g);
+  FbGraph *out = tp_stage_graph (p, "simplify");
+
+  assert_summary_has (p, "roll ×1");
+  g_assert_cmpuint (tp_count (out, FB_OP_CONCAT, FALSE), ==, 2);
+  g_assert_cmpuint (tp_count (out, FB_OP_SLICE, FALSE), ==, 4);
+  FbNode *gather = tp_find (out, FB_OP_GATHER);
+  g_assert_nonnull (gather);
+  const FbTensor *idx = gather->inputs[1]->constant;
+  g_assert_nonnull (idx);
+  g_assert_cmpint (idx->numel, ==, 5);
+  const int64_t want[] = { 2, 3, 4, 0, 1 };
+  for (int i = 0; i < 5; i++)
+    g_assert_cmpint (fb_tensor_get_i64 (idx, i), ==, want[i]);
+  g_assert_cmpint (fb_node_attr_int (gather, "axis", 0), ==, 1);
+}
+
+/* A Pad of zeros and a Slice of everything go; a Slice of everything backwards (step -1) and a
+ * Pad of one row stay. */
+static void
+test_pad_and_slice_of_nothing (void)
+{
+  FbGraph *g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", 3, TP_DIMS (1, 4, 3));
+  FbValue *v = tp_op (g, FB_OP_PAD, "pad0", x, tp_ints (g, 6, TP_DIMS (0, 0, 0, 0, 0, 0)), NULL);
+  v = tp_op (g, FB_OP_RELU, "r0", slice_of (g, "all", v, 0, 4, 1), NULL);
+  FbValue *back = slice_of (g, "back", v, -1, -5, -1);
+  FbValue *pad1 = tp_op (g, FB_OP_PAD, "pad1", v, tp_ints (g, 6, TP_DIMS (0, 0, 0, 0, 1, 0)), NULL);
+  tp_output (g, tp_op (g, FB_OP_RELU, "r1", back, NULL));
+  tp_output (g, tp_op (g, FB_OP_RELU, "r2", pad1, NULL));
+  g_autoptr(FbPipeline) p = simplify (g);
+  FbGraph *out = tp_stage_graph (p, "simplify");
+
+  assert_summary_has (p, "pad-zero ×1");
+  assert_summary_has (p, "slice-all ×1");
+  g_assert_cmpuint (tp_count (out, FB_OP_PAD, FALSE), ==, 1);
+  g_assert_cmpuint (tp_count (out, FB_OP_SLICE, FALSE), ==, 1);
+}
+
 static void
 test_no_fuse_keeps_idiom_apart (void)
 {
@@ -315,6 +381,8 @@ main (int argc, char **argv)
   g_test_add_func ("/pass/simplify/softmax", test_softmax);
   g_test_add_func ("/pass/simplify/hardswish", test_hardswish);
   g_test_add_func ("/pass/simplify/swish", test_swish);
+  g_test_add_func ("/pass/simplify/roll", test_roll);
+  g_test_add_func ("/pass/simplify/pad-and-slice-of-nothing", test_pad_and_slice_of_nothing);
   g_test_add_func ("/pass/simplify/no-fuse", test_no_fuse_keeps_idiom_apart);
   return g_test_run ();
 }

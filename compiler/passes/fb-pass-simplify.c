@@ -2,7 +2,8 @@
 /* simplify: algebraic rewrites and idiom recognition, as rule tables run by the rewrite engine.
  *
  * The algebra here removes work that does nothing (x*1, x+0, x-0, x/1, x^1, a Concat of one
- * tensor, a Cast to the same type, a Reshape to the same shape), composes movement (a
+ * tensor, a Cast to the same type, a Reshape to the same shape, a Pad of nothing, a Slice of
+ * everything), composes movement (a
  * Transpose of a Transpose, a Reshape of a Reshape), trades a division by a constant for a
  * multiplication by its reciprocal, and turns the Reshape -> Gemm -> Reshape sandwich that
  * exporters wrap around every linear layer of a transformer into MatMul + Add, which the
@@ -92,6 +93,43 @@ cast_noop (FbRewriter *rw, FbNode *root, const FbMatch *m)
 static gboolean
 reshape_noop (FbRewriter *rw, FbNode *root, const FbMatch *m)
 {
+  return fb_shape_is_static (&m->v[1]->shape) && forward_x (rw, root, m);
+}
+
+/* A Pad that adds nothing on any side (PyTorch pads a shifted window's image to a multiple of the
+ * window whether or not it needs to) is x. */
+static gboolean
+pad_zero (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  const int64_t *attr = NULL;
+  guint n = 0;
+  const FbValue *pv = fb_node_input (root, 1);
+  if (root->opset > 0 && root->opset < 11)
+    attr = fb_node_attr_ints (root, "pads", &n);
+  else if (pv == NULL || pv->constant == NULL)
+    return FALSE;
+  else
+    n = pv->constant->numel;
+  for (guint i = 0; i < n; i++)
+    if ((attr ? attr[i] : fb_tensor_get_i64 (pv->constant, i)) != 0)
+      return FALSE;
+  return forward_x (rw, root, m);
+}
+
+/* A Slice forward through every axis that keeps the whole shape (PyTorch crops the padded
+ * window image back, x[:, :H, :W, :], also where nothing was padded) is x. */
+static gboolean
+slice_all (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  const FbValue *steps = fb_node_input (root, 4);
+  if (steps != NULL)
+    {
+      if (steps->constant == NULL)
+        return FALSE;
+      for (int64_t i = 0; i < steps->constant->numel; i++)
+        if (fb_tensor_get_i64 (steps->constant, i) != 1)
+          return FALSE;
+    }
   return fb_shape_is_static (&m->v[1]->shape) && forward_x (rw, root, m);
 }
 
@@ -339,6 +377,8 @@ static const FbRule algebra[] = {
   { "concat-single", 0, { FB_P_OP (CONCAT, X) }, concat_single },
   { "cast-noop", 0, { FB_P_OP (CAST, X) }, cast_noop },
   { "reshape-noop", 0, { FB_P_OP (RESHAPE, X) }, reshape_noop },
+  { "pad-zero", 0, { FB_P_OP (PAD, X) }, pad_zero },
+  { "slice-all", 0, { FB_P_OP (SLICE, X) }, slice_all },
   { "div-to-mul", 0, { FB_P_OP (DIV, X, FB_P_CONST_ANY (2)) }, div_to_mul },
   { "mul-mul-const", 0,
     { FB_P_OP (MUL, FB_P_OP (MUL, X, FB_P_CONST_ANY (2)), FB_P_CONST_ANY (3)) }, mul_mul_const },

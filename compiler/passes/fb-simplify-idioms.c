@@ -10,6 +10,7 @@
  *   softmax          exp(x - max(x)) / sum(exp(x - max(x)))              -> Softmax
  *   hardswish        x * HardSigmoid(x), x * clip(x + 3, 0, 6) / 6       -> HardSwish
  *   swish            x * Sigmoid(x) (SiLU as PyTorch exports it)        -> Swish
+ *   roll             Concat(x[s:], x[:s]) along one axis (torch.roll)    -> Gather of constant indices
  *
  * Each is written in the association orders exporters are seen to emit; operands of Add and
  * Mul match in either order. Divisions by constants may already have become multiplications by
@@ -245,6 +246,91 @@ softmax (FbRewriter *rw, FbNode *root, const FbMatch *m)
   return fb_rewrite_infer (rw, n);
 }
 
+/* ---- roll ------------------------------------------------------------------------------- */
+
+/* The range [lo, hi) a Slice takes of x along axis, when it cuts no other axis and steps by 1. */
+static gboolean
+slice_range (const FbNode *slice, const FbValue *x, int axis, int64_t *lo, int64_t *hi)
+{
+  const FbTensor *t[4] = { NULL };
+  guint n = 0;
+  const int64_t *starts = NULL, *ends = NULL, *axes = NULL;
+  guint ns = 0, ne = 0, na = 0;
+  if (slice->opset > 0 && slice->opset < 10)
+    {
+      starts = fb_node_attr_ints (slice, "starts", &ns);
+      ends = fb_node_attr_ints (slice, "ends", &ne);
+      axes = fb_node_attr_ints (slice, "axes", &na);
+      n = ns;
+    }
+  else
+    {
+      for (guint i = 0; i < 4; i++)
+        {
+          const FbValue *v = fb_node_input (slice, i + 1);
+          if (v != NULL && v->constant == NULL)
+            return FALSE;
+          t[i] = v ? v->constant : NULL;
+        }
+      if (t[0] == NULL || t[1] == NULL)
+        return FALSE;
+      n = t[0]->numel;
+      ns = n;
+      ne = t[1]->numel;
+      na = t[2] ? t[2]->numel : 0;
+    }
+  if (n != 1 || ne != 1 || na > 1)
+    return FALSE;
+  int64_t s = starts ? starts[0] : fb_tensor_get_i64 (t[0], 0);
+  int64_t e = ends ? ends[0] : fb_tensor_get_i64 (t[1], 0);
+  int64_t a = na == 0 ? 0 : axes ? axes[0] : fb_tensor_get_i64 (t[2], 0);
+  int64_t step = t[3] ? fb_tensor_get_i64 (t[3], 0) : 1;
+  int rank = x->shape.rank, sa;
+  if (step != 1 || !fb_axis_normalize (a, rank, &sa) || sa != axis)
+    return FALSE;
+  int64_t dim = x->shape.dim[axis];
+  if (s < 0)
+    s += dim;
+  if (e < 0)
+    e += dim;
+  *lo = CLAMP (s, 0, dim);
+  *hi = CLAMP (e, *lo, dim);
+  return TRUE;
+}
+
+/* Two Slices of one x along the Concat's axis, concatenated: one Gather of the indices they
+ * take, in their order. torch.roll exports so, twice for a shift along two axes (a shifted
+ * window's); one kernel instead of two copies and a Concat. */
+static gboolean
+roll (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  FbValue *x = m->v[1];
+  int rank = x->shape.rank, axis;
+  int64_t lo[2], hi[2];
+  if (root->n_inputs != 2 || rank < 1 || !fb_shape_is_static (&x->shape) ||
+      !fb_axis_normalize (fb_node_attr_int (root, "axis", 0), rank, &axis) ||
+      !slice_range (root->inputs[0]->producer, x, axis, &lo[0], &hi[0]) ||
+      !slice_range (root->inputs[1]->producer, x, axis, &lo[1], &hi[1]))
+    return FALSE;
+  int64_t n = (hi[0] - lo[0]) + (hi[1] - lo[1]);
+  if (n != root->outputs[0]->shape.dim[axis] || n == 0)
+    return FALSE;
+  g_autoptr(FbTensor) idx = fb_tensor_new (FB_DTYPE_INT64, 1, &n, NULL);
+  if (idx == NULL)
+    return FALSE;
+  int64_t at = 0;
+  for (int p = 0; p < 2; p++)
+    for (int64_t i = lo[p]; i < hi[p]; i++)
+      fb_tensor_set_f64 (idx, at++, (double) i);
+  FbGraph *g = fb_rewrite_graph (rw);
+  FbValue *in[2] = { x, _fb_constant_new (g, "roll_indices", idx) };
+  FbNode *gather = fb_rewrite_node (rw, FB_OP_GATHER, root, in, 2, 1);
+  gather->opset = MAX (gather->opset, 13);
+  _fb_node_set_int (g, gather, "axis", axis);
+  fb_rewrite_replace_root (rw, m, gather);
+  return fb_rewrite_infer (rw, gather);
+}
+
 /* ---- the table ---------------------------------------------------------------------------- */
 
 #define X         FB_P_ANY (1)
@@ -307,6 +393,7 @@ const FbRule _fb_simplify_idioms[] = {
       OP (MUL, X, OP (DIV, HS_CLIP, C (6))) },
     hardswish },
   { "swish", FB_RULE_FUSES, { OP (MUL, X, OP (SIGMOID, X)) }, swish },
+  { "roll", FB_RULE_FUSES, { OP (CONCAT, OP (SLICE, X), OP (SLICE, X)) }, roll },
 };
 
 const guint _fb_simplify_n_idioms = G_N_ELEMENTS (_fb_simplify_idioms);
