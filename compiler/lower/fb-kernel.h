@@ -215,6 +215,10 @@ typedef struct {
                                  last axis) of every row of its slice root, whose rows are
                                  slice_stride elements apart (a channels-last Concat in place):
                                  the kernels that touch it index it so */
+  gboolean      own_life;     /* read or written where the plan-memory pass did not expect it
+                                 (a product reading a Transpose's input through strides,
+                                 fb-lower-product-strides.c): the memory plan packs it by its
+                                 own lifetime, apart from the values the pass gave its bytes */
   int64_t       offset;       /* set by the memory plan: byte offset in the arena (-1: none) */
   int           first_use;    /* kernel index of its first write or read (-1 before any) */
   int           last_use;     /* kernel index of its last read */

@@ -55,6 +55,10 @@ guint     _fb_lower_concat_in_place (FbPlan *plan);
 /* Makes Slices and one-index Gathers whose output is one contiguous run of their input views
  * of that run (fb-lower-slice-view.c). Returns how many. */
 guint     _fb_lower_slice_views     (FbPlan *plan);
+/* Lets cuBLASLt products read the input of a Transpose that only they read, and write the
+ * output of a Transpose that alone reads them, through strides (fb-lower-product-strides.c).
+ * Returns how many Transposes became views. */
+guint     _fb_lower_product_strides (FbPlan *plan);
 /* Per buffer: how many kernels (not views) write its root's bytes (caller frees). */
 guint    *_fb_lower_count_writers   (const FbPlan *plan);
 /* Whether every access of kernel to its argument arg, a buffer of rows of row elements, can be

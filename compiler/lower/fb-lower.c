@@ -797,6 +797,7 @@ fb_lower_graph (const FbGraph *graph, const FbTargetDesc *target, GError **error
   _fb_lower_residual_in_place (plan);
   _fb_lower_concat_in_place (plan);
   _fb_lower_slice_views (plan);
+  _fb_lower_product_strides (plan);
   name_functions (plan);
   return g_steal_pointer (&plan);
 }

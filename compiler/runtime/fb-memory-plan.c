@@ -11,7 +11,8 @@
  * elementwise chains, views) stay one item, the items an in-place residual joins become one,
  * and each item lives from its first member's first use to its last member's last use.
  * Concatenations whose pieces are written straight into them (fb-lower-concat.c) are packed
- * the same way, each with its pieces as one item. */
+ * the same way, each with its pieces as one item, and so are buffers read or written where the
+ * pass did not expect (FbBuffer.own_life), each an item of its own. */
 #include "fb-memory-plan.h"
 
 #define ALIGN 64
@@ -127,7 +128,9 @@ joins_pass_buffers (const FbPlan *plan)
   return FALSE;
 }
 
-/* Whether b is a Concat's output that pieces are written into, or such a piece. */
+/* Whether b is a Concat's output that pieces are written into, or such a piece (or a slice
+ * viewing its input's bytes), or lives a life of its own (FbBuffer.own_life): all of them are
+ * packed apart from the pass's buffers. */
 static gboolean *
 slice_members (const FbPlan *plan, gboolean *any)
 {
@@ -138,6 +141,8 @@ slice_members (const FbPlan *plan, gboolean *any)
       const FbBuffer *b = fb_plan_buffer (plan, i);
       if (b->slice_of >= 0)
         member[i] = member[b->slice_of] = *any = TRUE;
+      if (b->own_life)
+        member[i] = *any = TRUE;
     }
   return member;
 }

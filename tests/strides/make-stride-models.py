@@ -1,0 +1,104 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Builds the models of test-product-strides.c (tests/strides/NAME.onnx): attention whose head
+Transposes the cuda target's products read and write through strides, and ones they cannot.
+
+    make-stride-models.py OUTDIR
+
+heads    one image's attention as PyTorch's MultiheadAttention exports it, 8 tokens, 2 heads
+         of 8: q, k and v projected, each reshaped to [8, 2, 8] and moved to [2, 8, 8] (k to
+         [2, 8, 8] with d before the tokens), scores, Softmax, context, moved back to [8, 2, 8]
+         and projected. All four Transposes go into the products' strides. A fifth Transpose,
+         of v to [2, 8, 8] with d first, is a graph output: it keeps its copy.
+windows  the same over 2 windows ([2, 4, 2, 8]: window, token, head, d): the heads' moves to
+         and from [2, 2, 4, 8] leave window and head no single batch stride in the bytes the
+         products would read or write, so all four keep their copies.
+
+Weights are seeded and small; the test makes its own inputs. Only development machines run
+this script; the test reads the committed models.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+rng = np.random.default_rng(20261203)
+F = TensorProto.FLOAT
+
+
+def weight(inits, name, shape):
+    inits.append(numpy_helper.from_array((rng.standard_normal(shape) * 0.3).astype(np.float32), name))
+    return name
+
+
+def ints(inits, name, values):
+    inits.append(numpy_helper.from_array(np.array(values, dtype=np.int64), name))
+    return name
+
+
+def node(nodes, op, inputs, name, **attrs):
+    nodes.append(helper.make_node(op, inputs, [name], name=name, **attrs))
+    return name
+
+
+def save(out, name, nodes, inits, inputs, outputs):
+    graph = helper.make_graph(nodes, name, inputs, outputs, inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out, name + ".onnx"))
+
+
+def heads(out):
+    nodes, inits = [], []
+    split = ints(inits, "split_shape", [8, 2, 8])
+    parts = {}
+    for p in "qkv":
+        m = node(nodes, "MatMul", ["x", weight(inits, "w" + p, [16, 16])], p + "_proj")
+        parts[p] = node(nodes, "Reshape", [m, split], p + "_split")
+    q = node(nodes, "Transpose", [parts["q"]], "q", perm=[1, 0, 2])
+    kt = node(nodes, "Transpose", [parts["k"]], "kt", perm=[1, 2, 0])
+    v = node(nodes, "Transpose", [parts["v"]], "v", perm=[1, 0, 2])
+    v_out = node(nodes, "Transpose", [parts["v"]], "v_out", perm=[1, 2, 0])
+    s = node(nodes, "MatMul", [q, kt], "scores")
+    p = node(nodes, "Softmax", [s], "p", axis=-1)
+    ctx = node(nodes, "MatMul", [p, v], "ctx")
+    back = node(nodes, "Transpose", [ctx], "back", perm=[1, 0, 2])
+    merged = node(nodes, "Reshape", [back, ints(inits, "merge_shape", [8, 16])], "merged")
+    node(nodes, "MatMul", [merged, weight(inits, "wo", [16, 16])], "y")
+    save(out, "heads", nodes, inits, [helper.make_tensor_value_info("x", F, [8, 16])],
+         [helper.make_tensor_value_info("y", F, [8, 16]),
+          helper.make_tensor_value_info(v_out, F, [2, 8, 8])])
+
+
+def windows(out):
+    nodes, inits = [], []
+    split = ints(inits, "split_shape", [2, 4, 2, 8])
+    parts = {}
+    for p in "qkv":
+        m = node(nodes, "MatMul", ["x", weight(inits, "w" + p, [16, 16])], p + "_proj")
+        parts[p] = node(nodes, "Reshape", [m, split], p + "_split")
+    q = node(nodes, "Transpose", [parts["q"]], "q", perm=[0, 2, 1, 3])
+    kt = node(nodes, "Transpose", [parts["k"]], "kt", perm=[0, 2, 3, 1])
+    v = node(nodes, "Transpose", [parts["v"]], "v", perm=[0, 2, 1, 3])
+    s = node(nodes, "MatMul", [q, kt], "scores")
+    p = node(nodes, "Softmax", [s], "p", axis=-1)
+    ctx = node(nodes, "MatMul", [p, v], "ctx")
+    back = node(nodes, "Transpose", [ctx], "back", perm=[0, 2, 1, 3])
+    merged = node(nodes, "Reshape", [back, ints(inits, "merge_shape", [8, 16])], "merged")
+    node(nodes, "MatMul", [merged, weight(inits, "wo", [16, 16])], "y")
+    save(out, "windows", nodes, inits, [helper.make_tensor_value_info("x", F, [8, 16])],
+         [helper.make_tensor_value_info("y", F, [8, 16])])
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+    os.makedirs(out, exist_ok=True)
+    heads(out)
+    windows(out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Transposes around matrix products as the products' strides (compiler/lower/
+ * fb-lower-product-strides.c), on the cuda target's plans: which Transposes become views, and
+ * that the products' descriptions then still compute the model. Every plan runs through the
+ * emulated PTX kernels, its cuBLASLt products on the host by their descriptions (strides,
+ * offsets, transposed operands), against the interpreter. FUSEBENCH_PRODUCT_STRIDES=0 keeps
+ * the copies. Models: tests/strides/make-stride-models.py. */
+#include "fb-cuda.h"
+#include "fb-lower.h"
+#include "fb-memory-plan.h"
+#include "fb-onnx-import.h"
+#include "fb-test-ptx.h"
+
+#include <string.h>
+
+static FbGraph *
+load (const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *file = g_strconcat (name, ".onnx", NULL);
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "strides", file, NULL);
+  FbGraph *graph = fb_onnx_import_file (path, NULL, &error);
+  g_assert_no_error (error);
+  return graph;
+}
+
+/* Lowers the model for the cuda target, counts the Transposes its products took over, and
+ * runs it emulated against the interpreter. */
+static guint
+check (const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  FbGraph *graph = load (name);
+  g_autoptr(GPtrArray) inputs = tc_seeded_inputs (graph, 1203);
+  g_autoptr(FbPipeline) p = fb_pipeline_new (fb_graph_copy (graph));
+  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
+  g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), fb_cuda_target_desc (), &error);
+  g_assert_no_error (error);
+  fb_plan_layout_memory (plan);
+  tc_check_arena (plan);
+  guint n = 0;
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
+      if (kernel->label && g_str_has_prefix (kernel->label, "Transpose read or written by a product"))
+        {
+          g_assert_cmpint (kernel->kind, ==, FB_KERNEL_VIEW);
+          n++;
+        }
+    }
+  tp_check_emulated_pipeline (graph, FB_LAYOUT_NCHW, (FbTensor **) inputs->pdata, inputs->len,
+                              FALSE);
+  return n;
+}
+
+/* q and v read with a row stride of all heads, k read transposed, the context written back
+ * into [token, head, d]; the Transpose that is also a graph output stays. */
+static void
+test_heads (void)
+{
+  g_assert_cmpuint (check ("heads"), ==, 4);
+}
+
+/* Window and head are no single batch stride: every copy stays, and the model still runs. */
+static void
+test_windows (void)
+{
+  g_assert_cmpuint (check ("windows"), ==, 0);
+}
+
+static void
+test_switched_off (void)
+{
+  g_setenv ("FUSEBENCH_PRODUCT_STRIDES", "0", TRUE);
+  g_assert_cmpuint (check ("heads"), ==, 0);
+  g_unsetenv ("FUSEBENCH_PRODUCT_STRIDES");
+}
+
+int
+main (int argc, char **argv)
+{
+  tc_init (&argc, &argv);
+  g_test_add_func ("/product-strides/heads", test_heads);
+  g_test_add_func ("/product-strides/windows", test_windows);
+  g_test_add_func ("/product-strides/switched-off", test_switched_off);
+  return g_test_run ();
+}
