@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Transposes around matrix products as the products' strides (compiler/lower/
- * fb-lower-product-strides.c), on the cuda target's plans: which Transposes become views, and
+/* Transposes around matrix products as the products' strides, scalings of their operands as
+ * their alpha (compiler/lower/fb-lower-product-strides.c), on the cuda target's plans: which
+ * Transposes and Muls become views, and
  * that the products' descriptions then still compute the model. Every plan runs through the
  * emulated PTX kernels, its cuBLASLt products on the host by their descriptions (strides,
  * offsets, transposed operands), against the interpreter. FUSEBENCH_PRODUCT_STRIDES=0 keeps
@@ -44,7 +45,8 @@ check (const char *name)
   for (guint k = 0; k < plan->kernels->len; k++)
     {
       const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
-      if (kernel->label && g_str_has_prefix (kernel->label, "Transpose read or written by a product"))
+      if (kernel->label && (g_str_has_prefix (kernel->label, "Transpose read or written by a product") ||
+                            strstr (kernel->label, "taken into a product (its alpha)")))
         {
           g_assert_cmpint (kernel->kind, ==, FB_KERNEL_VIEW);
           n++;
@@ -55,12 +57,13 @@ check (const char *name)
   return n;
 }
 
-/* q and v read with a row stride of all heads, k read transposed, the context written back
- * into [token, head, d]; the Transpose that is also a graph output stays. */
+/* q and v read with a row stride of all heads, k read transposed, both scalings in the
+ * scores' alpha, the context written back into [token, head, d]; the Transpose that is also a
+ * graph output stays. */
 static void
 test_heads (void)
 {
-  g_assert_cmpuint (check ("heads"), ==, 4);
+  g_assert_cmpuint (check ("heads"), ==, 6);
 }
 
 /* Window and head are no single batch stride: every copy stays, and the model still runs. */

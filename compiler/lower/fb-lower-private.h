@@ -56,8 +56,9 @@ guint     _fb_lower_concat_in_place (FbPlan *plan);
  * of that run (fb-lower-slice-view.c). Returns how many. */
 guint     _fb_lower_slice_views     (FbPlan *plan);
 /* Lets cuBLASLt products read the input of a Transpose that only they read, and write the
- * output of a Transpose that alone reads them, through strides (fb-lower-product-strides.c).
- * Returns how many Transposes became views. */
+ * output of a Transpose that alone reads them, through strides, and take a scaling of an operand
+ * by one number into their alpha (fb-lower-product-strides.c). Returns how many kernels became
+ * views. */
 guint     _fb_lower_product_strides (FbPlan *plan);
 /* Per buffer: how many kernels (not views) write its root's bytes (caller frees). */
 guint    *_fb_lower_count_writers   (const FbPlan *plan);

@@ -14,7 +14,10 @@
  * the columns' stride its row stride. A result qualifies when its product is the kernel's only
  * phase, a Transpose is its only reader, and the columns stay one apart in the Transpose's
  * output: the product then writes that output. Either way the Transpose becomes a view with no
- * code. Nothing here changes what is computed: the products' descriptions (FbKGemm) say where
+ * code. An operand that is a multiple of an activation by one constant number (attention scales
+ * q, or q and k by the root of the scale each) is read unscaled, the number taken into the
+ * product's alpha, and the walk goes on to what fed that activation: a scale, a Transpose, the
+ * Transpose before it. Nothing here changes what is computed: the products' descriptions (FbKGemm) say where
  * every element is. The cuda target's plans only (the cpu target's products are generated
  * loops around sgemm, not library phases). FUSEBENCH_PRODUCT_STRIDES=0 keeps the copies. */
 #include "fb-lower-private.h"
@@ -141,16 +144,6 @@ typedef struct {
   int     *writer;    /* per root buffer: the kernel writing it, -1 none, -2 several */
 } Strider;
 
-static FbKernel *
-transpose_writing (const Strider *s, guint root)
-{
-  if (s->writer[root] < 0)
-    return NULL;
-  FbKernel *t = g_ptr_array_index (s->plan->kernels, s->writer[root]);
-  return t->kind == FB_KERNEL_LOOPS && t->node != NULL && t->node->op == FB_OP_TRANSPOSE &&
-         t->phases->len == 1 ? t : NULL;
-}
-
 /* The argument of kernel k with this role (the Transpose's one input or output). */
 static int
 only_arg (const FbPlan *plan, const FbKernel *k, FbKArgRole role)
@@ -168,6 +161,67 @@ only_arg (const FbPlan *plan, const FbKernel *k, FbKArgRole role)
   return found;
 }
 
+static gboolean
+expr_uses (const FbKExpr *e, guint arg)
+{
+  if (e == NULL)
+    return FALSE;
+  if ((e->kind == FB_KX_LOAD || e->kind == FB_KX_PTR) && e->arg == arg)
+    return TRUE;
+  return expr_uses (e->a, arg) || expr_uses (e->b, arg) || expr_uses (e->c, arg);
+}
+
+static gboolean
+body_uses (const GPtrArray *body, guint arg)
+{
+  for (guint i = 0; body && i < body->len; i++)
+    {
+      const FbKStmt *st = g_ptr_array_index (body, i);
+      switch (st->kind)
+        {
+        case FB_KS_LOOP:
+          if (expr_uses (st->loop.extent, arg) || body_uses (st->loop.body, arg))
+            return TRUE;
+          break;
+        case FB_KS_STORE:
+          if (st->store.arg == arg || expr_uses (st->store.index, arg) ||
+              expr_uses (st->store.value, arg))
+            return TRUE;
+          break;
+        case FB_KS_ASSIGN:
+          if (expr_uses (st->assign.value, arg))
+            return TRUE;
+          break;
+        case FB_KS_CALL:
+          for (guint a = 0; a < st->call.n_args; a++)
+            if (expr_uses (st->call.args[a], arg))
+              return TRUE;
+          break;
+        }
+    }
+  return FALSE;
+}
+
+/* Whether a phase of kernel k other than cv's reads or writes argument arg (or cv itself in
+ * another role): it would go on reading the bytes the product stops needing. */
+static gboolean
+arg_shared (const FbKernel *k, const FbKConv *cv, guint arg)
+{
+  if ((cv->x == arg) + (cv->w == arg) + (cv->y == arg) + (cv->bias == arg) + (cv->add == arg) > 1)
+    return TRUE;
+  for (guint p = 0; p < k->phases->len; p++)
+    {
+      const FbKPhase *ph = g_ptr_array_index (k->phases, p);
+      if (ph->conv == cv)
+        continue;
+      if (ph->conv ? ph->conv->x == arg || ph->conv->w == arg || ph->conv->y == arg ||
+                     ph->conv->bias == arg || ph->conv->add == arg
+                   : body_uses (ph->body, arg))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Bytes a kernel may read in place of an activation: packed (no strided Concat piece). */
 static gboolean
 plain (const FbPlan *plan, guint b)
@@ -182,7 +236,7 @@ plain (const FbPlan *plan, guint b)
 }
 
 static void
-become_view (FbKernel *t)
+become_view (FbKernel *t, char *label)
 {
   for (guint p = 0; p < t->phases->len; p++)
     g_clear_pointer (&((FbKPhase *) g_ptr_array_index (t->phases, p))->fn, g_free);
@@ -190,7 +244,79 @@ become_view (FbKernel *t)
   t->kind = FB_KERNEL_VIEW;
   t->flops = t->bytes = 0;
   g_free (t->label);
-  t->label = g_strdup ("Transpose read or written by a product through its strides");
+  t->label = label;
+}
+
+#define STRIDED_LABEL "Transpose read or written by a product through its strides"
+
+/* Points the product's operand (its argument *arg) at buffer in, the input of the kernel that
+ * wrote the operand's bytes (root), which becomes a view labelled so. */
+static void
+reroute_operand (Strider *s, FbKernel *k, guint *arg, guint in, guint root, FbKernel *w,
+                 char *label)
+{
+  FbPlan *plan = s->plan;
+  /* An argument of its own: the old one may be shared with a phase that still reads it. */
+  FbKArg moved = g_array_index (k->args, FbKArg, *arg);
+  moved.buffer = in;
+  *arg = k->args->len;
+  g_array_append_val (k->args, moved);
+  guint in_root = fb_plan_root (plan, in);
+  /* The feeder, a view now, reads nothing; the product reads in instead of root. */
+  for (guint a = 0; a < w->args->len; a++)
+    if (g_array_index (w->args, FbKArg, a).role != FB_KARG_OUTPUT)
+      s->readers[fb_plan_root (plan, g_array_index (w->args, FbKArg, a).buffer)]--;
+  s->readers[root]--;
+  s->readers[in_root]++;
+  fb_plan_buffer (plan, in_root)->own_life = TRUE;
+  s->writer[root] = -1;
+  become_view (w, label);
+}
+
+/* The kernel writing operand bytes root when the product alone reads them, else NULL. */
+static FbKernel *
+sole_feeder (const Strider *s, const FbKernel *k, const FbKConv *cv, guint arg, guint root)
+{
+  const FbBuffer *ob = fb_plan_buffer (s->plan, root);
+  if (s->writer[root] < 0 || s->readers[root] != 1 || ob->kind != FB_BUF_INTERMEDIATE ||
+      ob->slice_of >= 0 || arg_shared (k, cv, arg))
+    return NULL;
+  for (guint i = 0; i < s->plan->buffers->len; i++)
+    if (fb_plan_buffer (s->plan, i)->slice_of == (int) root)
+      return NULL;
+  FbKernel *w = g_ptr_array_index (s->plan->kernels, s->writer[root]);
+  return w->kind == FB_KERNEL_LOOPS && w->node != NULL && w->phases->len == 1 ? w : NULL;
+}
+
+/* An operand that is x * c for one constant number c (attention's scaling of q, or of q and
+ * k by the root of the scale each): the product reads x and multiplies by c itself (alpha). */
+static gboolean
+scale_operand (Strider *s, FbKernel *k, FbKConv *cv, gboolean is_a)
+{
+  FbPlan *plan = s->plan;
+  guint *arg = is_a ? &cv->x : &cv->w;
+  guint root = fb_plan_root (plan, g_array_index (k->args, FbKArg, *arg).buffer);
+  FbKernel *m = sole_feeder (s, k, cv, *arg, root);
+  if (m == NULL || m->node->op != FB_OP_MUL || m->node->n_inputs != 2)
+    return FALSE;
+  const FbNode *node = m->node;
+  int c = node->inputs[0]->constant && node->inputs[0]->constant->numel == 1 ? 0
+        : node->inputs[1]->constant && node->inputs[1]->constant->numel == 1 ? 1 : -1;
+  int xi = only_arg (plan, m, FB_KARG_INPUT);
+  if (c < 0 || xi < 0 || node->inputs[1 - c]->constant != NULL ||
+      node->inputs[1 - c]->dtype != FB_DTYPE_FLOAT32 ||
+      !fb_shape_equal (&node->inputs[1 - c]->shape, &node->outputs[0]->shape))
+    return FALSE;
+  guint in = g_array_index (m->args, FbKArg, xi).buffer;
+  guint in_root = fb_plan_root (plan, in);
+  if (!plain (plan, in_root) || s->writer[in_root] == -2 ||
+      fb_plan_buffer (plan, in)->value != node->inputs[1 - c])
+    return FALSE;
+  double scale = fb_tensor_get_f64 (node->inputs[c]->constant, 0);
+  cv->gemm.alpha *= scale;
+  reroute_operand (s, k, arg, in, root, m,
+                   g_strdup_printf ("Mul by %g taken into a product (its alpha)", scale));
+  return TRUE;
 }
 
 /* Operand arg (A: x, B: w) of the product in kernel k, read through strides where it can be. */
@@ -199,16 +325,10 @@ stride_operand (Strider *s, FbKernel *k, FbKConv *cv, gboolean is_a)
 {
   FbPlan *plan = s->plan;
   guint *arg = is_a ? &cv->x : &cv->w;
-  FbKArg *ka = &g_array_index (k->args, FbKArg, *arg);
-  guint root = fb_plan_root (plan, ka->buffer);
-  const FbBuffer *ob = fb_plan_buffer (plan, root);
-  FbKernel *t = transpose_writing (s, root);
-  if (t == NULL || s->readers[root] != 1 || ob->kind != FB_BUF_INTERMEDIATE || ob->slice_of >= 0 ||
-      (cv->x != cv->w && fb_plan_root (plan, g_array_index (k->args, FbKArg, is_a ? cv->w : cv->x).buffer) == root))
+  guint root = fb_plan_root (plan, g_array_index (k->args, FbKArg, *arg).buffer);
+  FbKernel *t = sole_feeder (s, k, cv, *arg, root);
+  if (t == NULL || t->node->op != FB_OP_TRANSPOSE)
     return FALSE;
-  for (guint i = 0; i < plan->buffers->len; i++)
-    if (fb_plan_buffer (plan, i)->slice_of == (int) root)
-      return FALSE;
   int ti = only_arg (plan, t, FB_KARG_INPUT);
   Permuted p;
   if (ti < 0 || !permuted_of (t->node, &p))
@@ -234,17 +354,7 @@ stride_operand (Strider *s, FbKernel *k, FbKConv *cv, gboolean is_a)
     {
       g->tb = trans; g->ldb = ld; g->stride_b = bs; g->off_b = off;
     }
-  /* The product now reads the Transpose's input: an argument of its own (the old one may be
-   * shared with a phase that still reads it). */
-  FbKArg moved = *ka;
-  moved.buffer = in;
-  *arg = k->args->len;
-  g_array_append_val (k->args, moved);
-  s->readers[root]--;
-  s->readers[in_root]++;
-  fb_plan_buffer (plan, in_root)->own_life = TRUE;
-  become_view (t);
-  s->writer[root] = -1;
+  reroute_operand (s, k, arg, in, root, t, g_strdup (STRIDED_LABEL));
   return TRUE;
 }
 
@@ -317,7 +427,7 @@ stride_result (Strider *s, FbKernel *k, guint ki, FbKConv *cv)
   s->writer[root] = -1;
   s->writer[out_root] = (int) ki;
   fb_plan_buffer (plan, out_root)->own_life = TRUE;
-  become_view (t);
+  become_view (t, g_strdup (STRIDED_LABEL));
   return TRUE;
 }
 
@@ -358,8 +468,14 @@ _fb_lower_product_strides (FbPlan *plan)
           FbKPhase *ph = g_ptr_array_index (k->phases, p);
           if (ph->conv == NULL || ph->conv->lib != FB_KLIB_GEMM)
             continue;
-          n += stride_operand (&s, k, ph->conv, TRUE);
-          n += stride_operand (&s, k, ph->conv, FALSE);
+          /* Each operand back through its feeders as far as they go: a scale, a Transpose,
+           * the Transpose before it. */
+          for (int is_a = 0; is_a < 2; is_a++)
+            for (guint taken = 1; taken;)
+              {
+                taken = scale_operand (&s, k, ph->conv, is_a) + stride_operand (&s, k, ph->conv, is_a);
+                n += taken;
+              }
           n += stride_result (&s, k, i, ph->conv);
         }
     }

@@ -7,8 +7,9 @@ Transposes the cuda target's products read and write through strides, and ones t
 
 heads    one image's attention as PyTorch's MultiheadAttention exports it, 8 tokens, 2 heads
          of 8: q, k and v projected, each reshaped to [8, 2, 8] and moved to [2, 8, 8] (k to
-         [2, 8, 8] with d before the tokens), scores, Softmax, context, moved back to [8, 2, 8]
-         and projected. All four Transposes go into the products' strides. A fifth Transpose,
+         [2, 8, 8] with d before the tokens), q and k each scaled by the root of 8 ** -0.5,
+         scores, Softmax, context, moved back to [8, 2, 8] and projected. All four Transposes go
+         into the products' strides, both scalings into the scores' alpha. A fifth Transpose,
          of v to [2, 8, 8] with d first, is a graph output: it keeps its copy.
 windows  the same over 2 windows ([2, 4, 2, 8]: window, token, head, d): the heads' moves to
          and from [2, 2, 4, 8] leave window and head no single batch stride in the bytes the
@@ -62,7 +63,11 @@ def heads(out):
     kt = node(nodes, "Transpose", [parts["k"]], "kt", perm=[1, 2, 0])
     v = node(nodes, "Transpose", [parts["v"]], "v", perm=[1, 0, 2])
     v_out = node(nodes, "Transpose", [parts["v"]], "v_out", perm=[1, 2, 0])
-    s = node(nodes, "MatMul", [q, kt], "scores")
+    # The scale, by its root on both sides, as PyTorch's attention exports it.
+    inits.append(numpy_helper.from_array(np.array(8 ** -0.25, dtype=np.float32), "root"))
+    qs = node(nodes, "Mul", [q, "root"], "q_scaled")
+    ks = node(nodes, "Mul", [kt, "root"], "kt_scaled")
+    s = node(nodes, "MatMul", [qs, ks], "scores")
     p = node(nodes, "Softmax", [s], "p", axis=-1)
     ctx = node(nodes, "MatMul", [p, v], "ctx")
     back = node(nodes, "Transpose", [ctx], "back", perm=[1, 0, 2])
