@@ -73,6 +73,44 @@ test_windows (void)
   g_assert_cmpuint (check ("windows"), ==, 0);
 }
 
+/* A bias, or a bias then Relu, is cuBLASLt's epilogue: one phase, the bias an argument of the
+ * product. Before a residual Add, the product and a generated pass. */
+static void
+test_bias_epilogue (void)
+{
+  g_autoptr(GError) error = NULL;
+  FbGraph *graph = load ("linear");
+  g_autoptr(GPtrArray) inputs = tc_seeded_inputs (graph, 1204);
+  g_autoptr(FbPipeline) p = fb_pipeline_new (fb_graph_copy (graph));
+  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
+  g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), fb_cuda_target_desc (), &error);
+  g_assert_no_error (error);
+  guint one_call = 0, relu = 0, two_phases = 0;
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
+      if (kernel->kind != FB_KERNEL_LIBRARY)
+        continue;
+      const FbKPhase *ph = g_ptr_array_index (kernel->phases, 0);
+      g_assert_nonnull (ph->conv);
+      if (kernel->phases->len == 1)
+        {
+          g_assert_cmpuint (ph->conv->bias, !=, FB_KCONV_NO_ARG);
+          one_call++;
+          relu += ph->conv->gemm.relu;
+        }
+      else
+        two_phases++;
+    }
+  g_assert_cmpuint (one_call, ==, 2);
+  g_assert_cmpuint (relu, ==, 1);
+  g_assert_cmpuint (two_phases, ==, 1);
+  tp_check_emulated_pipeline (graph, FB_LAYOUT_NCHW, (FbTensor **) inputs->pdata, inputs->len,
+                              FALSE);
+}
+
 static void
 test_switched_off (void)
 {
@@ -88,5 +126,6 @@ main (int argc, char **argv)
   g_test_add_func ("/product-strides/heads", test_heads);
   g_test_add_func ("/product-strides/windows", test_windows);
   g_test_add_func ("/product-strides/switched-off", test_switched_off);
+  g_test_add_func ("/product-strides/bias-epilogue", test_bias_epilogue);
   return g_test_run ();
 }

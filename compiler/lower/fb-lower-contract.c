@@ -94,6 +94,28 @@ flat_stride (const int64_t *extent, const int64_t *stride, int n, int64_t *flat)
   return TRUE;
 }
 
+/* The bias of a chain from the product y to end that is Add (y, bias) along the rows, or that
+ * then a Relu (*relu set), with bias a float constant of n elements; NULL for any other chain. */
+static const FbValue *
+row_bias_chain (const FbValue *y, const FbValue *end, int64_t n, int64_t *relu)
+{
+  const FbNode *add = end->producer;
+  *relu = 0;
+  if (add && add->op == FB_OP_RELU && add->n_inputs == 1 && add->inputs[0]->producer)
+    {
+      *relu = 1;
+      add = add->inputs[0]->producer;
+    }
+  if (add == NULL || add->op != FB_OP_ADD || add->n_inputs != 2 ||
+      !fb_shape_equal (&add->outputs[0]->shape, &y->shape) || add->outputs[0]->dtype != y->dtype)
+    return (*relu = 0, NULL);
+  const FbValue *bias = add->inputs[0] == y ? add->inputs[1] : add->inputs[1] == y ? add->inputs[0] : NULL;
+  if (bias == NULL || bias->constant == NULL || bias->dtype != FB_DTYPE_FLOAT32 ||
+      _fb_lower_numel (bias) != n || bias->shape.rank < 1 || bias->shape.dim[bias->shape.rank - 1] != n)
+    return (*relu = 0, NULL);
+  return bias;
+}
+
 /* The GPU's product: one cuBLASLt call over every batch (a library phase), Gemm's alpha and a
  * bias along the rows inside it, anything else (beta, a bias of another shape, the sunk
  * elementwise chain) one generated phase over the output after it. */
@@ -187,6 +209,14 @@ lower_matmul_gpu (FbLowerCtx *c, const FbNode *node, const FbGemmShape *gs, GErr
                           bias->shape.rank >= 1 && bias->shape.dim[bias->shape.rank - 1] == gs->N;
   if (library_bias)
     cv.bias = _fb_lower_arg (c, bias, FB_KARG_INPUT);
+  /* A MatMul whose sunk chain is only a bias Add along the rows (a linear layer), maybe then a
+   * Relu: cuBLASLt's epilogue adds it, and the product writes the chain's end itself. */
+  const FbValue *end = g_hash_table_lookup (c->sunk, vy), *chain_bias = NULL;
+  if (!is_gemm && end && (chain_bias = row_bias_chain (vy, end, gs->N, &g->relu)))
+    {
+      cv.bias = _fb_lower_arg (c, chain_bias, FB_KARG_INPUT);
+      cv.y = _fb_lower_out_arg (c, end);
+    }
   for (int64_t p = 0; p < products; p++)
     {
       int64_t rest = p;
@@ -202,7 +232,7 @@ lower_matmul_gpu (FbLowerCtx *c, const FbNode *node, const FbGemmShape *gs, GErr
       fb_kernel_add_conv_phase (k, &cv, 2.0 * gs->M * gs->N * gs->K * batch);
     }
   k->kind = FB_KERNEL_LIBRARY;
-  if ((bias == NULL || library_bias) && !g_hash_table_contains (c->sunk, vy))
+  if (chain_bias || ((bias == NULL || library_bias) && end == NULL))
     return TRUE;
 
   /* The rest, elementwise over the product where it lies. */

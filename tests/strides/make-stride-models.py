@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Builds the models of test-product-strides.c (tests/strides/NAME.onnx): attention whose head
-Transposes the cuda target's products read and write through strides, and ones they cannot.
+Transposes the cuda target's products read and write through strides, ones they cannot, and
+linear layers whose bias is the product's epilogue.
 
     make-stride-models.py OUTDIR
 
@@ -14,6 +15,9 @@ heads    one image's attention as PyTorch's MultiheadAttention exports it, 8 tok
 windows  the same over 2 windows ([2, 4, 2, 8]: window, token, head, d): the heads' moves to
          and from [2, 2, 4, 8] leave window and head no single batch stride in the bytes the
          products would read or write, so all four keep their copies.
+linear   three linear layers of one input: with a bias, with a bias then Relu (both one
+         cuBLASLt call with its bias epilogue), and with a bias then a residual Add (the product,
+         then a generated pass).
 
 Weights are seeded and small; the test makes its own inputs. Only development machines run
 this script; the test reads the committed models.
@@ -98,11 +102,26 @@ def windows(out):
          [helper.make_tensor_value_info("y", F, [8, 16])])
 
 
+def linear(out):
+    nodes, inits = [], []
+    a = node(nodes, "MatMul", ["x", weight(inits, "w1", [16, 16])], "a")
+    node(nodes, "Add", [a, weight(inits, "b1", [16])], "y_bias")
+    b = node(nodes, "MatMul", ["x", weight(inits, "w2", [16, 16])], "b")
+    r = node(nodes, "Add", [weight(inits, "b2", [16]), b], "b_biased")
+    node(nodes, "Relu", [r], "y_relu")
+    c = node(nodes, "MatMul", ["x", weight(inits, "w3", [16, 16])], "c")
+    cb = node(nodes, "Add", [c, weight(inits, "b3", [16])], "c_biased")
+    node(nodes, "Add", [cb, "x"], "y_residual")
+    save(out, "linear", nodes, inits, [helper.make_tensor_value_info("x", F, [8, 16])],
+         [helper.make_tensor_value_info(y, F, [8, 16]) for y in ("y_bias", "y_relu", "y_residual")])
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     os.makedirs(out, exist_ok=True)
     heads(out)
     windows(out)
+    linear(out)
 
 
 if __name__ == "__main__":
