@@ -87,9 +87,8 @@ piece_of (const Slicer *s, const FbValue *v, guint *p)
   return TRUE;
 }
 
-/* The Concat kernel writes nothing now: its n pieces' producers have written its output c. */
-static void
-become_view (Slicer *s, FbKernel *kernel, guint c, guint n)
+void
+_fb_lower_become_view (FbKernel *kernel, char *label)
 {
   for (guint p = 0; p < kernel->phases->len; p++)
     g_clear_pointer (&((FbKPhase *) g_ptr_array_index (kernel->phases, p))->fn, g_free);
@@ -97,7 +96,15 @@ become_view (Slicer *s, FbKernel *kernel, guint c, guint n)
   kernel->kind = FB_KERNEL_VIEW;
   kernel->flops = kernel->bytes = 0;
   g_free (kernel->label);
-  kernel->label = g_strdup_printf ("Concat in place (its %u inputs are written into it)", n);
+  kernel->label = label;
+}
+
+/* The Concat kernel writes nothing now: its n pieces' producers have written its output c. */
+static void
+become_view (Slicer *s, FbKernel *kernel, guint c, guint n)
+{
+  _fb_lower_become_view (kernel, g_strdup_printf ("Concat in place (its %u inputs are written "
+                                                  "into it)", n));
   s->writers[c]--;
 }
 

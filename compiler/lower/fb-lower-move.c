@@ -50,6 +50,43 @@ clamp_index (FbKernel *k, FbKExpr *i, int64_t extent)
                        fb_kx_index (k, extent - 1));
 }
 
+gboolean
+_fb_lower_slice_starts (const FbNode *node, int rank, const int64_t *in, int64_t *start,
+                        int64_t *step, GError **error)
+{
+  g_autofree int64_t *starts = NULL, *ends = NULL, *axes = NULL, *steps = NULL;
+  guint ns = 0, ne = 0, na = 0, nst = 0;
+  if (node->opset > 0 && node->opset < 10)
+    {
+      const int64_t *s = fb_node_attr_ints (node, "starts", &ns);
+      const int64_t *a = fb_node_attr_ints (node, "axes", &na);
+      starts = g_memdup2 (s, sizeof (int64_t) * MAX (ns, 1));
+      axes = g_memdup2 (a, sizeof (int64_t) * MAX (na, 1));
+    }
+  else if (!_fb_lower_const_ints (node, 1, &starts, &ns, error) ||
+           !_fb_lower_const_ints (node, 2, &ends, &ne, error) ||
+           !_fb_lower_const_ints (node, 3, &axes, &na, error) ||
+           !_fb_lower_const_ints (node, 4, &steps, &nst, error))
+    return FALSE;
+  for (int d = 0; d < rank; d++)
+    {
+      start[d] = 0;
+      step[d] = 1;
+    }
+  for (guint i = 0; i < ns; i++)
+    {
+      int a;
+      if (!fb_axis_normalize (na ? axes[i] : (int64_t) i, rank, &a))
+        return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "bad axis");
+      int64_t st = nst ? steps[i] : 1, s = starts[i], dim = in[a];
+      if (s < 0)
+        s += dim;
+      start[a] = st > 0 ? CLAMP (s, 0, dim) : CLAMP (s, 0, dim - 1);
+      step[a] = st;
+    }
+  return TRUE;
+}
+
 /* out coordinates -> the input's coordinates, per operator */
 static gboolean
 lower_simple (FbLowerCtx *c, const FbNode *node, GError **error)
@@ -120,33 +157,12 @@ lower_simple (FbLowerCtx *c, const FbNode *node, GError **error)
       }
     case FB_OP_SLICE:
       {
-        g_autofree int64_t *starts = NULL, *ends = NULL, *axes = NULL, *steps = NULL;
-        guint ns = 0, ne = 0, na = 0, nst = 0;
-        if (node->opset > 0 && node->opset < 10)
-          {
-            const int64_t *s = fb_node_attr_ints (node, "starts", &ns);
-            const int64_t *a = fb_node_attr_ints (node, "axes", &na);
-            starts = g_memdup2 (s, sizeof (int64_t) * MAX (ns, 1));
-            axes = g_memdup2 (a, sizeof (int64_t) * MAX (na, 1));
-          }
-        else if (!_fb_lower_const_ints (node, 1, &starts, &ns, error) ||
-                 !_fb_lower_const_ints (node, 2, &ends, &ne, error) ||
-                 !_fb_lower_const_ints (node, 3, &axes, &na, error) ||
-                 !_fb_lower_const_ints (node, 4, &steps, &nst, error))
+        int64_t start[FB_MAX_RANK], step[FB_MAX_RANK];
+        if (!_fb_lower_slice_starts (node, irank, id, start, step, error))
           return FALSE;
         for (int d = 0; d < irank; d++)
-          ic[d] = oc[d];
-        for (guint i = 0; i < ns; i++)
-          {
-            int a;
-            if (!fb_axis_normalize (na ? axes[i] : (int64_t) i, irank, &a))
-              return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "bad axis");
-            int64_t step = nst ? steps[i] : 1, s = starts[i], dim = id[a];
-            if (s < 0)
-              s += dim;
-            s = step > 0 ? CLAMP (s, 0, dim) : CLAMP (s, 0, dim - 1);
-            ic[a] = fb_kx_add_c (k, fb_kx_mul_c (k, oc[a], step), s);
-          }
+          ic[d] = start[d] == 0 && step[d] == 1 ? oc[d]
+                : fb_kx_add_c (k, fb_kx_mul_c (k, oc[d], step[d]), start[d]);
         v = at (c, x, ic, error);
         break;
       }

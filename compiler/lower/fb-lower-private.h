@@ -60,6 +60,12 @@ guint     _fb_lower_slice_views     (FbPlan *plan);
  * by one number into their alpha (fb-lower-product-strides.c). Returns how many kernels became
  * views. */
 guint     _fb_lower_product_strides (FbPlan *plan);
+/* The kernel runs no code any more: no phases, no work, kind view, labelled label (taken). */
+void      _fb_lower_become_view     (FbKernel *kernel, char *label);
+/* A Slice's start and step along every axis of its input of dims in (0 and 1 where it does not
+ * cut), its starts clamped as the operator says. */
+gboolean  _fb_lower_slice_starts    (const FbNode *node, int rank, const int64_t *in,
+                                     int64_t *start, int64_t *step, GError **error);
 /* Per buffer: how many kernels (not views) write its root's bytes (caller frees). */
 guint    *_fb_lower_count_writers   (const FbPlan *plan);
 /* Whether every access of kernel to its argument arg, a buffer of rows of row elements, can be

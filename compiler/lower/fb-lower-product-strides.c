@@ -235,18 +235,6 @@ plain (const FbPlan *plan, guint b)
     }
 }
 
-static void
-become_view (FbKernel *t, char *label)
-{
-  for (guint p = 0; p < t->phases->len; p++)
-    g_clear_pointer (&((FbKPhase *) g_ptr_array_index (t->phases, p))->fn, g_free);
-  g_ptr_array_set_size (t->phases, 0);
-  t->kind = FB_KERNEL_VIEW;
-  t->flops = t->bytes = 0;
-  g_free (t->label);
-  t->label = label;
-}
-
 #define STRIDED_LABEL "Transpose read or written by a product through its strides"
 
 /* Points the product's operand (its argument *arg) at buffer in, the input of the kernel that
@@ -270,7 +258,7 @@ reroute_operand (Strider *s, FbKernel *k, guint *arg, guint in, guint root, FbKe
   s->readers[in_root]++;
   fb_plan_buffer (plan, in_root)->own_life = TRUE;
   s->writer[root] = -1;
-  become_view (w, label);
+  _fb_lower_become_view (w, label);
 }
 
 /* The kernel writing operand bytes root when the product alone reads them, else NULL. */
@@ -427,7 +415,7 @@ stride_result (Strider *s, FbKernel *k, guint ki, FbKConv *cv)
   s->writer[root] = -1;
   s->writer[out_root] = (int) ki;
   fb_plan_buffer (plan, out_root)->own_life = TRUE;
-  become_view (t, g_strdup (STRIDED_LABEL));
+  _fb_lower_become_view (t, g_strdup (STRIDED_LABEL));
   return TRUE;
 }
 

@@ -45,42 +45,6 @@ contiguous_run (int rank, const int64_t *in, const int64_t *out, const int64_t *
   return TRUE;
 }
 
-/* A Slice's output coordinates' start in its input, as its lowering computes them; FALSE where
- * a step other than 1 moves along an axis the output keeps more than one element of. */
-static gboolean
-slice_start (const FbNode *node, int rank, const int64_t *in, const int64_t *out, int64_t *start)
-{
-  g_autofree int64_t *starts = NULL, *ends = NULL, *axes = NULL, *steps = NULL;
-  guint ns = 0, ne = 0, na = 0, nst = 0;
-  if (node->opset > 0 && node->opset < 10)
-    {
-      const int64_t *s = fb_node_attr_ints (node, "starts", &ns);
-      const int64_t *a = fb_node_attr_ints (node, "axes", &na);
-      starts = g_memdup2 (s, sizeof (int64_t) * MAX (ns, 1));
-      axes = g_memdup2 (a, sizeof (int64_t) * MAX (na, 1));
-    }
-  else if (!_fb_lower_const_ints (node, 1, &starts, &ns, NULL) ||
-           !_fb_lower_const_ints (node, 2, &ends, &ne, NULL) ||
-           !_fb_lower_const_ints (node, 3, &axes, &na, NULL) ||
-           !_fb_lower_const_ints (node, 4, &steps, &nst, NULL))
-    return FALSE;
-  for (int d = 0; d < rank; d++)
-    start[d] = 0;
-  for (guint i = 0; i < ns; i++)
-    {
-      int a;
-      if (!fb_axis_normalize (na ? axes[i] : (int64_t) i, rank, &a))
-        return FALSE;
-      int64_t step = nst ? steps[i] : 1, s = starts[i];
-      if (step != 1 && out[a] > 1)
-        return FALSE;
-      if (s < 0)
-        s += in[a];
-      start[a] = step > 0 ? CLAMP (s, 0, in[a]) : CLAMP (s, 0, in[a] - 1);
-    }
-  return TRUE;
-}
-
 /* A Gather of one constant index along its axis: the output with that axis kept as extent 1,
  * in *out, and its start. */
 static gboolean
@@ -115,8 +79,16 @@ view_offset (const FbNode *node, int64_t *offset)
       !_fb_lower_dims (y, &orank, out) || rank < 1)
     return FALSE;
   if (node->op == FB_OP_SLICE)
-    return orank == rank && slice_start (node, rank, in, out, start) &&
-           contiguous_run (rank, in, out, start, offset);
+    {
+      int64_t step[FB_MAX_RANK];
+      if (orank != rank || !_fb_lower_slice_starts (node, rank, in, start, step, NULL))
+        return FALSE;
+      /* A step other than 1 along an axis the output keeps more than one element of. */
+      for (int d = 0; d < rank; d++)
+        if (step[d] != 1 && out[d] > 1)
+          return FALSE;
+      return contiguous_run (rank, in, out, start, offset);
+    }
   int64_t kept[FB_MAX_RANK];
   return node->op == FB_OP_GATHER && gather_start (node, rank, in, kept, start) &&
          contiguous_run (rank, in, kept, start, offset);
@@ -173,14 +145,9 @@ slice_as_view (FbPlan *plan, FbKernel *kernel, guint *writers)
       return FALSE;
   ob->slice_of = (int) in;
   ob->slice_offset = bytes;
-  for (guint p = 0; p < kernel->phases->len; p++)
-    g_clear_pointer (&((FbKPhase *) g_ptr_array_index (kernel->phases, p))->fn, g_free);
-  g_ptr_array_set_size (kernel->phases, 0);
-  kernel->kind = FB_KERNEL_VIEW;
-  kernel->flops = kernel->bytes = 0;
-  g_free (kernel->label);
-  kernel->label = g_strdup_printf ("%s as a view (its input's bytes from %" G_GINT64_FORMAT ")",
-                                   fb_op_name (node->op), bytes);
+  _fb_lower_become_view (kernel, g_strdup_printf ("%s as a view (its input's bytes from %"
+                                                   G_GINT64_FORMAT ")", fb_op_name (node->op),
+                                                   bytes));
   writers[out]--;
   return TRUE;
 }
