@@ -25,20 +25,30 @@ load (const char *name)
   return graph;
 }
 
+/* A copy of graph through the pipeline (in *pipeline, which the plan borrows from), lowered
+ * for the cuda target. */
+static FbPlan *
+lower_for_cuda (const FbGraph *graph, FbPipeline **pipeline)
+{
+  g_autoptr(GError) error = NULL;
+  *pipeline = fb_pipeline_new (fb_graph_copy (graph));
+  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
+  g_assert_true (fb_pipeline_run (*pipeline, options, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  FbPlan *plan = fb_lower_graph (fb_pipeline_final (*pipeline), fb_cuda_target_desc (), &error);
+  g_assert_no_error (error);
+  return plan;
+}
+
 /* Lowers the model for the cuda target, counts the Transposes its products took over, and
  * runs it emulated against the interpreter. */
 static guint
 check (const char *name)
 {
-  g_autoptr(GError) error = NULL;
   FbGraph *graph = load (name);
   g_autoptr(GPtrArray) inputs = tc_seeded_inputs (graph, 1203);
-  g_autoptr(FbPipeline) p = fb_pipeline_new (fb_graph_copy (graph));
-  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
-  g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
-  g_assert_no_error (error);
-  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), fb_cuda_target_desc (), &error);
-  g_assert_no_error (error);
+  g_autoptr(FbPipeline) p = NULL;
+  g_autoptr(FbPlan) plan = lower_for_cuda (graph, &p);
   fb_plan_layout_memory (plan);
   tc_check_arena (plan);
   guint n = 0;
@@ -78,15 +88,10 @@ test_windows (void)
 static void
 test_bias_epilogue (void)
 {
-  g_autoptr(GError) error = NULL;
   FbGraph *graph = load ("linear");
   g_autoptr(GPtrArray) inputs = tc_seeded_inputs (graph, 1204);
-  g_autoptr(FbPipeline) p = fb_pipeline_new (fb_graph_copy (graph));
-  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
-  g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
-  g_assert_no_error (error);
-  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), fb_cuda_target_desc (), &error);
-  g_assert_no_error (error);
+  g_autoptr(FbPipeline) p = NULL;
+  g_autoptr(FbPlan) plan = lower_for_cuda (graph, &p);
   guint one_call = 0, relu = 0, two_phases = 0;
   for (guint k = 0; k < plan->kernels->len; k++)
     {
