@@ -8,8 +8,9 @@
  *
  * A run is contiguous when the axes after some axis a are taken whole and the axes before it
  * have extent 1 in the output (a may be cut anywhere, with step 1). The input's bytes must be
- * an activation of this run written once and never written over (no residual in place over
- * them), not a strided piece of a channels-last Concat, and the output an activation of its
+ * an activation of this run that no kernel writes over after its producer (no residual in
+ * place over them; a Concat in place counts no writer of its own, its pieces' producers
+ * write it), not a strided piece of a channels-last Concat, and the output an activation of its
  * own, written by the slicing kernel only. The run must start a multiple of 64 bytes in: the
  * generated kernels' vector loads and the libraries assume buffers aligned as the arena aligns
  * them. The memory plan then packs the input with the views inside it as one item that lives
