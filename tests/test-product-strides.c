@@ -6,6 +6,8 @@
  * emulated PTX kernels, its cuBLASLt products on the host by their descriptions (strides,
  * offsets, transposed operands), against the interpreter. FUSEBENCH_PRODUCT_STRIDES=0 keeps
  * the copies. Models: tests/strides/make-stride-models.py. */
+#include "fb-backend.h"
+#include "fb-bundle.h"
 #include "fb-cuda.h"
 #include "fb-lower.h"
 #include "fb-memory-plan.h"
@@ -116,6 +118,58 @@ test_bias_epilogue (void)
                               FALSE);
 }
 
+/* The strided products and the Transposes and Muls they took over as views go through a cuda
+ * bundle and come back as they were: the bundle's checks of each product's extent against its
+ * buffers accept strides that walk a buffer in another order. */
+static void
+test_bundle (void)
+{
+  g_autoptr(GError) error = NULL;
+  FbGraph *graph = load ("heads");
+  g_autoptr(FbPipeline) p = NULL;
+  g_autoptr(FbPlan) plan = lower_for_cuda (graph, &p);
+  const FbBackend *cuda = fb_backend_lookup ("cuda");
+  g_assert_nonnull (cuda);
+  g_autofree char *dir = g_dir_make_tmp ("fusebench-test-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *path = g_build_filename (dir, "heads.fusebench", NULL);
+  FbBackendOptions options = { 0 };
+  g_assert_true (cuda->compile_bundle (cuda, fb_pipeline_final (p), path, NULL, &options, NULL,
+                                       &error));
+  g_assert_no_error (error);
+  g_autoptr(GPtrArray) objects = NULL;
+  g_autoptr(FbPlan) loaded = fb_bundle_read (path, "cuda", fb_cuda_target_desc ()->triple, ".ptx",
+                                             &objects, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (loaded->kernels->len, ==, plan->kernels->len);
+  guint strided = 0;
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      const FbKernel *a = g_ptr_array_index (plan->kernels, k);
+      const FbKernel *b = g_ptr_array_index (loaded->kernels, k);
+      g_assert_cmpint (a->kind, ==, b->kind);
+      g_assert_cmpuint (a->phases->len, ==, b->phases->len);
+      for (guint ph = 0; ph < a->phases->len; ph++)
+        {
+          const FbKConv *ca = ((const FbKPhase *) g_ptr_array_index (a->phases, ph))->conv;
+          const FbKConv *cb = ((const FbKPhase *) g_ptr_array_index (b->phases, ph))->conv;
+          if (ca == NULL || ca->lib != FB_KLIB_GEMM)
+            continue;
+          g_assert_nonnull (cb);
+          const FbKGemm *ga = &ca->gemm, *gb = &cb->gemm;
+          g_assert_true (ga->ta == gb->ta && ga->tb == gb->tb && ga->lda == gb->lda &&
+                         ga->ldb == gb->ldb && ga->ldc == gb->ldc && ga->stride_a == gb->stride_a &&
+                         ga->stride_b == gb->stride_b && ga->stride_c == gb->stride_c);
+          g_assert_cmpfloat_with_epsilon (ga->alpha, gb->alpha, 1e-6);
+          /* Read or written through strides other than a packed matrix's. */
+          strided += ga->ta || ga->tb || ga->lda != ga->k || ga->ldb != ga->n || ga->ldc != ga->n;
+        }
+    }
+  g_assert_cmpuint (strided, ==, 2);   /* the scores, and the context (v read, itself written back) */
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
+  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
+}
+
 static void
 test_switched_off (void)
 {
@@ -132,5 +186,6 @@ main (int argc, char **argv)
   g_test_add_func ("/product-strides/windows", test_windows);
   g_test_add_func ("/product-strides/switched-off", test_switched_off);
   g_test_add_func ("/product-strides/bias-epilogue", test_bias_epilogue);
+  g_test_add_func ("/product-strides/bundle", test_bundle);
   return g_test_run ();
 }

@@ -56,7 +56,8 @@ permuted_of (const FbNode *node, Permuted *p)
   for (int d = 0; d < p->rank; d++)
     {
       int from = perm ? (int) perm[d] : p->rank - 1 - d;
-      if (from < 0 || from >= irank)
+      /* An empty tensor has nothing to walk (and offsets could not be split by its extents). */
+      if (from < 0 || from >= irank || p->dims[d] < 1)
         return FALSE;
       p->moved[d] = stride[from];
     }
@@ -276,15 +277,24 @@ sole_feeder (const Strider *s, const FbKernel *k, const FbKConv *cv, guint arg, 
   return w->kind == FB_KERNEL_LOOPS && w->node != NULL && w->phases->len == 1 ? w : NULL;
 }
 
+/* The product's operand A (is_a) or B: its argument (*arg) and root bytes (*root), and the
+ * kernel that alone feeds it, or NULL. */
+static FbKernel *
+operand_feeder (Strider *s, FbKernel *k, FbKConv *cv, gboolean is_a, guint **arg, guint *root)
+{
+  *arg = is_a ? &cv->x : &cv->w;
+  *root = fb_plan_root (s->plan, g_array_index (k->args, FbKArg, **arg).buffer);
+  return sole_feeder (s, k, cv, **arg, *root);
+}
+
 /* An operand that is x * c for one constant number c (attention's scaling of q, or of q and
  * k by the root of the scale each): the product reads x and multiplies by c itself (alpha). */
 static gboolean
 scale_operand (Strider *s, FbKernel *k, FbKConv *cv, gboolean is_a)
 {
   FbPlan *plan = s->plan;
-  guint *arg = is_a ? &cv->x : &cv->w;
-  guint root = fb_plan_root (plan, g_array_index (k->args, FbKArg, *arg).buffer);
-  FbKernel *m = sole_feeder (s, k, cv, *arg, root);
+  guint *arg, root;
+  FbKernel *m = operand_feeder (s, k, cv, is_a, &arg, &root);
   if (m == NULL || m->node->op != FB_OP_MUL || m->node->n_inputs != 2)
     return FALSE;
   const FbNode *node = m->node;
@@ -312,9 +322,8 @@ static gboolean
 stride_operand (Strider *s, FbKernel *k, FbKConv *cv, gboolean is_a)
 {
   FbPlan *plan = s->plan;
-  guint *arg = is_a ? &cv->x : &cv->w;
-  guint root = fb_plan_root (plan, g_array_index (k->args, FbKArg, *arg).buffer);
-  FbKernel *t = sole_feeder (s, k, cv, *arg, root);
+  guint *arg, root;
+  FbKernel *t = operand_feeder (s, k, cv, is_a, &arg, &root);
   if (t == NULL || t->node->op != FB_OP_TRANSPOSE)
     return FALSE;
   int ti = only_arg (plan, t, FB_KARG_INPUT);
