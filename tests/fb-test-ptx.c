@@ -67,6 +67,7 @@ typedef struct {
   GMutex  lock;
   GCond   cond;
   guint   threads, count, generation;
+  guint   warp_count[32], warp_generation[32];
   float   slots_f[1024];
   gint32  slots_i[1024];
 } EmuBlock;
@@ -97,14 +98,35 @@ emu_barrier (FbPtxEmuThread *self)
   g_mutex_unlock (&b->lock);
 }
 
+/* __syncwarp: the threads of self's warp only, so that the warps of a block may run different
+ * numbers of rows (a warp per row) and the other warps need not take part. */
+static void
+emu_warp_sync (FbPtxEmuThread *self)
+{
+  EmuBlock *b = ((EmuThread *) self)->block;
+  guint w = self->tid / 32, lanes = MIN (32, b->threads - w * 32);
+  g_mutex_lock (&b->lock);
+  guint gen = b->warp_generation[w];
+  if (++b->warp_count[w] == lanes)
+    {
+      b->warp_count[w] = 0;
+      b->warp_generation[w]++;
+      g_cond_broadcast (&b->cond);
+    }
+  else
+    while (gen == b->warp_generation[w])
+      g_cond_wait (&b->cond, &b->lock);
+  g_mutex_unlock (&b->lock);
+}
+
 static float
 emu_shfl_f32 (FbPtxEmuThread *self, float v, gint32 lane_xor)
 {
   EmuBlock *b = ((EmuThread *) self)->block;
   b->slots_f[self->tid] = v;
-  emu_barrier (self);
+  emu_warp_sync (self);
   float r = b->slots_f[self->tid ^ lane_xor];
-  emu_barrier (self);
+  emu_warp_sync (self);
   return r;
 }
 
@@ -113,9 +135,9 @@ emu_shfl_i32 (FbPtxEmuThread *self, gint32 v, gint32 lane_xor)
 {
   EmuBlock *b = ((EmuThread *) self)->block;
   b->slots_i[self->tid] = v;
-  emu_barrier (self);
+  emu_warp_sync (self);
   gint32 r = b->slots_i[self->tid ^ lane_xor];
-  emu_barrier (self);
+  emu_warp_sync (self);
   return r;
 }
 
@@ -148,7 +170,7 @@ emulate (FbJit *jit, const FbPtxLaunch *l, void **args, int64_t extent, int64_t 
         {
           th[t] = (EmuThread) { .t = { .tid = t, .ctaid = blk, .nctaid = grid, .ntid = T,
                                        .barrier = emu_barrier, .shfl_f32 = emu_shfl_f32,
-                                       .shfl_i32 = emu_shfl_i32 },
+                                       .shfl_i32 = emu_shfl_i32, .warp_sync = emu_warp_sync },
                                 .block = b, .fn = fn, .args = args, .begin = 0, .end = extent };
           if (l->cooperative)
             gt[t] = g_thread_new ("emu", emu_thread, &th[t]);

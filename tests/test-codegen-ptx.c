@@ -221,6 +221,46 @@ test_reduction (void)
   ti_done ();
 }
 
+static FbPtxModule *
+ptx_of_only_kernel (FbGraph *g, FbNode *n, FbTensor **ins)
+{
+  tc_finish (g, n, ins, 0);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPlan) plan = fb_lower_graph (g, fb_cuda_target_desc (), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->kernels->len, ==, 1);
+  FbPtxModule *m = fb_codegen_ptx (g_ptr_array_index (plan->kernels, 0), plan, &error);
+  g_assert_no_error (error);
+  return m;
+}
+
+/* Many short rows (a 7x7 window attention's softmax: 1176 rows of 49) go a warp per row,
+ * eight rows a block: shuffles and warp barriers only. A reduction down a column (each row's
+ * elements a row apart) keeps a block per row. */
+static void
+test_warp_rows (void)
+{
+  FbGraph *g = ti_graph (17);
+  FbNode *n = ti_node (g, FB_OP_SOFTMAX, 1, 1);
+  g_autoptr(FbPtxModule) m = ptx_of_only_kernel (g, n, TI_IN (ti_random (4, D (2, 3, 196, 49), 3)));
+  const FbPtxPhase *ph = only_phase (m);
+  g_assert_true (ph->cooperative);
+  g_assert_cmpuint (ph->block_threads, ==, 256);
+  g_assert_cmpuint (ph->row_threads, ==, 32);
+  g_assert_nonnull (strstr (m->ptx, "shfl.sync.bfly"));
+  g_assert_null (strstr (m->ptx, "bar.sync"));
+  g_assert_null (strstr (m->ptx, ".shared"));
+
+  g = ti_graph (17);
+  n = ti_node (g, FB_OP_REDUCE_MAX, 1, 1);
+  ti_attr_ints (g, n, "axes", 1, (int64_t[]) { 0 });
+  g_autoptr(FbPtxModule) col = ptx_of_only_kernel (g, n, TI_IN (ti_random (2, D (64, 1200), 4)));
+  ph = only_phase (col);
+  g_assert_true (ph->cooperative);
+  g_assert_cmpuint (ph->row_threads, ==, ph->block_threads);
+  ti_done ();
+}
+
 /* An elementwise nest [64, 3136]: the pixel loop joins the grid, four items a thread, loads 16
  * bytes wide; the grid the phase asks for covers every item exactly once a thread. */
 static void
@@ -444,7 +484,7 @@ test_gpu_math (void)
   ti_done ();
 }
 
-/* Blocks of 128 threads here (rows up to 1024), each an OS thread while it runs. */
+/* Blocks of 128 or 256 threads here, each an OS thread while it runs. */
 static void
 test_emulated (void)
 {
@@ -454,6 +494,13 @@ test_emulated (void)
   g = ti_graph (17);
   n = ti_node (g, FB_OP_GLOBAL_AVERAGE_POOL, 1, 1);
   tp_check_emulated (g, n, TI_IN (ti_random (4, D (1, 6, 7, 7), 9)), 1, TRUE);
+  /* A warp per row: 1030 rows of 80 (two or three elements a lane) with LayerNormalization's
+   * two reductions, scale and bias; the second grid, a third of the first, leaves some warps
+   * more rows than others. */
+  g = ti_graph (17);
+  n = ti_node (g, FB_OP_LAYER_NORMALIZATION, 3, 1);
+  tp_check_emulated (g, n, TI_IN (ti_random (2, D (1030, 80), 14), ti_random (1, D (80), 15),
+                                  ti_random (1, D (80), 16)), 3, TRUE);
   g = ti_graph (17);
   n = ti_node (g, FB_OP_TANH, 1, 1);
   tp_check_emulated (g, n, TI_IN (ti_random (4, D (1, 16, 30, 30), 10)), 1, FALSE);
@@ -469,6 +516,7 @@ main (int argc, char **argv)
   tc_init (&argc, &argv);
   g_test_add_func ("/codegen-ptx/models", test_models);
   g_test_add_func ("/codegen-ptx/reduction", test_reduction);
+  g_test_add_func ("/codegen-ptx/warp-rows", test_warp_rows);
   g_test_add_func ("/codegen-ptx/geometry", test_geometry);
   g_test_add_func ("/codegen-ptx/library-phases", test_library_phases);
   g_test_add_func ("/codegen-ptx/stages", test_stages);

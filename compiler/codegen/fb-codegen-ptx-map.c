@@ -12,10 +12,11 @@
  * keeps the loop sequential inside a thread, which is always correct.
  *
  * A phase whose item (one iteration of the collapsed nest) reduces over a long loop (softmax
- * rows, normalizations, global pools) runs cooperatively: a block per item, reduction loops
- * split over its threads and combined through shuffles and shared memory, store loops split
- * the same way, single stores made by thread 0, and everything else run by every thread on
- * the same (uniform) values. */
+ * rows, normalizations, global pools) runs cooperatively: a block per item (or a warp, for
+ * many rows of up to a thousand elements), reduction loops split over its threads and combined
+ * through shuffles (and shared memory across a block's warps), store loops split the same
+ * way, single stores made by its first thread, and everything else run by every thread on the
+ * same (uniform) values. */
 #include "fb-codegen-ptx-private.h"
 
 #include <string.h>
@@ -619,6 +620,66 @@ pow2_at_least (int64_t n)
   return p;
 }
 
+/* A warp per row for rows of up to this many elements (32 a lane), when there are at least
+ * this many rows: fewer rows are better spread a block each over the 132 SMs. */
+#define WARP_ROW_LONGEST 1024
+#define WARP_ROW_FEWEST  1024
+
+static void
+note_load_steps (const FbKExpr *x, guint var, guint nv, gboolean *along)
+{
+  if (x == NULL)
+    return;
+  if (x->kind == FB_KX_LOAD)
+    {
+      g_autofree int64_t *coef = g_new0 (int64_t, nv + 1);
+      int64_t konst = 0;
+      if (affine (x->a, nv, coef, &konst, 1) && ABS (coef[var]) == 1)
+        *along = TRUE;
+    }
+  note_load_steps (x->a, var, nv, along);
+  if (x->kind != FB_KX_LOAD && x->kind != FB_KX_PTR)
+    {
+      note_load_steps (x->b, var, nv, along);
+      note_load_steps (x->c, var, nv, along);
+    }
+}
+
+static void
+note_stmt_load_steps (const FbKStmt *s, guint var, guint nv, gboolean *along)
+{
+  if (s->kind == FB_KS_LOOP)
+    for (guint i = 0; i < s->loop.body->len; i++)
+      note_stmt_load_steps (g_ptr_array_index (s->loop.body, i), var, nv, along);
+  else if (s->kind == FB_KS_ASSIGN)
+    note_load_steps (s->assign.value, var, nv, along);
+  else if (s->kind == FB_KS_STORE)
+    note_load_steps (s->store.value, var, nv, along);
+}
+
+/* Whether every reduction loop of a cooperative body reads some input along its row (one
+ * element after the other), so that a warp's lanes read side by side. A channels-last pool
+ * reads its column a row apart instead: there a thread per column keeps the warp's reads
+ * side by side. */
+static gboolean
+rows_read_along (const FbKernel *k, const FbPtxMap *map)
+{
+  for (guint i = 0; i < map->body->len; i++)
+    {
+      if (map->rows[i] != FB_PTX_ROW_REDUCE)
+        continue;
+      FbPtxSplit sp;
+      _fb_ptx_split (k, g_ptr_array_index (map->body, i), TRUE, &sp);
+      gboolean along = FALSE;
+      for (guint j = 0; j < sp.body->len; j++)
+        note_stmt_load_steps (g_ptr_array_index (sp.body, j),
+                              sp.nest[sp.n_nest - 1]->loop.var, k->n_vars, &along);
+      if (!along)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* The cooperative form of body, when every statement fits one of the row kinds. */
 static gboolean
 classify_rows (const FbKernel *k, const GPtrArray *body, FbPtxMap *map)
@@ -689,21 +750,36 @@ _fb_ptx_map_phase (const FbKernel *k, const FbKPhase *phase, FbPtxMap *map, char
   map->body = map->nest[map->n_nest - 1]->loop.body;
   int64_t items = MAX (phase->extent, 1) * map->inner;
 
-  /* Cooperative when an item reduces over a long loop and there are too few items to fill
-   * the GPU one thread each (or the loop is long enough that a thread would crawl). */
-  if (classify_rows (k, map->body, map) &&
-      (map->reduce_extent >= 1024 || (map->reduce_extent >= 32 && items < 65536)))
+  if (classify_rows (k, map->body, map) && map->reduce_extent >= 32)
     {
       map->cooperative = TRUE;
       map->vec = 1;
-      /* About eight elements a thread: enough for 16-byte loads (four a thread at a time) and
-       * for each thread's own sum to hide the latency before the shuffles. */
-      map->block_threads = CLAMP (pow2_at_least ((map->reduce_extent + 7) / 8), 128, 1024);
-      return TRUE;
+      if (map->reduce_extent <= WARP_ROW_LONGEST && items >= WARP_ROW_FEWEST &&
+          rows_read_along (k, map))
+        {
+          /* Rows of a normalization or an attention's softmax (49 to 1024 elements), and
+           * thousands of them: a warp per row, eight rows a block. Its lanes combine through
+           * shuffles alone, with no barrier or shared memory between the passes over the row,
+           * and a block of 128 or more threads is no longer spent on 49 elements. */
+          map->row_threads = 32;
+          map->block_threads = 256;
+          return TRUE;
+        }
+      /* Cooperative when the loop is long enough that a thread would crawl, or there are too
+       * few items to fill the GPU one thread each. */
+      if (map->reduce_extent >= 1024 || items < 65536)
+        {
+          /* About eight elements a thread: enough for 16-byte loads (four a thread at a time)
+           * and for each thread's own sum to hide the latency before the shuffles. */
+          map->block_threads = CLAMP (pow2_at_least ((map->reduce_extent + 7) / 8), 128, 1024);
+          map->row_threads = map->block_threads;
+          return TRUE;
+        }
     }
   _fb_ptx_map_clear (map);
   map->cooperative = FALSE;
   map->block_threads = 256;
+  map->row_threads = 0;
   /* Four consecutive items a thread, so that contiguous accesses load 16 bytes at once: where
    * a group of four never crosses the end of the innermost collapsed loop, or along the
    * parallel loop alone (whose range's ends are checked). */

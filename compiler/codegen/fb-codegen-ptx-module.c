@@ -107,17 +107,12 @@ generate (FbPtxGpu *g, const FbKernel *k, guint p, const FbKPhase *ph, const gbo
   l->entry = g_strdup (ph->fn);
   l->block_threads = map.block_threads;
   l->cooperative = map.cooperative;
-  if (map.cooperative)
-    {
-      l->iters_per_block = 1;
-      l->blocks_per_iter = (guint) MIN (map.inner, G_MAXUINT);
-    }
-  else
-    {
-      int64_t per_block = (int64_t) map.block_threads * map.vec;
-      l->iters_per_block = (guint) MAX (per_block / map.inner, 1);
-      l->blocks_per_iter = (guint) MIN ((map.inner + per_block - 1) / per_block, G_MAXUINT);
-    }
+  l->row_threads = map.cooperative ? map.row_threads : 0;
+  /* Items a block runs at once: rows (a block's, or a warp's each) or a thread's vec each. */
+  int64_t per_block = map.cooperative ? map.block_threads / map.row_threads
+                                      : (int64_t) map.block_threads * map.vec;
+  l->iters_per_block = (guint) MAX (per_block / map.inner, 1);
+  l->blocks_per_iter = (guint) MIN ((map.inner + per_block - 1) / per_block, G_MAXUINT);
   _fb_ptx_map_clear (&map);
   g->map = NULL;
   return TRUE;
@@ -251,6 +246,7 @@ build (LLVMModuleRef mod, const FbKernel *k, const FbPlan *plan, gboolean emulat
           info.iters_per_block = l.iters_per_block;
           info.blocks_per_iter = l.blocks_per_iter;
           info.cooperative = l.cooperative;
+          info.row_threads = l.row_threads;
           *n_generated += ok;
         }
       g_array_append_val (out->phases, info);

@@ -28,7 +28,7 @@ typedef enum {
  * independent ("collapsed") form one linear space of items: item u of the phase is iteration
  * u / inner of the parallel loop and, below it, the collapsed loops' iterations in row-major
  * order. In the plain form a thread runs vec consecutive items; in the cooperative form a block
- * runs one item (a row), its top-level statements classified by rows[]. */
+ * (or a warp) runs one item (a row), its top-level statements classified by rows[]. */
 typedef struct {
   const FbKStmt *nest[FB_PTX_MAX_NEST];   /* nest[0]: the parallel loop, then the collapsed */
   guint          n_nest;
@@ -37,6 +37,8 @@ typedef struct {
   gboolean       cooperative;
   guint          vec;                     /* plain: items per thread (1 or 4) */
   guint          block_threads;
+  guint          row_threads;             /* cooperative: threads per row, the block's or
+                                             a warp's (then block_threads / 32 rows a block) */
   FbPtxRowKind  *rows;                    /* cooperative: one per statement of body */
   int64_t        reduce_extent;           /* cooperative: the longest reduction loop */
 } FbPtxMap;
@@ -74,6 +76,7 @@ typedef struct {
   const FbPtxMap *map;
   LLVMTypeRef     i64, i32;
   LLVMValueRef    tid;          /* threadIdx.x, i64 */
+  LLVMValueRef    lane;         /* cooperative: the thread's place among its row's threads */
   guint           n_shared;     /* shared arrays made so far in the module */
   gboolean        emulate;      /* for the host: FbPtxEmuThread instead of the GPU's registers */
   LLVMValueRef    emu;          /* the body's FbPtxEmuThread* */

@@ -166,8 +166,9 @@ fb_codegen_ptx_stages (const FbKernel *kernel, const FbPlan *plan, GError **erro
       else
         g_string_append_printf (note, "phase %u: .entry %s, %u threads a block, %s\n", p, ph->entry,
                                 ph->block_threads,
-                                ph->cooperative ? "a block per row (shuffles and shared memory)"
-                                                : "grid-stride over the loop nest");
+                                !ph->cooperative ? "grid-stride over the loop nest"
+                                : ph->row_threads < ph->block_threads ? "a warp per row (shuffles)"
+                                : "a block per row (shuffles and shared memory)");
     }
   g_autofree char *ir_note = NULL, *ptx_note = NULL;
   {

@@ -83,6 +83,31 @@ barrier (FbPtxGpu *g)
   LLVMBuildCall2 (g->e.b, LLVMIntrinsicGetType (g->e.ctx, id, NULL, 0), f, NULL, 0, "");
 }
 
+/* What the other threads of a row stored is visible to the thread after this: a barrier of
+ * the block, or of the warp where a warp works on a row (the block's warps then run rows of
+ * their own, each warp its own number of them). */
+static void
+row_barrier (FbPtxGpu *g)
+{
+  if (g->map->row_threads == g->map->block_threads)
+    {
+      barrier (g);
+      return;
+    }
+  if (g->emulate)
+    {
+      LLVMTypeRef ptr = LLVMPointerTypeInContext (g->e.ctx, 0);
+      LLVMTypeRef ft = LLVMFunctionType (LLVMVoidTypeInContext (g->e.ctx), &ptr, 1, FALSE);
+      LLVMBuildCall2 (g->e.b, ft, emu_field (g, 40, ptr), &g->emu, 1, "");
+      return;
+    }
+  const char *name = "llvm.nvvm.bar.warp.sync";
+  unsigned id = LLVMLookupIntrinsicID (name, strlen (name));
+  LLVMValueRef f = LLVMGetIntrinsicDeclaration (g->e.mod, id, NULL, 0);
+  LLVMValueRef all = LLVMConstInt (g->i32, 0xffffffffu, 0);
+  LLVMBuildCall2 (g->e.b, LLVMIntrinsicGetType (g->e.ctx, id, NULL, 0), f, &all, 1, "");
+}
+
 static LLVMValueRef
 c64 (FbPtxGpu *g, int64_t v)
 {
@@ -266,14 +291,15 @@ warp_reduce (FbPtxGpu *g, FbPtxRed op, FbDType dt, LLVMValueRef v)
   return v;
 }
 
-/* The reduction of v over the block, in every thread: each warp reduces by shuffles, lane 0
- * leaves the warp's value in shared memory, and every warp then reduces those. */
+/* The reduction of v over the row's threads, in every one of them: each warp reduces by
+ * shuffles; where a block works on the row, lane 0 leaves the warp's value in shared memory,
+ * and every warp then reduces those. */
 static LLVMValueRef
 block_reduce (FbPtxGpu *g, FbPtxRed op, FbDType dt, LLVMValueRef v)
 {
   LLVMBuilderRef b = g->e.b;
   LLVMTypeRef t = LLVMTypeOf (v);
-  guint warps = g->map->block_threads / 32;
+  guint warps = g->map->row_threads / 32;
   v = warp_reduce (g, op, dt, v);
   if (warps <= 1)
     return v;
@@ -369,18 +395,18 @@ emit_items (FbPtxGpu *g, const FbKStmt *const *nest, guint n, guint first_bound,
     }
 }
 
-/* A split loop: thread t runs its items t, t + T, ... (four consecutive ones at a time where
- * the extent allows, so that contiguous loads are 16 bytes wide). */
+/* A split loop: thread t of a row's T runs its items t, t + T, ... (four consecutive ones at a
+ * time where the extent allows, so that contiguous loads are 16 bytes wide). */
 static void
 emit_split (FbPtxGpu *g, const FbPtxSplit *sp)
 {
-  guint T = g->map->block_threads;
+  guint T = g->map->row_threads;
   double inner = 0;
   fb_kx_is_const (sp->nest[sp->n_nest - 1]->loop.extent, &inner);
   /* A group of four must not cross the end of the innermost loop. */
   guint vec = (int64_t) inner % 4 == 0 && sp->extent >= 4 * (int64_t) T ? 4 : 1;
   Loop l;
-  LLVMValueRef start = LLVMBuildMul (g->e.b, g->tid, c64 (g, vec), "");
+  LLVMValueRef start = LLVMBuildMul (g->e.b, g->lane, c64 (g, vec), "");
   LLVMValueRef u = loop_begin (g, &l, start, c64 (g, sp->extent), c64 (g, (int64_t) T * vec));
   emit_items (g, sp->nest, sp->n_nest, 0, u, sp->extent < G_MAXINT32, vec, sp->body, NULL, NULL);
   loop_end (g, &l);
@@ -440,13 +466,13 @@ emit_cooperative_row (FbPtxGpu *g)
   for (guint i = 0; i < body->len; i++)
     {
       const FbKStmt *s = g_ptr_array_index (body, i);
-      /* What other threads of the block stored must be visible before it is read. */
+      /* What other threads of the row stored must be visible before it is read. */
       memset (loads, 0, (nargs + 1) * sizeof (gboolean));
       _fb_ptx_args_loaded (s, loads);
       for (guint a = 0; a < nargs; a++)
         if (loads[a] && pending[a])
           {
-            barrier (g);
+            row_barrier (g);
             memset (pending, 0, (nargs + 1) * sizeof (gboolean));
             break;
           }
@@ -461,7 +487,7 @@ emit_cooperative_row (FbPtxGpu *g)
           {
             LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext (g->e.ctx, g->e.fn, "thread0");
             LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext (g->e.ctx, g->e.fn, "thread0_done");
-            LLVMBuildCondBr (g->e.b, LLVMBuildICmp (g->e.b, LLVMIntEQ, g->tid, c64 (g, 0), ""), one, join);
+            LLVMBuildCondBr (g->e.b, LLVMBuildICmp (g->e.b, LLVMIntEQ, g->lane, c64 (g, 0), ""), one, join);
             LLVMPositionBuilderAtEnd (g->e.b, one);
             emit_one (g, s);
             LLVMBuildBr (g->e.b, join);
@@ -501,7 +527,12 @@ emit_body (FbPtxGpu *g, const FbKPhase *phase)
   Loop l;
   if (map->cooperative)
     {
-      LLVMValueRef u = loop_begin (g, &l, LLVMBuildAdd (b, first, block, ""), last, blocks);
+      /* Row u of a block's R rows: its warp's (R > 1), or the whole block's. */
+      guint R = map->block_threads / map->row_threads;
+      LLVMValueRef row = LLVMBuildAdd (b, LLVMBuildMul (b, block, c64 (g, R), ""),
+                                       LLVMBuildUDiv (b, g->tid, c64 (g, map->row_threads), ""), "");
+      LLVMValueRef u = loop_begin (g, &l, LLVMBuildAdd (b, first, row, ""), last,
+                                   LLVMBuildMul (b, blocks, c64 (g, R), ""));
       bind_nest (g, map->nest, map->n_nest, 1, u, narrow);
       emit_cooperative_row (g);
       _fb_debug_lines_at (&g->e, par);
@@ -576,6 +607,8 @@ _fb_ptx_emit_phase (FbPtxGpu *g, const FbKPhase *phase, const gboolean *distinct
   for (guint i = 0; i < k->accs->len; i++)
     g->e.accs[i] = LLVMBuildAlloca (g->e.b, _fb_codegen_reg_type (ctx, g_array_index (k->accs, FbDType, i)), "acc");
   g->tid = sreg (g, "llvm.nvvm.read.ptx.sreg.tid.x");
+  g->lane = g->map->cooperative
+    ? LLVMBuildURem (g->e.b, g->tid, c64 (g, g->map->row_threads), "") : g->tid;
   emit_body (g, phase);
   _fb_debug_lines_at (&g->e, phase);
   LLVMBuildRetVoid (g->e.b);

@@ -8,8 +8,8 @@
  * phase's parallel loop, as on the CPU. A block runs iters_per_block consecutive iterations
  * with block_threads threads (plain loops: one item, or four consecutive ones, a thread; the
  * loops nested in the parallel one join the grid where their iterations are independent;
- * reductions: a whole block per row), so the grid is ceil((end - begin) / iters_per_block)
- * blocks, times blocks_per_iter. Library phases (oneDNN convolutions, sgemm calls) have no
+ * reductions: a whole block per row, or a warp per row for many short rows), so the grid
+ * is ceil((end - begin) / iters_per_block) blocks, times blocks_per_iter. Library phases (oneDNN convolutions, sgemm calls) have no
  * entry: the CUDA runtime runs them through cuDNN and cuBLASLt.
  *
  * Launch an entry with exactly block_threads threads per block (cooperative entries size their
@@ -32,6 +32,7 @@ typedef struct {
   guint      iters_per_block;
   guint      blocks_per_iter;
   gboolean   cooperative;
+  guint      row_threads;        /* cooperative: threads per row (the block's, or 32) */
 } FbPtxLaunch;
 
 typedef struct {
@@ -42,7 +43,8 @@ typedef struct {
   guint      blocks_per_iter;    /* blocks that one iteration's work fills (1 when
                                     iters_per_block > 1): multiplies the grid */
   gboolean   cooperative;        /* a block works on one item together (warp shuffles, shared
-                                    memory, barriers) */
+                                    memory, barriers), or each of its warps on one */
+  guint      row_threads;        /* cooperative: threads per item, block_threads or 32 */
   /* A phase that calls a library (a convolution phase, or FB_KS_CALL statements in its
    * parallel loop, e.g. dnnl_sgemm) has no entry: the runtime makes its calls for every
    * iteration of [begin, end). Generated statements of the same iterations around the calls
@@ -98,6 +100,7 @@ struct _FbPtxEmuThread {
   void   (*barrier)  (FbPtxEmuThread *self);                       /* at 16 */
   float  (*shfl_f32) (FbPtxEmuThread *self, float v, gint32 lane_xor);   /* at 24 */
   gint32 (*shfl_i32) (FbPtxEmuThread *self, gint32 v, gint32 lane_xor);  /* at 32 */
+  void   (*warp_sync) (FbPtxEmuThread *self);                      /* at 40 */
 };
 /* The signature of an emulated entry. */
 typedef void (*FbPtxEmuFn) (void **args, int64_t begin, int64_t end, FbPtxEmuThread *thread);
