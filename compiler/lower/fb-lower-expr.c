@@ -75,10 +75,30 @@ attribute (FbLowerCtx *c, const FbNode *m)
   g_hash_table_add (c->attributed, (gpointer) m);
 }
 
+/* An inlined index map (a movement member of a fused group) at its reader's coordinates: its
+ * output aligns with their trailing ones, broadcast where its extent is 1. */
+static FbKExpr *
+index_map_expr (FbLowerCtx *c, const FbNode *m, int rank, FbKExpr **coords, GError **error)
+{
+  int r;
+  int64_t dims[FB_MAX_RANK];
+  FbKExpr *own[FB_MAX_RANK];
+  if (!_fb_lower_dims (m->outputs[0], &r, dims) || r > rank)
+    {
+      _fb_lower_fail (error, m, FB_LOWER_ERROR_SHAPE, "output shape is not static");
+      return NULL;
+    }
+  for (int d = 0; d < r; d++)
+    own[d] = dims[d] == 1 ? fb_kx_index (c->k, 0) : coords[rank - r + d];
+  return _fb_lower_movement_at (c, m, own, error);
+}
+
 static FbKExpr *
 node_expr (FbLowerCtx *c, const FbNode *m, int rank, FbKExpr **coords, GError **error)
 {
   attribute (c, m);
+  if (!_fb_lower_is_elementwise (m) && _fb_lower_is_index_map (m))
+    return index_map_expr (c, m, rank, coords, error);
   FbKExpr *in[16] = { 0 };
   if (m->n_inputs > G_N_ELEMENTS (in))
     {
@@ -218,17 +238,19 @@ static void
 plan_merge (FbLowerCtx *c, const FbNode *node, int rank, const int64_t *dims)
 {
   g_autoptr(GPtrArray) values = g_ptr_array_new ();
-  gboolean channel_op = FALSE;
+  gboolean unmergeable = FALSE;      /* a member with coordinates of its own */
   for (guint j = 0; j < node->n_inputs; j++)
     if (node->inputs[j])
       collect_values (c, node->inputs[j], values);
   for (guint i = 0; i < values->len; i++)
     {
       const FbNode *m = g_hash_table_lookup (c->inline_of, g_ptr_array_index (values, i));
-      if (m && m->op == FB_OP_BATCH_NORMALIZATION)
-        channel_op = TRUE;
+      /* An index map's input has coordinates of its own: no dimensions merge across it. */
+      if (m && (m->op == FB_OP_BATCH_NORMALIZATION ||
+                (!_fb_lower_is_elementwise (m) && _fb_lower_is_index_map (m))))
+        unmergeable = TRUE;
     }
-  if (node->op == FB_OP_BATCH_NORMALIZATION || channel_op)
+  if (node->op == FB_OP_BATCH_NORMALIZATION || unmergeable)
     {
       c->merged_rank = -1;
       return;

@@ -87,15 +87,62 @@ _fb_lower_slice_starts (const FbNode *node, int rank, const int64_t *in, int64_t
   return TRUE;
 }
 
-/* out coordinates -> the input's coordinates, per operator */
-static gboolean
-lower_simple (FbLowerCtx *c, const FbNode *node, GError **error)
+static FbKExpr *
+fail_at (GError **error, const FbNode *node, int code, const char *what)
+{
+  _fb_lower_fail (error, node, code, "%s", what);
+  return NULL;
+}
+
+/* The input coordinates ic of a reshape (any operator that keeps the elements in their
+ * order) at output coordinates oc. Where runs of output dimensions and input dimensions cover
+ * the same elements (a split of one dimension, a merge of several), each run maps on its own:
+ * a split is affine in the output coordinates, and only a merge divides. */
+static void
+reshape_coords (FbKernel *k, int orank, const int64_t *od, FbKExpr **oc, int irank,
+                const int64_t *id, FbKExpr **ic)
+{
+  int o = 0, i = 0;
+  while (o < orank || i < irank)
+    {
+      /* The shortest runs [o, o1) and [i, i1) with the same number of elements. */
+      int o1 = o, i1 = i;
+      int64_t po = 1, pi = 1;
+      if (o1 < orank)
+        po *= od[o1++];
+      if (i1 < irank)
+        pi *= id[i1++];
+      while (po != pi && (o1 < orank || i1 < irank))
+        {
+          if ((po < pi && o1 < orank) || i1 >= irank)
+            po *= od[o1++];
+          else
+            pi *= id[i1++];
+        }
+      FbKExpr *flat = _fb_lower_index (k, o1 - o, od + o, oc + o);
+      int64_t stride = 1;
+      for (int d = i1 - 1; d >= i; d--)
+        {
+          FbKExpr *x = stride == 1 ? flat : fb_kx_binary (k, FB_KB_DIV, flat, fb_kx_index (k, stride));
+          ic[d] = id[d] == 1 ? fb_kx_index (k, 0)
+                : d == i ? x : fb_kx_binary (k, FB_KB_MOD, x, fb_kx_index (k, id[d]));
+          stride *= id[d];
+        }
+      o = o1;
+      i = i1;
+    }
+}
+
+/* The value of node's output (rank orank, oc its coordinates): the element of its input that
+ * the operator moves there, read through _fb_lower_value_at, so that an inlined producer is
+ * computed in place. */
+FbKExpr *
+_fb_lower_movement_at (FbLowerCtx *c, const FbNode *node, FbKExpr **oc, GError **error)
 {
   FbKernel *k = c->k;
   int64_t od[FB_MAX_RANK], id[FB_MAX_RANK];
   int orank = out_dims (node, 0, od), irank = in_dims (node, 0, id);
-  FbKExpr *oc[FB_MAX_RANK], *ic[FB_MAX_RANK + 1];
-  GPtrArray *body = _fb_lower_nest (c, orank, od, oc, (double) numel_of (orank, od));
+  FbKExpr *ic[FB_MAX_RANK + 1];
   const FbValue *x = node->inputs[0];
   FbKExpr *v = NULL;
 
@@ -109,7 +156,7 @@ lower_simple (FbLowerCtx *c, const FbNode *node, GError **error)
           {
             int p = np == (guint) orank ? (int) perm[d] : orank - 1 - d;
             if (p < 0 || p >= irank)
-              return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "bad perm");
+              return fail_at (error, node, FB_LOWER_ERROR_SHAPE, "bad perm");
             ic[p] = oc[d];
           }
         v = at (c, x, ic, error);
@@ -128,12 +175,12 @@ lower_simple (FbLowerCtx *c, const FbNode *node, GError **error)
       {
         int axis;
         if (!fb_axis_normalize (fb_node_attr_int (node, "axis", 0), irank, &axis))
-          return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "bad axis");
+          return fail_at (error, node, FB_LOWER_ERROR_SHAPE, "bad axis");
         const FbValue *iv = node->inputs[1];
         int q = iv->constant ? iv->constant->rank : iv->shape.rank;
         FbKExpr *idx = _fb_lower_value_at (c, iv, q, oc + axis, error);
         if (idx == NULL)
-          return FALSE;
+          return NULL;
         for (int d = 0; d < axis; d++)
           ic[d] = oc[d];
         ic[axis] = clamp_index (k, idx, id[axis]);
@@ -146,10 +193,10 @@ lower_simple (FbLowerCtx *c, const FbNode *node, GError **error)
       {
         int axis;
         if (!fb_axis_normalize (fb_node_attr_int (node, "axis", 0), irank, &axis))
-          return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "bad axis");
+          return fail_at (error, node, FB_LOWER_ERROR_SHAPE, "bad axis");
         FbKExpr *idx = at (c, node->inputs[1], oc, error);
         if (idx == NULL)
-          return FALSE;
+          return NULL;
         memcpy (ic, oc, sizeof (FbKExpr *) * irank);
         ic[axis] = clamp_index (k, idx, id[axis]);
         v = at (c, x, ic, error);
@@ -159,7 +206,7 @@ lower_simple (FbLowerCtx *c, const FbNode *node, GError **error)
       {
         int64_t start[FB_MAX_RANK], step[FB_MAX_RANK];
         if (!_fb_lower_slice_starts (node, irank, id, start, step, error))
-          return FALSE;
+          return NULL;
         for (int d = 0; d < irank; d++)
           ic[d] = start[d] == 0 && step[d] == 1 ? oc[d]
                 : fb_kx_add_c (k, fb_kx_mul_c (k, oc[d], step[d]), start[d]);
@@ -182,24 +229,24 @@ lower_simple (FbLowerCtx *c, const FbNode *node, GError **error)
           {
             if (!_fb_lower_const_ints (node, 1, &pads, &np, error) ||
                 !_fb_lower_const_ints (node, 3, &axes, &na, error))
-              return FALSE;
+              return NULL;
             const FbValue *cv = fb_node_input (node, 2);
             if (cv)
               {
                 fill = _fb_lower_value_at (c, cv, 0, NULL, error);
                 if (fill == NULL)
-                  return FALSE;
+                  return NULL;
               }
           }
         int64_t before[FB_MAX_RANK] = { 0 };
         guint n_ax = na ? na : (guint) irank;
         if (np != 2 * n_ax)
-          return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "bad pads");
+          return fail_at (error, node, FB_LOWER_ERROR_SHAPE, "bad pads");
         for (guint i = 0; i < n_ax; i++)
           {
             int a;
             if (!fb_axis_normalize (na ? axes[i] : (int64_t) i, irank, &a))
-              return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "bad axis");
+              return fail_at (error, node, FB_LOWER_ERROR_SHAPE, "bad axis");
             before[a] = pads[i];
           }
         FbKExpr *inside = fb_kx_const_i (k, FB_DTYPE_BOOL, 1);
@@ -230,7 +277,7 @@ lower_simple (FbLowerCtx *c, const FbNode *node, GError **error)
       {
         int64_t b = fb_node_attr_int (node, "blocksize", 1);
         if (irank != 4 || b < 1)
-          return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "needs rank 4");
+          return fail_at (error, node, FB_LOWER_ERROR_UNSUPPORTED, "needs rank 4");
         FbKExpr *bb = fb_kx_index (k, b);
         ic[0] = oc[0];
         if (node->op == FB_OP_DEPTH_TO_SPACE)
@@ -261,12 +308,12 @@ lower_simple (FbLowerCtx *c, const FbNode *node, GError **error)
         if (kv)
           {
             if (kv->constant == NULL)
-              return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED, "k must be constant");
+              return fail_at (error, node, FB_LOWER_ERROR_UNSUPPORTED, "k must be constant");
             kk = fb_tensor_get_i64 (kv->constant, 0);
           }
         v = at (c, x, oc, error);
         if (v == NULL)
-          return FALSE;
+          return NULL;
         FbKExpr *diff = fb_kx_binary (k, FB_KB_SUB, oc[orank - 1], oc[orank - 2]);
         FbKExpr *keep = fb_node_attr_int (node, "upper", 1)
           ? fb_kx_binary (k, FB_KB_GE, diff, fb_kx_index (k, kk))
@@ -288,30 +335,31 @@ lower_simple (FbLowerCtx *c, const FbNode *node, GError **error)
         FbKExpr *s = _fb_lower_value_at (c, node->inputs[0], 0, NULL, error);
         FbKExpr *d = _fb_lower_value_at (c, node->inputs[2], 0, NULL, error);
         if (s == NULL || d == NULL)
-          return FALSE;
+          return NULL;
         FbDType dt = node->outputs[0]->dtype;
         v = fb_kx_binary (k, FB_KB_ADD, s, fb_kx_binary (k, FB_KB_MUL, fb_kx_cast (k, oc[0], dt), d));
         break;
       }
     default:
-      {
-        /* Reshape-like members of a fused group: the same elements in the same order. */
-        int64_t os[FB_MAX_RANK], is[FB_MAX_RANK];
-        _fb_lower_strides (orank, od, os);
-        _fb_lower_strides (irank, id, is);
-        FbKExpr *flat = _fb_lower_index (k, orank, od, oc);
-        for (int d = 0; d < irank; d++)
-          ic[d] = id[d] == 1 ? fb_kx_index (k, 0)
-                : fb_kx_binary (k, FB_KB_MOD, fb_kx_binary (k, FB_KB_DIV, flat, fb_kx_index (k, is[d])),
-                                fb_kx_index (k, id[d]));
-        v = at (c, x, ic, error);
-        break;
-      }
+      /* Reshape-like members of a fused group: the same elements in the same order. */
+      reshape_coords (k, orank, od, oc, irank, id, ic);
+      v = at (c, x, ic, error);
+      break;
     }
-  if (v == NULL)
-    return FALSE;
-  return _fb_lower_store (c, body, node->outputs[0], oc, v, error);
+  return v;
 }
+
+static gboolean
+lower_simple (FbLowerCtx *c, const FbNode *node, GError **error)
+{
+  int64_t od[FB_MAX_RANK];
+  int orank = out_dims (node, 0, od);
+  FbKExpr *oc[FB_MAX_RANK];
+  GPtrArray *body = _fb_lower_nest (c, orank, od, oc, (double) numel_of (orank, od));
+  FbKExpr *v = _fb_lower_movement_at (c, node, oc, error);
+  return v != NULL && _fb_lower_store (c, body, node->outputs[0], oc, v, error);
+}
+
 
 /* A Concat along an inner axis (channels-last: the channels of every pixel) as one phase:
  * the loops before the axis are shared, and within one step of them every input copies its
@@ -569,7 +617,10 @@ _fb_lower_movement (FbLowerCtx *c, const FbNode *node, GError **error)
   /* Both forms are for one CPU thread walking cache lines; on a GPU they become a serial loop of
    * a tile per thread (BERT's attention transposes ran at 12 GB/s), where the plain nest is one
    * element per thread with the writes coalesced. */
-  if (node->op == FB_OP_TRANSPOSE && !_fb_lower_for_gpu (c))
+  /* They load the input as stored: an input computed in place (a fused group's inlined
+   * member) goes through the plain nest. */
+  if (node->op == FB_OP_TRANSPOSE && !_fb_lower_for_gpu (c) &&
+      !g_hash_table_contains (c->inline_of, node->inputs[0]))
     {
       gboolean done;
       if (!lower_transpose_interleaved (c, node, &done, error))

@@ -155,6 +155,13 @@ gboolean  _fb_lower_normalize     (FbLowerCtx *c, const FbNode *node, GError **e
 gboolean  _fb_lower_contraction   (FbLowerCtx *c, const FbNode *node, GError **error);
 gboolean  _fb_lower_pool          (FbLowerCtx *c, const FbNode *node, GError **error);
 gboolean  _fb_lower_movement      (FbLowerCtx *c, const FbNode *node, GError **error);
+/* The value of a movement node's output at coordinates oc (its output's rank): the element of
+ * its input it copies, read through _fb_lower_value_at. NULL with error set on a bad node. */
+FbKExpr  *_fb_lower_movement_at   (FbLowerCtx *c, const FbNode *node, FbKExpr **oc,
+                                   GError **error);
+/* Movement members a fused group computes where they are read (Transpose, Gather, Slice and
+ * the reshapes): each output element one element of the input. */
+gboolean  _fb_lower_is_index_map  (const FbNode *node);
 gboolean  _fb_lower_scatter_nd    (FbLowerCtx *c, const FbNode *node, GError **error);
 gboolean  _fb_lower_max_unpool    (FbLowerCtx *c, const FbNode *node, GError **error);
 gboolean  _fb_lower_topk          (FbLowerCtx *c, const FbNode *node, GError **error);

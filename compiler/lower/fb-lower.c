@@ -341,17 +341,40 @@ _fb_lower_is_elementwise (const FbNode *node)
   return TRUE;
 }
 
+gboolean
+_fb_lower_is_index_map (const FbNode *node)
+{
+  switch (node->op)
+    {
+    case FB_OP_TRANSPOSE: case FB_OP_GATHER: case FB_OP_SLICE: case FB_OP_RESHAPE:
+    case FB_OP_FLATTEN: case FB_OP_SQUEEZE: case FB_OP_UNSQUEEZE:
+      return node->n_outputs == 1 && node->outputs[0] != NULL &&
+             fb_shape_is_static (&node->outputs[0]->shape);
+    default:
+      return FALSE;
+    }
+}
+
+/* How many members of the group read v; *all_inline says whether every one of them computes
+ * its value from v's at the same point (elementwise members, and index maps at the element
+ * they move), so that v itself can be computed where it is read. */
 static guint
-count_uses (FbLowerCtx *c, const FbValue *v, gboolean *all_elementwise, gboolean *is_out)
+count_uses (FbLowerCtx *c, const FbValue *v, gboolean *all_inline, gboolean *all_elementwise,
+            gboolean *is_out)
 {
   GPtrArray *users = g_hash_table_lookup (c->body_uses, v);
-  *all_elementwise = TRUE;
+  *all_inline = *all_elementwise = TRUE;
   *is_out = v->is_output || g_hash_table_contains (c->bind, v) ||
             (c->node->op != FB_OP_FUSED);
   guint n = users ? users->len : 0;
   for (guint i = 0; i < n; i++)
-    if (!_fb_lower_is_elementwise (g_ptr_array_index (users, i)))
-      *all_elementwise = FALSE;
+    {
+      const FbNode *u = g_ptr_array_index (users, i);
+      if (!_fb_lower_is_elementwise (u))
+        *all_elementwise = FALSE;
+      if (!_fb_lower_is_elementwise (u) && !_fb_lower_is_index_map (u))
+        *all_inline = FALSE;
+    }
   return n;
 }
 
@@ -545,15 +568,16 @@ lower_group (FbLowerPlan *lp, const FbNode *node, GError **error)
           add_body_use (body_uses, m->inputs[j], m);
     }
 
-  /* Elementwise members read only by elementwise members are computed where they are read. */
+  /* Elementwise members and index maps read only by such members are computed where they
+   * are read. */
   for (guint i = 0; i < members->len; i++)
     {
       const FbNode *m = g_ptr_array_index (members, i);
-      if (!_fb_lower_is_elementwise (m) || m->outputs[0] == NULL)
+      if ((!_fb_lower_is_elementwise (m) && !_fb_lower_is_index_map (m)) || m->outputs[0] == NULL)
         continue;
-      gboolean all_ew, is_out;
-      guint n = count_uses (&c, m->outputs[0], &all_ew, &is_out);
-      if (n > 0 && all_ew && !is_out)
+      gboolean all_inline, all_ew, is_out;
+      guint n = count_uses (&c, m->outputs[0], &all_inline, &all_ew, &is_out);
+      if (n > 0 && all_inline && !is_out)
         g_hash_table_insert (inline_of, m->outputs[0], (gpointer) m);
     }
   /* A non-elementwise member whose value only feeds one elementwise chain: the chain runs on
@@ -562,10 +586,11 @@ lower_group (FbLowerPlan *lp, const FbNode *node, GError **error)
   for (guint i = 0; i < members->len; i++)
     {
       const FbNode *m = g_ptr_array_index (members, i);
-      if (_fb_lower_is_elementwise (m) || m->n_outputs != 1 || m->outputs[0] == NULL)
+      if (_fb_lower_is_elementwise (m) || m->n_outputs != 1 || m->outputs[0] == NULL ||
+          g_hash_table_contains (inline_of, m->outputs[0]))
         continue;
-      gboolean all_ew, is_out;
-      count_uses (&c, m->outputs[0], &all_ew, &is_out);
+      gboolean all_inline, all_ew, is_out;
+      count_uses (&c, m->outputs[0], &all_inline, &all_ew, &is_out);
       const FbValue *end = NULL;
       if (!is_out && all_ew && chain_end (&c, m->outputs[0], &end))
         g_hash_table_insert (sunk, m->outputs[0], (gpointer) end);

@@ -9,6 +9,14 @@
  * that reader is elementwise too. Each tree of two or more becomes a FUSED "elementwise" node.
  * Tree-shaped groups cannot create cycles: no member but the root is read from outside.
  *
+ * Movement that copies each output element from one input element (index maps: a Transpose
+ * that keeps the last axis last, a Gather of constant indices, a Slice, and the reshapes
+ * between them) joins such trees too, as a window attention's roll, window partition and
+ * residual add become one pass over the tokens instead of four. Such a tree is a FUSED
+ * "movement" node (never computed in place over its input), formed only where it saves a
+ * pass: two or more members that would each be a kernel, and not a Transpose with scalings
+ * by one number alone, which a matrix product reads through its strides and alpha.
+ *
  * Requires: fuse-epilogue done (contractions keep their epilogues), shapes inferred.
  * Preserves: ids of the values the rest of the graph reads; members keep their ids in the body.
  * Invalidates: the node list (re-sorted). */
@@ -47,6 +55,70 @@ is_reduction (const FbNode *n)
 }
 
 static gboolean
+is_view (const FbNode *n)
+{
+  switch (n->op)
+    {
+    case FB_OP_RESHAPE: case FB_OP_FLATTEN: case FB_OP_SQUEEZE: case FB_OP_UNSQUEEZE:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+static gboolean
+inputs_constant_from (const FbNode *n, guint first)
+{
+  for (guint k = first; k < n->n_inputs; k++)
+    if (n->inputs[k] != NULL && n->inputs[k]->constant == NULL)
+      return FALSE;
+  return TRUE;
+}
+
+/* See the file's comment. Static shapes only: the lowering indexes by them. */
+static gboolean
+is_index_map (const FbNode *n)
+{
+  if (n->n_outputs != 1 || n->outputs[0] == NULL || n->n_inputs < 1 || n->inputs[0] == NULL ||
+      !fb_shape_is_static (&n->outputs[0]->shape) || !fb_shape_is_static (&n->inputs[0]->shape) ||
+      fb_node_has_containers (n))
+    return FALSE;
+  int rank = n->inputs[0]->shape.rank;
+  switch (n->op)
+    {
+    case FB_OP_TRANSPOSE:
+      {
+        /* Rows move whole: each thread's reads stay side by side, on a CPU and a GPU. */
+        guint np = 0;
+        const int64_t *perm = fb_node_attr_ints (n, "perm", &np);
+        return rank >= 2 && np == (guint) rank && perm[rank - 1] == rank - 1;
+      }
+    case FB_OP_GATHER:
+      return n->n_inputs == 2 && n->inputs[1] != NULL && n->inputs[1]->constant != NULL &&
+             n->inputs[1]->constant->rank <= 1;
+    case FB_OP_SLICE:
+      return inputs_constant_from (n, 1);
+    default:
+      return is_view (n);
+    }
+}
+
+/* A scaling by one number: a Mul or Div with a single-element constant operand. */
+static gboolean
+is_scalar_scaling (const FbNode *n)
+{
+  if ((n->op != FB_OP_MUL && n->op != FB_OP_DIV) || n->n_inputs != 2)
+    return FALSE;
+  for (guint k = 0; k < 2; k++)
+    {
+      const FbValue *v = n->inputs[k];
+      if (v && v->constant && v->constant->numel == 1)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
 available (Fuser *f, const FbNode *n)
 {
   return !g_hash_table_contains (f->claimed, n) && !_fb_pass_no_fuse (f->ctx, n);
@@ -65,23 +137,50 @@ users_inside (Fuser *f, const FbValue *v, GHashTable *group)
   return TRUE;
 }
 
-/* Adds the elementwise producers of n's activation inputs whose results only the group reads,
- * and theirs, recursively. */
+/* Adds the elementwise producers (and index maps, with movement) of n's activation inputs
+ * whose results only the group reads, and theirs, recursively. An index map's own inputs past
+ * the first are its constant indices and bounds. */
 static void
-grow_up (Fuser *f, FbNode *n, GHashTable *group, gboolean data_input_only)
+grow_up (Fuser *f, FbNode *n, GHashTable *group, gboolean data_input_only, gboolean movement)
 {
-  guint limit = data_input_only ? MIN (n->n_inputs, 1) : n->n_inputs;
+  guint limit = data_input_only || (movement && is_index_map (n)) ? MIN (n->n_inputs, 1)
+                                                                  : n->n_inputs;
 
   for (guint k = 0; k < limit; k++)
     {
       FbValue *v = n->inputs[k];
       FbNode *p = v ? v->producer : NULL;
-      if (p == NULL || g_hash_table_contains (group, p) || !is_elementwise (p) ||
+      if (p == NULL || g_hash_table_contains (group, p) ||
+          !(is_elementwise (p) || (movement && is_index_map (p))) ||
           !available (f, p) || !users_inside (f, v, group))
         continue;
       g_hash_table_add (group, p);
-      grow_up (f, p, group, FALSE);
+      grow_up (f, p, group, FALSE, movement);
     }
+}
+
+/* Whether a tree with index maps saves a pass (see the file's comment); *moves says whether
+ * it has any member that moves elements. */
+static gboolean
+movement_pays (GHashTable *group, gboolean *moves)
+{
+  guint kernels = 0, transposes = 0, scalings = 0;
+  GHashTableIter it;
+  gpointer key;
+  *moves = FALSE;
+  g_hash_table_iter_init (&it, group);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    {
+      const FbNode *n = key;
+      if (is_index_map (n) && !is_view (n))
+        *moves = TRUE;
+      if (is_index_map (n) && is_view (n))
+        continue;
+      kernels++;
+      transposes += n->op == FB_OP_TRANSPOSE;
+      scalings += is_scalar_scaling (n);
+    }
+  return kernels >= 2 && !(transposes == 1 && kernels == 1 + scalings);
 }
 
 static guint
@@ -156,7 +255,7 @@ _fb_pass_fuse_elementwise (FbPassContext *ctx, FbGraph *graph, GError **error)
   g_autoptr(GHashTable) position = g_hash_table_new (NULL, NULL);
   g_autoptr(GPtrArray) order = g_ptr_array_copy (graph->nodes, NULL, NULL);
   Fuser f = { ctx, uses, claimed, position };
-  guint n_reductions = 0, n_trees = 0, n_members = 0;
+  guint n_reductions = 0, n_trees = 0, n_moves = 0, n_members = 0;
 
   for (guint i = 0; i < order->len; i++)
     g_hash_table_insert (position, g_ptr_array_index (order, i), GUINT_TO_POINTER (i + 1));
@@ -171,7 +270,7 @@ _fb_pass_fuse_elementwise (FbPassContext *ctx, FbGraph *graph, GError **error)
         continue;
       group = g_hash_table_new (NULL, NULL);
       g_hash_table_add (group, r);
-      grow_up (&f, r, group, TRUE);
+      grow_up (&f, r, group, TRUE, FALSE);
       frontier = g_ptr_array_new ();
       g_ptr_array_add (frontier, r->outputs[0]);
       grow_down (&f, group, frontier, pos (&f, r));
@@ -182,30 +281,47 @@ _fb_pass_fuse_elementwise (FbPassContext *ctx, FbGraph *graph, GError **error)
       n_reductions++;
     }
 
-  /* Most downstream first, so every tree is found from its root. */
+  /* Most downstream first, so every tree is found from its root. A tree with movement that
+   * does not pay is grown again without it. */
   for (guint i = order->len; i-- > 0;)
     {
       FbNode *root = g_ptr_array_index (order, i);
       g_autoptr(GHashTable) group = NULL;
+      gboolean moves = FALSE;
 
-      if (!is_elementwise (root) || !available (&f, root))
+      if (!(is_elementwise (root) || (is_index_map (root) && !is_view (root))) ||
+          !available (&f, root))
         continue;
       group = g_hash_table_new (NULL, NULL);
       g_hash_table_add (group, root);
-      grow_up (&f, root, group, FALSE);
+      grow_up (&f, root, group, FALSE, TRUE);
+      if (!movement_pays (group, &moves) && moves)
+        {
+          if (!is_elementwise (root))
+            continue;
+          g_hash_table_remove_all (group);
+          g_hash_table_add (group, root);
+          grow_up (&f, root, group, FALSE, FALSE);
+          moves = FALSE;
+        }
       if (g_hash_table_size (group) < 2)
         continue;
       n_members += g_hash_table_size (group);
-      claim_and_fuse (&f, graph, order, group, "elementwise", root);
-      n_trees++;
+      claim_and_fuse (&f, graph, order, group, moves ? "movement" : "elementwise", root);
+      n_trees += !moves;
+      n_moves += moves;
     }
 
-  if (n_reductions + n_trees == 0)
+  if (n_reductions + n_trees + n_moves == 0)
     return TRUE;
   if (!fb_graph_toposort (graph, error))
     return FALSE;
   fb_graph_remove_dead (graph);
-  _fb_pass_note (ctx, "fused %u nodes into %u reduction and %u elementwise groups", n_members,
-                 n_reductions, n_trees);
+  if (n_moves)
+    _fb_pass_note (ctx, "fused %u nodes into %u reduction, %u elementwise and %u movement groups",
+                   n_members, n_reductions, n_trees, n_moves);
+  else
+    _fb_pass_note (ctx, "fused %u nodes into %u reduction and %u elementwise groups", n_members,
+                   n_reductions, n_trees);
   return TRUE;
 }

@@ -9,7 +9,7 @@ attention-split  an attention head's packed projection split as PyTorch's export
                  MatMul, Reshape to [1, 8, 3, 2, 8], Transpose to [3, 1, 2, 8, 8], then q, k, v
                  as Gathers of index 0, 1 and 2 along the first axis: three runs.
 row-halves       Relu of a [1, 8, 8, 16] image, its rows 0-3 and 4-7 as Slices along H (two
-                 runs, the second 2048 bytes in), added.
+                 runs, the second 2048 bytes in), each through a Softmax, added.
 copies           no runs: a Gather along axis 1 at batch 2, a Slice along the last axis, a
                  Slice of the graph input itself, a Slice starting 12 bytes in (off the
                  alignment), and a Slice that is a graph output.
@@ -73,7 +73,10 @@ def row_halves(out):
     nodes.append(helper.make_node("Relu", ["x"], ["r"], name="r"))
     top = slice_node(nodes, inits, "top", "r", 0, 4, 1)
     bottom = slice_node(nodes, inits, "bottom", "r", 4, 8, 1)
-    nodes.append(helper.make_node("Add", [top, bottom], ["y"], name="y"))
+    # Read by reductions: an elementwise reader would take the Slices into its own pass.
+    nodes.append(helper.make_node("Softmax", [top], ["st"], name="st"))
+    nodes.append(helper.make_node("Softmax", [bottom], ["sb"], name="sb"))
+    nodes.append(helper.make_node("Add", ["st", "sb"], ["y"], name="y"))
     save(out, "row-halves", nodes, inits, [helper.make_tensor_value_info("x", F, [1, 8, 8, 16])],
          [helper.make_tensor_value_info("y", F, [1, 4, 8, 16])])
 
