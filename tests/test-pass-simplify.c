@@ -351,6 +351,40 @@ test_pad_and_slice_of_nothing (void)
   g_assert_cmpuint (tp_count (out, FB_OP_SLICE, FALSE), ==, 1);
 }
 
+static FbValue *
+slice_axis (FbGraph *g, const char *name, FbValue *x, int64_t start, int64_t end, int64_t axis,
+            int64_t step)
+{
+  return tp_op (g, FB_OP_SLICE, name, x, tp_ints (g, 1, TP_DIMS (start)), tp_ints (g, 1, TP_DIMS (end)),
+                tp_ints (g, 1, TP_DIMS (axis)), tp_ints (g, 1, TP_DIMS (step)), NULL);
+}
+
+/* A patch merging's x[:, 0::2, 1::2] and x[:, 0::2, 0::2], each a Slice of the rows' Slice,
+ * become Slices of x (the rows' Slice dies), as does a Slice of a Slice along the same axis;
+ * a Slice of a reversed Slice stays. */
+static void
+test_slice_of_slice (void)
+{
+  FbGraph *g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", 4, TP_DIMS (1, 8, 6, 3));
+  FbValue *rows = slice_axis (g, "rows", x, 0, 8, 1, 2);
+  FbValue *merged = tp_op (g, FB_OP_CONCAT, "merge", slice_axis (g, "odd", rows, 1, 6, 2, 2),
+                           slice_axis (g, "even", rows, -6, 100, 2, 2), NULL);
+  tp_attr_int (g, merged, "axis", 3);
+  tp_output (g, tp_op (g, FB_OP_RELU, "r0", merged, NULL));
+  FbValue *back = slice_axis (g, "back", x, -1, -100, 1, -1);
+  tp_output (g, tp_op (g, FB_OP_RELU, "r1", slice_axis (g, "inner", back, 1, 7, 2, 1), NULL));
+  /* Both along H: rows 1, 3, 5, 7, then every second from the second: rows 3 and 7. */
+  FbValue *twice = slice_axis (g, "twice", slice_axis (g, "odd_rows", x, 1, 8, 1, 2), 1, 4, 1, 2);
+  tp_output (g, tp_op (g, FB_OP_RELU, "r2", twice, NULL));
+  g_autoptr(FbPipeline) p = simplify (g);
+  FbGraph *out = tp_stage_graph (p, "simplify");
+
+  assert_summary_has (p, "slice-slice ×3");
+  g_assert_cmpuint (tp_count (out, FB_OP_SLICE, FALSE), ==, 5);
+  tp_assert_stages_agree (p, 3);
+}
+
 static void
 test_no_fuse_keeps_idiom_apart (void)
 {
@@ -383,6 +417,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pass/simplify/swish", test_swish);
   g_test_add_func ("/pass/simplify/roll", test_roll);
   g_test_add_func ("/pass/simplify/pad-and-slice-of-nothing", test_pad_and_slice_of_nothing);
+  g_test_add_func ("/pass/simplify/slice-of-slice", test_slice_of_slice);
   g_test_add_func ("/pass/simplify/no-fuse", test_no_fuse_keeps_idiom_apart);
   return g_test_run ();
 }

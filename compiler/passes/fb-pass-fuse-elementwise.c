@@ -159,28 +159,41 @@ grow_up (Fuser *f, FbNode *n, GHashTable *group, gboolean data_input_only, gbool
     }
 }
 
-/* Whether a tree with index maps saves a pass (see the file's comment); *moves says whether
- * it has any member that moves elements. */
+/* Whether a tree with movement in it is worth a "movement" group (see the file's comment):
+ * it moves elements (a member that is not a view) and two or more of its members would each
+ * be a kernel, and it is not one move with scalings by one number alone: a matrix product
+ * reads such a Transpose, Slice or Gather through its strides or as a view, and takes the
+ * scaling into its alpha. */
 static gboolean
-movement_pays (GHashTable *group, gboolean *moves)
+movement_pays (GHashTable *group)
 {
-  guint kernels = 0, transposes = 0, scalings = 0;
+  guint kernels = 0, moves = 0, scalings = 0;
   GHashTableIter it;
   gpointer key;
-  *moves = FALSE;
   g_hash_table_iter_init (&it, group);
   while (g_hash_table_iter_next (&it, &key, NULL))
     {
       const FbNode *n = key;
-      if (is_index_map (n) && !is_view (n))
-        *moves = TRUE;
       if (is_index_map (n) && is_view (n))
         continue;
       kernels++;
-      transposes += n->op == FB_OP_TRANSPOSE;
+      moves += is_index_map (n) && !is_elementwise (n);
       scalings += is_scalar_scaling (n);
     }
-  return kernels >= 2 && !(transposes == 1 && kernels == 1 + scalings);
+  return moves > 0 && kernels >= 2 && !(moves == 1 && kernels == 1 + scalings);
+}
+
+/* Whether the group holds any movement (a view or an index map). */
+static gboolean
+has_movement (GHashTable *group)
+{
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init (&it, group);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    if (is_index_map (key) && !is_elementwise (key))
+      return TRUE;
+  return FALSE;
 }
 
 static guint
@@ -287,7 +300,7 @@ _fb_pass_fuse_elementwise (FbPassContext *ctx, FbGraph *graph, GError **error)
     {
       FbNode *root = g_ptr_array_index (order, i);
       g_autoptr(GHashTable) group = NULL;
-      gboolean moves = FALSE;
+      gboolean moves;
 
       if (!(is_elementwise (root) || (is_index_map (root) && !is_view (root))) ||
           !available (&f, root))
@@ -295,7 +308,8 @@ _fb_pass_fuse_elementwise (FbPassContext *ctx, FbGraph *graph, GError **error)
       group = g_hash_table_new (NULL, NULL);
       g_hash_table_add (group, root);
       grow_up (&f, root, group, FALSE, TRUE);
-      if (!movement_pays (group, &moves) && moves)
+      moves = has_movement (group);
+      if (moves && !movement_pays (group))
         {
           if (!is_elementwise (root))
             continue;

@@ -133,6 +133,83 @@ slice_all (FbRewriter *rw, FbNode *root, const FbMatch *m)
   return fb_shape_is_static (&m->v[1]->shape) && forward_x (rw, root, m);
 }
 
+/* The first element and step along every axis of a Slice with constant bounds (the opset-10
+ * form) and forward steps over an input of extents dims; FALSE for anything else. */
+static gboolean
+forward_slice (const FbNode *s, int rank, const int64_t *dims, int64_t *start, int64_t *step)
+{
+  const FbValue *ends = fb_node_input (s, 2), *axes = fb_node_input (s, 3),
+                *steps = fb_node_input (s, 4);
+  guint ns = 0, na = 0, nst = 0;
+  g_autofree int64_t *st = _fb_const_ints (fb_node_input (s, 1), FB_MAX_RANK, &ns);
+  g_autofree int64_t *ax = axes ? _fb_const_ints (axes, FB_MAX_RANK, &na) : NULL;
+  g_autofree int64_t *sp = steps ? _fb_const_ints (steps, FB_MAX_RANK, &nst) : NULL;
+  if ((s->opset > 0 && s->opset < 10) || st == NULL || ends == NULL || ends->constant == NULL ||
+      (axes && (ax == NULL || na != ns)) || (steps && (sp == NULL || nst != ns)))
+    return FALSE;
+  for (int d = 0; d < rank; d++)
+    {
+      start[d] = 0;
+      step[d] = 1;
+    }
+  for (guint i = 0; i < ns; i++)
+    {
+      int64_t a = ax ? ax[i] : (int64_t) i;
+      if (a < 0)
+        a += rank;
+      if (a < 0 || a >= rank || (sp && sp[i] <= 0))
+        return FALSE;
+      int64_t first = st[i] < 0 ? st[i] + dims[a] : st[i];
+      start[a] = CLAMP (first, 0, dims[a]);
+      step[a] = sp ? sp[i] : 1;
+    }
+  return TRUE;
+}
+
+static FbValue *
+ints_const (FbGraph *g, const char *base, int n, const int64_t *v)
+{
+  int64_t dim = n;
+  FbTensor *t = fb_tensor_new (FB_DTYPE_INT64, 1, &dim, NULL);
+  memcpy (fb_tensor_data_mut (t), v, sizeof (int64_t) * n);
+  return _fb_constant_new (g, base, t);
+}
+
+/* A Slice of a Slice (forward steps, constant bounds) is one Slice of the first one's input:
+ * a patch merging's x[0::2, 1::2] is exported as a Slice of rows, then one of columns, two
+ * passes where one does, and the rows' Slice dies once all its readers read x. */
+static gboolean
+slice_slice (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  FbNode *inner = root->inputs[0]->producer;
+  FbValue *x = m->v[1];
+  const FbShape *xs = &x->shape, *mid = &root->inputs[0]->shape, *os = &root->outputs[0]->shape;
+  int rank = xs->rank;
+  int64_t s1[FB_MAX_RANK], k1[FB_MAX_RANK], s2[FB_MAX_RANK], k2[FB_MAX_RANK];
+  int64_t starts[FB_MAX_RANK], ends[FB_MAX_RANK], axes[FB_MAX_RANK], steps[FB_MAX_RANK];
+  if (inner == NULL || !fb_shape_is_static (xs) || !fb_shape_is_static (os) ||
+      mid->rank != rank || os->rank != rank ||
+      !forward_slice (inner, rank, xs->dim, s1, k1) || !forward_slice (root, rank, mid->dim, s2, k2))
+    return FALSE;
+  for (int d = 0; d < rank; d++)
+    {
+      if (os->dim[d] < 1)
+        return FALSE;
+      axes[d] = d;
+      steps[d] = k1[d] * k2[d];
+      starts[d] = s1[d] + s2[d] * k1[d];
+      ends[d] = starts[d] + (os->dim[d] - 1) * steps[d] + 1;
+    }
+  FbGraph *g = fb_rewrite_graph (rw);
+  FbValue *inputs[5] = { x, ints_const (g, root->name, rank, starts),
+                         ints_const (g, root->name, rank, ends),
+                         ints_const (g, root->name, rank, axes),
+                         ints_const (g, root->name, rank, steps) };
+  FbNode *s = fb_rewrite_node (rw, FB_OP_SLICE, root, inputs, 5, 1);
+  fb_rewrite_replace_root (rw, m, s);
+  return fb_rewrite_infer (rw, s);
+}
+
 /* x / c -> x * (1/c) for floating-point constants: multiplication is cheaper everywhere and
  * fuses as a scale. */
 static gboolean
@@ -379,6 +456,7 @@ static const FbRule algebra[] = {
   { "reshape-noop", 0, { FB_P_OP (RESHAPE, X) }, reshape_noop },
   { "pad-zero", 0, { FB_P_OP (PAD, X) }, pad_zero },
   { "slice-all", 0, { FB_P_OP (SLICE, X) }, slice_all },
+  { "slice-slice", FB_RULE_SHARED_OK, { FB_P_OP (SLICE, FB_P_OP (SLICE, X)) }, slice_slice },
   { "div-to-mul", 0, { FB_P_OP (DIV, X, FB_P_CONST_ANY (2)) }, div_to_mul },
   { "mul-mul-const", 0,
     { FB_P_OP (MUL, FB_P_OP (MUL, X, FB_P_CONST_ANY (2)), FB_P_CONST_ANY (3)) }, mul_mul_const },
