@@ -625,6 +625,19 @@ pow2_at_least (int64_t n)
 #define WARP_ROW_LONGEST 1024
 #define WARP_ROW_FEWEST  1024
 
+/* The fewest rows that go a warp each: FUSEBENCH_WARP_ROWS=always (from 32 rows) or never
+ * override the rule, for measuring and testing. */
+static int64_t
+warp_rows_from (void)
+{
+  const char *force = g_getenv ("FUSEBENCH_WARP_ROWS");
+  if (g_strcmp0 (force, "always") == 0)
+    return 32;
+  if (g_strcmp0 (force, "never") == 0)
+    return G_MAXINT64;
+  return WARP_ROW_FEWEST;
+}
+
 static void
 note_load_steps (const FbKExpr *x, guint var, guint nv, gboolean *along)
 {
@@ -754,15 +767,16 @@ _fb_ptx_map_phase (const FbKernel *k, const FbKPhase *phase, FbPtxMap *map, char
     {
       map->cooperative = TRUE;
       map->vec = 1;
-      if (map->reduce_extent <= WARP_ROW_LONGEST && items >= WARP_ROW_FEWEST &&
+      if (map->reduce_extent <= WARP_ROW_LONGEST && items >= warp_rows_from () &&
           rows_read_along (k, map))
         {
           /* Rows of a normalization or an attention's softmax (49 to 1024 elements), and
-           * thousands of them: a warp per row, eight rows a block. Its lanes combine through
-           * shuffles alone, with no barrier or shared memory between the passes over the row,
-           * and a block of 128 or more threads is no longer spent on 49 elements. */
+           * thousands of them: a warp per row, eight rows a block (fewer where the rows would
+           * not give every SM a block). Its lanes combine through shuffles alone, with no
+           * barrier or shared memory between the passes over the row, and a block of 128 or
+           * more threads is no longer spent on 49 elements. */
           map->row_threads = 32;
-          map->block_threads = 256;
+          map->block_threads = items >= 8 * 132 ? 256 : items >= 4 * 132 ? 128 : 64;
           return TRUE;
         }
       /* Cooperative when the loop is long enough that a thread would crawl, or there are too

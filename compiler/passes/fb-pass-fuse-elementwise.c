@@ -159,11 +159,19 @@ grow_up (Fuser *f, FbNode *n, GHashTable *group, gboolean data_input_only, gbool
     }
 }
 
+/* A member that moves nothing a kernel would: a reshape, or a Gather of one index (a run of
+ * its input that the lowering makes a view, as attention's q, k, v = qkv[0], qkv[1], qkv[2]). */
+static gboolean
+is_free_move (const FbNode *n)
+{
+  return is_view (n) || (n->op == FB_OP_GATHER && is_index_map (n) &&
+                         n->inputs[1]->constant->numel == 1);
+}
+
 /* Whether a tree with movement in it is worth a "movement" group (see the file's comment):
- * it moves elements (a member that is not a view) and two or more of its members would each
- * be a kernel, and it is not one move with scalings by one number alone: a matrix product
- * reads such a Transpose, Slice or Gather through its strides or as a view, and takes the
- * scaling into its alpha. */
+ * two or more of its members would each be a kernel, one of them a move, and it is not one
+ * move with scalings by one number alone: a matrix product reads such a Transpose, Slice or
+ * Gather through its strides or as a view, and takes the scaling into its alpha. */
 static gboolean
 movement_pays (GHashTable *group)
 {
@@ -174,7 +182,7 @@ movement_pays (GHashTable *group)
   while (g_hash_table_iter_next (&it, &key, NULL))
     {
       const FbNode *n = key;
-      if (is_index_map (n) && is_view (n))
+      if (is_free_move (n))
         continue;
       kernels++;
       moves += is_index_map (n) && !is_elementwise (n);
