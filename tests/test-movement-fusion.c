@@ -4,7 +4,8 @@
  * "movement" group computed where it is read; a scaled Transpose of the heads, and a
  * Transpose that moves the last axis, left alone. Each model runs on the cpu target (and
  * through a bundle) and through the emulated PTX of the cuda target, against the
- * interpreter. Models: tests/movement/make-movement-models.py. */
+ * interpreter. FUSEBENCH_MOVEMENT_FUSION=0 leaves the moves apart. Models:
+ * tests/movement/make-movement-models.py. */
 #include "fb-cuda.h"
 #include "fb-lower.h"
 #include "fb-memory-plan.h"
@@ -107,6 +108,14 @@ test_last_axis (void)
   g_autoptr(GPtrArray) groups = check ("last-axis", 0);
 }
 
+static void
+test_switched_off (void)
+{
+  g_setenv ("FUSEBENCH_MOVEMENT_FUSION", "0", TRUE);
+  g_autoptr(GPtrArray) groups = check ("window-out", 0);
+  g_unsetenv ("FUSEBENCH_MOVEMENT_FUSION");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -115,5 +124,6 @@ main (int argc, char **argv)
   g_test_add_func ("/movement-fusion/window-out", test_window_out);
   g_test_add_func ("/movement-fusion/scaled-heads", test_scaled_heads);
   g_test_add_func ("/movement-fusion/last-axis", test_last_axis);
+  g_test_add_func ("/movement-fusion/switched-off", test_switched_off);
   return g_test_run ();
 }

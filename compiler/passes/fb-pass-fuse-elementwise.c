@@ -16,6 +16,7 @@
  * "movement" node (never computed in place over its input), formed only where it saves a
  * pass: two or more members that would each be a kernel, and not a Transpose with scalings
  * by one number alone, which a matrix product reads through its strides and alpha.
+ * FUSEBENCH_MOVEMENT_FUSION=0 leaves movement out of the trees, for measuring.
  *
  * Requires: fuse-epilogue done (contractions keep their epilogues), shapes inferred.
  * Preserves: ids of the values the rest of the graph reads; members keep their ids in the body.
@@ -304,18 +305,19 @@ _fb_pass_fuse_elementwise (FbPassContext *ctx, FbGraph *graph, GError **error)
 
   /* Most downstream first, so every tree is found from its root. A tree with movement that
    * does not pay is grown again without it. */
+  gboolean movement = g_strcmp0 (g_getenv ("FUSEBENCH_MOVEMENT_FUSION"), "0") != 0;
   for (guint i = order->len; i-- > 0;)
     {
       FbNode *root = g_ptr_array_index (order, i);
       g_autoptr(GHashTable) group = NULL;
       gboolean moves;
 
-      if (!(is_elementwise (root) || (is_index_map (root) && !is_view (root))) ||
+      if (!(is_elementwise (root) || (movement && is_index_map (root) && !is_view (root))) ||
           !available (&f, root))
         continue;
       group = g_hash_table_new (NULL, NULL);
       g_hash_table_add (group, root);
-      grow_up (&f, root, group, FALSE, TRUE);
+      grow_up (&f, root, group, FALSE, movement);
       moves = has_movement (group);
       if (moves && !movement_pays (group))
         {
