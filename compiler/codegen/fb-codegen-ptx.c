@@ -67,20 +67,27 @@ sreg (FbPtxGpu *g, const char *name)
   return LLVMBuildZExt (g->e.b, v, g->i64, "");
 }
 
+/* A barrier: on the GPU the intrinsic name (with its lane mask where mask is not NULL), in
+ * the emulation the FbPtxEmuThread function at byte offset off. */
 static void
-barrier (FbPtxGpu *g)
+sync_call (FbPtxGpu *g, const char *name, LLVMValueRef mask, int off)
 {
   if (g->emulate)
     {
       LLVMTypeRef ptr = LLVMPointerTypeInContext (g->e.ctx, 0);
       LLVMTypeRef ft = LLVMFunctionType (LLVMVoidTypeInContext (g->e.ctx), &ptr, 1, FALSE);
-      LLVMBuildCall2 (g->e.b, ft, emu_field (g, 16, ptr), &g->emu, 1, "");
+      LLVMBuildCall2 (g->e.b, ft, emu_field (g, off, ptr), &g->emu, 1, "");
       return;
     }
-  const char *name = "llvm.nvvm.barrier0";
   unsigned id = LLVMLookupIntrinsicID (name, strlen (name));
   LLVMValueRef f = LLVMGetIntrinsicDeclaration (g->e.mod, id, NULL, 0);
-  LLVMBuildCall2 (g->e.b, LLVMIntrinsicGetType (g->e.ctx, id, NULL, 0), f, NULL, 0, "");
+  LLVMBuildCall2 (g->e.b, LLVMIntrinsicGetType (g->e.ctx, id, NULL, 0), f, &mask, mask ? 1 : 0, "");
+}
+
+static void
+barrier (FbPtxGpu *g)
+{
+  sync_call (g, "llvm.nvvm.barrier0", NULL, 16);
 }
 
 /* What the other threads of a row stored is visible to the thread after this: a barrier of
@@ -90,22 +97,9 @@ static void
 row_barrier (FbPtxGpu *g)
 {
   if (g->map->row_threads == g->map->block_threads)
-    {
-      barrier (g);
-      return;
-    }
-  if (g->emulate)
-    {
-      LLVMTypeRef ptr = LLVMPointerTypeInContext (g->e.ctx, 0);
-      LLVMTypeRef ft = LLVMFunctionType (LLVMVoidTypeInContext (g->e.ctx), &ptr, 1, FALSE);
-      LLVMBuildCall2 (g->e.b, ft, emu_field (g, 40, ptr), &g->emu, 1, "");
-      return;
-    }
-  const char *name = "llvm.nvvm.bar.warp.sync";
-  unsigned id = LLVMLookupIntrinsicID (name, strlen (name));
-  LLVMValueRef f = LLVMGetIntrinsicDeclaration (g->e.mod, id, NULL, 0);
-  LLVMValueRef all = LLVMConstInt (g->i32, 0xffffffffu, 0);
-  LLVMBuildCall2 (g->e.b, LLVMIntrinsicGetType (g->e.ctx, id, NULL, 0), f, &all, 1, "");
+    barrier (g);
+  else
+    sync_call (g, "llvm.nvvm.bar.warp.sync", LLVMConstInt (g->i32, 0xffffffffu, 0), 40);
 }
 
 static LLVMValueRef

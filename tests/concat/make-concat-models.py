@@ -25,8 +25,10 @@ import os
 import sys
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from fb_test_models import save  # noqa: E402
 
 rng = np.random.default_rng(20261202)
 F = TensorProto.FLOAT
@@ -53,14 +55,6 @@ def norm_relu(nodes, inits, name, x, c):
     nodes.append(helper.make_node("Add", [name + "_m", b], [name + "_a"], name=name + "_a"))
     nodes.append(helper.make_node("Relu", [name + "_a"], [name], name=name))
     return name
-
-
-def save(out, name, nodes, inits, inputs, outputs):
-    graph = helper.make_graph(nodes, name, inputs, outputs, inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 7
-    onnx.checker.check_model(model)
-    onnx.save(model, os.path.join(out, name + ".onnx"))
 
 
 def dense(out, name, batch, c0=8, growth=4, hw=(6, 8)):

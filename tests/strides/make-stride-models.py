@@ -26,8 +26,10 @@ import os
 import sys
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from fb_test_models import ints, save  # noqa: E402
 
 rng = np.random.default_rng(20261203)
 F = TensorProto.FLOAT
@@ -38,22 +40,9 @@ def weight(inits, name, shape):
     return name
 
 
-def ints(inits, name, values):
-    inits.append(numpy_helper.from_array(np.array(values, dtype=np.int64), name))
-    return name
-
-
 def node(nodes, op, inputs, name, **attrs):
     nodes.append(helper.make_node(op, inputs, [name], name=name, **attrs))
     return name
-
-
-def save(out, name, nodes, inits, inputs, outputs):
-    graph = helper.make_graph(nodes, name, inputs, outputs, inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 7
-    onnx.checker.check_model(model)
-    onnx.save(model, os.path.join(out, name + ".onnx"))
 
 
 def heads(out):
