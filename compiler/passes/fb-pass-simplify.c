@@ -187,7 +187,8 @@ slice_slice (FbRewriter *rw, FbNode *root, const FbMatch *m)
   int rank = xs->rank;
   int64_t s1[FB_MAX_RANK], k1[FB_MAX_RANK], s2[FB_MAX_RANK], k2[FB_MAX_RANK];
   int64_t starts[FB_MAX_RANK], ends[FB_MAX_RANK], axes[FB_MAX_RANK], steps[FB_MAX_RANK];
-  if (inner == NULL || !fb_shape_is_static (xs) || !fb_shape_is_static (os) ||
+  if (inner == NULL || !fb_shape_is_static (xs) || !fb_shape_is_static (mid) ||
+      !fb_shape_is_static (os) ||
       mid->rank != rank || os->rank != rank ||
       !forward_slice (inner, rank, xs->dim, s1, k1) || !forward_slice (root, rank, mid->dim, s2, k2))
     return FALSE;
