@@ -200,7 +200,8 @@ buffer_tensor (const FbPlan *plan, guint b, const void *bytes)
 /* y[b] = alpha op(x[b]) op(w[b]) (+ bias, then max (y, 0) with relu) as FbKGemm describes it:
  * the host's reading of every stride and offset a cuBLASLt product is given. */
 static void
-emulate_gemm (const FbKGemm *g, const float *x, const float *w, const float *bias, float *y)
+emulate_gemm (const FbKGemm *g, const float *x, const float *w, const float *bias,
+              const float *add, float *y)
 {
   for (int64_t b = 0; b < g->batch; b++)
     for (int64_t i = 0; i < g->m; i++)
@@ -218,9 +219,12 @@ emulate_gemm (const FbKGemm *g, const float *x, const float *w, const float *bia
           acc *= g->alpha;
           if (bias)
             acc += bias[j];
+          int64_t at = g->off_c + b * g->stride_c + i * g->ldc + j;
+          if (add)
+            acc += add[at];
           if (g->relu && acc < 0)
             acc = 0;
-          y[g->off_c + b * g->stride_c + i * g->ldc + j] = (float) acc;
+          y[at] = (float) acc;
         }
 }
 
@@ -283,7 +287,8 @@ emulate_plan (FbPlan *plan, FbTensor **ins, guint n_ins, FbTensor **expected,
                 {
                   const FbKConv *cv = kp->conv;
                   emulate_gemm (&cv->gemm, args[cv->x], args[cv->w],
-                                cv->bias == FB_KCONV_NO_ARG ? NULL : args[cv->bias], args[cv->y]);
+                                cv->bias == FB_KCONV_NO_ARG ? NULL : args[cv->bias],
+                                cv->add == FB_KCONV_NO_ARG ? NULL : args[cv->add], args[cv->y]);
                   continue;
                 }
               g_assert_true (kp->conv == NULL && !has_call (kp->body));

@@ -86,15 +86,18 @@ test_windows (void)
 }
 
 /* A bias, or a bias then Relu, is cuBLASLt's epilogue: one phase, the bias an argument of the
- * product. Before a residual Add, the product and a generated pass. */
+ * product. A residual Add after the bias (or after the product, or after a Gemm with its bias)
+ * is the product's C operand: one phase too, the addend an argument. A Relu between the bias and
+ * the residual keeps the product and a generated pass (cuBLASLt adds C before its Relu). */
 static void
-test_bias_epilogue (void)
+count_linear_kernels (guint *bias_only, guint *relu, guint *residual, guint *residual_with_bias,
+                      guint *two_phases)
 {
   FbGraph *graph = load ("linear");
   g_autoptr(GPtrArray) inputs = tc_seeded_inputs (graph, 1204);
   g_autoptr(FbPipeline) p = NULL;
   g_autoptr(FbPlan) plan = lower_for_cuda (graph, &p);
-  guint one_call = 0, relu = 0, two_phases = 0;
+  *bias_only = *relu = *residual = *residual_with_bias = *two_phases = 0;
   for (guint k = 0; k < plan->kernels->len; k++)
     {
       const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
@@ -102,20 +105,93 @@ test_bias_epilogue (void)
         continue;
       const FbKPhase *ph = g_ptr_array_index (kernel->phases, 0);
       g_assert_nonnull (ph->conv);
-      if (kernel->phases->len == 1)
+      if (kernel->phases->len > 1)
         {
-          g_assert_cmpuint (ph->conv->bias, !=, FB_KCONV_NO_ARG);
-          one_call++;
-          relu += ph->conv->gemm.relu;
+          g_assert_cmpuint (ph->conv->add, ==, FB_KCONV_NO_ARG);
+          (*two_phases)++;
+        }
+      else if (ph->conv->add != FB_KCONV_NO_ARG)
+        {
+          g_assert_cmpuint (ph->conv->gemm.relu, ==, 0);
+          g_assert_cmpuint (ph->conv->add, !=, ph->conv->y);
+          (*residual)++;
+          *residual_with_bias += ph->conv->bias != FB_KCONV_NO_ARG;
         }
       else
-        two_phases++;
+        {
+          g_assert_cmpuint (ph->conv->bias, !=, FB_KCONV_NO_ARG);
+          (*bias_only)++;
+          *relu += ph->conv->gemm.relu;
+        }
     }
-  g_assert_cmpuint (one_call, ==, 2);
-  g_assert_cmpuint (relu, ==, 1);
-  g_assert_cmpuint (two_phases, ==, 1);
   tp_check_emulated_pipeline (graph, FB_LAYOUT_NCHW, (FbTensor **) inputs->pdata, inputs->len,
                               FALSE);
+}
+
+static void
+test_bias_epilogue (void)
+{
+  guint bias_only, relu, residual, residual_with_bias, two_phases;
+  count_linear_kernels (&bias_only, &relu, &residual, &residual_with_bias, &two_phases);
+  g_assert_cmpuint (bias_only, ==, 2);
+  g_assert_cmpuint (relu, ==, 1);
+  g_assert_cmpuint (residual, ==, 3);
+  g_assert_cmpuint (residual_with_bias, ==, 2);
+  g_assert_cmpuint (two_phases, ==, 1);
+}
+
+/* FUSEBENCH_PRODUCT_RESIDUAL=0: every residual Add a generated pass after its product. */
+static void
+test_residual_switched_off (void)
+{
+  guint bias_only, relu, residual, residual_with_bias, two_phases;
+  g_setenv ("FUSEBENCH_PRODUCT_RESIDUAL", "0", TRUE);
+  count_linear_kernels (&bias_only, &relu, &residual, &residual_with_bias, &two_phases);
+  g_unsetenv ("FUSEBENCH_PRODUCT_RESIDUAL");
+  g_assert_cmpuint (bias_only, ==, 2);
+  g_assert_cmpuint (residual, ==, 0);
+  g_assert_cmpuint (two_phases, ==, 4);
+}
+
+/* The residual addend travels through a cuda bundle: the product reads it again after loading. */
+static void
+test_residual_bundle (void)
+{
+  g_autoptr(GError) error = NULL;
+  FbGraph *graph = load ("linear");
+  g_autoptr(FbPipeline) p = NULL;
+  g_autoptr(FbPlan) plan = lower_for_cuda (graph, &p);
+  const FbBackend *cuda = fb_backend_lookup ("cuda");
+  g_autofree char *dir = g_dir_make_tmp ("fusebench-test-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *path = g_build_filename (dir, "linear.fusebench", NULL);
+  FbBackendOptions options = { 0 };
+  g_assert_true (cuda->compile_bundle (cuda, fb_pipeline_final (p), path, NULL, &options, NULL,
+                                       &error));
+  g_assert_no_error (error);
+  g_autoptr(GPtrArray) objects = NULL;
+  g_autoptr(FbPlan) loaded = fb_bundle_read (path, "cuda", fb_cuda_target_desc ()->triple, ".ptx",
+                                             &objects, &error);
+  g_assert_no_error (error);
+  guint addends = 0;
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      const FbKernel *a = g_ptr_array_index (plan->kernels, k);
+      const FbKernel *b = g_ptr_array_index (loaded->kernels, k);
+      for (guint ph = 0; ph < a->phases->len; ph++)
+        {
+          const FbKConv *ca = ((const FbKPhase *) g_ptr_array_index (a->phases, ph))->conv;
+          const FbKConv *cb = ((const FbKPhase *) g_ptr_array_index (b->phases, ph))->conv;
+          if (ca == NULL || ca->lib != FB_KLIB_GEMM)
+            continue;
+          g_assert_cmpuint (ca->add, ==, cb->add);
+          g_assert_cmpuint (ca->bias, ==, cb->bias);
+          addends += ca->add != FB_KCONV_NO_ARG;
+        }
+    }
+  g_assert_cmpuint (addends, ==, 3);
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
+  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
 }
 
 /* The strided products and the Transposes and Muls they took over as views go through a cuda
@@ -187,5 +263,7 @@ main (int argc, char **argv)
   g_test_add_func ("/product-strides/switched-off", test_switched_off);
   g_test_add_func ("/product-strides/bias-epilogue", test_bias_epilogue);
   g_test_add_func ("/product-strides/bundle", test_bundle);
+  g_test_add_func ("/product-strides/residual-bundle", test_residual_bundle);
+  g_test_add_func ("/product-strides/residual-switched-off", test_residual_switched_off);
   return g_test_run ();
 }

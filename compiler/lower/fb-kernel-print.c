@@ -277,6 +277,8 @@ print_gemm (GString *s, const FbKConv *cv)
                           g->m, g->k, cv->w, g->tb ? "^T" : "", g->k, g->n);
   if (cv->bias != FB_KCONV_NO_ARG)
     g_string_append_printf (s, " + a%u (along rows)", cv->bias);
+  if (cv->add != FB_KCONV_NO_ARG)
+    g_string_append_printf (s, " + a%u (residual, laid out as the result)", cv->add);
   if (g->relu)
     g_string_append (s, ", relu");
   if (g->off_a || g->off_b || g->off_c)

@@ -116,9 +116,41 @@ row_bias_chain (const FbValue *y, const FbValue *end, int64_t n, int64_t *relu)
   return bias;
 }
 
-/* The GPU's product: one cuBLASLt call over every batch (a library phase), Gemm's alpha and a
- * bias along the rows inside it, anything else (beta, a bias of another shape, the sunk
- * elementwise chain) one generated phase over the output after it. */
+/* The addend of a chain from the product y to end that is Add (inner, r), where inner is y or
+ * (bias_of set) a bias Add along the rows of y (*bias_of its bias), and r is a float tensor of
+ * end's shape, which is y's: a residual connection after a linear layer. cuBLASLt reads r as its
+ * C operand (beta 1), so the sum is the product's own output and not a pass after it. NULL for
+ * any other chain, and under FUSEBENCH_PRODUCT_RESIDUAL=0 (a pass after the product, to
+ * compare). */
+static const FbValue *
+residual_chain (const FbValue *y, const FbValue *end, int64_t n, const FbValue **bias_of)
+{
+  const FbNode *add = end->producer;
+  if (g_strcmp0 (g_getenv ("FUSEBENCH_PRODUCT_RESIDUAL"), "0") == 0 || add == NULL ||
+      add->op != FB_OP_ADD || add->n_inputs != 2 || !fb_shape_equal (&end->shape, &y->shape) || end->dtype != FB_DTYPE_FLOAT32)
+    return NULL;
+  for (int i = 0; i < 2; i++)
+    {
+      const FbValue *inner = add->inputs[i], *r = add->inputs[1 - i];
+      if (r == NULL || inner == NULL || r == inner || r == y || r->dtype != FB_DTYPE_FLOAT32 ||
+          !fb_shape_equal (&r->shape, &end->shape))
+        continue;
+      if (inner == y)
+        return r;
+      int64_t relu = 0;
+      const FbValue *bias = bias_of ? row_bias_chain (y, inner, n, &relu) : NULL;
+      if (bias && !relu)
+        {
+          *bias_of = bias;
+          return r;
+        }
+    }
+  return NULL;
+}
+
+/* The GPU's product: one cuBLASLt call over every batch (a library phase), Gemm's alpha, a
+ * bias along the rows and a residual addend inside it, anything else (beta, a bias of another
+ * shape, the rest of the sunk elementwise chain) one generated phase over the output after it. */
 static gboolean
 lower_matmul_gpu (FbLowerCtx *c, const FbNode *node, const FbGemmShape *gs, GError **error)
 {
@@ -210,9 +242,18 @@ lower_matmul_gpu (FbLowerCtx *c, const FbNode *node, const FbGemmShape *gs, GErr
   if (library_bias)
     cv.bias = _fb_lower_arg (c, bias, FB_KARG_INPUT);
   /* A MatMul whose sunk chain is only a bias Add along the rows (a linear layer), maybe then a
-   * Relu: cuBLASLt's epilogue adds it, and the product writes the chain's end itself. */
-  const FbValue *end = g_hash_table_lookup (c->sunk, vy), *chain_bias = NULL;
-  if (!is_gemm && end && (chain_bias = row_bias_chain (vy, end, gs->N, &g->relu)))
+   * Relu, or a residual Add after the bias or the product: cuBLASLt's epilogue adds the bias,
+   * its C operand the residual, and the product writes the chain's end itself. */
+  const FbValue *end = g_hash_table_lookup (c->sunk, vy), *chain_bias = NULL, *residual = NULL;
+  if (end && (!is_gemm || bias == NULL || library_bias) &&
+      (residual = residual_chain (vy, end, gs->N, is_gemm ? NULL : &chain_bias)) != NULL)
+    {
+      if (chain_bias)
+        cv.bias = _fb_lower_arg (c, chain_bias, FB_KARG_INPUT);
+      cv.add = _fb_lower_arg (c, residual, FB_KARG_INPUT);
+      cv.y = _fb_lower_out_arg (c, end);
+    }
+  else if (!is_gemm && end && (chain_bias = row_bias_chain (vy, end, gs->N, &g->relu)))
     {
       cv.bias = _fb_lower_arg (c, chain_bias, FB_KARG_INPUT);
       cv.y = _fb_lower_out_arg (c, end);
@@ -232,7 +273,7 @@ lower_matmul_gpu (FbLowerCtx *c, const FbNode *node, const FbGemmShape *gs, GErr
       fb_kernel_add_conv_phase (k, &cv, 2.0 * gs->M * gs->N * gs->K * batch);
     }
   k->kind = FB_KERNEL_LIBRARY;
-  if (chain_bias || ((bias == NULL || library_bias) && end == NULL))
+  if (chain_bias || residual || ((bias == NULL || library_bias) && end == NULL))
     return TRUE;
 
   /* The rest, elementwise over the product where it lies. */

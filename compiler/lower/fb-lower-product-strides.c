@@ -364,8 +364,8 @@ stride_result (Strider *s, FbKernel *k, guint ki, FbKConv *cv)
   guint root = fb_plan_root (plan, ka->buffer);
   const FbBuffer *cb = fb_plan_buffer (plan, root);
   if (k->phases->len != 1 || s->readers[root] != 1 || cb->kind != FB_BUF_INTERMEDIATE ||
-      cb->slice_of >= 0 || cv->bias == cv->y)
-    return FALSE;
+      cb->slice_of >= 0 || cv->bias == cv->y || cv->add != FB_KCONV_NO_ARG)
+    return FALSE;   /* (a residual addend is read through the result's strides too) */
   FbKernel *t = NULL;
   for (guint i = 0; i < plan->kernels->len && t == NULL; i++)
     {

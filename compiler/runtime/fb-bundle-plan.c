@@ -101,8 +101,10 @@ gemm_to_json (const FbKConv *cv)
                             g->off_c };
   json_object_set_array_member (o, "shape", int_array (N_GEMM, shape));
   json_object_set_double_member (o, "alpha", g->alpha);
-  int64_t args[3] = { cv->x, cv->w, cv->bias == FB_KCONV_NO_ARG ? -1 : (int64_t) cv->bias };
-  json_object_set_array_member (o, "args", int_array (3, args));
+  /* x, w, bias, the residual addend; -1 where absent. Bundles before the addend have three. */
+  int64_t args[4] = { cv->x, cv->w, cv->bias == FB_KCONV_NO_ARG ? -1 : (int64_t) cv->bias,
+                      cv->add == FB_KCONV_NO_ARG ? -1 : (int64_t) cv->add };
+  json_object_set_array_member (o, "args", int_array (4, args));
   json_object_set_int_member (o, "out", cv->y);
   return o;
 }
@@ -498,13 +500,14 @@ read_gemm (const FbPlan *plan, const FbKernel *k, JsonObject *o, FbKConv *cv)
     return FALSE;
   JsonArray *sa = json_object_get_array_member (o, "shape");
   JsonArray *aa = json_object_get_array_member (o, "args");
-  int64_t v[N_GEMM], a[3];
-  if (json_array_get_length (sa) != N_GEMM || json_array_get_length (aa) != 3)
+  int64_t v[N_GEMM], a[4] = { -1, -1, -1, -1 };
+  guint n_args = json_array_get_length (aa);
+  if (json_array_get_length (sa) != N_GEMM || n_args < 3 || n_args > 4)
     return FALSE;
   for (int i = 0; i < N_GEMM; i++)
     if (!int_at (sa, i, &v[i]) || v[i] < 0 || v[i] > G_MAXINT32)
       return FALSE;
-  for (int i = 0; i < 3; i++)
+  for (guint i = 0; i < n_args; i++)
     if (!int_at (aa, i, &a[i]))
       return FALSE;
   FbKGemm *g = &cv->gemm;
@@ -523,6 +526,7 @@ read_gemm (const FbPlan *plan, const FbKernel *k, JsonObject *o, FbKConv *cv)
   cv->bias = FB_KCONV_NO_ARG;
   return gemm_arg (plan, k, a[0], need_a, &cv->x) && gemm_arg (plan, k, a[1], need_b, &cv->w) &&
          (a[2] < 0 || gemm_arg (plan, k, a[2], g->n, &cv->bias)) &&
+         (a[3] < 0 || gemm_arg (plan, k, a[3], need_c, &cv->add)) &&
          gemm_arg (plan, k, json_object_get_int_member (o, "out"), need_c, &cv->y);
 }
 

@@ -15,9 +15,12 @@ heads    one image's attention as PyTorch's MultiheadAttention exports it, 8 tok
 windows  the same over 2 windows ([2, 4, 2, 8]: window, token, head, d): the heads' moves to
          and from [2, 2, 4, 8] leave window and head no single batch stride in the bytes the
          products would read or write, so all four keep their copies.
-linear   three linear layers of one input: with a bias, with a bias then Relu (both one
-         cuBLASLt call with its bias epilogue), and with a bias then a residual Add (the product,
-         then a generated pass).
+linear   linear layers of one input: with a bias, with a bias then Relu (both one cuBLASLt
+         call with its bias epilogue), with a bias then a residual Add of the input, without a
+         bias before the residual Add of another activation, and a Gemm with its bias and a
+         residual (three more single calls, the residual cuBLASLt's C operand); and with a bias,
+         a Relu and then the residual Add (the product, then a generated pass: cuBLASLt adds C
+         before its Relu).
 
 Weights are seeded and small; the test makes its own inputs. Only development machines run
 this script; the test reads the committed models.
@@ -101,8 +104,17 @@ def linear(out):
     c = node(nodes, "MatMul", ["x", weight(inits, "w3", [16, 16])], "c")
     cb = node(nodes, "Add", [c, weight(inits, "b3", [16])], "c_biased")
     node(nodes, "Add", [cb, "x"], "y_residual")
+    h = node(nodes, "Sigmoid", ["x"], "h")
+    d = node(nodes, "MatMul", ["x", weight(inits, "w4", [16, 16])], "d")
+    node(nodes, "Add", [h, d], "y_residual_plain")
+    node(nodes, "Add", [node(nodes, "Gemm", ["x", weight(inits, "w5", [16, 16]), weight(inits, "b5", [16])],
+                             "g"), h], "y_gemm_residual")
+    e = node(nodes, "MatMul", ["x", weight(inits, "w6", [16, 16])], "e")
+    er = node(nodes, "Relu", [node(nodes, "Add", [e, weight(inits, "b6", [16])], "e_biased")], "e_relu")
+    node(nodes, "Add", [er, "x"], "y_relu_residual")
+    outputs = ("y_bias", "y_relu", "y_residual", "y_residual_plain", "y_gemm_residual", "y_relu_residual")
     save(out, "linear", nodes, inits, [helper.make_tensor_value_info("x", F, [8, 16])],
-         [helper.make_tensor_value_info(y, F, [8, 16]) for y in ("y_bias", "y_relu", "y_residual")])
+         [helper.make_tensor_value_info(y, F, [8, 16]) for y in outputs])
 
 
 def main():

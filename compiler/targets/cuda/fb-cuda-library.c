@@ -2,7 +2,7 @@
 /* The library phases of the cuda target. Matrix products go to cuBLASLt: row-major
  * C = op(A) op(B) is the column-major C^T = op(B)^T op(A)^T, so B is cuBLASLt's first operand;
  * a bias along C's rows is its BIAS epilogue (a vector over the column-major rows), Relu its
- * RELU. Convolutions go to cuDNN (fb-cuda-conv.c). TF32 tensor cores are allowed unless strict
+ * RELU, a residual addend its own C operand (beta 1). Convolutions go to cuDNN (fb-cuda-conv.c). TF32 tensor cores are allowed unless strict
  * float32 is asked for (cuBLASLt's COMPUTE_32F, cuDNN's FMA math). Descriptors and algorithms
  * are chosen once, here, so that the phase can be captured into a CUDA graph. */
 #include "fb-cuda-library-private.h"
@@ -161,9 +161,11 @@ _fb_cuda_lib_phase_run (FbCudaLibs *libs, FbCudaLibPhase *p, GError **error)
 {
   if (p->lib == FB_KLIB_GEMM)
     {
-      float beta = 0.0f;
+      /* A residual addend is the C operand, laid out as the result: D = alpha AB + C. */
+      float beta = p->add ? 1.0f : 0.0f;
+      CUdeviceptr c = p->add ? p->add : p->y;
       return lt_ok (libs->lt->Matmul (libs->lt_handle, p->desc, &p->alpha, (void *) p->w, p->la,
-                                      (void *) p->x, p->lb, &beta, (void *) p->y, p->lc,
+                                      (void *) p->x, p->lb, &beta, (void *) c, p->lc,
                                       (void *) p->y, p->lc, &p->algo, (void *) libs->workspace,
                                       libs->workspace_bytes, libs->stream), p, "product", error);
     }

@@ -278,7 +278,8 @@ bind_kernels (FbCudaModule *m, GPtrArray *code, GError **error)
                                                 ka[cv->x] + (gemm ? cv->gemm.off_a * 4 : 0),
                                                 ka[cv->w] + (gemm ? cv->gemm.off_b * 4 : 0),
                                                 cv->bias != FB_KCONV_NO_ARG ? ka[cv->bias] : 0,
-                                                cv->add != FB_KCONV_NO_ARG ? ka[cv->add] : 0,
+                                                cv->add != FB_KCONV_NO_ARG
+                                                  ? ka[cv->add] + (gemm ? cv->gemm.off_c * 4 : 0) : 0,
                                                 ka[cv->y] + (gemm ? cv->gemm.off_c * 4 : 0),
                                                 is_weight (m, ka[cv->w]), e->kernel->name, error);
               if (ep->lib == NULL)
