@@ -10,16 +10,16 @@ G_BEGIN_DECLS
 typedef struct {
   char       *base_dir;        /* where external data lives, or NULL to refuse it */
   GHashTable *external_files;  /* char* location -> GBytes of the mapped file */
-  GBytes     *message;         /* owns the unpacked message; tensors keep it alive */
+  GBytes     *message;         /* owns the unpacked message, freed with the context */
 } FbOnnxContext;
 
 void      _fb_onnx_context_init   (FbOnnxContext *ctx, const char *base_dir,
                                    Onnx__ModelProto *model_or_null, Onnx__TensorProto *tensor_or_null);
 void      _fb_onnx_context_clear  (FbOnnxContext *ctx);
 
-/* A TensorProto as an FbTensor whose bytes point into the message (raw_data, float_data,
- * int64_data, double_data) or the mapped external file when they can; other encodings are
- * converted once. Errors (FB_IMPORT_ERROR) name the tensor. */
+/* A TensorProto as an FbTensor whose bytes are a 64-byte aligned copy of the message's
+ * (raw_data, float_data, int64_data, double_data) or point into the mapped external file;
+ * other encodings are converted once. Errors (FB_IMPORT_ERROR) name the tensor. */
 FbTensor *_fb_onnx_tensor_decode  (FbOnnxContext *ctx, const Onnx__TensorProto *proto,
                                    GError **error);
 

@@ -1,17 +1,23 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* TensorProto -> FbTensor, pointing into the decoded message wherever the encoding allows. */
+/* TensorProto -> FbTensor: the bytes copied out of the decoded message, aligned. */
 #include "fb-onnx-private.h"
 
 #include <string.h>
 
-/* Bytes that live inside the message: a slice that keeps the whole message alive. */
+/* A tensor's bytes, copied out of the message to start on a cache line: kernels read weights by
+ * 64-byte vector loads, and one that straddles two lines costs two. A matrix-vector product
+ * over weights 16 bytes off a line ran 40 % slower than over aligned ones (7.1 against 5.0 us
+ * for 1536 x 128 on a Zen 4), and protobuf puts a tensor's bytes wherever its field falls.
+ * Copied always, not only where misaligned: a slice would keep the whole message (the model
+ * file) alive beside the copies. */
+#define TENSOR_ALIGN 64
+
 static GBytes *
-message_slice (FbOnnxContext *ctx, const void *data, gsize size)
+aligned_bytes (const void *data, gsize size)
 {
-  if (ctx->message == NULL)
-    return g_bytes_new (data, size);
-  return g_bytes_new_with_free_func (data, size, (GDestroyNotify) g_bytes_unref,
-                                     g_bytes_ref (ctx->message));
+  void *copy = g_aligned_alloc (1, MAX (size, 1), TENSOR_ALIGN);
+  memcpy (copy, data, size);
+  return g_bytes_new_with_free_func (copy, size, g_aligned_free, copy);
 }
 
 static gboolean
@@ -123,25 +129,25 @@ _fb_onnx_tensor_decode (FbOnnxContext *ctx, const Onnx__TensorProto *proto, GErr
                        G_GSIZE_FORMAT, name, (gsize) proto->raw_data.len, nbytes);
           return NULL;
         }
-      bytes = message_slice (ctx, proto->raw_data.data, nbytes);
+      bytes = aligned_bytes (proto->raw_data.data, nbytes);
     }
   else if (dtype == FB_DTYPE_FLOAT32)
     {
       if (!count_matches (name, proto->n_float_data, numel, error))
         return NULL;
-      bytes = message_slice (ctx, proto->float_data, nbytes);
+      bytes = aligned_bytes (proto->float_data, nbytes);
     }
   else if (dtype == FB_DTYPE_INT64)
     {
       if (!count_matches (name, proto->n_int64_data, numel, error))
         return NULL;
-      bytes = message_slice (ctx, proto->int64_data, nbytes);
+      bytes = aligned_bytes (proto->int64_data, nbytes);
     }
   else if (dtype == FB_DTYPE_FLOAT64)
     {
       if (!count_matches (name, proto->n_double_data, numel, error))
         return NULL;
-      bytes = message_slice (ctx, proto->double_data, nbytes);
+      bytes = aligned_bytes (proto->double_data, nbytes);
     }
   else if (dtype == FB_DTYPE_UINT64 || dtype == FB_DTYPE_UINT32)
     {

@@ -281,6 +281,8 @@ print_gemm (GString *s, const FbKConv *cv)
     g_string_append_printf (s, " + a%u (residual, laid out as the result)", cv->add);
   if (g->relu)
     g_string_append (s, ", relu");
+  if (g->tf32)
+    g_string_append (s, ", TF32 allowed");
   if (g->off_a || g->off_b || g->off_c)
     g_string_append_printf (s, ", from elements %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %"
                             G_GINT64_FORMAT, g->off_a, g->off_b, g->off_c);

@@ -138,6 +138,9 @@ typedef struct {
   int64_t   off_a, off_b, off_c;  /* elements past the start of x, w, y of batch 0 */
   double    alpha;
   int64_t   relu;             /* 1: max (y, 0) after the bias */
+  int64_t   tf32;             /* 1: a convolution's product, which may run on TF32 tensor cores
+                                 as the convolution would (unless strict float32); 0: a MatMul
+                                 or Gemm, which follows the matmul precision */
 } FbKGemm;
 
 typedef struct {

@@ -657,6 +657,8 @@ _fb_lower_conv (FbLowerCtx *c, const FbNode *node, GError **error)
     return _fb_lower_conv_direct (c, node, error);
   if (gpu && !gpu_conv_is ("cudnn") && gpu_depthwise (&g, gpu_conv_is ("generated")))
     return _fb_lower_depthwise_gpu (c, node, &g, error);
+  if (!gpu_conv_is ("cudnn") && _fb_lower_patchify_gpu_fits (c, node, &g))
+    return _fb_lower_patchify_gpu (c, node, &g, error);
   /* On a GPU every other float convolution goes to cuDNN, whatever its weights. */
   if ((gpu || _fb_lower_dnnl_conv_fits (node, &g)) &&
       !_fb_lower_dnnl_conv (c, node, &g, &taken, error))

@@ -85,4 +85,11 @@ void     _fb_lower_window_to_phys (const FbWindowNd *g, FbKExpr **cf, FbKExpr **
  * either layout, with MaxPool's indices (fb-lower-pool-nd.c). */
 gboolean _fb_lower_pool_nd       (FbLowerCtx *c, const FbNode *node, GError **error);
 
+/* Whether a GPU convolution is a patchify (windows that tile the input, channels-last) that
+ * fb-lower-patchify-gpu.c lowers as a copy of its patches and one cuBLASLt product. */
+gboolean _fb_lower_patchify_gpu_fits (const FbLowerCtx *c, const FbNode *node,
+                                      const FbConvGeom *g);
+gboolean _fb_lower_patchify_gpu      (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g,
+                                      GError **error);
+
 G_END_DECLS

@@ -73,8 +73,9 @@ gemm_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKGemm *g, GError **error)
     return FALSE;
   const FbCublasLt *lt = libs->lt;
   /* Matrix products are float32 unless TF32 is asked for, as PyTorch's matmul precision
-   * "highest" (its default): TF32 moved BERT's output 2.6e-3, past 1e-3. */
-  gboolean tf32 = libs->tf32_matmul && !libs->strict_float32;
+   * "highest" (its default): TF32 moved BERT's output 2.6e-3, past 1e-3. A convolution's
+   * product takes TF32 as cuDNN's convolutions do (and PyTorch's, by default). */
+  gboolean tf32 = (libs->tf32_matmul || g->tf32) && !libs->strict_float32;
   int compute = tf32 ? FB_CUBLAS_COMPUTE_32F_FAST_TF32 : FB_CUBLAS_COMPUTE_32F;
   if (!lt_ok (lt->MatmulDescCreate (&p->desc, compute, FB_CUDA_R_32F), p, "descriptor", error))
     return FALSE;
