@@ -1,11 +1,18 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""What the test-model generators under tests/ (concat, slice, strides, movement) share: an
-int64 constant and saving a checked opset-13 model. Each generator puts tests/ on its path."""
+"""What the test-model generators under tests/ (concat, slice, strides, movement, patchify)
+share: an int64 constant, a seeded float weight and saving a checked opset-13 model. Each
+generator puts tests/ on its path."""
 import os
 
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
+
+
+def weight(rng, inits, name, shape, scale):
+    """A float32 weight of shape drawn from rng (standard normal times scale), added to inits."""
+    inits.append(numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name))
+    return name
 
 
 def ints(inits, name, values):

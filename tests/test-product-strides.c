@@ -153,26 +153,41 @@ test_residual_switched_off (void)
   g_assert_cmpuint (two_phases, ==, 4);
 }
 
+/* The cuda bundle of model name (lowered as lower_for_cuda does: the plan in *plan, borrowing
+ * from *p) read back: the plan the bundle holds. */
+static FbPlan *
+through_bundle (const char *name, FbPipeline **p, FbPlan **plan)
+{
+  g_autoptr(GError) error = NULL;
+  FbGraph *graph = load (name);
+  *plan = lower_for_cuda (graph, p);
+  const FbBackend *cuda = fb_backend_lookup ("cuda");
+  g_assert_nonnull (cuda);
+  g_autofree char *dir = g_dir_make_tmp ("fusebench-test-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *file = g_strconcat (name, ".fusebench", NULL);
+  g_autofree char *path = g_build_filename (dir, file, NULL);
+  FbBackendOptions options = { 0 };
+  g_assert_true (cuda->compile_bundle (cuda, fb_pipeline_final (*p), path, NULL, &options, NULL,
+                                       &error));
+  g_assert_no_error (error);
+  g_autoptr(GPtrArray) objects = NULL;
+  FbPlan *loaded = fb_bundle_read (path, "cuda", fb_cuda_target_desc ()->triple, ".ptx",
+                                   &objects, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (loaded->kernels->len, ==, (*plan)->kernels->len);
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
+  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
+  return loaded;
+}
+
 /* The residual addend travels through a cuda bundle: the product reads it again after loading. */
 static void
 test_residual_bundle (void)
 {
-  g_autoptr(GError) error = NULL;
-  FbGraph *graph = load ("linear");
   g_autoptr(FbPipeline) p = NULL;
-  g_autoptr(FbPlan) plan = lower_for_cuda (graph, &p);
-  const FbBackend *cuda = fb_backend_lookup ("cuda");
-  g_autofree char *dir = g_dir_make_tmp ("fusebench-test-XXXXXX", &error);
-  g_assert_no_error (error);
-  g_autofree char *path = g_build_filename (dir, "linear.fusebench", NULL);
-  FbBackendOptions options = { 0 };
-  g_assert_true (cuda->compile_bundle (cuda, fb_pipeline_final (p), path, NULL, &options, NULL,
-                                       &error));
-  g_assert_no_error (error);
-  g_autoptr(GPtrArray) objects = NULL;
-  g_autoptr(FbPlan) loaded = fb_bundle_read (path, "cuda", fb_cuda_target_desc ()->triple, ".ptx",
-                                             &objects, &error);
-  g_assert_no_error (error);
+  g_autoptr(FbPlan) plan = NULL;
+  g_autoptr(FbPlan) loaded = through_bundle ("linear", &p, &plan);
   guint addends = 0;
   for (guint k = 0; k < plan->kernels->len; k++)
     {
@@ -190,8 +205,6 @@ test_residual_bundle (void)
         }
     }
   g_assert_cmpuint (addends, ==, 3);
-  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
-  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
 }
 
 /* The strided products and the Transposes and Muls they took over as views go through a cuda
@@ -200,24 +213,9 @@ test_residual_bundle (void)
 static void
 test_bundle (void)
 {
-  g_autoptr(GError) error = NULL;
-  FbGraph *graph = load ("heads");
   g_autoptr(FbPipeline) p = NULL;
-  g_autoptr(FbPlan) plan = lower_for_cuda (graph, &p);
-  const FbBackend *cuda = fb_backend_lookup ("cuda");
-  g_assert_nonnull (cuda);
-  g_autofree char *dir = g_dir_make_tmp ("fusebench-test-XXXXXX", &error);
-  g_assert_no_error (error);
-  g_autofree char *path = g_build_filename (dir, "heads.fusebench", NULL);
-  FbBackendOptions options = { 0 };
-  g_assert_true (cuda->compile_bundle (cuda, fb_pipeline_final (p), path, NULL, &options, NULL,
-                                       &error));
-  g_assert_no_error (error);
-  g_autoptr(GPtrArray) objects = NULL;
-  g_autoptr(FbPlan) loaded = fb_bundle_read (path, "cuda", fb_cuda_target_desc ()->triple, ".ptx",
-                                             &objects, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (loaded->kernels->len, ==, plan->kernels->len);
+  g_autoptr(FbPlan) plan = NULL;
+  g_autoptr(FbPlan) loaded = through_bundle ("heads", &p, &plan);
   guint strided = 0;
   for (guint k = 0; k < plan->kernels->len; k++)
     {
@@ -242,8 +240,6 @@ test_bundle (void)
         }
     }
   g_assert_cmpuint (strided, ==, 2);   /* the scores, and the context (v read, itself written back) */
-  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
-  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
 }
 
 static void

@@ -127,7 +127,8 @@ residual_chain (const FbValue *y, const FbValue *end, int64_t n, const FbValue *
 {
   const FbNode *add = end->producer;
   if (g_strcmp0 (g_getenv ("FUSEBENCH_PRODUCT_RESIDUAL"), "0") == 0 || add == NULL ||
-      add->op != FB_OP_ADD || add->n_inputs != 2 || !fb_shape_equal (&end->shape, &y->shape) || end->dtype != FB_DTYPE_FLOAT32)
+      add->op != FB_OP_ADD || add->n_inputs != 2 || !fb_shape_equal (&end->shape, &y->shape) ||
+      end->dtype != FB_DTYPE_FLOAT32)
     return NULL;
   for (int i = 0; i < 2; i++)
     {

@@ -4,7 +4,8 @@
  * group), as a vision transformer's patch embedding (16x16 windows, stride 16) or ConvNeXt's
  * stem and downsampling layers are, reads each input element once: it is a matrix product of
  * the patches, one row per output pixel, with the weights. cuDNN ran ViT-B/16's patch
- * embedding (3 -> 768 channels over 224x224) in 65 us on an H200, where PyTorch's took 37.
+ * embedding (3 -> 768 channels over 224x224) in 65 us on an H200, where PyTorch's took 37; as
+ * the copy and the product the model's graph replay went from 1.877 to 1.836 ms.
  *
  * Channels-last, a patch's elements lie as KH runs of KW * C contiguous input elements, so the
  * lowering copies each patch into a row of a scratch matrix P [N * OH * OW, KH * KW * C] (a
@@ -58,8 +59,10 @@ residual_of (const FbValue *y, const FbValue *end)
   if (add == NULL || add->op != FB_OP_ADD || add->n_inputs != 2 ||
       !fb_shape_equal (&end->shape, &y->shape) || end->dtype != FB_DTYPE_FLOAT32)
     return NULL;
-  const FbValue *r = add->inputs[0] == y ? add->inputs[1] : add->inputs[1] == y ? add->inputs[0] : NULL;
-  return r && r != y && r->dtype == FB_DTYPE_FLOAT32 && fb_shape_equal (&r->shape, &y->shape) ? r : NULL;
+  const FbValue *r = add->inputs[0] == y ? add->inputs[1]
+                   : add->inputs[1] == y ? add->inputs[0] : NULL;
+  return r && r != y && r->dtype == FB_DTYPE_FLOAT32 && fb_shape_equal (&r->shape, &y->shape)
+         ? r : NULL;
 }
 
 gboolean

@@ -23,15 +23,14 @@ import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from fb_test_models import ints, save  # noqa: E402
+from fb_test_models import ints, save, weight as shared_weight  # noqa: E402
 
 rng = np.random.default_rng(20261203)
 F = TensorProto.FLOAT
 
 
 def weight(inits, name, shape):
-    inits.append(numpy_helper.from_array((rng.standard_normal(shape) * 0.25).astype(np.float32), name))
-    return name
+    return shared_weight(rng, inits, name, shape, 0.25)
 
 
 def roll(nodes, inits, name, x, shift, axis, n=14):
