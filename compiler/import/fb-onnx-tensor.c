@@ -2,6 +2,7 @@
 /* TensorProto -> FbTensor: the bytes copied out of the decoded message, aligned. */
 #include "fb-onnx-private.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* A tensor's bytes, copied out of the message to start on a cache line: kernels read weights by
@@ -13,11 +14,17 @@
 #define TENSOR_ALIGN 64
 
 static GBytes *
-aligned_bytes (const void *data, gsize size)
+aligned_bytes (const char *name, const void *data, gsize size, GError **error)
 {
-  void *copy = g_aligned_alloc (1, MAX (size, 1), TENSOR_ALIGN);
+  void *copy = NULL;
+  if (posix_memalign (&copy, TENSOR_ALIGN, MAX (size, 1)) != 0)
+    {
+      g_set_error (error, FB_IMPORT_ERROR, FB_IMPORT_ERROR_IO,
+                   "tensor '%s': out of memory for its %" G_GSIZE_FORMAT " bytes", name, size);
+      return NULL;
+    }
   memcpy (copy, data, size);
-  return g_bytes_new_with_free_func (copy, size, g_aligned_free, copy);
+  return g_bytes_new_with_free_func (copy, size, free, copy);
 }
 
 static gboolean
@@ -129,25 +136,33 @@ _fb_onnx_tensor_decode (FbOnnxContext *ctx, const Onnx__TensorProto *proto, GErr
                        G_GSIZE_FORMAT, name, (gsize) proto->raw_data.len, nbytes);
           return NULL;
         }
-      bytes = aligned_bytes (proto->raw_data.data, nbytes);
+      bytes = aligned_bytes (name, proto->raw_data.data, nbytes, error);
+      if (bytes == NULL)
+        return NULL;
     }
   else if (dtype == FB_DTYPE_FLOAT32)
     {
       if (!count_matches (name, proto->n_float_data, numel, error))
         return NULL;
-      bytes = aligned_bytes (proto->float_data, nbytes);
+      bytes = aligned_bytes (name, proto->float_data, nbytes, error);
+      if (bytes == NULL)
+        return NULL;
     }
   else if (dtype == FB_DTYPE_INT64)
     {
       if (!count_matches (name, proto->n_int64_data, numel, error))
         return NULL;
-      bytes = aligned_bytes (proto->int64_data, nbytes);
+      bytes = aligned_bytes (name, proto->int64_data, nbytes, error);
+      if (bytes == NULL)
+        return NULL;
     }
   else if (dtype == FB_DTYPE_FLOAT64)
     {
       if (!count_matches (name, proto->n_double_data, numel, error))
         return NULL;
-      bytes = aligned_bytes (proto->double_data, nbytes);
+      bytes = aligned_bytes (name, proto->double_data, nbytes, error);
+      if (bytes == NULL)
+        return NULL;
     }
   else if (dtype == FB_DTYPE_UINT64 || dtype == FB_DTYPE_UINT32)
     {
