@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "fb-backend.h"
+#include "fb-bundle.h"
 #include "fb-cuda.h"
 #include "fb-test-ptx.h"
 #include "fb-codegen.h"
@@ -352,4 +354,26 @@ tp_check_emulated_pipeline (FbGraph *g, FbLayout layout, FbTensor **ins, guint n
   gboolean cooperative = emulate_plan (plan, ins, n_ins, (FbTensor **) expected->pdata,
                                        "pipeline", FB_COMPARE_RTOL, FB_COMPARE_ATOL);
   g_assert_true (cooperative == want_cooperative);
+}
+
+FbPlan *
+tp_cuda_bundle_round_trip (FbPipeline *p)
+{
+  g_autoptr(GError) error = NULL;
+  const FbBackend *cuda = fb_backend_lookup ("cuda");
+  g_assert_nonnull (cuda);
+  g_autofree char *dir = g_dir_make_tmp ("fusebench-test-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *path = g_build_filename (dir, "model.fusebench", NULL);
+  FbBackendOptions options = { 0 };
+  g_assert_true (cuda->compile_bundle (cuda, fb_pipeline_final (p), path, NULL, &options, NULL,
+                                       &error));
+  g_assert_no_error (error);
+  g_autoptr(GPtrArray) objects = NULL;
+  FbPlan *loaded = fb_bundle_read (path, "cuda", fb_cuda_target_desc ()->triple, ".ptx",
+                                   &objects, &error);
+  g_assert_no_error (error);
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
+  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
+  return loaded;
 }

@@ -31,3 +31,7 @@ void     tp_check_emulated (FbGraph *g, FbNode *node, FbTensor **ins, guint n_in
  * project's comparison tolerance; asserts whether some launch was cooperative. */
 void     tp_check_emulated_pipeline (FbGraph *g, FbLayout layout, FbTensor **ins, guint n_ins,
                                      gboolean want_cooperative);
+
+/* The final graph of pipeline p compiled into a cuda bundle (in a temporary folder, removed
+ * again) and read back: the plan the bundle holds. */
+FbPlan  *tp_cuda_bundle_round_trip (FbPipeline *p);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Patchify convolutions on the cuda target (compiler/lower/fb-lower-patchify-gpu.c): which
- * convolutions become a copy of their patches and one cuBLASLt product, with what bias,
- * residual and pass after it, and that the plan still computes the model: it runs through the
- * emulated PTX kernels, the products on the host by their descriptions, against the
- * interpreter. FUSEBENCH_GPU_PATCHIFY=0 keeps cuDNN. Model: tests/patchify/make-patchify-models.py. */
+/* Convolutions as cuBLASLt products on the cuda target (compiler/lower/fb-lower-conv-product-gpu.c):
+ * which convolutions become one product (patchify ones after a copy of their patches, pointwise
+ * ones reading their input as it is, or after a pass scaling each image's weights), with what
+ * bias, residual and pass after it, and that the plan still computes the model: it runs through
+ * the emulated PTX kernels, the products on the host by their descriptions, against the
+ * interpreter, and on the cpu target. FUSEBENCH_GPU_PATCHIFY=0 and FUSEBENCH_GPU_POINTWISE=0
+ * keep cuDNN. Models: tests/patchify/make-patchify-models.py. */
 #include "fb-cuda.h"
 #include "fb-lower.h"
 #include "fb-onnx-import.h"
@@ -21,9 +23,12 @@ load (const char *name)
 }
 
 typedef struct {
-  guint products;      /* convolutions run as a product: one generated phase, then cuBLASLt */
+  guint products;      /* convolutions run as a product */
+  guint after_pass;    /* of them, after a generated pass of their own (patches, weights) */
+  guint batched;       /* of them, one product per image */
   guint with_bias, with_residual, with_pass_after;
   guint cudnn;         /* convolutions left to cuDNN */
+  guint loops;         /* generated phases in all */
 } Counts;
 
 static Counts
@@ -45,6 +50,7 @@ count (const FbGraph *graph)
       for (guint p = 0; p < kernel->phases->len; p++)
         {
           const FbKConv *cv = ((const FbKPhase *) g_ptr_array_index (kernel->phases, p))->conv;
+          n.loops += cv == NULL;
           if (cv == NULL)
             continue;
           if (cv->lib == FB_KLIB_CONV)
@@ -52,15 +58,16 @@ count (const FbGraph *graph)
               n.cudnn++;
               continue;
             }
-          /* The patches' copy comes first; the product may run on TF32 as cuDNN would. */
-          g_assert_cmpuint (p, ==, 1);
-          g_assert_null (((const FbKPhase *) g_ptr_array_index (kernel->phases, 0))->conv);
+          /* At most one generated pass first; the product may run on TF32 as cuDNN would. */
+          g_assert_cmpuint (p, <=, 1);
           g_assert_cmpint (cv->gemm.tf32, ==, 1);
           g_assert_cmpint (cv->gemm.tb, ==, 1);
           n.products++;
+          n.after_pass += p == 1;
+          n.batched += cv->gemm.batch > 1;
           n.with_bias += cv->bias != FB_KCONV_NO_ARG;
           n.with_residual += cv->add != FB_KCONV_NO_ARG;
-          n.with_pass_after += kernel->phases->len == 3;
+          n.with_pass_after += kernel->phases->len == p + 2;
         }
     }
   return n;
@@ -75,6 +82,8 @@ test_products (void)
   FbGraph *graph = load ("patchify");
   Counts n = count (graph);
   g_assert_cmpuint (n.products, ==, 3);
+  g_assert_cmpuint (n.after_pass, ==, 3);
+  g_assert_cmpuint (n.batched, ==, 0);
   g_assert_cmpuint (n.with_bias, ==, 2);
   g_assert_cmpuint (n.with_residual, ==, 1);
   g_assert_cmpuint (n.with_pass_after, ==, 1);
@@ -105,6 +114,106 @@ test_switched_off (void)
   g_assert_cmpuint (n.cudnn, ==, 3);
 }
 
+/* The plain 1x1 convolution reads x as it is, the squeeze-excitation's projection scales each
+ * image's weights and runs batched with the residual as C (its Mul has no pass of its own);
+ * every output matches the interpreter, emulated and on the cpu target (which runs the
+ * per-image scale as a loop). One with a Relu stays cuDNN's. */
+static void
+test_pointwise (void)
+{
+  FbGraph *graph = load ("pointwise");
+  Counts n = count (graph);
+  g_assert_cmpuint (n.products, ==, 2);
+  g_assert_cmpuint (n.after_pass, ==, 1);
+  g_assert_cmpuint (n.batched, ==, 1);
+  g_assert_cmpuint (n.with_bias, ==, 2);
+  g_assert_cmpuint (n.with_residual, ==, 1);
+  g_assert_cmpuint (n.with_pass_after, ==, 0);
+  g_assert_cmpuint (n.cudnn, ==, 0);
+  g_autoptr(FbGraph) relu = load ("pointwise-relu");
+  Counts r = count (relu);
+  g_assert_cmpuint (r.products, ==, 0);
+  g_assert_cmpuint (r.cudnn, ==, 1);
+  g_autoptr(GPtrArray) inputs = tc_seeded_inputs (graph, 1206);
+  tc_check (graph, inputs);
+  /* (The global pool is a cooperative launch.) */
+  tp_check_emulated_pipeline (graph, FB_LAYOUT_NHWC, (FbTensor **) inputs->pdata, inputs->len,
+                              TRUE);
+}
+
+/* Switched off, the pointwise convolutions are cuDNN's and the scale a pass before it. */
+static void
+test_pointwise_switched_off (void)
+{
+  g_autoptr(FbGraph) graph = load ("pointwise");
+  Counts on = count (graph);
+  g_setenv ("FUSEBENCH_GPU_POINTWISE", "0", TRUE);
+  Counts off = count (graph);
+  g_unsetenv ("FUSEBENCH_GPU_POINTWISE");
+  g_assert_cmpuint (off.products, ==, 0);
+  g_assert_cmpuint (off.cudnn, ==, 2);
+  /* Without the product the Mul and the bias of the plain one are passes of their own; the
+   * weights' pass goes. */
+  g_assert_cmpuint (off.loops, >, on.loops);
+}
+
+/* A Concat of a pointwise product's output and a generated kernel's, channels-last, is one
+ * buffer of rows of 32 channels: the product writes a's rows through its row stride, one 1x1
+ * convolution reads the whole concatenation packed and one reads a's rows through its row
+ * stride; the outputs match the interpreter, emulated. */
+static void
+test_pointwise_concat (void)
+{
+  g_autoptr(GError) error = NULL;
+  FbGraph *graph = load ("pointwise-concat");
+  g_autoptr(FbPipeline) pipeline = fb_pipeline_new (fb_graph_copy (graph));
+  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
+  options->layout = FB_LAYOUT_NHWC;
+  g_assert_true (fb_pipeline_run (pipeline, options, NULL, NULL, NULL, &error));
+  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (pipeline), fb_cuda_target_desc (),
+                                           &error);
+  g_assert_no_error (error);
+  guint in_place = 0, writes_rows = 0, reads_rows = 0, packed = 0;
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
+      in_place += g_str_has_prefix (kernel->label, "Concat in place");
+      for (guint p = 0; p < kernel->phases->len; p++)
+        {
+          const FbKConv *cv = ((const FbKPhase *) g_ptr_array_index (kernel->phases, p))->conv;
+          if (cv == NULL || cv->lib != FB_KLIB_GEMM)
+            continue;
+          writes_rows += cv->gemm.ldc == 32 && cv->gemm.n == 16;
+          reads_rows += cv->gemm.lda == 32 && cv->gemm.k == 16;
+          packed += cv->gemm.lda == 32 && cv->gemm.k == 32;
+        }
+    }
+  g_assert_cmpuint (in_place, ==, 1);
+  g_assert_cmpuint (writes_rows, ==, 1);
+  g_assert_cmpuint (reads_rows, ==, 1);
+  g_assert_cmpuint (packed, ==, 1);
+  /* A bundle keeps the row strides, and its reader takes a product reaching along a piece's
+   * rows past the piece's packed size. */
+  g_autoptr(FbPlan) loaded = tp_cuda_bundle_round_trip (pipeline);
+  g_assert_cmpuint (loaded->kernels->len, ==, plan->kernels->len);
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      const FbKernel *a = g_ptr_array_index (plan->kernels, k);
+      const FbKernel *b = g_ptr_array_index (loaded->kernels, k);
+      g_assert_cmpuint (a->phases->len, ==, b->phases->len);
+      for (guint p = 0; p < a->phases->len; p++)
+        {
+          const FbKConv *ca = ((const FbKPhase *) g_ptr_array_index (a->phases, p))->conv;
+          const FbKConv *cb = ((const FbKPhase *) g_ptr_array_index (b->phases, p))->conv;
+          if (ca && ca->lib == FB_KLIB_GEMM)
+            g_assert_true (cb->gemm.lda == ca->gemm.lda && cb->gemm.ldc == ca->gemm.ldc);
+        }
+    }
+  g_autoptr(GPtrArray) inputs = tc_seeded_inputs (graph, 1207);
+  tp_check_emulated_pipeline (graph, FB_LAYOUT_NHWC, (FbTensor **) inputs->pdata, inputs->len,
+                              FALSE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -112,5 +221,8 @@ main (int argc, char **argv)
   g_test_add_func ("/patchify/products", test_products);
   g_test_add_func ("/patchify/overlap", test_overlap);
   g_test_add_func ("/patchify/switched-off", test_switched_off);
+  g_test_add_func ("/patchify/pointwise", test_pointwise);
+  g_test_add_func ("/patchify/pointwise-switched-off", test_pointwise_switched_off);
+  g_test_add_func ("/patchify/pointwise-concat", test_pointwise_concat);
   return g_test_run ();
 }

@@ -6,8 +6,6 @@
  * emulated PTX kernels, its cuBLASLt products on the host by their descriptions (strides,
  * offsets, transposed operands), against the interpreter. FUSEBENCH_PRODUCT_STRIDES=0 keeps
  * the copies. Models: tests/strides/make-stride-models.py. */
-#include "fb-backend.h"
-#include "fb-bundle.h"
 #include "fb-cuda.h"
 #include "fb-lower.h"
 #include "fb-memory-plan.h"
@@ -158,26 +156,9 @@ test_residual_switched_off (void)
 static FbPlan *
 through_bundle (const char *name, FbPipeline **p, FbPlan **plan)
 {
-  g_autoptr(GError) error = NULL;
-  FbGraph *graph = load (name);
-  *plan = lower_for_cuda (graph, p);
-  const FbBackend *cuda = fb_backend_lookup ("cuda");
-  g_assert_nonnull (cuda);
-  g_autofree char *dir = g_dir_make_tmp ("fusebench-test-XXXXXX", &error);
-  g_assert_no_error (error);
-  g_autofree char *file = g_strconcat (name, ".fusebench", NULL);
-  g_autofree char *path = g_build_filename (dir, file, NULL);
-  FbBackendOptions options = { 0 };
-  g_assert_true (cuda->compile_bundle (cuda, fb_pipeline_final (*p), path, NULL, &options, NULL,
-                                       &error));
-  g_assert_no_error (error);
-  g_autoptr(GPtrArray) objects = NULL;
-  FbPlan *loaded = fb_bundle_read (path, "cuda", fb_cuda_target_desc ()->triple, ".ptx",
-                                   &objects, &error);
-  g_assert_no_error (error);
+  *plan = lower_for_cuda (load (name), p);
+  FbPlan *loaded = tp_cuda_bundle_round_trip (*p);
   g_assert_cmpuint (loaded->kernels->len, ==, (*plan)->kernels->len);
-  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
-  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
   return loaded;
 }
 

@@ -132,9 +132,9 @@ restridable (Slicer *s, guint b, int64_t stride, const FbKernel *skip, gboolean 
   return TRUE;
 }
 
-/* Whether a library phase (a convolution) writes buffer b: it then copies its packed output
- * into the rows (fb-dnnl-conv.c, or a phase after cuDNN's), the copy the Concat would have
- * made. */
+/* Whether a library convolution writes buffer b: it then copies its packed output into the
+ * rows (fb-dnnl-conv.c, or a phase after cuDNN's), the copy the Concat would have made. (A
+ * cuBLASLt product writes the rows themselves.) */
 static gboolean
 library_written (const Slicer *s, guint b)
 {
@@ -144,7 +144,8 @@ library_written (const Slicer *s, guint b)
       for (guint p = 0; p < kernel->phases->len; p++)
         {
           const FbKPhase *ph = g_ptr_array_index (kernel->phases, p);
-          if (ph->conv && g_array_index (kernel->args, FbKArg, ph->conv->y).buffer == b)
+          if (ph->conv && ph->conv->lib == FB_KLIB_CONV &&
+              g_array_index (kernel->args, FbKArg, ph->conv->y).buffer == b)
             return TRUE;
         }
     }

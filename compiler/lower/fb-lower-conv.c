@@ -578,6 +578,31 @@ lower_gemm_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
   return _fb_lower_conv_store (c, l, node, g, c4, fb_kx_load (k, ya, yi), error);
 }
 
+/* Mul m's operands as the tensor it scales (*x, of the product's shape) and the scale (*s, one
+ * number per channel of a channels-last tensor of c channels, the same for every image
+ * [1, 1, 1, c] or, where images > 1, one per image [images, 1, 1, c]). */
+gboolean
+_fb_lower_scale_operands (const FbNode *m, int64_t images, int64_t c, const FbValue **x,
+                          const FbValue **s)
+{
+  const FbValue *y = m->outputs[0];
+  if (m->n_inputs != 2 || y == NULL)
+    return FALSE;
+  for (int i = 0; i < 2; i++)
+    {
+      const FbValue *a = m->inputs[i], *b = m->inputs[1 - i];
+      if (a == NULL || b == NULL || a->dtype != FB_DTYPE_FLOAT32 || b->dtype != FB_DTYPE_FLOAT32 ||
+          !fb_shape_equal (&a->shape, &y->shape) || b->shape.rank != 4 ||
+          !fb_shape_is_static (&b->shape) || (b->shape.dim[0] != 1 && b->shape.dim[0] != images) ||
+          b->shape.dim[1] != 1 || b->shape.dim[2] != 1 || b->shape.dim[3] != c)
+        continue;
+      *x = a;
+      *s = b;
+      return TRUE;
+    }
+  return FALSE;
+}
+
 /* Whether a GPU convolution is a matrix-vector (or few-column matrix) product better done by
  * a generated kernel than by cuDNN: few output pixels P = N * OH * OW, so each weight is used
  * at most P times and a library's tiled implicit GEMM has no reuse to win back its fixed
@@ -640,6 +665,13 @@ gpu_conv_is (const char *choice)
 }
 
 gboolean
+_fb_lower_conv_gpu_product (const FbLowerCtx *c, const FbNode *node, const FbConvGeom *g)
+{
+  return !gpu_conv_is ("cudnn") && !gpu_matvec (g) && !gpu_depthwise (g, gpu_conv_is ("generated")) &&
+         _fb_lower_conv_product_gpu_fits (c, node, g);
+}
+
+gboolean
 _fb_lower_conv (FbLowerCtx *c, const FbNode *node, GError **error)
 {
   FbConvGeom g;
@@ -657,8 +689,8 @@ _fb_lower_conv (FbLowerCtx *c, const FbNode *node, GError **error)
     return _fb_lower_conv_direct (c, node, error);
   if (gpu && !gpu_conv_is ("cudnn") && gpu_depthwise (&g, gpu_conv_is ("generated")))
     return _fb_lower_depthwise_gpu (c, node, &g, error);
-  if (!gpu_conv_is ("cudnn") && _fb_lower_patchify_gpu_fits (c, node, &g))
-    return _fb_lower_patchify_gpu (c, node, &g, error);
+  if (gpu && _fb_lower_conv_gpu_product (c, node, &g))
+    return _fb_lower_conv_product_gpu (c, node, &g, error);
   /* On a GPU every other float convolution goes to cuDNN, whatever its weights. */
   if ((gpu || _fb_lower_dnnl_conv_fits (node, &g)) &&
       !_fb_lower_dnnl_conv (c, node, &g, &taken, error))

@@ -85,11 +85,24 @@ void     _fb_lower_window_to_phys (const FbWindowNd *g, FbKExpr **cf, FbKExpr **
  * either layout, with MaxPool's indices (fb-lower-pool-nd.c). */
 gboolean _fb_lower_pool_nd       (FbLowerCtx *c, const FbNode *node, GError **error);
 
-/* Whether a GPU convolution is a patchify (windows that tile the input, channels-last) that
- * fb-lower-patchify-gpu.c lowers as a copy of its patches and one cuBLASLt product. */
-gboolean _fb_lower_patchify_gpu_fits (const FbLowerCtx *c, const FbNode *node,
-                                      const FbConvGeom *g);
-gboolean _fb_lower_patchify_gpu      (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g,
-                                      GError **error);
+/* Mul m's operands as the tensor it scales (*x) and its scale (*s): one number per channel of
+ * a channels-last tensor of c channels, [1, 1, 1, c], or per image too, [images, 1, 1, c]. */
+gboolean _fb_lower_scale_operands (const FbNode *m, int64_t images, int64_t c,
+                                   const FbValue **x, const FbValue **s);
+
+/* Whether a GPU convolution is one cuBLASLt product (fb-lower-conv-product-gpu.c): a patchify
+ * (windows that tile the input, channels-last), lowered as a copy of its patches and the
+ * product, or a pointwise one followed by nothing but a bias and a residual. The _fits form
+ * asks only that; _fb_lower_conv_gpu_product also that no other GPU rule takes it first. */
+gboolean _fb_lower_conv_product_gpu_fits (const FbLowerCtx *c, const FbNode *node,
+                                          const FbConvGeom *g);
+gboolean _fb_lower_conv_gpu_product      (const FbLowerCtx *c, const FbNode *node,
+                                          const FbConvGeom *g);
+gboolean _fb_lower_conv_product_gpu      (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g,
+                                          GError **error);
+/* The Conv member of the group being lowered whose product folds member m, a Mul of its
+ * input by one number per input channel (and image), into its weights; NULL when m is not
+ * such a Mul or the convolution is no pointwise product. */
+const FbNode *_fb_lower_conv_product_gpu_scale_fold (FbLowerCtx *c, const FbNode *m);
 
 G_END_DECLS

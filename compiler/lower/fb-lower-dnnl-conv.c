@@ -229,27 +229,6 @@ desc_of (const FbConvGeom *g, gboolean has_bias)
   };
 }
 
-/* Mul m's operands as the tensor it scales (*x, of the product's shape) and the scale (*s, one
- * number per channel of a channels-last tensor of c channels: [1, 1, 1, c]). */
-static gboolean
-scale_operands (const FbNode *m, int64_t c, const FbValue **x, const FbValue **s)
-{
-  const FbValue *y = m->outputs[0];
-  for (int i = 0; i < 2; i++)
-    {
-      const FbValue *a = m->inputs[i], *b = m->inputs[1 - i];
-      if (a == NULL || b == NULL || a->dtype != FB_DTYPE_FLOAT32 || b->dtype != FB_DTYPE_FLOAT32 ||
-          !fb_shape_equal (&a->shape, &y->shape) || b->shape.rank != 4 ||
-          !fb_shape_is_static (&b->shape) || b->shape.dim[0] != 1 || b->shape.dim[1] != 1 ||
-          b->shape.dim[2] != 1 || b->shape.dim[3] != c)
-        continue;
-      *x = a;
-      *s = b;
-      return TRUE;
-    }
-  return FALSE;
-}
-
 /* conv (x * s), s one number per input channel, is conv (x) with the weights of input channel
  * c times s[c]: oneDNN's primitive scales and repacks its weights at every run (fb-dnnl-conv.c)
  * instead of a pass over x * s. fuse-epilogue gives a convolution such a prologue only where
@@ -268,7 +247,7 @@ _fb_lower_dnnl_scale_fold (FbLowerCtx *c, const FbNode *m)
   FbConvGeom g;
   if (conv == NULL || conv->op != FB_OP_CONV || conv->inputs[0] != y || conv->inputs[1] == y ||
       !_fb_lower_conv_geom (conv, &g, NULL) || g.transposed || g.G != 1 ||
-      !_fb_lower_dnnl_conv_fits (conv, &g) || !scale_operands (m, g.C, &x, &s))
+      !_fb_lower_dnnl_conv_fits (conv, &g) || !_fb_lower_scale_operands (m, 1, g.C, &x, &s))
     return NULL;
   FbConvDesc d = desc_of (&g, fb_node_input (conv, 2) != NULL);
   d.scaled_input = 1;
@@ -290,7 +269,7 @@ _fb_lower_dnnl_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, gbo
   /* The input's per-channel scale, folded into the weights (_fb_lower_dnnl_scale_fold). */
   const FbNode *scaler = c->scale_of ? g_hash_table_lookup (c->scale_of, node) : NULL;
   const FbValue *scaled_x = NULL, *scale = NULL;
-  if (scaler && !scale_operands (scaler, g->C, &scaled_x, &scale))
+  if (scaler && !_fb_lower_scale_operands (scaler, 1, g->C, &scaled_x, &scale))
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
                            "the input scale folded into the weights is not one per channel");
   cv.desc.scaled_input = scaler != NULL;

@@ -33,7 +33,8 @@ typedef struct {
   guint          member_first;
   GHashTable    *attributed;
   /* const FbNode* Conv member -> the Mul member scaling its input that the library folds into
-   * its weights at every run (cpu; _fb_lower_dnnl_scale_fold); the Mul has no phase of its own. */
+   * its weights at every run (cpu: _fb_lower_dnnl_scale_fold; a GPU, per image:
+   * _fb_lower_conv_product_gpu_scale_fold); the Mul has no phase of its own. */
   GHashTable    *scale_of;
   /* While a sunk value's chain is built: v reads as subst_expr. */
   const FbValue *subst_value;

@@ -14,7 +14,9 @@
  * library phase writing the buffer, with no Add or sum among its post-ops, takes the stride as
  * its output's on the cpu target (FbConvDesc.y_stride); cuDNN's tensors here are packed, so
  * there it writes a scratch buffer of the packed shape and a generated phase right after it
- * copies that into the rows. Any other library use keeps the buffer packed. */
+ * copies that into the rows. A cuBLASLt product reads its A operand's rows or writes its
+ * result's (without an addend) through its row stride. Any other library use keeps the buffer
+ * packed. */
 #include "fb-lower-private.h"
 
 typedef struct {
@@ -240,18 +242,54 @@ insert_copy (Restride *r, const FbKPhase *conv, guint temp, guint out, int64_t r
   g_ptr_array_add (ph->body, outer);
 }
 
-/* A library phase's use of the argument: only a convolution's output without an addend. */
+/* A cuBLASLt product's rows of x (A, not transposed) or of y without an addend (which shares
+ * y's layout) are r->stride elements apart instead of packed: its row stride says so. */
+static gboolean
+restride_gemm (Restride *r, FbKConv *cv)
+{
+  FbKGemm *g = &cv->gemm;
+  gboolean is_x = cv->x == r->arg, is_y = cv->y == r->arg;
+  guint others[] = { cv->w, cv->bias, cv->add };
+  for (guint i = 0; i < G_N_ELEMENTS (others); i++)
+    if (others[i] == r->arg)
+      return FALSE;
+  if (!is_x && !is_y)
+    return TRUE;
+  if (is_x && (g->ta || g->lda != g->k || r->row != g->k || g->off_a != 0 ||
+               (g->batch > 1 && g->stride_a != g->m * g->k)))
+    return FALSE;
+  if (is_y && (cv->add != FB_KCONV_NO_ARG || g->ldc != g->n || r->row != g->n || g->off_c != 0 ||
+               (g->batch > 1 && g->stride_c != g->m * g->n)))
+    return FALSE;
+  if (!r->apply)
+    return TRUE;
+  if (is_x)
+    {
+      g->lda = r->stride;
+      g->stride_a = g->batch > 1 ? g->m * r->stride : g->stride_a;
+    }
+  if (is_y)
+    {
+      g->ldc = r->stride;
+      g->stride_c = g->batch > 1 ? g->m * r->stride : g->stride_c;
+    }
+  return TRUE;
+}
+
+/* A library phase's use of the argument: a convolution's output without an addend, or a
+ * product's input or output rows. */
 static gboolean
 restride_conv (Restride *r, const FbKPhase *phase, FbKConv *cv)
 {
+  if (cv->lib == FB_KLIB_GEMM)
+    return restride_gemm (r, cv);
   guint uses[] = { cv->x, cv->w, cv->bias, cv->add, cv->scale };
-  gboolean scaled = cv->lib == FB_KLIB_CONV && cv->desc.scaled_input;
   for (guint i = 0; i < G_N_ELEMENTS (uses); i++)
-    if (uses[i] == r->arg && (i != 4 || scaled || cv->lib == FB_KLIB_GEMM))
+    if (uses[i] == r->arg && (i != 4 || cv->desc.scaled_input))
       return FALSE;
   if (cv->y != r->arg)
     return TRUE;
-  if (cv->lib != FB_KLIB_CONV || cv->desc.transposed || cv->nchw || r->row != cv->desc.co)
+  if (cv->desc.transposed || cv->nchw || r->row != cv->desc.co)
     return FALSE;
   for (int64_t i = 0; i < cv->desc.n_post; i++)
     if (cv->desc.post[i].kind == FB_CONV_POST_ADD || cv->desc.post[i].kind == FB_CONV_POST_SUM)

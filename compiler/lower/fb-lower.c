@@ -606,7 +606,8 @@ lower_group (FbLowerPlan *lp, const FbNode *node, GError **error)
   for (guint i = 0; i < members->len; i++)
     {
       const FbNode *m = g_ptr_array_index (members, i);
-      const FbNode *conv = _fb_lower_dnnl_scale_fold (&c, m);
+      const FbNode *conv = _fb_lower_for_gpu (&c) ? _fb_lower_conv_product_gpu_scale_fold (&c, m)
+                                                  : _fb_lower_dnnl_scale_fold (&c, m);
       if (conv)
         {
           g_hash_table_insert (scale_of, (gpointer) conv, (gpointer) m);

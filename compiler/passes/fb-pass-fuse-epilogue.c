@@ -13,11 +13,12 @@
  * becomes one FUSED node of kind "epilogue" named after the contraction.
  *
  * Before a Conv of one group, the chain may also take a prologue: a Mul of its input by a
- * vector of one number per channel computed at run time (a squeeze-excitation's scale), when
- * the product has no other reader and the weights are small beside the input (see
- * scale_prologue). conv (x * s) with weights w is conv (x) with weights w * s along the input
+ * vector of one number per channel (or per image and channel) computed at run time (a
+ * squeeze-excitation's scale), when the product has no other reader and the weights are small
+ * beside the input (see scale_prologue). conv (x * s) with weights w is conv (x) with weights w * s along the input
  * channels, which the cpu target's convolution computes at every run instead of the pass over
- * x * s (fb-lower-dnnl-conv.c); elsewhere the Mul runs as the kernel's first loop.
+ * x * s (fb-lower-dnnl-conv.c), as does a GPU's pointwise product, per image
+ * (fb-lower-conv-product-gpu.c); elsewhere the Mul runs as the kernel's first loop.
  *
  * Requires: simplify and fold-batchnorm done (a BatchNormalization between would stop the
  *           chain), shapes inferred.
@@ -66,15 +67,20 @@ is_activation (const FbNode *n)
     }
 }
 
-/* Whether s, against x of shape [N, C, H, W], is one number per channel the same for every
- * image: a run-time scale, [1, C, 1, 1] or [C, 1, 1] (a constant one is fold-constants' job). */
+/* Whether s, against x of shape [N, C, H, W], is one number per channel computed at run time
+ * (a constant one is fold-constants' job): the same for every image, [1, C, 1, 1] or
+ * [C, 1, 1], or one per image and channel, [N, C, 1, 1] (a squeeze-excitation's at a batch
+ * of N). *images: how many scale vectors there are. */
 static gboolean
-is_channel_scale (const FbValue *s, const FbValue *x)
+is_channel_scale (const FbValue *s, const FbValue *x, int64_t *images)
 {
   if (s == NULL || s == x || s->constant != NULL || s->dtype != x->dtype || x->shape.rank != 4 ||
       s->shape.rank < 3 || s->shape.rank > 4 || !fb_shape_is_static (&s->shape))
     return FALSE;
-  for (int d = 0; d < s->shape.rank; d++)
+  *images = s->shape.rank == 4 ? s->shape.dim[0] : 1;
+  if (*images != 1 && *images != x->shape.dim[0])
+    return FALSE;
+  for (int d = s->shape.rank == 4 ? 1 : 0; d < s->shape.rank; d++)
     {
       int64_t want = d == s->shape.rank - 3 ? x->shape.dim[1] : 1;
       if (s->shape.dim[d] != want)
@@ -90,7 +96,9 @@ is_channel_scale (const FbValue *s, const FbValue *x)
  * a hundredth of x) went 147 -> 92 and 152 -> 117 us, of its 28x28 ones (a twentieth) 101 -> 76,
  * of its 14x14 ones (a half) 65 -> 110 and 100 -> 196. So the weights must be at most a
  * sixteenth of x; past that the Mul stays a node of its own, which can write x in place (on one
- * thread that measured faster than a loop in the convolution's kernel writing a scratch copy). */
+ * thread that measured faster than a loop in the convolution's kernel writing a scratch copy).
+ * A scale per image needs weights per image: the rule counts the weights of every image (the
+ * cpu target folds one scale for all images only; a GPU's pointwise products fold both). */
 #define SCALE_MIN_RATIO 16
 
 /* The Mul that scales a one-group Conv's input per channel, read by nothing else, where its
@@ -107,19 +115,17 @@ scale_prologue (FbPassContext *ctx, const FbNode *conv, GHashTable *uses, GHashT
       !fb_shape_is_static (&y->shape) || g_hash_table_contains (claimed, mul) ||
       _fb_pass_no_fuse (ctx, mul))
     return NULL;
-  if (w->constant->numel * SCALE_MIN_RATIO > fb_shape_numel (&y->shape, NULL))
-    return NULL;
   GPtrArray *users = g_hash_table_lookup (uses, y);
   if (users == NULL || users->len != 1 || conv->inputs[1] == y)
     return NULL;
   const FbValue *a = mul->inputs[0], *b = mul->inputs[1];
-  if (a == NULL || b == NULL)
+  int64_t images = 1;
+  if (a == NULL || b == NULL ||
+      !((fb_shape_equal (&a->shape, &y->shape) && is_channel_scale (b, a, &images)) ||
+        (fb_shape_equal (&b->shape, &y->shape) && is_channel_scale (a, b, &images))))
     return NULL;
-  if (fb_shape_equal (&a->shape, &y->shape) && is_channel_scale (b, a))
-    return mul;
-  if (fb_shape_equal (&b->shape, &y->shape) && is_channel_scale (a, b))
-    return mul;
-  return NULL;
+  return w->constant->numel * images * SCALE_MIN_RATIO > fb_shape_numel (&y->shape, NULL)
+         ? NULL : mul;
 }
 
 typedef enum {

@@ -488,7 +488,9 @@ gemm_arg (const FbPlan *plan, const FbKernel *k, int64_t a, int64_t n, guint *ou
     return FALSE;
   const FbBuffer *b = fb_plan_buffer (plan, g_array_index (k->args, FbKArg, a).buffer);
   *out = a;
-  return b->dtype == FB_DTYPE_FLOAT32 && b->numel >= n && !b->dynamic;
+  /* A strided slice (a Concat's piece in place) reaches as far as its rows do. */
+  return b->dtype == FB_DTYPE_FLOAT32 && fb_buffer_span (b) >= n * (int64_t) sizeof (float) &&
+         !b->dynamic;
 }
 
 /* A matrix product phase, checked so that no operand is read or written past its buffer. */
