@@ -167,6 +167,50 @@ test_movers_follow (void)
   g_assert_cmpfloat (fb_tensor_get_f64 (s, 3), ==, 1);
 }
 
+/* A patch embedding as vision transformers export it: a convolution, its output flattened to
+ * [N, C, H * W] and moved to the tokens [N, H * W, C] (reshape, then swap). With the convolution
+ * channels-last, the tokens are its output as it lies: the chain back becomes one Reshape of it
+ * and no transpose back is inserted. Flattened the other way, [N, C * H, W], it is no reshape
+ * of the channels-last output: that one keeps the transpose back. So does a chain whose middle
+ * value has a second reader. */
+static FbGraph *
+patch_embedding (const int64_t *flat, const int64_t *perm, gboolean second_reader)
+{
+  FbGraph *g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", 4, TP_DIMS (2, 3, 8, 8));
+  FbValue *y = tp_op (g, FB_OP_CONV, "embed", x, tp_const (g, "w", 4, TP_DIMS (6, 3, 2, 2), NULL),
+                      NULL);
+  tp_attr_ints (g, y, "strides", 2, TP_DIMS (2, 2));
+  FbValue *f = tp_op (g, FB_OP_RESHAPE, "flatten", y, tp_ints (g, 3, flat), NULL);
+  FbValue *t = tp_op (g, FB_OP_TRANSPOSE, "tokens", f, NULL);
+  tp_attr_ints (g, t, "perm", 3, perm);
+  tp_output (g, tp_op (g, FB_OP_RELU, "relu", t, NULL));
+  if (second_reader)
+    tp_output (g, tp_op (g, FB_OP_SIGMOID, "other", f, NULL));
+  return g;
+}
+
+static void
+test_moves_back_as_reshape (void)
+{
+  g_autoptr(FbPipeline) p = layout (patch_embedding (TP_DIMS (2, 6, 16), TP_DIMS (0, 2, 1), FALSE),
+                                    FB_LAYOUT_NHWC);
+  FbGraph *out = tp_stage_graph (p, "layout");
+  /* Only x's way in; the tokens are a Reshape of the convolution's output. */
+  g_assert_cmpuint (count_inserted (out), ==, 1);
+  g_assert_cmpuint (tp_count (out, FB_OP_TRANSPOSE, FALSE), ==, 1);
+  FbNode *r = tp_find (out, FB_OP_RESHAPE);
+  g_assert_true (r->inputs[0]->producer == tp_find (out, FB_OP_CONV));
+  g_assert_cmpint (r->outputs[0]->shape.dim[1], ==, 16);
+
+  g_autoptr(FbPipeline) other = layout (patch_embedding (TP_DIMS (2, 24, 4), TP_DIMS (0, 2, 1),
+                                                         FALSE), FB_LAYOUT_NHWC);
+  g_assert_cmpuint (count_inserted (tp_stage_graph (other, "layout")), ==, 2);
+  g_autoptr(FbPipeline) shared = layout (patch_embedding (TP_DIMS (2, 6, 16), TP_DIMS (0, 2, 1),
+                                                          TRUE), FB_LAYOUT_NHWC);
+  g_assert_cmpuint (count_inserted (tp_stage_graph (shared, "layout")), ==, 2);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -176,5 +220,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pass/layout/model-transpose-cancels", test_model_transpose_cancels);
   g_test_add_func ("/pass/layout/runtime-weights-stay", test_runtime_weights_stay);
   g_test_add_func ("/pass/layout/movers-follow", test_movers_follow);
+  g_test_add_func ("/pass/layout/moves-back-as-reshape", test_moves_back_as_reshape);
   return g_test_run ();
 }

@@ -40,7 +40,7 @@ typedef struct {
   GHashTable    *const_memo;    /* constant value -> permuted constant value */
   GHashTable    *axes_memo;     /* per-axis constant value -> renumbered one */
   GPtrArray     *outputs;       /* NCHW values whose producer was converted */
-  guint          n_inserted, n_cancelled;
+  guint          n_inserted, n_cancelled, n_views;
 } Layout;
 
 static FbShape
@@ -411,8 +411,163 @@ plan_node (Layout *l, FbNode *n, Role *roles)
   return any_nhwc;
 }
 
+/* A tensor as a view of another one's elements in their row-major order: per axis its extent
+ * and its stride there. */
+typedef struct {
+  int     rank;
+  int64_t size[FB_MAX_RANK];
+  int64_t stride[FB_MAX_RANK];
+} View;
+
+static gboolean
+view_transpose (View *v, const FbNode *t)
+{
+  guint len = 0;
+  const int64_t *perm = fb_node_attr_ints (t, "perm", &len);
+  View out = { .rank = v->rank };
+  if (perm == NULL || (int) len != v->rank)
+    return FALSE;
+  for (int i = 0; i < v->rank; i++)
+    {
+      if (perm[i] < 0 || perm[i] >= v->rank)
+        return FALSE;
+      out.size[i] = v->size[perm[i]];
+      out.stride[i] = v->stride[perm[i]];
+    }
+  *v = out;
+  return TRUE;
+}
+
+/* The view reshaped to shape, where that needs no copy: every run of axes merged into one
+ * must lie as one strided run of the elements (the way a strided tensor library decides
+ * whether a reshape can be a view). Axes of extent 1 carry no stride. */
+static gboolean
+view_reshape (View *v, const FbShape *shape)
+{
+  int64_t os[FB_MAX_RANK], ost[FB_MAX_RANK], ns[FB_MAX_RANK], nst[FB_MAX_RANK] = { 0 };
+  int on = 0, nn = 0, at[FB_MAX_RANK];
+  if (!fb_shape_is_static (shape) || fb_shape_numel (shape, NULL) == 0)
+    return FALSE;
+  for (int i = 0; i < v->rank; i++)
+    if (v->size[i] != 1)
+      {
+        os[on] = v->size[i];
+        ost[on++] = v->stride[i];
+      }
+  for (int i = 0; i < shape->rank; i++)
+    if (shape->dim[i] != 1)
+      {
+        at[nn] = i;
+        ns[nn++] = shape->dim[i];
+      }
+  int oi = 0, ni = 0;
+  while (oi < on && ni < nn)
+    {
+      int oj = oi + 1, nj = ni + 1;
+      int64_t op = os[oi], np = ns[ni];
+      while (op != np)
+        {
+          if (np < op && nj < nn)
+            np *= ns[nj++];
+          else if (op < np && oj < on)
+            op *= os[oj++];
+          else
+            return FALSE;
+        }
+      for (int k = oi; k + 1 < oj; k++)
+        if (ost[k] != os[k + 1] * ost[k + 1])
+          return FALSE;
+      nst[nj - 1] = ost[oj - 1];
+      for (int k = nj - 2; k >= ni; k--)
+        nst[k] = nst[k + 1] * ns[k + 1];
+      oi = oj;
+      ni = nj;
+    }
+  if (oi != on || ni != nn)
+    return FALSE;
+  View out = { .rank = shape->rank };
+  for (int i = 0; i < shape->rank; i++)
+    out.size[i] = shape->dim[i];
+  for (int k = 0; k < nn; k++)
+    out.stride[at[k]] = nst[k];
+  *v = out;
+  return TRUE;
+}
+
+/* Whether the view reads the elements in their own order: a plain reshape of them. */
+static gboolean
+view_is_packed (const View *v)
+{
+  int64_t want = 1;
+  for (int i = v->rank; i-- > 0;)
+    if (v->size[i] != 1)
+      {
+        if (v->stride[i] != want)
+          return FALSE;
+        want *= v->size[i];
+      }
+  return TRUE;
+}
+
+/* Reader r of the NCHW value o (the transpose of twin, NHWC) starts a chain of Reshapes and
+ * Transposes, each read only by the next: where the chain ends in a value that holds twin's
+ * elements in twin's own order (a vision transformer's patch embedding, flattened and moved to
+ * its tokens, is its channels-last output as it lies), that value becomes a Reshape of twin and
+ * the chain goes. TRUE when it did. */
+static gboolean
+chain_to_reshape (Layout *l, FbValue *o, FbValue *twin, FbNode *r, GHashTable *uses)
+{
+  View v = { .rank = 4 };
+  const int64_t *twin_dims = twin->shape.dim;
+  if (!fb_shape_is_static (&twin->shape) || twin->shape.rank != 4)
+    return FALSE;
+  /* o [n, c, h, w] reads twin [n, h, w, c]. */
+  int64_t twin_stride[4] = { twin_dims[1] * twin_dims[2] * twin_dims[3],
+                             twin_dims[2] * twin_dims[3], twin_dims[3], 1 };
+  for (int i = 0; i < 4; i++)
+    {
+      v.size[i] = twin_dims[TO_NCHW[i]];
+      v.stride[i] = twin_stride[TO_NCHW[i]];
+    }
+  for (FbNode *n = r; n != NULL;)
+    {
+      FbValue *out = n->n_outputs == 1 ? n->outputs[0] : NULL;
+      if (out == NULL || n->inputs[0] == NULL)
+        return FALSE;
+      gboolean ok = n->op == FB_OP_TRANSPOSE   ? view_transpose (&v, n)
+                    : n->op == FB_OP_RESHAPE ? view_reshape (&v, &out->shape)
+                                             : FALSE;
+      if (!ok)
+        return FALSE;
+      if (view_is_packed (&v))
+        {
+          int64_t rank = out->shape.rank;
+          g_autoptr(FbTensor) dims = fb_tensor_new (FB_DTYPE_INT64, 1, &rank, NULL);
+          for (int i = 0; i < out->shape.rank; i++)
+            fb_tensor_set_f64 (dims, i, (double) out->shape.dim[i]);
+          FbValue *in[2] = { twin, _fb_constant_new (l->graph, "shape", dims) };
+          g_autofree char *name = g_strdup_printf ("%s/as_tokens", n->name);
+          FbNode *reshape = _fb_node_new (l->graph, FB_OP_RESHAPE, name, in, 2, 1, n);
+          FbValue *flat = _fb_value_new (l->graph, out->name, out->dtype, &out->shape);
+          fb_node_set_output (reshape, 0, flat);
+          if (!_fb_can_replace (out, flat))
+            return FALSE;
+          fb_graph_replace_uses (l->graph, out, flat);
+          l->n_views++;
+          return TRUE;
+        }
+      /* On through the single reader of a value nobody else reads. */
+      GPtrArray *readers = g_hash_table_lookup (uses, out);
+      if (out->is_output || readers == NULL || readers->len != 1)
+        return FALSE;
+      n = g_ptr_array_index (readers, 0);
+    }
+  return FALSE;
+}
+
 /* The NCHW value o is read by someone that stayed NCHW (or is a graph output): a transpose back
- * produces it, unless every such reader is a model transpose to NHWC, which then cancels. */
+ * produces it, unless every such reader is a model transpose to NHWC, which then cancels, or
+ * starts a chain of moves that ends in twin's own order (chain_to_reshape). */
 static void
 finish_output (Layout *l, FbValue *o, GHashTable *uses)
 {
@@ -429,6 +584,8 @@ finish_output (Layout *l, FbValue *o, GHashTable *uses)
           l->n_cancelled++;
           continue;
         }
+      if (r->n_inputs >= 1 && r->inputs[0] == o && chain_to_reshape (l, o, twin, r, uses))
+        continue;
       needed = TRUE;
     }
   if (needed)
@@ -445,7 +602,7 @@ _fb_pass_layout (FbPassContext *ctx, FbGraph *graph, GError **error)
   g_autoptr(GPtrArray) outputs = g_ptr_array_new ();
   g_autoptr(GPtrArray) order = NULL;
   g_autoptr(GHashTable) uses = NULL;
-  Layout l = { ctx, graph, nhwc_of, converted, const_memo, axes_memo, outputs, 0, 0 };
+  Layout l = { ctx, graph, nhwc_of, converted, const_memo, axes_memo, outputs, 0, 0, 0 };
 
   if (ctx->options->layout != FB_LAYOUT_NHWC)
     return TRUE;
@@ -473,5 +630,7 @@ _fb_pass_layout (FbPassContext *ctx, FbGraph *graph, GError **error)
                  l.n_inserted);
   if (l.n_cancelled)
     _fb_pass_note (ctx, "cancelled %u transpose pairs", l.n_cancelled);
+  if (l.n_views)
+    _fb_pass_note (ctx, "%u chains of moves back from NHWC are reshapes of it", l.n_views);
   return TRUE;
 }

@@ -12,7 +12,7 @@ with h = Swish (Conv3x3 (x)), channels 16 -> 32 -> 16 (the squeeze to 8):
 se-block   a 24x24 map: the projection's 512 weights are 1/36 of h, so the scale is folded.
 se-small   a 4x4 map: 512 weights against 512 elements of h, so the Mul stays a node.
 se-batch2  se-block on two images: each image has its own scale, which no one set of weights
-           holds, so the Mul stays a node.
+           holds, so the Mul is the convolution's first loop.
 
 Weights are seeded and small; the test makes its own inputs. Only development machines run
 this script; the test reads the committed models.
