@@ -122,8 +122,6 @@ static void
 test_pointwise (void)
 {
   FbGraph *graph = load ("pointwise");
-  /* (Their weights are few enough for generated kernels: forced to products here.) */
-  g_setenv ("FUSEBENCH_GPU_POINTWISE_DIRECT_MAX", "0", TRUE);
   Counts n = count (graph);
   g_assert_cmpuint (n.products, ==, 2);
   g_assert_cmpuint (n.after_pass, ==, 1);
@@ -141,27 +139,6 @@ test_pointwise (void)
   /* (The global pool is a cooperative launch.) */
   tp_check_emulated_pipeline (graph, FB_LAYOUT_NHWC, (FbTensor **) inputs->pdata, inputs->len,
                               TRUE);
-  g_unsetenv ("FUSEBENCH_GPU_POINTWISE_DIRECT_MAX");
-}
-
-/* With few weights (8 -> 16 and 8 -> 8 channels) the same convolutions are generated kernels:
- * no product, no cuDNN, and the squeeze-excitation's scale applied as the projection reads its
- * input (the Mul has no pass of its own); the outputs match the interpreter, emulated. */
-static void
-test_pointwise_direct (void)
-{
-  FbGraph *graph = load ("pointwise");
-  Counts n = count (graph);
-  g_assert_cmpuint (n.products, ==, 0);
-  g_assert_cmpuint (n.cudnn, ==, 0);
-  g_setenv ("FUSEBENCH_GPU_POINTWISE_DIRECT_MAX", "0", TRUE);
-  Counts products = count (graph);
-  g_unsetenv ("FUSEBENCH_GPU_POINTWISE_DIRECT_MAX");
-  /* Two generated kernels instead of two products, the weights' pass gone. */
-  g_assert_cmpuint (n.loops, ==, products.loops + 2 - 1);
-  g_autoptr(GPtrArray) inputs = tc_seeded_inputs (graph, 1208);
-  tp_check_emulated_pipeline (graph, FB_LAYOUT_NHWC, (FbTensor **) inputs->pdata, inputs->len,
-                              TRUE);
 }
 
 /* Switched off, the pointwise convolutions are cuDNN's and the scale a pass before it. */
@@ -169,12 +146,10 @@ static void
 test_pointwise_switched_off (void)
 {
   g_autoptr(FbGraph) graph = load ("pointwise");
-  g_setenv ("FUSEBENCH_GPU_POINTWISE_DIRECT_MAX", "0", TRUE);
   Counts on = count (graph);
   g_setenv ("FUSEBENCH_GPU_POINTWISE", "0", TRUE);
   Counts off = count (graph);
   g_unsetenv ("FUSEBENCH_GPU_POINTWISE");
-  g_unsetenv ("FUSEBENCH_GPU_POINTWISE_DIRECT_MAX");
   g_assert_cmpuint (off.products, ==, 0);
   g_assert_cmpuint (off.cudnn, ==, 2);
   /* Without the product the Mul and the bias of the plain one are passes of their own; the
@@ -191,8 +166,6 @@ test_pointwise_concat (void)
 {
   g_autoptr(GError) error = NULL;
   FbGraph *graph = load ("pointwise-concat");
-  /* (Few weights: forced to products.) */
-  g_setenv ("FUSEBENCH_GPU_POINTWISE_DIRECT_MAX", "0", TRUE);
   g_autoptr(FbPipeline) pipeline = fb_pipeline_new (fb_graph_copy (graph));
   g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
   options->layout = FB_LAYOUT_NHWC;
@@ -239,7 +212,6 @@ test_pointwise_concat (void)
   g_autoptr(GPtrArray) inputs = tc_seeded_inputs (graph, 1207);
   tp_check_emulated_pipeline (graph, FB_LAYOUT_NHWC, (FbTensor **) inputs->pdata, inputs->len,
                               FALSE);
-  g_unsetenv ("FUSEBENCH_GPU_POINTWISE_DIRECT_MAX");
 }
 
 int
@@ -251,7 +223,6 @@ main (int argc, char **argv)
   g_test_add_func ("/patchify/switched-off", test_switched_off);
   g_test_add_func ("/patchify/pointwise", test_pointwise);
   g_test_add_func ("/patchify/pointwise-switched-off", test_pointwise_switched_off);
-  g_test_add_func ("/patchify/pointwise-direct", test_pointwise_direct);
   g_test_add_func ("/patchify/pointwise-concat", test_pointwise_concat);
   return g_test_run ();
 }

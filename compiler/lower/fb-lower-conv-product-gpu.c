@@ -139,8 +139,7 @@ _fb_lower_conv_product_gpu_scale_fold (FbLowerCtx *c, const FbNode *m)
   FbConvGeom g;
   if (conv == NULL || conv->op != FB_OP_CONV || conv->inputs[0] != y || conv->inputs[1] == y ||
       !_fb_lower_conv_geom (conv, &g, NULL) || g.KH * g.KW != 1 ||
-      !(_fb_lower_conv_gpu_product (c, conv, &g) ||
-        _fb_lower_conv_gpu_pointwise_direct (c, conv, &g)) ||
+      !_fb_lower_conv_gpu_product (c, conv, &g) ||
       !_fb_lower_scale_operands (m, g.N, g.C, &x, &s))
     return NULL;
   return conv;

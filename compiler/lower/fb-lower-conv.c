@@ -664,39 +664,11 @@ gpu_conv_is (const char *choice)
   return g_strcmp0 (g_getenv ("FUSEBENCH_GPU_CONV"), choice) == 0;
 }
 
-/* Pointwise convolutions with few weights (16 -> 16 or 32 -> 16 channels: the first blocks of
- * MobileNets and EfficientNet, over their largest maps), which the product would take, are
- * generated instead: a thread per output element, its pixel's input channels read from L1.
- * cuBLASLt's tiles are made for wider products: on an H200 a 16 -> 16 projection with its
- * residual over 32 x 112 x 112 pixels took 163 us kernel by kernel, three times the bytes' time.
- * FUSEBENCH_GPU_POINTWISE_DIRECT_MAX sets the most weights (0: none generated), to measure. */
-#define POINTWISE_DIRECT_MAX_WEIGHTS 1024
-
-static gboolean
-gpu_pointwise_direct (const FbConvGeom *g)
-{
-  const char *env = g_getenv ("FUSEBENCH_GPU_POINTWISE_DIRECT_MAX");
-  int64_t most = env ? g_ascii_strtoll (env, NULL, 10) : POINTWISE_DIRECT_MAX_WEIGHTS;
-  return g->KH * g->KW == 1 && g->G == 1 && g->C * g->Co <= most;
-}
-
-static gboolean
-gpu_product_rules (const FbLowerCtx *c, const FbNode *node, const FbConvGeom *g)
-{
-  return !gpu_conv_is ("cudnn") && !gpu_matvec (g) && !gpu_depthwise (g, gpu_conv_is ("generated")) &&
-         _fb_lower_conv_product_gpu_fits (c, node, g);
-}
-
 gboolean
 _fb_lower_conv_gpu_product (const FbLowerCtx *c, const FbNode *node, const FbConvGeom *g)
 {
-  return gpu_product_rules (c, node, g) && !gpu_pointwise_direct (g);
-}
-
-gboolean
-_fb_lower_conv_gpu_pointwise_direct (const FbLowerCtx *c, const FbNode *node, const FbConvGeom *g)
-{
-  return gpu_product_rules (c, node, g) && gpu_pointwise_direct (g);
+  return !gpu_conv_is ("cudnn") && !gpu_matvec (g) && !gpu_depthwise (g, gpu_conv_is ("generated")) &&
+         _fb_lower_conv_product_gpu_fits (c, node, g);
 }
 
 gboolean
@@ -717,8 +689,6 @@ _fb_lower_conv (FbLowerCtx *c, const FbNode *node, GError **error)
     return _fb_lower_conv_direct (c, node, error);
   if (gpu && !gpu_conv_is ("cudnn") && gpu_depthwise (&g, gpu_conv_is ("generated")))
     return _fb_lower_depthwise_gpu (c, node, &g, error);
-  if (gpu && _fb_lower_conv_gpu_pointwise_direct (c, node, &g))
-    return _fb_lower_conv_direct (c, node, error);
   if (gpu && _fb_lower_conv_gpu_product (c, node, &g))
     return _fb_lower_conv_product_gpu (c, node, &g, error);
   /* On a GPU every other float convolution goes to cuDNN, whatever its weights. */

@@ -93,21 +93,16 @@ gboolean _fb_lower_scale_operands (const FbNode *m, int64_t images, int64_t c,
 /* Whether a GPU convolution is one cuBLASLt product (fb-lower-conv-product-gpu.c): a patchify
  * (windows that tile the input, channels-last), lowered as a copy of its patches and the
  * product, or a pointwise one followed by nothing but a bias and a residual. The _fits form
- * asks only that; _fb_lower_conv_gpu_product also that no other GPU rule takes it first.
- * _fb_lower_conv_gpu_pointwise_direct: such a pointwise one with so few weights that a
- * generated kernel (_fb_lower_conv_direct) runs it instead. */
+ * asks only that; _fb_lower_conv_gpu_product also that no other GPU rule takes it first. */
 gboolean _fb_lower_conv_product_gpu_fits (const FbLowerCtx *c, const FbNode *node,
                                           const FbConvGeom *g);
 gboolean _fb_lower_conv_gpu_product      (const FbLowerCtx *c, const FbNode *node,
                                           const FbConvGeom *g);
-gboolean _fb_lower_conv_gpu_pointwise_direct (const FbLowerCtx *c, const FbNode *node,
-                                              const FbConvGeom *g);
 gboolean _fb_lower_conv_product_gpu      (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g,
                                           GError **error);
 /* The Conv member of the group being lowered whose product folds member m, a Mul of its
- * input by one number per input channel (and image), into its weights (or whose generated
- * kernel applies it as it reads its input); NULL when m is not such a Mul or the convolution
- * is neither. */
+ * input by one number per input channel (and image), into its weights; NULL when m is not
+ * such a Mul or the convolution is no pointwise product. */
 const FbNode *_fb_lower_conv_product_gpu_scale_fold (FbLowerCtx *c, const FbNode *m);
 
 G_END_DECLS

@@ -3,8 +3,7 @@
  * loop nests over any number of spatial axes: ConvTranspose (channels-last 2-D ones where
  * oneDNN has no optimized deconvolution for them), Conv over three spatial dimensions, the
  * integer convolutions ConvInteger and QLinearConv, and on a GPU the float convolutions that
- * are matrix-vector products (few output pixels: fb-lower-conv.c says which) or pointwise ones
- * with a few hundred weights (a per-channel scale of their input applied as it is read). Each output
+ * are matrix-vector products (few output pixels: fb-lower-conv.c says which). Each output
  * element sums over the input channels of its group and the kernel's cells; a cell that falls
  * in the padding (or, for ConvTranspose, between the strided input positions) reads a clamped
  * in-range element and is masked to zero by a select.
@@ -149,13 +148,6 @@ _fb_lower_conv_direct (FbLowerCtx *c, const FbNode *node, GError **error)
   FbWindowNd g;
   if (!_fb_lower_window_nd (node, o.x, o.w, &g, error))
     return FALSE;
-  /* A pointwise convolution's input scaled per channel (and image) on a GPU: the scale is
-   * applied as each input element is read (_fb_lower_conv_product_gpu_scale_fold). */
-  const FbNode *scaler = c->scale_of ? g_hash_table_lookup (c->scale_of, node) : NULL;
-  const FbValue *scale = NULL;
-  if (scaler && !_fb_lower_scale_operands (scaler, g.N, g.C, &o.x, &scale))
-    return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
-                           "the input scale folded into the convolution is not one per channel");
   int sp = g.sp, rank = sp + 2;
   if (o.integer && (!fb_dtype_is_integer (o.x->dtype) || !fb_dtype_is_integer (o.w->dtype)))
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_UNSUPPORTED,
@@ -255,14 +247,6 @@ _fb_lower_conv_direct (FbLowerCtx *c, const FbNode *node, GError **error)
   FbKExpr *wv = xv ? _fb_lower_value_at (c, o.w, rank, wc, error) : NULL;
   if (wv == NULL)
     return FALSE;
-  if (scale)
-    {
-      /* s [1 or N, 1, 1, C], channels-last. */
-      int64_t sd[2] = { scale->shape.dim[0], g.C };
-      FbKExpr *si[2] = { sd[0] > 1 ? xc[0] : fb_kx_index (k, 0), xc[1] };
-      guint sa = _fb_lower_arg (c, scale, FB_KARG_INPUT);
-      xv = fb_kx_binary (k, FB_KB_MUL, xv, fb_kx_load (k, sa, _fb_lower_index (k, 2, sd, si)));
-    }
   if (o.integer)
     {
       xv = fb_kx_binary (k, FB_KB_SUB, fb_kx_cast (k, xv, t), zx);
