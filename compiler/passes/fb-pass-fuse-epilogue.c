@@ -15,10 +15,10 @@
  * Before a Conv of one group, the chain may also take a prologue: a Mul of its input by a
  * vector of one number per channel (or per image and channel) computed at run time (a
  * squeeze-excitation's scale), when the product has no other reader and the weights are small
- * beside the input (see scale_prologue). conv (x * s) with weights w is conv (x) with weights w * s along the input
- * channels, which the cpu target's convolution computes at every run instead of the pass over
- * x * s (fb-lower-dnnl-conv.c), as does a GPU's pointwise product, per image
- * (fb-lower-conv-product-gpu.c); elsewhere the Mul runs as the kernel's first loop.
+ * beside the input (see scale_prologue). conv (x * s) with weights w is conv (x) with weights
+ * w * s along the input channels, which the cpu target's convolution computes at every run
+ * instead of the pass over x * s (fb-lower-dnnl-conv.c), as does a GPU's pointwise product,
+ * per image (fb-lower-conv-product-gpu.c); elsewhere the Mul runs as the kernel's first loop.
  *
  * Requires: simplify and fold-batchnorm done (a BatchNormalization between would stop the
  *           chain), shapes inferred.

@@ -515,7 +515,7 @@ view_is_packed (const View *v)
  * its tokens, is its channels-last output as it lies), that value becomes a Reshape of twin and
  * the chain goes. TRUE when it did. */
 static gboolean
-chain_to_reshape (Layout *l, FbValue *o, FbValue *twin, FbNode *r, GHashTable *uses)
+chain_to_reshape (Layout *l, FbValue *twin, FbNode *r, GHashTable *uses)
 {
   View v = { .rank = 4 };
   const int64_t *twin_dims = twin->shape.dim;
@@ -546,7 +546,7 @@ chain_to_reshape (Layout *l, FbValue *o, FbValue *twin, FbNode *r, GHashTable *u
           for (int i = 0; i < out->shape.rank; i++)
             fb_tensor_set_f64 (dims, i, (double) out->shape.dim[i]);
           FbValue *in[2] = { twin, _fb_constant_new (l->graph, "shape", dims) };
-          g_autofree char *name = g_strdup_printf ("%s/as_tokens", n->name);
+          g_autofree char *name = g_strdup_printf ("%s/view", n->name);
           FbNode *reshape = _fb_node_new (l->graph, FB_OP_RESHAPE, name, in, 2, 1, n);
           FbValue *flat = _fb_value_new (l->graph, out->name, out->dtype, &out->shape);
           fb_node_set_output (reshape, 0, flat);
@@ -584,7 +584,7 @@ finish_output (Layout *l, FbValue *o, GHashTable *uses)
           l->n_cancelled++;
           continue;
         }
-      if (r->n_inputs >= 1 && r->inputs[0] == o && chain_to_reshape (l, o, twin, r, uses))
+      if (r->n_inputs >= 1 && r->inputs[0] == o && chain_to_reshape (l, twin, r, uses))
         continue;
       needed = TRUE;
     }
