@@ -240,8 +240,8 @@ tc_check_shared_library (const char *dir, const char *bundle, const FbGraph *gra
   tc_assert_agree ("the exported library", expected, actual);
 }
 
-FbPipeline *
-tc_pipeline (const char *folder, const char *name, FbLayout layout, const char *skip)
+FbGraph *
+tc_load (const char *folder, const char *name)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *file = g_strconcat (name, ".onnx", NULL);
@@ -249,6 +249,14 @@ tc_pipeline (const char *folder, const char *name, FbLayout layout, const char *
   g_autofree char *path = g_build_filename (srcdir, folder, file, NULL);
   FbGraph *graph = fb_onnx_import_file (path, NULL, &error);
   g_assert_no_error (error);
+  return graph;
+}
+
+FbPipeline *
+tc_pipeline (const char *folder, const char *name, FbLayout layout, const char *skip)
+{
+  g_autoptr(GError) error = NULL;
+  FbGraph *graph = tc_load (folder, name);
   g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
   options->layout = layout;
   if (skip)

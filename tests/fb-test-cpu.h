@@ -39,6 +39,8 @@ void       tc_check_shared_library (const char *dir, const char *bundle, const F
                                     GPtrArray *inputs);
 /* tests/FOLDER/NAME.onnx through the pass pipeline in layout, without the pass skip (or NULL). */
 FbPipeline *tc_pipeline (const char *folder, const char *name, FbLayout layout, const char *skip);
+/* tests/FOLDER/NAME.onnx imported. */
+FbGraph    *tc_load     (const char *folder, const char *name);
 /* What a test looks for in a plan (the convolutions adding in place, say): how many, each
  * checked with the test's own assertions. */
 typedef guint (*TcPlanCount) (const FbPlan *plan);

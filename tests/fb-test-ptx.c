@@ -343,17 +343,26 @@ tp_check_emulated_pipeline (FbGraph *g, FbLayout layout, FbTensor **ins, guint n
     g_ptr_array_add (in, ins[i]);
   g_autoptr(GPtrArray) expected = fb_interp_run (g, in, NULL, &error);
   g_assert_no_error (error);
-  g_autoptr(FbPipeline) p = fb_pipeline_new (g);
-  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
-  options->layout = layout;
-  g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
-  g_assert_no_error (error);
-  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), fb_cuda_target_desc (),
-                                           &error);
-  g_assert_no_error (error);
+  g_autoptr(FbPipeline) p = NULL;
+  g_autoptr(FbPlan) plan = tp_lower_for_cuda (g, layout, &p);
+  fb_graph_free (g);
   gboolean cooperative = emulate_plan (plan, ins, n_ins, (FbTensor **) expected->pdata,
                                        "pipeline", FB_COMPARE_RTOL, FB_COMPARE_ATOL);
   g_assert_true (cooperative == want_cooperative);
+}
+
+FbPlan *
+tp_lower_for_cuda (const FbGraph *graph, FbLayout layout, FbPipeline **pipeline)
+{
+  g_autoptr(GError) error = NULL;
+  *pipeline = fb_pipeline_new (fb_graph_copy (graph));
+  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
+  options->layout = layout;
+  g_assert_true (fb_pipeline_run (*pipeline, options, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  FbPlan *plan = fb_lower_graph (fb_pipeline_final (*pipeline), fb_cuda_target_desc (), &error);
+  g_assert_no_error (error);
+  return plan;
 }
 
 FbPlan *
@@ -376,4 +385,51 @@ tp_cuda_bundle_round_trip (FbPipeline *p)
   g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
   g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
   return loaded;
+}
+
+GPtrArray *
+tp_products (const FbPlan *plan)
+{
+  GPtrArray *products = g_ptr_array_new ();
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
+      for (guint p = 0; p < kernel->phases->len; p++)
+        {
+          FbKConv *cv = ((const FbKPhase *) g_ptr_array_index (kernel->phases, p))->conv;
+          if (cv && cv->lib == FB_KLIB_GEMM)
+            g_ptr_array_add (products, cv);
+        }
+    }
+  return products;
+}
+
+void
+tp_assert_same_products (const FbPlan *plan, const FbPlan *loaded)
+{
+  g_assert_cmpuint (loaded->kernels->len, ==, plan->kernels->len);
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      const FbKernel *a = g_ptr_array_index (plan->kernels, k);
+      const FbKernel *b = g_ptr_array_index (loaded->kernels, k);
+      g_assert_cmpint (a->kind, ==, b->kind);
+      g_assert_cmpuint (a->phases->len, ==, b->phases->len);
+    }
+  g_autoptr(GPtrArray) pa = tp_products (plan);
+  g_autoptr(GPtrArray) pb = tp_products (loaded);
+  g_assert_cmpuint (pa->len, ==, pb->len);
+  for (guint i = 0; i < pa->len; i++)
+    {
+      const FbKConv *ca = g_ptr_array_index (pa, i), *cb = g_ptr_array_index (pb, i);
+      const FbKGemm *ga = &ca->gemm, *gb = &cb->gemm;
+      int64_t va[] = { ga->ta, ga->tb, ga->m, ga->n, ga->k, ga->lda, ga->ldb, ga->ldc, ga->batch,
+                       ga->stride_a, ga->stride_b, ga->stride_c, ga->off_a, ga->off_b, ga->off_c,
+                       ga->relu, ga->tf32, ca->x, ca->w, ca->bias, ca->add, ca->y };
+      int64_t vb[] = { gb->ta, gb->tb, gb->m, gb->n, gb->k, gb->lda, gb->ldb, gb->ldc, gb->batch,
+                       gb->stride_a, gb->stride_b, gb->stride_c, gb->off_a, gb->off_b, gb->off_c,
+                       gb->relu, gb->tf32, cb->x, cb->w, cb->bias, cb->add, cb->y };
+      for (guint j = 0; j < G_N_ELEMENTS (va); j++)
+        g_assert_cmpint (va[j], ==, vb[j]);
+      g_assert_cmpfloat_with_epsilon (ga->alpha, gb->alpha, 1e-6);
+    }
 }

@@ -32,6 +32,14 @@ void     tp_check_emulated (FbGraph *g, FbNode *node, FbTensor **ins, guint n_in
 void     tp_check_emulated_pipeline (FbGraph *g, FbLayout layout, FbTensor **ins, guint n_ins,
                                      gboolean want_cooperative);
 
+/* A copy of graph through the whole pipeline in layout (in *pipeline, which the plan borrows
+ * from), lowered for the cuda target. */
+FbPlan  *tp_lower_for_cuda (const FbGraph *graph, FbLayout layout, FbPipeline **pipeline);
 /* The final graph of pipeline p compiled into a cuda bundle (in a temporary folder, removed
  * again) and read back: the plan the bundle holds. */
 FbPlan  *tp_cuda_bundle_round_trip (FbPipeline *p);
+/* The cuBLASLt products of plan (FbKConv*, borrowed), in run order. */
+GPtrArray *tp_products (const FbPlan *plan);
+/* loaded (a bundle's plan) has plan's kernels, of the same kinds and phases, and every product
+ * as plan has it: its shape, strides, offsets, alpha, epilogue, precision and operands. */
+void     tp_assert_same_products (const FbPlan *plan, const FbPlan *loaded);

@@ -6,20 +6,12 @@
  * the emulated PTX kernels, the products on the host by their descriptions, against the
  * interpreter, and on the cpu target. FUSEBENCH_GPU_PATCHIFY=0 and FUSEBENCH_GPU_POINTWISE=0
  * keep cuDNN. Models: tests/patchify/make-patchify-models.py. */
-#include "fb-cuda.h"
-#include "fb-lower.h"
-#include "fb-onnx-import.h"
 #include "fb-test-ptx.h"
 
 static FbGraph *
 load (const char *name)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *file = g_strconcat (name, ".onnx", NULL);
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "patchify", file, NULL);
-  FbGraph *graph = fb_onnx_import_file (path, NULL, &error);
-  g_assert_no_error (error);
-  return graph;
+  return tc_load ("patchify", name);
 }
 
 typedef struct {
@@ -34,15 +26,8 @@ typedef struct {
 static Counts
 count (const FbGraph *graph)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(FbPipeline) pipeline = fb_pipeline_new (fb_graph_copy (graph));
-  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
-  options->layout = FB_LAYOUT_NHWC;
-  g_assert_true (fb_pipeline_run (pipeline, options, NULL, NULL, NULL, &error));
-  g_assert_no_error (error);
-  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (pipeline), fb_cuda_target_desc (),
-                                           &error);
-  g_assert_no_error (error);
+  g_autoptr(FbPipeline) pipeline = NULL;
+  g_autoptr(FbPlan) plan = tp_lower_for_cuda (graph, FB_LAYOUT_NHWC, &pipeline);
   Counts n = { 0 };
   for (guint k = 0; k < plan->kernels->len; k++)
     {
@@ -166,29 +151,20 @@ test_pointwise_switched_off (void)
 static void
 test_pointwise_concat (void)
 {
-  g_autoptr(GError) error = NULL;
   FbGraph *graph = load ("pointwise-concat");
-  g_autoptr(FbPipeline) pipeline = fb_pipeline_new (fb_graph_copy (graph));
-  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
-  options->layout = FB_LAYOUT_NHWC;
-  g_assert_true (fb_pipeline_run (pipeline, options, NULL, NULL, NULL, &error));
-  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (pipeline), fb_cuda_target_desc (),
-                                           &error);
-  g_assert_no_error (error);
+  g_autoptr(FbPipeline) pipeline = NULL;
+  g_autoptr(FbPlan) plan = tp_lower_for_cuda (graph, FB_LAYOUT_NHWC, &pipeline);
   guint in_place = 0, writes_rows = 0, reads_rows = 0, packed = 0;
   for (guint k = 0; k < plan->kernels->len; k++)
+    in_place += g_str_has_prefix (((const FbKernel *) g_ptr_array_index (plan->kernels, k))->label,
+                                  "Concat in place");
+  g_autoptr(GPtrArray) products = tp_products (plan);
+  for (guint i = 0; i < products->len; i++)
     {
-      const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
-      in_place += g_str_has_prefix (kernel->label, "Concat in place");
-      for (guint p = 0; p < kernel->phases->len; p++)
-        {
-          const FbKConv *cv = ((const FbKPhase *) g_ptr_array_index (kernel->phases, p))->conv;
-          if (cv == NULL || cv->lib != FB_KLIB_GEMM)
-            continue;
-          writes_rows += cv->gemm.ldc == 32 && cv->gemm.n == 16;
-          reads_rows += cv->gemm.lda == 32 && cv->gemm.k == 16;
-          packed += cv->gemm.lda == 32 && cv->gemm.k == 32;
-        }
+      const FbKGemm *g = &((const FbKConv *) g_ptr_array_index (products, i))->gemm;
+      writes_rows += g->ldc == 32 && g->n == 16;
+      reads_rows += g->lda == 32 && g->k == 16;
+      packed += g->lda == 32 && g->k == 32;
     }
   g_assert_cmpuint (in_place, ==, 1);
   g_assert_cmpuint (writes_rows, ==, 1);
@@ -197,20 +173,7 @@ test_pointwise_concat (void)
   /* A bundle keeps the row strides, and its reader takes a product reaching along a piece's
    * rows past the piece's packed size. */
   g_autoptr(FbPlan) loaded = tp_cuda_bundle_round_trip (pipeline);
-  g_assert_cmpuint (loaded->kernels->len, ==, plan->kernels->len);
-  for (guint k = 0; k < plan->kernels->len; k++)
-    {
-      const FbKernel *a = g_ptr_array_index (plan->kernels, k);
-      const FbKernel *b = g_ptr_array_index (loaded->kernels, k);
-      g_assert_cmpuint (a->phases->len, ==, b->phases->len);
-      for (guint p = 0; p < a->phases->len; p++)
-        {
-          const FbKConv *ca = ((const FbKPhase *) g_ptr_array_index (a->phases, p))->conv;
-          const FbKConv *cb = ((const FbKPhase *) g_ptr_array_index (b->phases, p))->conv;
-          if (ca && ca->lib == FB_KLIB_GEMM)
-            g_assert_true (cb->gemm.lda == ca->gemm.lda && cb->gemm.ldc == ca->gemm.ldc);
-        }
-    }
+  tp_assert_same_products (plan, loaded);
   g_autoptr(GPtrArray) inputs = tc_seeded_inputs (graph, 1207);
   tp_check_emulated_pipeline (graph, FB_LAYOUT_NHWC, (FbTensor **) inputs->pdata, inputs->len,
                               FALSE);

@@ -6,10 +6,8 @@
  * emulated PTX kernels, its cuBLASLt products on the host by their descriptions (strides,
  * offsets, transposed operands), against the interpreter. FUSEBENCH_PRODUCT_STRIDES=0 keeps
  * the copies. Models: tests/strides/make-stride-models.py. */
-#include "fb-cuda.h"
 #include "fb-lower.h"
 #include "fb-memory-plan.h"
-#include "fb-onnx-import.h"
 #include "fb-test-ptx.h"
 
 #include <string.h>
@@ -17,12 +15,7 @@
 static FbGraph *
 load (const char *name)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *file = g_strconcat (name, ".onnx", NULL);
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "strides", file, NULL);
-  FbGraph *graph = fb_onnx_import_file (path, NULL, &error);
-  g_assert_no_error (error);
-  return graph;
+  return tc_load ("strides", name);
 }
 
 /* A copy of graph through the pipeline (in *pipeline, which the plan borrows from), lowered
@@ -30,14 +23,7 @@ load (const char *name)
 static FbPlan *
 lower_for_cuda (const FbGraph *graph, FbPipeline **pipeline)
 {
-  g_autoptr(GError) error = NULL;
-  *pipeline = fb_pipeline_new (fb_graph_copy (graph));
-  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
-  g_assert_true (fb_pipeline_run (*pipeline, options, NULL, NULL, NULL, &error));
-  g_assert_no_error (error);
-  FbPlan *plan = fb_lower_graph (fb_pipeline_final (*pipeline), fb_cuda_target_desc (), &error);
-  g_assert_no_error (error);
-  return plan;
+  return tp_lower_for_cuda (graph, FB_LAYOUT_NCHW, pipeline);
 }
 
 /* Lowers the model for the cuda target, counts the Transposes its products took over, and
@@ -169,22 +155,11 @@ test_residual_bundle (void)
   g_autoptr(FbPipeline) p = NULL;
   g_autoptr(FbPlan) plan = NULL;
   g_autoptr(FbPlan) loaded = through_bundle ("linear", &p, &plan);
+  tp_assert_same_products (plan, loaded);
+  g_autoptr(GPtrArray) products = tp_products (plan);
   guint addends = 0;
-  for (guint k = 0; k < plan->kernels->len; k++)
-    {
-      const FbKernel *a = g_ptr_array_index (plan->kernels, k);
-      const FbKernel *b = g_ptr_array_index (loaded->kernels, k);
-      for (guint ph = 0; ph < a->phases->len; ph++)
-        {
-          const FbKConv *ca = ((const FbKPhase *) g_ptr_array_index (a->phases, ph))->conv;
-          const FbKConv *cb = ((const FbKPhase *) g_ptr_array_index (b->phases, ph))->conv;
-          if (ca == NULL || ca->lib != FB_KLIB_GEMM)
-            continue;
-          g_assert_cmpuint (ca->add, ==, cb->add);
-          g_assert_cmpuint (ca->bias, ==, cb->bias);
-          addends += ca->add != FB_KCONV_NO_ARG;
-        }
-    }
+  for (guint i = 0; i < products->len; i++)
+    addends += ((const FbKConv *) g_ptr_array_index (products, i))->add != FB_KCONV_NO_ARG;
   g_assert_cmpuint (addends, ==, 3);
 }
 
@@ -197,28 +172,14 @@ test_bundle (void)
   g_autoptr(FbPipeline) p = NULL;
   g_autoptr(FbPlan) plan = NULL;
   g_autoptr(FbPlan) loaded = through_bundle ("heads", &p, &plan);
+  tp_assert_same_products (plan, loaded);
+  g_autoptr(GPtrArray) products = tp_products (plan);
   guint strided = 0;
-  for (guint k = 0; k < plan->kernels->len; k++)
+  for (guint i = 0; i < products->len; i++)
     {
-      const FbKernel *a = g_ptr_array_index (plan->kernels, k);
-      const FbKernel *b = g_ptr_array_index (loaded->kernels, k);
-      g_assert_cmpint (a->kind, ==, b->kind);
-      g_assert_cmpuint (a->phases->len, ==, b->phases->len);
-      for (guint ph = 0; ph < a->phases->len; ph++)
-        {
-          const FbKConv *ca = ((const FbKPhase *) g_ptr_array_index (a->phases, ph))->conv;
-          const FbKConv *cb = ((const FbKPhase *) g_ptr_array_index (b->phases, ph))->conv;
-          if (ca == NULL || ca->lib != FB_KLIB_GEMM)
-            continue;
-          g_assert_nonnull (cb);
-          const FbKGemm *ga = &ca->gemm, *gb = &cb->gemm;
-          g_assert_true (ga->ta == gb->ta && ga->tb == gb->tb && ga->lda == gb->lda &&
-                         ga->ldb == gb->ldb && ga->ldc == gb->ldc && ga->stride_a == gb->stride_a &&
-                         ga->stride_b == gb->stride_b && ga->stride_c == gb->stride_c);
-          g_assert_cmpfloat_with_epsilon (ga->alpha, gb->alpha, 1e-6);
-          /* Read or written through strides other than a packed matrix's. */
-          strided += ga->ta || ga->tb || ga->lda != ga->k || ga->ldb != ga->n || ga->ldc != ga->n;
-        }
+      const FbKGemm *g = &((const FbKConv *) g_ptr_array_index (products, i))->gemm;
+      /* Read or written through strides other than a packed matrix's. */
+      strided += g->ta || g->tb || g->lda != g->k || g->ldb != g->n || g->ldc != g->n;
     }
   g_assert_cmpuint (strided, ==, 2);   /* the scores, and the context (v read, itself written back) */
 }
