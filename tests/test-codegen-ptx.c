@@ -398,6 +398,52 @@ test_ptxas (void)
   ti_done ();
 }
 
+/* The registers ptxas reports for the only entry of a module ("Used N registers"). */
+static guint
+registers_used (const char *ptx)
+{
+  g_autofree char *info = NULL;
+  g_autoptr(GError) error = NULL;
+  g_assert_true (fb_ptx_assemble (ptx, NULL, &info, &error));
+  g_assert_no_error (error);
+  const char *used = strstr (info, "Used ");
+  g_assert_nonnull (used);
+  return (guint) atoi (used + 5);
+}
+
+/* Every entry carries the register budget (.maxnreg 128 unless FUSEBENCH_PTX_MAX_REGISTERS
+ * says otherwise, none at 0), and ptxas keeps to it: a budget under what it would use on its
+ * own brings the count down to it (ptxas goes no lower than 24). */
+static void
+test_register_budget (void)
+{
+  g_autofree char *ptxas = fb_ptx_find_tool ("ptxas");
+  g_autoptr(FbPlan) plan = plan_for (FB_OP_SIGMOID, ti_random (1, D (4096), 6));
+  const FbKernel *k = g_ptr_array_index (plan->kernels, 0);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPtxModule) def = fb_codegen_ptx (k, plan, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (def->ptx, ".maxnreg 128"));
+  g_setenv ("FUSEBENCH_PTX_MAX_REGISTERS", "0", TRUE);
+  g_autoptr(FbPtxModule) free_choice = fb_codegen_ptx (k, plan, &error);
+  g_setenv ("FUSEBENCH_PTX_MAX_REGISTERS", "24", TRUE);
+  g_autoptr(FbPtxModule) tight = fb_codegen_ptx (k, plan, &error);
+  g_unsetenv ("FUSEBENCH_PTX_MAX_REGISTERS");
+  g_assert_no_error (error);
+  g_assert_null (strstr (free_choice->ptx, ".maxnreg"));
+  g_assert_nonnull (strstr (tight->ptx, ".maxnreg 24"));
+  if (ptxas == NULL)
+    {
+      g_test_skip ("ptxas (CUDA toolkit) not found: the budgets' effect is not checked");
+      return;
+    }
+  guint own = registers_used (free_choice->ptx);
+  g_assert_cmpuint (own, >, 24);
+  g_assert_cmpuint (registers_used (tight->ptx), <=, 24);
+  g_assert_cmpuint (registers_used (def->ptx), <=, 128);
+  ti_done ();
+}
+
 /* Runs op on x (and y) through the host JIT with the GPU's math and compares with the
  * interpreter (libm): rtol 2e-6 for float, 1e-12 for double. */
 static void
@@ -521,6 +567,7 @@ main (int argc, char **argv)
   g_test_add_func ("/codegen-ptx/library-phases", test_library_phases);
   g_test_add_func ("/codegen-ptx/stages", test_stages);
   g_test_add_func ("/codegen-ptx/ptxas", test_ptxas);
+  g_test_add_func ("/codegen-ptx/register-budget", test_register_budget);
   g_test_add_func ("/codegen-ptx/gpu-math", test_gpu_math);
   g_test_add_func ("/codegen-ptx/emulated", test_emulated);
   return g_test_run ();
