@@ -10,6 +10,9 @@
 #include "fb-test-passes.h"
 #include "fb-lower.h"
 #include "fb-pipeline.h"
+#include "fb-ptx.h"
+
+#include <string.h>
 
 /* x [dims] -> op over axes (keepdims as given) -> Relu, so that an epilogue rides on phase 2. */
 static FbGraph *
@@ -33,6 +36,40 @@ static guint
 phases (FbGraph *graph, FbLayout layout)
 {
   return tp_lower (graph, layout, fb_cuda_target_desc ()).most_phases;
+}
+
+/* The same with x's Sigmoid before the reduction, which the reduction computes as it reads. */
+static FbGraph *
+reduce_of_sigmoid_graph (int rank, const int64_t *dims, int64_t axis)
+{
+  FbGraph *g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", rank, dims);
+  FbValue *v = tp_op (g, FB_OP_REDUCE_SUM, "reduce", tp_op (g, FB_OP_SIGMOID, "sigmoid", x, NULL),
+                      tp_ints (g, 1, &axis), NULL);
+  tp_output (g, tp_op (g, FB_OP_RELU, "relu", v, NULL));
+  return g;
+}
+
+/* The PTX of the first kernel with two phases of graph's plan (graph_taken is freed). */
+static char *
+two_phase_ptx (FbGraph *graph_taken, FbLayout layout)
+{
+  g_autoptr(FbGraph) graph = graph_taken;
+  g_autoptr(FbPipeline) pipeline = NULL;
+  g_autoptr(FbPlan) plan = tp_lower_for_cuda (graph, layout, &pipeline);
+  for (guint i = 0; i < plan->kernels->len; i++)
+    {
+      const FbKernel *k = g_ptr_array_index (plan->kernels, i);
+      if (k->phases->len != 2)
+        continue;
+      g_autoptr(GError) error = NULL;
+      FbPtxModule *m = fb_codegen_ptx (k, plan, &error);
+      g_assert_no_error (error);
+      char *ptx = g_strdup (m->ptx);
+      fb_ptx_module_free (m);
+      return ptx;
+    }
+  g_assert_not_reached ();
 }
 
 static void
@@ -59,6 +96,16 @@ test_columns (void)
   /* Two reduced axes between two kept ones: [2, 3] of [3, 2, 9, 11, 20] (runs of 11). */
   tp_check_emulated_pipeline (reduce_graph (FB_OP_REDUCE_SUM, 5, TP_DIMS (3, 2, 9, 11, 20), 2, TP_DIMS (2, 3), 1),
                               FB_LAYOUT_NCHW, TI_IN (ti_random (5, TP_DIMS (3, 2, 9, 11, 20), 53)), 1, FALSE);
+  /* Read from its buffer, a run's positions are one affine index, with no 64-bit division
+   * (each position split into a row and a column took one, a loop's index being 64 bits wide).
+   * Computed as it is read (a Sigmoid's output), the reduction still gets every element
+   * right. */
+  g_autofree char *ptx = two_phase_ptx (reduce_graph (FB_OP_GLOBAL_AVERAGE_POOL, 4, TP_DIMS (2, 32, 14, 14), 0, NULL, 1),
+                                        FB_LAYOUT_NHWC);
+  g_assert_null (strstr (ptx, "mul.hi.u64"));
+  g_assert_null (strstr (ptx, "div.u64"));
+  tp_check_emulated_pipeline (reduce_of_sigmoid_graph (3, TP_DIMS (2, 100, 64), 1), FB_LAYOUT_NCHW,
+                              TI_IN (ti_random (3, TP_DIMS (2, 100, 64), 54)), 1, FALSE);
   /* Not this form: the innermost axis reduced (a softmax-like row), or 8 channels. */
   g_assert_cmpuint (phases (reduce_graph (FB_OP_REDUCE_MEAN, 3, TP_DIMS (2, 100, 64), 1, TP_DIMS (2), 1),
                             FB_LAYOUT_NCHW), ==, 1);

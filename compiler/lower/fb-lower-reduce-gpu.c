@@ -16,6 +16,8 @@
  * never overrides the size, for measuring and testing. */
 #include "fb-lower-private.h"
 
+#include <string.h>
+
 #define MIN_BYTES ((int64_t) 16 << 20)
 
 /* Positions a phase-1 thread sums: a divisor of the count between 8 and 32 where there is one
@@ -52,6 +54,19 @@ _fb_lower_column_reduce_gpu_fits (const FbNode *node, int rank, const int64_t *d
   return first < rank - 1 && mask == (((1u << (rank - 1)) - 1) & ~((1u << first) - 1));
 }
 
+/* Whether x is read from its own buffer, row-major with the reduction's dims: not computed in
+ * place from its producer, not a constant scalar, not seen through merged coordinates. */
+static gboolean
+read_in_place (const FbLowerCtx *c, const FbValue *x, int rank, const int64_t *dims)
+{
+  int r;
+  int64_t xd[FB_MAX_RANK];
+  if (x == c->subst_value || _fb_lower_is_scalar_const (x) || c->merged_rank >= 0 ||
+      g_hash_table_lookup (c->inline_of, x) || !_fb_lower_dims (x, &r, xd) || r != rank)
+    return FALSE;
+  return memcmp (xd, dims, sizeof (int64_t) * (size_t) rank) == 0;
+}
+
 gboolean
 _fb_lower_column_reduce_gpu (FbLowerCtx *c, const FbNode *node, int rank, const int64_t *dims,
                              guint mask, int64_t count, GError **error)
@@ -85,23 +100,36 @@ _fb_lower_column_reduce_gpu (FbLowerCtx *c, const FbNode *node, int rank, const 
       inside = fb_kx_binary (k, FB_KB_LT, pos, fb_kx_index (k, count));
       pos = fb_kx_binary (k, FB_KB_MIN, pos, fb_kx_index (k, count - 1));
     }
-  /* The input's coordinates: the outer ones from o, the reduced ones from pos. */
-  FbKExpr *xc[FB_MAX_RANK], *rest = pc[0];
-  for (int d = first - 1; d >= 0; d--)
+  FbKExpr *v;
+  if (read_in_place (c, x, rank, dims))
     {
-      xc[d] = d == 0 ? rest : fb_kx_binary (k, FB_KB_MOD, rest, fb_kx_index (k, dims[d]));
-      rest = fb_kx_binary (k, FB_KB_DIV, rest, fb_kx_index (k, dims[d]));
+      /* Row-major, the outer dimensions, the reduced ones and the channel are one flat index:
+       * o * count * C + pos * C + c. Split into each dimension's coordinate, pos took a
+       * division and a remainder per reduced dimension at every step of the run (64-bit
+       * ones on the GPU, since pos is a loop's), which the index then multiplied back. */
+      FbKExpr *flat = fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, pc[0], count), pos), C), pc[2]);
+      v = fb_kx_load (k, _fb_lower_arg (c, x, FB_KARG_INPUT), flat);
     }
-  rest = pos;
-  for (int d = last - 1; d >= first; d--)
+  else
     {
-      xc[d] = d == first ? rest : fb_kx_binary (k, FB_KB_MOD, rest, fb_kx_index (k, dims[d]));
-      rest = fb_kx_binary (k, FB_KB_DIV, rest, fb_kx_index (k, dims[d]));
+      /* The input's coordinates: the outer ones from o, the reduced ones from pos. */
+      FbKExpr *xc[FB_MAX_RANK], *rest = pc[0];
+      for (int d = first - 1; d >= 0; d--)
+        {
+          xc[d] = d == 0 ? rest : fb_kx_binary (k, FB_KB_MOD, rest, fb_kx_index (k, dims[d]));
+          rest = fb_kx_binary (k, FB_KB_DIV, rest, fb_kx_index (k, dims[d]));
+        }
+      rest = pos;
+      for (int d = last - 1; d >= first; d--)
+        {
+          xc[d] = d == first ? rest : fb_kx_binary (k, FB_KB_MOD, rest, fb_kx_index (k, dims[d]));
+          rest = fb_kx_binary (k, FB_KB_DIV, rest, fb_kx_index (k, dims[d]));
+        }
+      xc[last] = pc[2];
+      v = _fb_lower_value_at (c, x, rank, xc, error);
+      if (v == NULL)
+        return FALSE;
     }
-  xc[last] = pc[2];
-  FbKExpr *v = _fb_lower_value_at (c, x, rank, xc, error);
-  if (v == NULL)
-    return FALSE;
   v = fb_kx_cast (k, v, at);
   if (inside)
     v = fb_kx_select (k, inside, v, fb_kx_const_f (k, at, init));
@@ -125,7 +153,7 @@ _fb_lower_column_reduce_gpu (FbLowerCtx *c, const FbNode *node, int rank, const 
 
   /* The output's coordinates: the outer ones, 0 for each reduced one kept, the channel. */
   FbKExpr *oc[FB_MAX_RANK], *yc[FB_MAX_RANK];
-  rest = yc2[0];
+  FbKExpr *rest = yc2[0];
   for (int d = first - 1; d >= 0; d--)
     {
       oc[d] = d == 0 ? rest : fb_kx_binary (k, FB_KB_MOD, rest, fb_kx_index (k, dims[d]));
