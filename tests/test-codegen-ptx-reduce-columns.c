@@ -38,7 +38,8 @@ phases (FbGraph *graph, FbLayout layout)
   return tp_lower (graph, layout, fb_cuda_target_desc ()).most_phases;
 }
 
-/* The same with x's Sigmoid before the reduction, which the reduction computes as it reads. */
+/* The same with x's Sigmoid before the reduction, fused into its kernel: a phase of its own that
+ * writes the kernel's scratch, which the runs then read in place. */
 static FbGraph *
 reduce_of_sigmoid_graph (int rank, const int64_t *dims, int64_t axis)
 {
@@ -98,7 +99,7 @@ test_columns (void)
                               FB_LAYOUT_NCHW, TI_IN (ti_random (5, TP_DIMS (3, 2, 9, 11, 20), 53)), 1, FALSE);
   /* Read from its buffer, a run's positions are one affine index, with no 64-bit division
    * (each position split into a row and a column took one, a loop's index being 64 bits wide).
-   * Computed as it is read (a Sigmoid's output), the reduction still gets every element
+   * Reading a fused Sigmoid's scratch the same way, the reduction still gets every element
    * right. */
   g_autofree char *ptx = two_phase_ptx (reduce_graph (FB_OP_GLOBAL_AVERAGE_POOL, 4, TP_DIMS (2, 32, 14, 14), 0, NULL, 1),
                                         FB_LAYOUT_NHWC);
