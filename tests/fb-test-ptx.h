@@ -31,6 +31,10 @@ void     tp_check_emulated (FbGraph *g, FbNode *node, FbTensor **ins, guint n_in
  * project's comparison tolerance; asserts whether some launch was cooperative. */
 void     tp_check_emulated_pipeline (FbGraph *g, FbLayout layout, FbTensor **ins, guint n_ins,
                                      gboolean want_cooperative);
+/* The same within rtol and atol. */
+void     tp_check_emulated_pipeline_within (FbGraph *g, FbLayout layout, FbTensor **ins,
+                                            guint n_ins, gboolean want_cooperative, double rtol,
+                                            double atol);
 
 /* A copy of graph through the whole pipeline in layout (in *pipeline, which the plan borrows
  * from), lowered for the cuda target. */

@@ -118,6 +118,22 @@ element_ptr (FbEmit *e, guint arg, const FbKExpr *index)
   return LLVMBuildInBoundsGEP2 (e->b, mem_type (e->ctx, t), e->args[arg], &idx, 1, "");
 }
 
+/* fb_tf32_round in integer operations on the float's bits: add half of the lowest kept bit,
+ * clear the 13 dropped ones; where that reaches the exponent's all-ones pattern (an infinity,
+ * a NaN, or an overflow) clear them without rounding. */
+static LLVMValueRef
+tf32_round (FbEmit *e, LLVMValueRef a)
+{
+  LLVMTypeRef i32 = LLVMInt32TypeInContext (e->ctx);
+  LLVMValueRef bits = LLVMBuildBitCast (e->b, a, i32, "");
+  LLVMValueRef keep = LLVMConstInt (i32, 0xffffe000u, 0), expo = LLVMConstInt (i32, 0x7f800000u, 0);
+  LLVMValueRef rounded = LLVMBuildAnd (e->b, LLVMBuildAdd (e->b, bits, LLVMConstInt (i32, 0x1000, 0), ""),
+                                       keep, "");
+  LLVMValueRef special = LLVMBuildICmp (e->b, LLVMIntEQ, LLVMBuildAnd (e->b, rounded, expo, ""), expo, "");
+  LLVMValueRef r = LLVMBuildSelect (e->b, special, LLVMBuildAnd (e->b, bits, keep, ""), rounded, "");
+  return LLVMBuildBitCast (e->b, r, LLVMTypeOf (a), "");
+}
+
 static LLVMValueRef
 unary (FbEmit *e, const FbKExpr *x)
 {
@@ -150,6 +166,8 @@ unary (FbEmit *e, const FbKExpr *x)
       return LLVMBuildXor (e->b, a, LLVMConstAllOnes (t), "");
     case FB_KU_ISNAN:
       return LLVMBuildFCmp (e->b, LLVMRealUNO, a, a, "");
+    case FB_KU_TF32:
+      return x->a->dtype == FB_DTYPE_FLOAT32 ? tf32_round (e, a) : a;
     default:
       g_assert_not_reached ();
     }

@@ -9,6 +9,7 @@ static const char *const unary_names[FB_KU_COUNT] = {
   [FB_KU_SQRT] = "sqrt", [FB_KU_TANH] = "tanh", [FB_KU_ERF] = "erf", [FB_KU_SIN] = "sin",
   [FB_KU_COS] = "cos", [FB_KU_FLOOR] = "floor", [FB_KU_CEIL] = "ceil", [FB_KU_ROUND] = "round",
   [FB_KU_NOT] = "not", [FB_KU_ISNAN] = "isnan", [FB_KU_SIGMOID] = "sigmoid",
+  [FB_KU_TF32] = "tf32",
 };
 
 static const char *const binary_names[FB_KB_COUNT] = {
@@ -281,7 +282,9 @@ print_gemm (GString *s, const FbKConv *cv)
     g_string_append_printf (s, " + a%u (residual, laid out as the result)", cv->add);
   if (g->relu)
     g_string_append (s, ", relu");
-  if (g->tf32)
+  if (g->split3)
+    g_string_append (s, ", float32 as three TF32 products (operands split along the depth)");
+  else if (g->tf32)
     g_string_append (s, ", TF32 allowed");
   if (g->off_a || g->off_b || g->off_c)
     g_string_append_printf (s, ", from elements %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %"

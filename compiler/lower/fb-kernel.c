@@ -274,6 +274,19 @@ fb_kx_unary (FbKernel *k, FbKUnary op, FbKExpr *a)
   return e;
 }
 
+float
+fb_tf32_round (float x)
+{
+  uint32_t bits;
+  memcpy (&bits, &x, sizeof bits);
+  uint32_t rounded = (bits + 0x1000u) & 0xffffe000u;
+  if ((rounded & 0x7f800000u) == 0x7f800000u)
+    rounded = bits & 0xffffe000u;
+  float r;
+  memcpy (&r, &rounded, sizeof r);
+  return r;
+}
+
 static gboolean
 bop_is_compare (FbKBinary op)
 {

@@ -40,6 +40,7 @@ typedef enum {
 typedef enum {
   FB_KU_NEG, FB_KU_ABS, FB_KU_EXP, FB_KU_LOG, FB_KU_SQRT, FB_KU_TANH, FB_KU_ERF, FB_KU_SIN,
   FB_KU_COS, FB_KU_FLOOR, FB_KU_CEIL, FB_KU_ROUND, FB_KU_NOT, FB_KU_ISNAN, FB_KU_SIGMOID,
+  FB_KU_TF32,       /* a float32 rounded to TF32's 10 fraction bits (fb_tf32_round), still float32 */
   FB_KU_COUNT
 } FbKUnary;
 
@@ -141,6 +142,9 @@ typedef struct {
   int64_t   tf32;             /* 1: a convolution's product, which may run on TF32 tensor cores
                                  as the convolution would (unless strict float32); 0: a MatMul
                                  or Gemm, which follows the matmul precision */
+  int64_t   split3;           /* 1: a float32 product run as TF32 ones: x and w are the operands
+                                 split along the depth, k three times the product's own
+                                 (fb-lower-product-split.c); tf32 is then 1 too */
 } FbKGemm;
 
 typedef struct {
@@ -278,6 +282,11 @@ FbKExpr *fb_kx_acc       (FbKernel *k, guint acc);
 FbKExpr *fb_kx_load      (FbKernel *k, guint arg, FbKExpr *index);
 FbKExpr *fb_kx_ptr       (FbKernel *k, guint arg, FbKExpr *index);
 FbKExpr *fb_kx_unary     (FbKernel *k, FbKUnary op, FbKExpr *a);
+
+/* What FB_KU_TF32 computes, on the host: x rounded to the nearest value with 10 fraction bits
+ * (ties away from zero), the number TF32 tensor cores read exactly. An infinity, a NaN, or a
+ * finite x that would round past the largest float keeps its upper bits (truncated) instead. */
+float    fb_tf32_round   (float x);
 FbKExpr *fb_kx_binary    (FbKernel *k, FbKBinary op, FbKExpr *a, FbKExpr *b);
 FbKExpr *fb_kx_select    (FbKernel *k, FbKExpr *cond, FbKExpr *a, FbKExpr *b);
 FbKExpr *fb_kx_cast      (FbKernel *k, FbKExpr *a, FbDType dtype);

@@ -234,8 +234,17 @@ lower_matmul_gpu (FbLowerCtx *c, const FbNode *node, const FbGemmShape *gs, GErr
   if (bias && beta == 0.0)
     bias = NULL;
   g->alpha = alpha;
-  cv.x = _fb_lower_arg (c, va, FB_KARG_INPUT);
-  cv.w = _fb_lower_arg (c, vb, FB_KARG_INPUT);
+  /* Large products with constant weights: float32 on TF32 tensor cores (fb-lower-product-split.c). */
+  if (_fb_lower_product_split_wanted (vb, g, products))
+    {
+      if (!_fb_lower_product_split (c, &cv, va, vb, error))
+        return FALSE;
+    }
+  else
+    {
+      cv.x = _fb_lower_arg (c, va, FB_KARG_INPUT);
+      cv.w = _fb_lower_arg (c, vb, FB_KARG_INPUT);
+    }
   cv.y = _fb_lower_out_arg (c, vy);
   gboolean library_bias = bias && beta == 1.0 && bias->dtype == FB_DTYPE_FLOAT32 &&
                           _fb_lower_numel (bias) == gs->N &&

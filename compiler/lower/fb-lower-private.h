@@ -229,6 +229,12 @@ void      _fb_lower_sgemm         (FbLowerCtx *c, GPtrArray *body, gboolean ta, 
                                    int64_t lda, guint b, FbKExpr *b_off, int64_t ldb, guint out,
                                    FbKExpr *c_off, int64_t ldc);
 int64_t   _fb_lower_tile_rows     (int64_t rows, double flops_per_row, int64_t batches);
+/* fb-lower-product-split.c: whether a GPU product (before its operands are set) runs as one
+ * TF32 product of its operands split along the depth, and setting that up: x the split pass's
+ * scratch, w the split weights, the depth three times. */
+gboolean  _fb_lower_product_split_wanted (const FbValue *w, const FbKGemm *g, int64_t products);
+gboolean  _fb_lower_product_split (FbLowerCtx *c, FbKConv *cv, const FbValue *a,
+                                   const FbValue *w, GError **error);
 gboolean  _fb_lower_conv          (FbLowerCtx *c, const FbNode *node, GError **error);
 
 /* Attributes */

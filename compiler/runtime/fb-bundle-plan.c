@@ -103,6 +103,8 @@ gemm_to_json (const FbKConv *cv)
   json_object_set_double_member (o, "alpha", g->alpha);
   if (g->tf32)
     json_object_set_boolean_member (o, "tf32", TRUE);
+  if (g->split3)
+    json_object_set_boolean_member (o, "split3", TRUE);
   /* x, w, bias, the residual addend; -1 where absent. Bundles before the addend have three. */
   int64_t args[4] = { cv->x, cv->w, cv->bias == FB_KCONV_NO_ARG ? -1 : (int64_t) cv->bias,
                       cv->add == FB_KCONV_NO_ARG ? -1 : (int64_t) cv->add };
@@ -518,7 +520,8 @@ read_gemm (const FbPlan *plan, const FbKernel *k, JsonObject *o, FbKConv *cv)
   *g = (FbKGemm) { .ta = v[0], .tb = v[1], .m = v[2], .n = v[3], .k = v[4], .lda = v[5],
                    .ldb = v[6], .ldc = v[7], .batch = v[8], .stride_a = v[9], .stride_b = v[10],
                    .stride_c = v[11], .relu = v[12], .off_a = v[13], .off_b = v[14],
-                   .off_c = v[15], .alpha = number (o, "alpha"), .tf32 = true_member (o, "tf32") };
+                   .off_c = v[15], .alpha = number (o, "alpha"), .tf32 = true_member (o, "tf32"),
+                   .split3 = true_member (o, "split3") };
   if (g->ta > 1 || g->tb > 1 || g->relu > 1 || g->m < 1 || g->n < 1 || g->k < 1 || g->batch < 1 ||
       g->lda < (g->ta ? g->m : g->k) || g->ldb < (g->tb ? g->k : g->n) || g->ldc < g->n)
     return FALSE;
