@@ -84,20 +84,22 @@ split_weights (const FbTensor *w, const FbKGemm *g, GError **error)
 }
 
 /* The pass writing each row of op(A) as [hi | hi | lo] into a new scratch matrix; its
- * argument. */
+ * argument. Its nest is [image, row, part, depth] with one store, so that the code generator
+ * sees every element written once and spreads all four loops over the GPU's threads. */
 static guint
 split_rows (FbLowerCtx *c, const FbValue *a, const FbKGemm *g)
 {
   FbKernel *k = c->k;
   int64_t images = g->batch > 1 && g->stride_a != 0 ? g->batch : 1;
-  int64_t dims[3] = { images, g->m, g->k }, sd[3] = { images, g->m, 3 * g->k };
+  int64_t dims[4] = { images, g->m, 3, g->k }, sd[3] = { images, g->m, 3 * g->k };
   guint s = _fb_lower_scratch (c, "split operand", FB_DTYPE_FLOAT32, 3, sd);
   guint aa = _fb_lower_arg (c, a, FB_KARG_INPUT);
-  FbKExpr *pc[3];
-  GPtrArray *body = _fb_lower_nest (c, 3, dims, pc, (double) images * g->m * g->k * 3);
-  /* Element (m, kk) of batch b where the product would have read it. */
-  FbKExpr *at = g->ta ? fb_kx_add (k, fb_kx_mul_c (k, pc[2], g->lda), pc[1])
-                      : fb_kx_add (k, fb_kx_mul_c (k, pc[1], g->lda), pc[2]);
+  FbKExpr *pc[4];
+  GPtrArray *body = _fb_lower_nest (c, 4, dims, pc, (double) images * g->m * g->k * 3);
+  /* Element (row, depth) of image b where the product would have read it. */
+  FbKExpr *row = pc[1], *depth = pc[3];
+  FbKExpr *at = g->ta ? fb_kx_add (k, fb_kx_mul_c (k, depth, g->lda), row)
+                      : fb_kx_add (k, fb_kx_mul_c (k, row, g->lda), depth);
   at = fb_kx_add (k, fb_kx_add (k, fb_kx_mul_c (k, pc[0], g->stride_a), at),
                   fb_kx_index (k, g->off_a));
   FbKExpr *x = fb_kx_load (k, aa, at);
@@ -105,11 +107,9 @@ split_rows (FbLowerCtx *c, const FbValue *a, const FbKGemm *g)
   FbKExpr *lo = fb_kx_select (k, fb_kx_binary (k, FB_KB_EQ, hi, x),
                               fb_kx_const_f (k, FB_DTYPE_FLOAT32, 0.0),
                               fb_kx_binary (k, FB_KB_SUB, x, hi));
-  FbKExpr *row = fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, pc[0], g->m), pc[1]), 3 * g->k);
-  FbKExpr *first = fb_kx_add (k, row, pc[2]);
-  g_ptr_array_add (body, fb_ks_store (k, s, first, hi));
-  g_ptr_array_add (body, fb_ks_store (k, s, fb_kx_add (k, first, fb_kx_index (k, g->k)), hi));
-  g_ptr_array_add (body, fb_ks_store (k, s, fb_kx_add (k, first, fb_kx_index (k, 2 * g->k)), lo));
+  FbKExpr *last = fb_kx_binary (k, FB_KB_EQ, pc[2], fb_kx_index (k, 2));
+  g_ptr_array_add (body, fb_ks_store (k, s, _fb_lower_index (k, 4, dims, pc),
+                                      fb_kx_select (k, last, lo, hi)));
   return s;
 }
 
