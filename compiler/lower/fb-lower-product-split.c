@@ -3,7 +3,7 @@
  * default matmul precision is full float32, which cuBLASLt runs on the CUDA cores; TF32 tensor
  * cores run about eight times the FLOPs but read only 10 fraction bits of each operand (a
  * transformer's output then moves by 3e-4 to 3e-3, past allclose's 1e-3). Each float32 x is
- * hi + lo, hi = x rounded to TF32 and lo = x - hi (exact, itself within 2^-11 of x), so
+ * hi + lo, hi = x rounded to TF32 and lo = x - hi (exact, at most 2^-11 of |x|), so
  *
  *   A B = A_hi B_hi + A_hi B_lo + A_lo B_hi + A_lo B_lo,
  *
@@ -23,7 +23,8 @@
  *
  * FUSEBENCH_PRODUCT_SPLIT=0 keeps every product in float32, =1 splits every product with
  * constant float32 weights (the tests use it on small shapes). The module's strict float32
- * runs the split product in float32 too: the same sum, three times the work. */
+ * runs the split product in float32 too: the same sum, three times the work. An infinite
+ * activation gives NaN where float32 gives an infinity: it meets a weight's zero remainder. */
 #include "fb-lower-private.h"
 
 #define SPLIT_MIN_ROWS 192
