@@ -112,17 +112,17 @@ test_choice (void)
  * (a block of threads on a run of neighbouring pixels, for the taps they share): its loops are
  * independent although the rows' stride is larger than the channel blocks', so all of them are
  * spread over the grid, none left to run inside a thread; four channels a thread, 16 bytes. */
-static void
-test_channel_blocks (void)
+/* The generated channels-last kernel of q's convolution (then act) and its plan. */
+static FbPtxModule *
+conv_ptx (const Geometry *q, FbOpKind act, FbPlan **plan_out, const FbKernel **conv_out)
 {
   g_setenv ("FUSEBENCH_GPU_CONV", "generated", TRUE);
-  Geometry q = { 2, 96, 14, 14, 1, 5, 5, 1, 1, { 2, 2, 2, 2 } };
   g_autoptr(GError) error = NULL;
-  g_autoptr(FbPipeline) p = fb_pipeline_new (depthwise_graph (&q, SILU));
+  g_autoptr(FbPipeline) p = fb_pipeline_new (depthwise_graph (q, act));
   g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
   options->layout = FB_LAYOUT_NHWC;
   g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
-  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), GPU, &error);
+  FbPlan *plan = fb_lower_graph (fb_pipeline_final (p), GPU, &error);
   g_assert_no_error (error);
   g_unsetenv ("FUSEBENCH_GPU_CONV");
   const FbKernel *conv = NULL;
@@ -134,8 +134,20 @@ test_channel_blocks (void)
     }
   g_assert_nonnull (conv);
   g_assert_true (tp_pure_generated (conv));
-  g_autoptr(FbPtxModule) m = fb_codegen_ptx (conv, plan, &error);
+  FbPtxModule *m = fb_codegen_ptx (conv, plan, &error);
   g_assert_no_error (error);
+  *plan_out = plan;
+  *conv_out = conv;
+  return m;
+}
+
+static void
+test_channel_blocks (void)
+{
+  Geometry q = { 2, 96, 14, 14, 1, 5, 5, 1, 1, { 2, 2, 2, 2 } };
+  g_autoptr(FbPlan) plan = NULL;
+  const FbKernel *conv = NULL;
+  g_autoptr(FbPtxModule) m = conv_ptx (&q, SILU, &plan, &conv);
   g_assert_cmpuint (m->phases->len, ==, 1);
   const FbPtxPhase *ph = &g_array_index (m->phases, FbPtxPhase, 0);
   const FbKPhase *kp = g_ptr_array_index (conv->phases, 0);
@@ -193,6 +205,37 @@ test_emulated_wide (void)
   ti_done ();
 }
 
+/* A 7x7 window of 96 channels with nothing after it (ConvNeXt-Tiny's first stage, its
+ * LayerNorm a kernel of its own) takes about 200 registers a thread: the default budget of 128 makes ptxas spill (the runtime then assembles the kernel
+ * again without it), and the PTX without the budget assembles with no spills. */
+static void
+test_budget_spills (void)
+{
+  g_autofree char *ptxas = fb_ptx_find_tool ("ptxas");
+  if (ptxas == NULL)
+    {
+      g_test_skip ("ptxas (CUDA toolkit) not found: nothing reports spills here");
+      return;
+    }
+  Geometry q = { 1, 96, 56, 56, 1, 7, 7, 1, 1, { 3, 3, 3, 3 } };
+  g_autoptr(FbPlan) plan = NULL;
+  const FbKernel *conv = NULL;
+  g_autoptr(FbPtxModule) m = conv_ptx (&q, NO_ACT, &plan, &conv);
+  g_assert_nonnull (strstr (m->ptx, ".maxnreg 128"));
+  g_autoptr(GError) error = NULL;
+  g_autofree char *budgeted = NULL, *free_choice = NULL;
+  g_assert_true (fb_ptx_assemble (m->ptx, NULL, &budgeted, &error));
+  g_assert_no_error (error);
+  g_autofree char *unbudgeted = fb_ptx_without_register_budget (m->ptx);
+  g_assert_null (strstr (unbudgeted, ".maxnreg"));
+  g_assert_true (fb_ptx_assemble (unbudgeted, NULL, &free_choice, &error));
+  g_assert_no_error (error);
+  g_test_message ("with the budget: %s\nwithout: %s", budgeted, free_choice);
+  g_assert_true (fb_ptx_log_spills (budgeted));
+  g_assert_false (fb_ptx_log_spills (free_choice));
+  ti_done ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -201,5 +244,6 @@ main (int argc, char **argv)
   g_test_add_func ("/codegen-ptx-depthwise/emulated", test_emulated);
   g_test_add_func ("/codegen-ptx-depthwise/emulated-wide", test_emulated_wide);
   g_test_add_func ("/codegen-ptx-depthwise/channel-blocks", test_channel_blocks);
+  g_test_add_func ("/codegen-ptx-depthwise/budget-spills", test_budget_spills);
   return g_test_run ();
 }

@@ -444,6 +444,31 @@ test_register_budget (void)
   ti_done ();
 }
 
+/* A budget the assembler keeps only by spilling is taken out again: the verbose log's spill
+ * stores are read, and the PTX without its budgets is the PTX made with none. */
+static void
+test_register_budget_spills (void)
+{
+  g_assert_false (fb_ptx_log_spills (NULL));
+  g_assert_false (fb_ptx_log_spills ("ptxas info    : Function properties for f\n"
+                                     "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"));
+  g_assert_true (fb_ptx_log_spills ("    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+                                    "    512 bytes stack frame, 556 bytes spill stores, 564 bytes spill loads\n"));
+  g_autoptr(FbPlan) plan = plan_for (FB_OP_SIGMOID, ti_random (1, D (4096), 6));
+  const FbKernel *k = g_ptr_array_index (plan->kernels, 0);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPtxModule) def = fb_codegen_ptx (k, plan, &error);
+  g_assert_no_error (error);
+  g_setenv ("FUSEBENCH_PTX_MAX_REGISTERS", "0", TRUE);
+  g_autoptr(FbPtxModule) none = fb_codegen_ptx (k, plan, &error);
+  g_unsetenv ("FUSEBENCH_PTX_MAX_REGISTERS");
+  g_assert_no_error (error);
+  g_autofree char *unbudgeted = fb_ptx_without_register_budget (def->ptx);
+  g_assert_cmpstr (unbudgeted, ==, none->ptx);
+  /* ptxas's own logs: test-codegen-ptx-depthwise's /budget-spills. */
+  ti_done ();
+}
+
 /* Runs op on x (and y) through the host JIT with the GPU's math and compares with the
  * interpreter (libm): rtol 2e-6 for float, 1e-12 for double. */
 static void
@@ -568,6 +593,7 @@ main (int argc, char **argv)
   g_test_add_func ("/codegen-ptx/stages", test_stages);
   g_test_add_func ("/codegen-ptx/ptxas", test_ptxas);
   g_test_add_func ("/codegen-ptx/register-budget", test_register_budget);
+  g_test_add_func ("/codegen-ptx/register-budget-spills", test_register_budget_spills);
   g_test_add_func ("/codegen-ptx/gpu-math", test_gpu_math);
   g_test_add_func ("/codegen-ptx/emulated", test_emulated);
   return g_test_run ();

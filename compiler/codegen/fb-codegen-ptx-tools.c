@@ -8,6 +8,40 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+gboolean
+fb_ptx_log_spills (const char *log)
+{
+  static const char needle[] = " bytes spill stores";
+  for (const char *at = log ? strstr (log, needle) : NULL; at; at = strstr (at + 1, needle))
+    {
+      const char *digits = at;
+      while (digits > log && g_ascii_isdigit (digits[-1]))
+        digits--;
+      if (digits < at && g_ascii_strtoull (digits, NULL, 10) > 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+char *
+fb_ptx_without_register_budget (const char *ptx)
+{
+  g_return_val_if_fail (ptx != NULL, NULL);
+  GString *out = g_string_sized_new (strlen (ptx));
+  for (const char *line = ptx; *line; )
+    {
+      const char *end = strchr (line, '\n');
+      gsize len = end ? (gsize) (end - line + 1) : strlen (line);
+      const char *text = line;
+      while (text < line + len && (*text == ' ' || *text == '\t'))
+        text++;
+      if (!g_str_has_prefix (text, ".maxnreg"))
+        g_string_append_len (out, line, len);
+      line += len;
+    }
+  return g_string_free (out, FALSE);
+}
+
 char *
 fb_ptx_find_tool (const char *name)
 {

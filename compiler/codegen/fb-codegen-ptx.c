@@ -565,8 +565,10 @@ annotate (FbPtxGpu *g, LLVMValueRef fn, const char *key, guint value)
  * and the rest of the grid waited in waves. Measured on an H200 (graph replays, ms, budgets 0 /
  * 64 / 96 / 128): EfficientNet-B0 at batch 32 1.841 / 1.821 / 1.744 / 1.735, MobileNetV3-Large
  * at batch 32 1.316 / 1.302 / 1.295 / 1.295, MobileNetV2 at batch 32, ViT-B/16 and BERT-base
- * within 1 %. At 64 the depthwise kernels spill. FUSEBENCH_PTX_MAX_REGISTERS=N sets another
- * budget (0: ptxas's own choice), for measuring. */
+ * within 1 %. At 64 the depthwise kernels spill. Where the assembler keeps to the budget only
+ * by spilling (a 7x7 depthwise convolution: 218 registers, or 128 and 556 bytes of spill stores),
+ * the cuda runtime assembles the module again without it (fb_ptx_without_register_budget).
+ * FUSEBENCH_PTX_MAX_REGISTERS=N sets another budget (0: ptxas's own choice), for measuring. */
 #define PTX_MAX_REGISTERS 128
 
 static guint

@@ -79,6 +79,15 @@ char        *fb_codegen_ptx_plan   (const FbPlan *plan, GError **error);
 FbKernelStages *fb_codegen_ptx_stages (const FbKernel *kernel, const FbPlan *plan,
                                        GError **error);
 
+/* The register budget against spills. Every generated entry carries a budget (.maxnreg); where
+ * the assembler can only keep to it by spilling to local memory, the spills cost more than the
+ * occupancy gains (ConvNeXt-Tiny's 7x7 depthwise convolutions: 218 registers, or 128 and 556
+ * bytes of spill stores a thread; the model 0.81 ms against 1.04 on an H200). Whether an
+ * assembler's verbose log (ptxas -v, or the driver's JIT with CU_JIT_LOG_VERBOSE) reports
+ * spill stores, and the PTX without its budgets, for assembling again: caller frees. */
+gboolean     fb_ptx_log_spills            (const char *log);
+char        *fb_ptx_without_register_budget (const char *ptx);
+
 /* ptxas of the CUDA toolkit: on PATH, under $CUDA_PATH or $CUDA_HOME, or in the toolkit's usual
  * install location; NULL when absent. The same for "cuobjdump" and "nvdisasm". Caller frees. */
 char        *fb_ptx_find_tool      (const char *name);

@@ -33,8 +33,11 @@ typedef struct CUlinkState_st *CUlinkState;
 #define FB_CU_STREAM_NON_BLOCKING                        1
 #define FB_CU_STREAM_CAPTURE_MODE_THREAD_LOCAL           1
 #define FB_CU_EVENT_DEFAULT                              0
+#define FB_CU_JIT_INFO_LOG_BUFFER                        3
+#define FB_CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES             4
 #define FB_CU_JIT_ERROR_LOG_BUFFER                       5
 #define FB_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES            6
+#define FB_CU_JIT_LOG_VERBOSE                            12
 #define FB_CU_JIT_INPUT_PTX                              1
 #define FB_CUDA_ERROR_NO_DEVICE                          100
 

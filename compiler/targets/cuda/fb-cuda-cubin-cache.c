@@ -118,12 +118,19 @@ fb_cubin_cache_store (FbCubinCache *cache, const char *ptx, const void *cubin, g
 char *
 fb_cubin_cache_describe (const FbCubinCache *cache)
 {
-  if (cache->dir == NULL)
-    return g_strdup_printf ("cubin cache off: %u module%s compiled from PTX (%.0f ms)",
-                            cache->compiled, cache->compiled == 1 ? "" : "s", cache->compile_ms);
   GString *s = g_string_new (NULL);
-  g_string_append_printf (s, "cubin cache: %u hit%s, %u compiled from PTX (%.0f ms)", cache->hits,
-                          cache->hits == 1 ? "" : "s", cache->compiled, cache->compile_ms);
+  if (cache->dir == NULL)
+    g_string_append_printf (s, "cubin cache off: %u module%s compiled from PTX (%.0f ms)",
+                            cache->compiled, cache->compiled == 1 ? "" : "s", cache->compile_ms);
+  else
+    g_string_append_printf (s, "cubin cache: %u hit%s, %u compiled from PTX (%.0f ms)",
+                            cache->hits, cache->hits == 1 ? "" : "s", cache->compiled,
+                            cache->compile_ms);
+  if (cache->unbudgeted)
+    g_string_append_printf (s, ", %u without the register budget (it spilled)",
+                            cache->unbudgeted);
+  if (cache->dir == NULL)
+    return g_string_free (s, FALSE);
   if (cache->damaged)
     g_string_append_printf (s, ", %u damaged cached file%s compiled again", cache->damaged,
                             cache->damaged == 1 ? "" : "s");

@@ -20,6 +20,7 @@ typedef struct {
   char   *dir;          /* NULL: the cache is off */
   char   *device_tag;   /* what the key adds to the PTX: device, sm_XY, driver version */
   guint   hits, compiled, damaged, refused, unwritable;
+  guint   unbudgeted;   /* of compiled: again without the register budget, which spilled */
   double  compile_ms;   /* spent compiling PTX this time */
   char   *write_error;  /* the first failed write's reason, for the run's description */
 } FbCubinCache;

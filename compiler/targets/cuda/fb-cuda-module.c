@@ -10,6 +10,7 @@
  * the segments in order (or, eager, launches kernel by kernel) and reads the outputs back.
  * Every host-device copy is counted. */
 #include "fb-cuda-module-private.h"
+#include "fb-ptx.h"
 
 #include <string.h>
 
@@ -73,23 +74,42 @@ fb_cuda_kernel_code_free (FbCudaKernelCode *code)
 }
 
 /* The driver's cubin of ptx, compiled through its linker so that the machine code can be kept
- * (a module made from PTX does not give its cubin back). Returns the CUresult; *log holds the
- * driver's complaint on failure. */
+ * (a module made from PTX does not give its cubin back). Where the assembler kept to a
+ * generated entry's register budget only by spilling (its verbose log says), the PTX is
+ * compiled again without the budgets (fb_ptx_without_register_budget): the cubin kept under
+ * ptx's key is the one loaded. Returns the CUresult; *log holds the driver's complaint on
+ * failure. */
 static CUresult
 compile_ptx (FbCudaModule *m, const char *ptx, CUmodule *module, char *log, gsize log_size)
 {
-  int options[] = { FB_CU_JIT_ERROR_LOG_BUFFER, FB_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
-  void *values[] = { log, (void *) log_size };
-  CUlinkState link = NULL;
+  char info[16384] = "";
+  int options[] = { FB_CU_JIT_ERROR_LOG_BUFFER, FB_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                    FB_CU_JIT_INFO_LOG_BUFFER, FB_CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                    FB_CU_JIT_LOG_VERBOSE };
+  void *values[] = { log, (void *) log_size, info, (void *) sizeof info, (void *) 1 };
   gint64 start = g_get_monotonic_time ();
-  CUresult r = m->cu->LinkCreate (2, options, values, &link);
-  if (r == 0)
-    r = m->cu->LinkAddData (link, FB_CU_JIT_INPUT_PTX, (void *) ptx, strlen (ptx) + 1, "kernel",
-                            0, NULL, NULL);
+  g_autofree char *unbudgeted = NULL;
+  CUlinkState link = NULL;
+  CUresult r;
   void *cubin = NULL;
   size_t size = 0;
-  if (r == 0)
-    r = m->cu->LinkComplete (link, &cubin, &size);
+  for (const char *text = ptx; ; text = unbudgeted)
+    {
+      r = m->cu->LinkCreate (G_N_ELEMENTS (options), options, values, &link);
+      if (r == 0)
+        r = m->cu->LinkAddData (link, FB_CU_JIT_INPUT_PTX, (void *) text, strlen (text) + 1,
+                                "kernel", 0, NULL, NULL);
+      if (r == 0)
+        r = m->cu->LinkComplete (link, &cubin, &size);
+      if (r != 0 || unbudgeted != NULL || !fb_ptx_log_spills (info) ||
+          strstr (ptx, ".maxnreg") == NULL)
+        break;
+      m->cubins.unbudgeted++;
+      m->cu->LinkDestroy (link);
+      link = NULL;
+      unbudgeted = fb_ptx_without_register_budget (ptx);
+      info[0] = '\0';
+    }
   if (r == 0)
     r = m->cu->ModuleLoadDataEx (module, cubin, 0, NULL, NULL);
   m->cubins.compile_ms += (g_get_monotonic_time () - start) / 1000.0;
