@@ -477,7 +477,10 @@ fb_cuda_module_new (FbPlan *plan, GPtrArray *code, const FbBackendOptions *optio
   g_autofree char *device_tag = fb_cuda_device_describe (error);
   if (device_tag == NULL)
     return NULL;
-  fb_cubin_cache_init (&m->cubins, device_tag);
+  /* How a cubin was made is part of its key: cubins kept before budgets that spill were
+   * dropped (compile_ptx) must not be loaded for the same PTX. */
+  g_autofree char *cubin_tag = g_strconcat (device_tag, "; spilling register budgets dropped", NULL);
+  fb_cubin_cache_init (&m->cubins, cubin_tag);
   m->libs.cu = m->cu;
   m->libs.device_tag = g_strdup (device_tag);
   if (!cu_ok (m, m->cu->DevicePrimaryCtxRetain (&m->ctx, m->device), error, "the CUDA context") ||
