@@ -23,7 +23,8 @@
  *
  * FUSEBENCH_PRODUCT_SPLIT=0 keeps every product in float32, =1 splits every product with
  * constant float32 weights (the tests use it on small shapes). The module's strict float32
- * runs the split product in float32 too: the same sum, three times the work. An infinite
+ * runs the split product in float32 too: the same sum, three times the work; its TF32 matmul
+ * option runs the first third of the depth, A_hi B_hi, the plain TF32 product. An infinite
  * activation gives NaN where float32 gives an infinity: it meets a weight's zero remainder. */
 #include "fb-lower-private.h"
 

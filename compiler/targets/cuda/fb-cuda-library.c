@@ -95,10 +95,13 @@ gemm_new (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKGemm *g, GError **error)
       !lt_ok (lt->MatmulDescSetAttribute (p->desc, FB_CUBLASLT_MATMUL_DESC_BIAS_POINTER, &p->bias,
                                           sizeof p->bias), p, "bias", error))
     return FALSE;
+  /* A float32 product split for TF32 (fb-lower-product-split.c) whose module asks for plain
+   * TF32 products reads only the first third of its depth: A_hi B_hi, the TF32 product. */
+  int64_t depth = g->split3 && libs->tf32_matmul && !libs->strict_float32 ? g->k / 3 : g->k;
   /* Column-major views: B^T is n x k (or k x n before its op), A^T k x m, C^T n x m. */
-  if (!layout (lt, &p->la, g->tb ? g->k : g->n, g->tb ? g->n : g->k, g->ldb, g->batch,
+  if (!layout (lt, &p->la, g->tb ? depth : g->n, g->tb ? g->n : depth, g->ldb, g->batch,
                g->stride_b, p, error) ||
-      !layout (lt, &p->lb, g->ta ? g->m : g->k, g->ta ? g->k : g->m, g->lda, g->batch,
+      !layout (lt, &p->lb, g->ta ? g->m : depth, g->ta ? depth : g->m, g->lda, g->batch,
                g->stride_a, p, error) ||
       !layout (lt, &p->lc, g->n, g->m, g->ldc, g->batch, g->stride_c, p, error))
     return FALSE;
