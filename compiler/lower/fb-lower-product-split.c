@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Float32 matrix products on TF32 tensor cores, to float32's accuracy ("3xTF32"). PyTorch's
  * default matmul precision is full float32, which cuBLASLt runs on the CUDA cores; TF32 tensor
- * cores run about eight times the FLOPs but read only 10 fraction bits of each operand (a
+ * cores run about seven times the FLOPs but read only 10 fraction bits of each operand (a
  * transformer's output then moves by 3e-4 to 3e-3, past allclose's 1e-3). Each float32 x is
  * hi + lo, hi = x rounded to TF32 and lo = x - hi (exact, at most 2^-11 of |x|), so
  *
