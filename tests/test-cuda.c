@@ -258,6 +258,17 @@ test_bundle (void)
     }
   g_clear_error (&error);
 
+  /* A product that says it is split for TF32 but runs in float32 (or over a depth not three
+   * equal parts) does not fit its description: a damaged bundle too. */
+  g_autoptr(GString) split = g_string_new (plan_json);
+  g_assert_cmpuint (g_string_replace (split, "\"alpha\"", "\"split3\": true, \"alpha\"", 1), ==, 1);
+  g_assert_true (g_file_set_contents (plan_path, split->str, -1, NULL));
+  g_assert_null (cuda->load_bundle (cuda, bundle, NULL, &error));
+  g_assert_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_BUNDLE);
+  g_assert_nonnull (strstr (error->message, "matrix product"));
+  g_clear_error (&error);
+  g_assert_true (g_file_set_contents (plan_path, plan_json, -1, NULL));
+
   /* A damaged launch file is a damaged bundle, named as such. */
   g_assert_true (g_file_set_contents (launch, "{\"kernels\": [[{\"entry\": 3}]]}", -1, NULL));
   g_assert_null (cuda->load_bundle (cuda, bundle, NULL, &error));

@@ -35,12 +35,14 @@ gboolean
 _fb_lower_product_split_wanted (const FbValue *w, const FbKGemm *g, int64_t products)
 {
   const char *mode = g_getenv ("FUSEBENCH_PRODUCT_SPLIT");
+  /* One product of one B: the lowering has already made a batch sharing its weights one
+   * taller product, so a batch left is one of several weights (not split). */
   if (g_strcmp0 (mode, "0") == 0 || w->constant == NULL || w->dtype != FB_DTYPE_FLOAT32 ||
-      g->tf32 || products != 1 || (g->batch > 1 && g->stride_b != 0) || g->k > G_MAXINT32 / 3)
+      g->tf32 || products != 1 || g->batch != 1 || g->k > G_MAXINT32 / 3)
     return FALSE;
   if (g_strcmp0 (mode, "1") == 0)
     return TRUE;
-  return g->m >= SPLIT_MIN_ROWS && (double) g->m * g->n * g->k * g->batch >= SPLIT_MIN_MACS;
+  return g->m >= SPLIT_MIN_ROWS && (double) g->m * g->n * g->k >= SPLIT_MIN_MACS;
 }
 
 /* hi and lo of x as the generated pass makes them. */
@@ -86,31 +88,28 @@ split_weights (const FbTensor *w, const FbKGemm *g, GError **error)
 }
 
 /* The pass writing each row of op(A) as [hi | hi | lo] into a new scratch matrix; its
- * argument. Its nest is [image, row, part, depth] with one store, so that the code generator
- * sees every element written once and spreads all four loops over the GPU's threads. */
+ * argument. Its nest is [row, part, depth] with one store, so that the code generator sees
+ * every element written once and spreads all three loops over the GPU's threads. */
 static guint
 split_rows (FbLowerCtx *c, const FbValue *a, const FbKGemm *g)
 {
   FbKernel *k = c->k;
-  int64_t images = g->batch > 1 && g->stride_a != 0 ? g->batch : 1;
-  int64_t dims[4] = { images, g->m, 3, g->k }, sd[3] = { images, g->m, 3 * g->k };
-  guint s = _fb_lower_scratch (c, "split operand", FB_DTYPE_FLOAT32, 3, sd);
+  int64_t dims[3] = { g->m, 3, g->k }, sd[2] = { g->m, 3 * g->k };
+  guint s = _fb_lower_scratch (c, "split operand", FB_DTYPE_FLOAT32, 2, sd);
   guint aa = _fb_lower_arg (c, a, FB_KARG_INPUT);
-  FbKExpr *pc[4];
-  GPtrArray *body = _fb_lower_nest (c, 4, dims, pc, (double) images * g->m * g->k * 3);
-  /* Element (row, depth) of image b where the product would have read it. */
-  FbKExpr *row = pc[1], *depth = pc[3];
+  FbKExpr *pc[3];
+  GPtrArray *body = _fb_lower_nest (c, 3, dims, pc, (double) g->m * g->k * 3);
+  /* Element (row, depth) where the product would have read it. */
+  FbKExpr *row = pc[0], *depth = pc[2];
   FbKExpr *at = g->ta ? fb_kx_add (k, fb_kx_mul_c (k, depth, g->lda), row)
                       : fb_kx_add (k, fb_kx_mul_c (k, row, g->lda), depth);
-  at = fb_kx_add (k, fb_kx_add (k, fb_kx_mul_c (k, pc[0], g->stride_a), at),
-                  fb_kx_index (k, g->off_a));
-  FbKExpr *x = fb_kx_load (k, aa, at);
+  FbKExpr *x = fb_kx_load (k, aa, fb_kx_add (k, at, fb_kx_index (k, g->off_a)));
   FbKExpr *hi = fb_kx_unary (k, FB_KU_TF32, x);
   FbKExpr *lo = fb_kx_select (k, fb_kx_binary (k, FB_KB_EQ, hi, x),
                               fb_kx_const_f (k, FB_DTYPE_FLOAT32, 0.0),
                               fb_kx_binary (k, FB_KB_SUB, x, hi));
-  FbKExpr *last = fb_kx_binary (k, FB_KB_EQ, pc[2], fb_kx_index (k, 2));
-  g_ptr_array_add (body, fb_ks_store (k, s, _fb_lower_index (k, 4, dims, pc),
+  FbKExpr *last = fb_kx_binary (k, FB_KB_EQ, pc[1], fb_kx_index (k, 2));
+  g_ptr_array_add (body, fb_ks_store (k, s, _fb_lower_index (k, 3, dims, pc),
                                       fb_kx_select (k, last, lo, hi)));
   return s;
 }
@@ -126,12 +125,11 @@ _fb_lower_product_split (FbLowerCtx *c, FbKConv *cv, const FbValue *a, const FbV
   g_autofree char *name = g_strdup_printf ("%s.tf32x3", w->name);
   cv->w = _fb_lower_const_arg (c, parts, name);
   cv->x = split_rows (c, a, g);
-  gboolean batched_a = g->batch > 1 && g->stride_a != 0;
   g->k *= 3;
   g->ta = 0;
   g->lda = g->k;
   g->off_a = 0;
-  g->stride_a = batched_a ? g->m * g->k : 0;
+  g->stride_a = 0;
   g->ldb = g->tb ? g->k : g->n;
   g->off_b = 0;
   g->stride_b = 0;

@@ -525,6 +525,9 @@ read_gemm (const FbPlan *plan, const FbKernel *k, JsonObject *o, FbKConv *cv)
   if (g->ta > 1 || g->tb > 1 || g->relu > 1 || g->m < 1 || g->n < 1 || g->k < 1 || g->batch < 1 ||
       g->lda < (g->ta ? g->m : g->k) || g->ldb < (g->tb ? g->k : g->n) || g->ldc < g->n)
     return FALSE;
+  /* A split product is TF32 over three equal parts of its depth (fb-lower-product-split.c). */
+  if (g->split3 && (!g->tf32 || g->k % 3 != 0))
+    return FALSE;
   int64_t need_a = g->off_a + (g->batch - 1) * g->stride_a + (g->ta ? (g->k - 1) * g->lda + g->m
                                                          : (g->m - 1) * g->lda + g->k);
   int64_t need_b = g->off_b + (g->batch - 1) * g->stride_b + (g->tb ? (g->n - 1) * g->ldb + g->k
