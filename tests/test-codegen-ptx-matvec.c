@@ -77,16 +77,21 @@ test_choice (void)
       /* The squeeze-excitation expand over a batch of 32: 32 columns of 1x1 maps. */
       TpLowered se32 = tp_lower (conv_graph (32, 48, 1, 1, 1152, 1, 1, 0, FB_OP_SIGMOID), layouts[l], GPU);
       g_assert_cmpuint (se32.conv_phases, ==, 0);
+      /* MobileNetV3-Large's widest one over a batch of 32: 240 -> 960, 7.4 M multiply-adds. */
+      TpLowered wide32 = tp_lower (conv_graph (32, 240, 1, 1, 960, 1, 1, 0, FB_OP_HARD_SIGMOID), layouts[l], GPU);
+      g_assert_cmpuint (wide32.conv_phases, ==, 0);
 
       /* Past the rule: a real image (reuse of every weight over 784 pixels), 17 pixels of one
-       * map, a batch of 65 1x1 maps, and a one-pixel product of 2048 x 4608 (9.4 M
-       * multiply-adds) are still cuDNN's. */
+       * map, a batch of 65 1x1 maps, a batch of 32 past 16 M multiply-adds, and a one-pixel
+       * product of 2048 x 4608 (9.4 M multiply-adds) are still cuDNN's. */
       TpLowered big = tp_lower (conv_graph (1, 64, 28, 28, 64, 3, 1, 1, FB_OP_RELU), layouts[l], GPU);
       g_assert_cmpuint (big.conv_phases, ==, 1);
       TpLowered wide = tp_lower (conv_graph (1, 64, 1, 17, 256, 1, 1, 0, NO_ACT), layouts[l], GPU);
       g_assert_cmpuint (wide.conv_phases, ==, 1);
       TpLowered batch65 = tp_lower (conv_graph (65, 64, 1, 1, 256, 1, 1, 0, NO_ACT), layouts[l], GPU);
       g_assert_cmpuint (batch65.conv_phases, ==, 1);
+      TpLowered heavy32 = tp_lower (conv_graph (32, 1024, 1, 1, 1024, 1, 1, 0, NO_ACT), layouts[l], GPU);
+      g_assert_cmpuint (heavy32.conv_phases, ==, 1);
       TpLowered heavy = tp_lower (conv_graph (1, 512, 3, 3, 2048, 3, 1, 0, NO_ACT), layouts[l], GPU);
       g_assert_cmpuint (heavy.conv_phases, ==, 1);
     }
@@ -122,6 +127,10 @@ test_emulated (void)
       /* 3x3 without padding on a 3x3 map, and a batch of two: 2 x 1 x 1 outputs. */
       tp_check_emulated_pipeline (conv_graph (2, 8, 3, 3, 16, 3, 1, 0, FB_OP_SIGMOID), lay,
                                   TI_IN (ti_random (4, TP_DIMS (2, 8, 3, 3), 34)), 1, TRUE);
+      /* A batch of 32, 40 -> 64 with a Sigmoid: 2048 outputs of 40 products, a warp each
+       * (rows read along the input channels, past the 1x1 kernel's loops of one). */
+      tp_check_emulated_pipeline (conv_graph (32, 40, 1, 1, 64, 1, 1, 0, FB_OP_SIGMOID), lay,
+                                  TI_IN (ti_random (4, TP_DIMS (32, 40, 1, 1), 36)), 1, TRUE);
       /* The whole squeeze-excitation block. */
       tp_check_emulated_pipeline (se_graph (64, 8, 3), lay,
                                   TI_IN (ti_random (4, TP_DIMS (1, 64, 3, 3), 35)), 1, TRUE);

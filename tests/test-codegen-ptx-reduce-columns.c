@@ -76,9 +76,11 @@ two_phase_ptx (FbGraph *graph_taken, FbLayout layout)
 static void
 test_columns (void)
 {
-  /* EfficientNet-B0's first squeeze-excitation pool at batch 32 (49 MiB) in two phases, at
-   * batch 1 (1.5 MiB) in one. */
+  /* EfficientNet-B0's first squeeze-excitation pool at batch 32 (49 MiB) and its last one
+   * (7x7, 1152 channels, 6.9 MiB) in two phases, the first at batch 1 (1.5 MiB) in one. */
   g_assert_cmpuint (phases (reduce_graph (FB_OP_GLOBAL_AVERAGE_POOL, 4, TP_DIMS (32, 32, 112, 112), 0, NULL, 1),
+                            FB_LAYOUT_NHWC), ==, 2);
+  g_assert_cmpuint (phases (reduce_graph (FB_OP_GLOBAL_AVERAGE_POOL, 4, TP_DIMS (32, 1152, 7, 7), 0, NULL, 1),
                             FB_LAYOUT_NHWC), ==, 2);
   g_assert_cmpuint (phases (reduce_graph (FB_OP_GLOBAL_AVERAGE_POOL, 4, TP_DIMS (1, 32, 112, 112), 0, NULL, 1),
                             FB_LAYOUT_NHWC), ==, 1);
@@ -91,7 +93,10 @@ test_columns (void)
   /* A mean over a sequence's 100 positions (runs of 25), keepdims 0. */
   tp_check_emulated_pipeline (reduce_graph (FB_OP_REDUCE_MEAN, 3, TP_DIMS (2, 100, 64), 1, TP_DIMS (1), 0),
                               FB_LAYOUT_NCHW, TI_IN (ti_random (3, TP_DIMS (2, 100, 64), 51)), 1, FALSE);
-  /* A max over 67 positions, a prime: runs of 16, the last one short. */
+  /* A 7x7 map's 49 positions: four runs of 13, the last one short. */
+  tp_check_emulated_pipeline (reduce_graph (FB_OP_GLOBAL_AVERAGE_POOL, 4, TP_DIMS (2, 32, 7, 7), 0, NULL, 1),
+                              FB_LAYOUT_NHWC, TI_IN (ti_random (4, TP_DIMS (2, 32, 7, 7), 55)), 1, FALSE);
+  /* A max over 67 positions, a prime: five runs of 14, the last one short. */
   tp_check_emulated_pipeline (reduce_graph (FB_OP_REDUCE_MAX, 3, TP_DIMS (3, 67, 48), 1, TP_DIMS (1), 1),
                               FB_LAYOUT_NCHW, TI_IN (ti_random (3, TP_DIMS (3, 67, 48), 52)), 1, FALSE);
   /* Two reduced axes between two kept ones: [2, 3] of [3, 2, 9, 11, 20] (runs of 11). */

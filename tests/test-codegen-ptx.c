@@ -234,9 +234,9 @@ ptx_of_only_kernel (FbGraph *g, FbNode *n, FbTensor **ins)
   return m;
 }
 
-/* Many short rows (a 7x7 window attention's softmax: 1176 rows of 49) go a warp per row,
- * eight rows a block: shuffles and warp barriers only. A reduction down a column (each row's
- * elements a row apart) keeps a block per row. */
+/* Many short rows (a 7x7 window attention's softmax: 1176 rows of 49; a batch's 1x1
+ * convolution) go a warp per row, eight rows a block: shuffles and warp barriers only. A
+ * reduction down a column (each row's elements a row apart) keeps a block per row. */
 static void
 test_warp_rows (void)
 {
@@ -250,6 +250,17 @@ test_warp_rows (void)
   g_assert_nonnull (strstr (m->ptx, "shfl.sync.bfly"));
   g_assert_null (strstr (m->ptx, "bar.sync"));
   g_assert_null (strstr (m->ptx, ".shared"));
+
+  /* A 1x1 convolution over a batch of 1x1 maps (a squeeze-excitation's, at batch 32): 2048
+   * sums over 40 input channels, its reduction nest [channel, 0..1, 0..1]; its rows run along
+   * the channels, past the kernel's loops of one. */
+  g = ti_graph (17);
+  n = ti_node (g, FB_OP_CONV, 2, 1);
+  g_autoptr(FbPtxModule) conv = ptx_of_only_kernel (g, n, TI_IN (ti_random (4, D (32, 40, 1, 1), 5),
+                                                                 ti_random (4, D (64, 40, 1, 1), 6)));
+  ph = only_phase (conv);
+  g_assert_true (ph->cooperative);
+  g_assert_cmpuint (ph->row_threads, ==, 32);
 
   g = ti_graph (17);
   n = ti_node (g, FB_OP_REDUCE_MAX, 1, 1);

@@ -673,7 +673,8 @@ note_stmt_load_steps (const FbKStmt *s, guint var, guint nv, gboolean *along)
 /* Whether every reduction loop of a cooperative body reads some input along its row (one
  * element after the other), so that a warp's lanes read side by side. A channels-last pool
  * reads its column a row apart instead: there a thread per column keeps the warp's reads
- * side by side. */
+ * side by side. The row's step is its innermost loop that moves: a convolution of a 1x1
+ * kernel sums over [channel, 0..1, 0..1], and its rows run along the channels. */
 static gboolean
 rows_read_along (const FbKernel *k, const FbPtxMap *map)
 {
@@ -683,10 +684,13 @@ rows_read_along (const FbKernel *k, const FbPtxMap *map)
         continue;
       FbPtxSplit sp;
       _fb_ptx_split (k, g_ptr_array_index (map->body, i), TRUE, &sp);
+      guint step = sp.n_nest - 1;
+      while (step > 0 && const_extent (sp.nest[step]) == 1)
+        step--;
       gboolean along = FALSE;
       for (guint j = 0; j < sp.body->len; j++)
-        note_stmt_load_steps (g_ptr_array_index (sp.body, j),
-                              sp.nest[sp.n_nest - 1]->loop.var, k->n_vars, &along);
+        note_stmt_load_steps (g_ptr_array_index (sp.body, j), sp.nest[step]->loop.var,
+                              k->n_vars, &along);
       if (!along)
         return FALSE;
     }

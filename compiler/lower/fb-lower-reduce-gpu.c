@@ -10,25 +10,30 @@
  * a thread that sums its run, neighbouring threads neighbouring channels (each step of the run
  * one coalesced read per warp, and enough threads to fill the GPU when the outer dimensions
  * are few); phase 2 combines the runs of every output element and stores it through the sunk
- * epilogue. Taken from 16 MiB of input: smaller, the strided reads hit the L2 and the second
- * launch costs more than they do (EfficientNet-B0 at batch 1 ran 0.477 ms in two phases
- * against 0.439 in one; at batch 32 3.40 against 3.71). FUSEBENCH_GPU_REDUCE_RUNS=always or
- * never overrides the size, for measuring and testing. */
+ * epilogue. Taken from 2 MiB of input: smaller (every pool of a batch-1 EfficientNet-B0 or
+ * MobileNetV3, 1.6 MB at most), the strided reads hit the L2 and the second launch costs more
+ * than they do (EfficientNet-B0 at batch 1 ran 0.477 ms in two phases against 0.439 in one).
+ * At batch 32 one phase ran its 4 to 16 MB pools at 270 to 500 GB/s on an H200 (a 7.2 MB one
+ * in 27 us), where two ran a 17 MB one in 7.8 us. FUSEBENCH_GPU_REDUCE_RUNS=always or never
+ * overrides the size, for measuring and testing. */
 #include "fb-lower-private.h"
 
 #include <string.h>
 
-#define MIN_BYTES ((int64_t) 16 << 20)
+#define MIN_BYTES ((int64_t) 2 << 20)
 
-/* Positions a phase-1 thread sums: a divisor of the count between 8 and 32 where there is one
- * (no bounds check in the loop), else 16. Under 32, so that the phase is never cooperative. */
+/* Positions a phase-1 thread sums: a divisor of the count between 8 and 28 where there is one
+ * (no bounds check in the loop), else the count in runs of at most 16 made as even as they go
+ * (a 7x7 map's 49 in four runs of 13, not three of 16 and one of 1). Under 32, so that the
+ * phase is never cooperative. */
 static int64_t
 run_length (int64_t count)
 {
   for (int64_t l = 28; l >= 8; l--)
     if (count % l == 0)
       return l;
-  return 16;
+  int64_t runs = (count + 15) / 16;
+  return (count + runs - 1) / runs;
 }
 
 gboolean
@@ -36,7 +41,7 @@ _fb_lower_column_reduce_gpu_fits (const FbNode *node, int rank, const int64_t *d
                                   int64_t count)
 {
   if (!_fb_lower_column_reducible (node, rank, dims, mask, count) || dims[rank - 1] < 16 ||
-      count < 64)
+      count < 32)
     return FALSE;
   const char *force = g_getenv ("FUSEBENCH_GPU_REDUCE_RUNS");
   if (g_strcmp0 (force, "never") == 0)
