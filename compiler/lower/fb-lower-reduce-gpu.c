@@ -13,7 +13,7 @@
  * epilogue. Taken from 2 MiB of input: smaller (every pool of a batch-1 EfficientNet-B0 or
  * MobileNetV3, 1.6 MB at most), the strided reads hit the L2 and the second launch costs more
  * than they do (EfficientNet-B0 at batch 1 ran 0.477 ms in two phases against 0.439 in one).
- * At batch 32 one phase ran its 4 to 16 MB pools at 270 to 500 GB/s on an H200 (a 7.2 MB one
+ * At batch 32 one phase ran its 4 to 14 MB pools at 260 to 610 GB/s on an H200 (a 7.2 MB one
  * in 27 us), where two ran a 17 MB one in 7.8 us. FUSEBENCH_GPU_REDUCE_RUNS=always or never
  * overrides the size, for measuring and testing. */
 #include "fb-lower-private.h"
