@@ -400,11 +400,11 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbConvDesc *d, GErro
               /* conv_run runs plans->plans[0]: point a temporary set at the candidate's plan. */
               FbCudnnConvPlans view = { &c->plans->plans[c->plan], 1, NULL };
               p->plans = &view;
-              c->us = _fb_cuda_lib_phase_time (libs, p, workspace, most, 0, 0, failure ? NULL : &failure);
+              c->us = _fb_cuda_lib_phase_time (libs, p, workspace, most, failure ? NULL : &failure);
               p->plans = NULL;
             }
           else
-            c->us = _fb_cuda_lib_phase_time (libs, p, workspace, most, 0, 0, failure ? NULL : &failure);
+            c->us = _fb_cuda_lib_phase_time (libs, p, workspace, most, failure ? NULL : &failure);
           if (c->us >= 0 && (best < 0 || c->us < g_array_index (candidates, ConvCandidate, best).us))
             best = (int) i;
         }

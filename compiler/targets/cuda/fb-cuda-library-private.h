@@ -59,11 +59,9 @@ gboolean    _fb_cuda_product_run   (FbCudaLibs *libs, FbCudaLibPhase *p, CUdevic
 void        _fb_cuda_product_free  (FbCudaLibs *libs, FbCudaLibPhase *p);
 
 /* The median time in µs of seven runs of p after two warm-ups, each with the workspace given;
- * -1 when a run fails (the first failure in error). flush, when not 0, is written over before
- * each timed run, so that the run finds none of its operands in the L2. */
+ * -1 when a run fails (the first failure in error). */
 double      _fb_cuda_lib_phase_time (FbCudaLibs *libs, FbCudaLibPhase *p, CUdeviceptr workspace,
-                                     size_t workspace_bytes, CUdeviceptr flush,
-                                     size_t flush_bytes, GError **error);
+                                     size_t workspace_bytes, GError **error);
 
 /* The cuDNN side of a convolution phase: its descriptors, the way to run it timed fastest
  * (or found in the timing cache), and the run. */

@@ -76,8 +76,7 @@ compare_doubles (const void *a, const void *b)
 
 double
 _fb_cuda_lib_phase_time (FbCudaLibs *libs, FbCudaLibPhase *p, CUdeviceptr workspace,
-                         size_t workspace_bytes, CUdeviceptr flush, size_t flush_bytes,
-                         GError **error)
+                         size_t workspace_bytes, GError **error)
 {
   const FbCuDriver *cu = libs->cu;
   CUevent start = NULL, end = NULL;
@@ -91,8 +90,6 @@ _fb_cuda_lib_phase_time (FbCudaLibs *libs, FbCudaLibPhase *p, CUdeviceptr worksp
   for (int i = 0; i < TIMED_RUNS; i++)
     {
       float ms = 0;
-      if (flush && cu->MemsetD8Async (flush, (unsigned char) i, flush_bytes, libs->stream) != 0)
-        goto out;
       if (cu->EventRecord (start, libs->stream) != 0 ||
           !phase_run (libs, p, workspace, workspace_bytes, NULL) ||
           cu->EventRecord (end, libs->stream) != 0 || cu->EventSynchronize (end) != 0 ||

@@ -58,7 +58,6 @@ layout (const FbCublasLt *lt, cublasLtMatrixLayout_t *l, uint64_t rows, uint64_t
 
 #define LT_WORKSPACE       ((size_t) 32 << 20)
 #define PRODUCT_CANDIDATES 8
-#define FLUSH_BYTES        ((size_t) 256 << 20)   /* more than any GPU's L2 */
 
 /* Everything that decides which algorithms apply and how fast they run: the geometry, the
  * compute type, the epilogue, whether C is read (and is D) and the operands' alignment. */
@@ -108,33 +107,25 @@ choose_algo (FbCudaLibs *libs, FbCudaLibPhase *p, const cublasLtMatmulHeuristicR
                                                       : "as the module's other product of this shape");
         return TRUE;
       }
-  const char *mode = g_getenv ("FUSEBENCH_CUDA_PRODUCT_TIMING");
-  gboolean timing = n > 1 && g_strcmp0 (mode, "off") != 0;
+  gboolean timing = n > 1 && g_strcmp0 (g_getenv ("FUSEBENCH_CUDA_PRODUCT_TIMING"), "off") != 0;
   size_t most = 0;
   for (int i = 0; timing && i < n; i++)
     most = MAX (most, found[i].workspaceSize);
-  CUdeviceptr workspace = 0, flush = 0;
+  CUdeviceptr workspace = 0;
   if (most > 0 && timing && libs->cu->MemAlloc (&workspace, most) != 0)
     timing = FALSE;
-  /* In the model a product's weights come from memory, not the L2 (a transformer's outrun it):
-   * timed with them in the L2, the algorithms that read them most often look fastest. */
-  gboolean cold = timing && g_strcmp0 (mode, "warm") != 0 &&
-                  libs->cu->MemAlloc (&flush, FLUSH_BYTES) == 0;
   double us[PRODUCT_CANDIDATES] = { -1, -1, -1, -1, -1, -1, -1, -1 };
   int best = 0;
   g_autoptr(GError) failure = NULL;
   for (int i = 0; timing && i < n; i++)
     {
       p->algo = found[i].algo;
-      us[i] = _fb_cuda_lib_phase_time (libs, p, workspace, most, flush, cold ? FLUSH_BYTES : 0,
-                                       failure ? NULL : &failure);
+      us[i] = _fb_cuda_lib_phase_time (libs, p, workspace, most, failure ? NULL : &failure);
       if (us[i] >= 0 && (us[best] < 0 || us[i] < us[best]))
         best = i;
     }
   if (workspace)
     libs->cu->MemFree (workspace);
-  if (flush)
-    libs->cu->MemFree (flush);
   if (timing && us[best] < 0)
     {
       g_set_error (error, FB_RUNTIME_ERROR, FB_RUNTIME_ERROR_DEVICE,
@@ -149,9 +140,9 @@ choose_algo (FbCudaLibs *libs, FbCudaLibPhase *p, const cublasLtMatmulHeuristicR
     g_string_append_printf (text, "cuBLASLt's heuristic's first of %d, untimed", n);
   else
     {
-      g_string_append_printf (text, "cuBLASLt's heuristic's %d%s of %d, %.1f µs; timed%s:",
-                              best + 1, best == 0 ? "st" : best == 1 ? "nd" : best == 2 ? "rd" : "th",
-                              n, us[best], cold ? " from memory" : " in the L2");
+      g_string_append_printf (text, "cuBLASLt's heuristic's %d%s of %d, %.1f µs; timed:", best + 1,
+                              best == 0 ? "st" : best == 1 ? "nd" : best == 2 ? "rd" : "th", n,
+                              us[best]);
       for (int i = 0; i < n; i++)
         g_string_append_printf (text, us[i] >= 0 ? " %.1f" : " (failed)", us[i]);
       FbCudaConvChoice *remember = g_new0 (FbCudaConvChoice, 1);
