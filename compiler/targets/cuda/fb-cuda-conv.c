@@ -191,6 +191,50 @@ conv_key (const FbCudaLibPhase *p, const FbConvDesc *d)
 
 #define TUNE_MAX_WORKSPACE ((size_t) 256 << 20)
 #define TUNE_GRAPH_PLANS   6
+#define TUNE_RUNS          7
+
+static int
+compare_doubles (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* The median of TUNE_RUNS timed runs after two warm-ups, in µs; -1 when a run fails. */
+static double
+time_candidate (FbCudaLibs *libs, FbCudaLibPhase *p, CUdeviceptr workspace, size_t bytes,
+                GError **error)
+{
+  const FbCuDriver *cu = libs->cu;
+  CUevent start = NULL, end = NULL;
+  double times[TUNE_RUNS];
+  double result = -1;
+  if (cu->EventCreate (&start, 0) != 0 || cu->EventCreate (&end, 0) != 0)
+    goto out;
+  for (int i = 0; i < 2; i++)
+    if (!_fb_cuda_conv_run (libs, p, workspace, bytes, error))
+      goto out;
+  for (int i = 0; i < TUNE_RUNS; i++)
+    {
+      float ms = 0;
+      if (cu->EventRecord (start, libs->stream) != 0 || !_fb_cuda_conv_run (libs, p, workspace, bytes, NULL) ||
+          cu->EventRecord (end, libs->stream) != 0 || cu->EventSynchronize (end) != 0 ||
+          cu->EventElapsedTime (&ms, start, end) != 0)
+        goto out;
+      times[i] = ms * 1000.0;
+    }
+  qsort (times, TUNE_RUNS, sizeof times[0], compare_doubles);
+  result = times[TUNE_RUNS / 2];
+out:
+  /* A failed run may leave the stream in error: wait so that the next candidate starts clean. */
+  cu->StreamSynchronize (libs->stream);
+  if (start)
+    cu->EventDestroy (start);
+  if (end)
+    cu->EventDestroy (end);
+  return result;
+}
+
 static void
 apply_candidate (FbCudaLibs *libs, FbCudaLibPhase *p, const ConvCandidate *c)
 {
@@ -400,11 +444,11 @@ choose_conv_way (FbCudaLibs *libs, FbCudaLibPhase *p, const FbConvDesc *d, GErro
               /* conv_run runs plans->plans[0]: point a temporary set at the candidate's plan. */
               FbCudnnConvPlans view = { &c->plans->plans[c->plan], 1, NULL };
               p->plans = &view;
-              c->us = _fb_cuda_lib_phase_time (libs, p, workspace, most, failure ? NULL : &failure);
+              c->us = time_candidate (libs, p, workspace, most, failure ? NULL : &failure);
               p->plans = NULL;
             }
           else
-            c->us = _fb_cuda_lib_phase_time (libs, p, workspace, most, failure ? NULL : &failure);
+            c->us = time_candidate (libs, p, workspace, most, failure ? NULL : &failure);
           if (c->us >= 0 && (best < 0 || c->us < g_array_index (candidates, ConvCandidate, best).us))
             best = (int) i;
         }

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The library phases' insides, shared by fb-cuda-library.c (the phases), fb-cuda-product.c
- * (cuBLASLt's products and the choice of their algorithms) and fb-cuda-conv.c (cuDNN's
- * convolutions and the choice of how to run them). */
+/* The library phases' insides, shared by fb-cuda-library.c (the phases, cuBLASLt's products)
+ * and fb-cuda-conv.c (cuDNN's convolutions and the choice of how to run them). */
 #pragma once
 
 #include "fb-cuda-private.h"
@@ -43,25 +42,12 @@ struct _FbCudaLibPhase {
   cudnnActivationDescriptor_t  hs_clip;
   cudnnTensorDescriptor_t      hs_scalar;
   CUdeviceptr                  hs_scratch;
+  char                        *choice;        /* which way, and the times of the others */
   /* both */
-  char        *choice;        /* which way or algorithm, and the times of the others */
   size_t       workspace;
   CUdeviceptr  x, w, bias, add, y;
   char        *name;
 };
-
-/* The cuBLASLt side of a product phase: its descriptors and the algorithm timed fastest (or
- * found in the timing cache); the run, with the workspace given; what the descriptors hold. */
-gboolean    _fb_cuda_product_new   (FbCudaLibs *libs, FbCudaLibPhase *p, const FbKGemm *g,
-                                    GError **error);
-gboolean    _fb_cuda_product_run   (FbCudaLibs *libs, FbCudaLibPhase *p, CUdeviceptr workspace,
-                                    size_t workspace_bytes, GError **error);
-void        _fb_cuda_product_free  (FbCudaLibs *libs, FbCudaLibPhase *p);
-
-/* The median time in µs of seven runs of p after two warm-ups, each with the workspace given;
- * -1 when a run fails (the first failure in error). */
-double      _fb_cuda_lib_phase_time (FbCudaLibs *libs, FbCudaLibPhase *p, CUdeviceptr workspace,
-                                     size_t workspace_bytes, GError **error);
 
 /* The cuDNN side of a convolution phase: its descriptors, the way to run it timed fastest
  * (or found in the timing cache), and the run. */

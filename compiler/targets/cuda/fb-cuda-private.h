@@ -25,8 +25,8 @@ typedef struct {
   size_t            workspace_bytes;
   gboolean          strict_float32;
   gboolean          tf32_matmul;    /* matrix products in TF32 (strict_float32 overrides) */
-  GHashTable       *conv_choices;   /* convolution or product shape -> FbCudaConvChoice, the way
-                                       timed fastest; NULL until the first is made */
+  GHashTable       *conv_choices;   /* convolution shape -> FbCudaConvChoice, the way timed
+                                       fastest; NULL until the first convolution */
   gboolean          choices_timed;  /* a choice was timed here: the timing cache is behind */
   char             *device_tag;     /* the device, as the cubin and timing caches key it */
 } FbCudaLibs;
@@ -41,7 +41,7 @@ FbCudaLibPhase *_fb_cuda_lib_phase_new  (FbCudaLibs *libs, const FbKConv *cv, CU
 /* Workspace bytes the phase needs (the module allocates the largest before any run). */
 size_t          _fb_cuda_lib_phase_workspace (const FbCudaLibPhase *phase);
 gboolean        _fb_cuda_lib_phase_run  (FbCudaLibs *libs, FbCudaLibPhase *phase, GError **error);
-/* How a convolution or product phase runs and what the other ways or algorithms measured. */
+/* How a convolution phase runs and what the other ways measured; NULL for products. */
 const char     *_fb_cuda_lib_phase_choice (const FbCudaLibPhase *phase);
 /* The way a convolution phase runs ("graph", "legacy call", ...); NULL for products. */
 const char     *_fb_cuda_lib_phase_way    (const FbCudaLibPhase *phase);

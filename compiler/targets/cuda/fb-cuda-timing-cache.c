@@ -150,18 +150,13 @@ fb_cuda_timing_cache_write (const char *path, const char *device_tag, GHashTable
 
 #include <stdio.h>
 
-/* The device and the cuDNN whose engines the choices name. A module of products alone has not
- * opened cuDNN: its tag still names cuDNN where it can be opened, so that one file serves
- * every module (the products' choices are checked against cuBLASLt by their fingerprints). */
+/* The device and the cuDNN whose engines the choices name. */
 static char *
 libs_tag (const FbCudaLibs *libs)
 {
-  if (libs->device_tag == NULL)
+  if (libs->device_tag == NULL || libs->dnn == NULL)
     return NULL;
-  const FbCudnn *dnn = libs->dnn ? libs->dnn : _fb_cuda_cudnn (NULL);
-  if (dnn == NULL)
-    return g_strdup_printf ("%s, no cuDNN", libs->device_tag);
-  return g_strdup_printf ("%s, cuDNN %zu", libs->device_tag, dnn->GetVersion ());
+  return g_strdup_printf ("%s, cuDNN %zu", libs->device_tag, libs->dnn->GetVersion ());
 }
 
 GHashTable *
@@ -175,7 +170,7 @@ _fb_cuda_timing_cache_load (FbCudaLibs *libs)
     return choices;
   if (!fb_cuda_timing_cache_read (path, tag, choices, &error) &&
       !g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-    fprintf (stderr, "fusebench: timing cache not used, the convolutions and products are timed again: %s\n",
+    fprintf (stderr, "fusebench: timing cache not used, the convolutions are timed again: %s\n",
              error->message);
   return choices;
 }

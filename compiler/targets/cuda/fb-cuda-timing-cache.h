@@ -1,17 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The ways the cuda target chose for its convolutions and products, kept in a file so that
- * another process runs the same kernels: cuDNN's engines and cuBLASLt's algorithms are picked by
- * timing them when a module is made, and timings that differ (under Nsight Compute, on a busy
- * GPU) pick others, so a profile and a later run of the same model would not run the same
- * kernels. FUSEBENCH_CUDA_TIMING_CACHE=FILE
+/* The ways the cuda target chose for its convolutions, kept in a file so that another process
+ * runs the same kernels: cuDNN's engines are picked by timing them when a module is made, and
+ * timings that differ (under Nsight Compute, on a busy GPU) pick other engines, so a profile and
+ * a later run of the same model would not run the same kernels. FUSEBENCH_CUDA_TIMING_CACHE=FILE
  * reads FILE's choices before timing (a shape found there is not timed again) and writes the
  * module's choices back to it; unset, every module times afresh.
  *
  * The file is text: a first line naming the format, the device and the cuDNN version it was
  * timed with (a file of another device or library is not used), then one line a convolution
- * or product shape: key, way, algorithm, math type, engine and the choice as described when it
- * was timed, separated by tabs. A product's line names its algorithm by a fingerprint of
- * cuBLASLt's configuration, so that another cuBLASLt, which may not offer it, times again. It is written atomically (a temporary file renamed into place). */
+ * shape: key, way, algorithm, math type, engine and the choice as described when it was timed,
+ * separated by tabs. It is written atomically (a temporary file renamed into place). */
 #pragma once
 
 #include <glib.h>
@@ -19,17 +17,11 @@
 
 G_BEGIN_DECLS
 
-/* The way number of a matrix product's choice: its engine is the fingerprint of cuBLASLt's
- * algorithm (fb-cuda-product.c), its algorithm the algorithm's place in the heuristic's list. */
-#define FB_CUDA_CHOICE_PRODUCT 16
-
-/* What was chosen for a convolution or product shape. */
+/* What was chosen for a convolution shape. */
 typedef struct {
-  int      way;          /* the convolution's way number (fb-cuda-conv.c), or
-                            FB_CUDA_CHOICE_PRODUCT */
+  int      way;          /* the convolution's way number (fb-cuda-conv.c) */
   int      algo, math;   /* legacy ways: cuDNN's algorithm and math type */
-  int64_t  engine;       /* graph ways: cuDNN's global engine index; products: the algorithm's
-                            fingerprint; else -1 */
+  int64_t  engine;       /* graph ways: cuDNN's global engine index, else -1 */
   char    *choice;       /* the choice as described when timed, the other ways' times included */
   gboolean from_file;    /* read from the timing cache rather than timed by this process */
 } FbCudaConvChoice;
