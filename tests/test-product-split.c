@@ -9,6 +9,7 @@
  * every product with constant weights (these are too small for the rule), =0 none. Model:
  * tests/split/make-split-models.py. */
 #include "fb-lower.h"
+#include "fb-lower-private.h"
 #include "fb-memory-plan.h"
 #include "fb-test-ptx.h"
 
@@ -146,6 +147,45 @@ test_rule (void)
   g_assert_cmpuint (off.plain, ==, 5);
 }
 
+static gboolean
+wanted (int64_t m, int64_t k, int64_t n)
+{
+  g_autoptr(GError) error = NULL;
+  int64_t one = 1;
+  g_autoptr(FbTensor) weights = fb_tensor_new (FB_DTYPE_FLOAT32, 1, &one, &error);
+  g_assert_no_error (error);
+  FbValue w = { .dtype = FB_DTYPE_FLOAT32, .constant = weights };
+  FbKGemm g = { .m = m, .n = n, .k = k, .lda = k, .ldb = n, .ldc = n, .batch = 1, .alpha = 1 };
+  return _fb_lower_product_split_wanted (&w, &g, 1);
+}
+
+/* The rule by shape, as measured inside a model on an H200 (fb-lower-product-split.c): the
+ * shapes that gained split, those that lost do not. */
+static void
+test_rule_shapes (void)
+{
+  g_unsetenv ("FUSEBENCH_PRODUCT_SPLIT");
+  /* ViT-B/16's layers, 197 rows. */
+  g_assert_true (wanted (197, 768, 2304));
+  g_assert_true (wanted (197, 3072, 768));
+  g_assert_false (wanted (197, 768, 768));
+  /* BERT's, 128 rows: the pass costs what the product gains. */
+  g_assert_false (wanted (128, 768, 3072));
+  /* A last stage at 7x7, 49 rows: its qkv and MLP layers, not its 768 x 768 projection. */
+  g_assert_true (wanted (49, 768, 2304));
+  g_assert_true (wanted (49, 768, 3072));
+  g_assert_true (wanted (49, 3072, 768));
+  g_assert_false (wanted (49, 768, 768));
+  /* Earlier stages, under 2^28 multiply-adds. */
+  g_assert_false (wanted (196, 384, 1536));
+  g_assert_false (wanted (3136, 96, 384));
+  /* A few rows read B's memory: tripling it would not pay. */
+  g_assert_false (wanted (8, 4096, 4096));
+  g_setenv ("FUSEBENCH_PRODUCT_SPLIT", "0", TRUE);
+  g_assert_false (wanted (49, 768, 3072));
+  g_unsetenv ("FUSEBENCH_PRODUCT_SPLIT");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -153,5 +193,6 @@ main (int argc, char **argv)
   g_test_add_func ("/product-split/round", test_round);
   g_test_add_func ("/product-split/products", test_products);
   g_test_add_func ("/product-split/rule", test_rule);
+  g_test_add_func ("/product-split/rule-shapes", test_rule_shapes);
   return g_test_run ();
 }

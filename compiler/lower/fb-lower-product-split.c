@@ -19,6 +19,14 @@
  * 1e-6 to 8e-6 (float32: 2e-7 to 4e-7, plain TF32: 2.9e-4). Products of 128 rows (BERT and
  * GPT-2 at 128 tokens) gained 1.5 to 4 us of 11 to 22, less than the split pass costs, and
  * 197 x 768 x 768 2.2 us: so only products of at least 192 rows and 2^28 multiply-adds split.
+ *
+ * Products of a few dozen rows split too from 2^26 multiply-adds. Inside a model (a chain of 12
+ * linear layers, bench/gpu-vs-torch/product-split.sh, H200), splitting took 49 x 768 x 2304
+ * 2.2 us of 16.8, 49 x 768 x 3072 1.9 and 49 x 3072 x 768 1.6 (a Swin's or ConvNeXt's last
+ * stage at 7x7), where 49 x 768 x 768 (2^24.8) lost 2.1 us, and every product of 196, 784
+ * and 3136 rows under 2^28 lost 0.8 to 4.8 us. Few rows leave float32's CUDA-core kernels
+ * short of work while the split's extra reads of B (twice K x N) stay small beside them;
+ * under 32 rows a product is bound by reading B, which the split triples, so it stays float32.
  * The price is three times the weights' memory for the products that split.
  *
  * FUSEBENCH_PRODUCT_SPLIT=0 keeps every product in float32, =1 splits every product with
@@ -30,6 +38,9 @@
 
 #define SPLIT_MIN_ROWS 192
 #define SPLIT_MIN_MACS ((double) (1 << 28))
+#define SPLIT_FEW_ROWS_MIN 32
+#define SPLIT_FEW_ROWS_MAX 64
+#define SPLIT_FEW_ROWS_MIN_MACS ((double) (1 << 26))
 
 gboolean
 _fb_lower_product_split_wanted (const FbValue *w, const FbKGemm *g, int64_t products)
@@ -42,7 +53,10 @@ _fb_lower_product_split_wanted (const FbValue *w, const FbKGemm *g, int64_t prod
     return FALSE;
   if (g_strcmp0 (mode, "1") == 0)
     return TRUE;
-  return g->m >= SPLIT_MIN_ROWS && (double) g->m * g->n * g->k >= SPLIT_MIN_MACS;
+  double macs = (double) g->m * g->n * g->k;
+  if (g->m >= SPLIT_FEW_ROWS_MIN && g->m <= SPLIT_FEW_ROWS_MAX)
+    return macs >= SPLIT_FEW_ROWS_MIN_MACS;
+  return g->m >= SPLIT_MIN_ROWS && macs >= SPLIT_MIN_MACS;
 }
 
 /* hi and lo of x as the generated pass makes them. */
