@@ -69,6 +69,42 @@ test_windows (void)
   g_assert_cmpuint (check ("windows"), ==, 0);
 }
 
+/* A constant position bias over every window is made whole and read as the scores' C
+ * operand: the scores are one phase, their addend a constant of the scores' own shape, and
+ * the model (emulated, the bias added by the host's product) still computes. */
+static void
+test_position_bias (void)
+{
+  g_assert_cmpuint (check ("position"), ==, 0);
+  g_autoptr(FbPipeline) p = NULL;
+  g_autoptr(FbPlan) plan = lower_for_cuda (load ("position"), &p);
+  guint whole = 0;
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
+      for (guint i = 0; i < kernel->phases->len; i++)
+        {
+          const FbKConv *cv = ((const FbKPhase *) g_ptr_array_index (kernel->phases, i))->conv;
+          if (cv == NULL || cv->add == FB_KCONV_NO_ARG)
+            continue;
+          const FbBuffer *c = fb_plan_buffer (plan, g_array_index (kernel->args, FbKArg, cv->add).buffer);
+          g_assert_nonnull (c->constant);
+          g_assert_cmpint (c->constant->numel, ==, 2 * 2 * 4 * 4);
+          g_assert_cmpuint (kernel->phases->len, ==, 1);
+          whole++;
+        }
+    }
+  g_assert_cmpuint (whole, ==, 1);
+  /* Under FUSEBENCH_PRODUCT_RESIDUAL=0 the bias is a pass after the product again. */
+  g_setenv ("FUSEBENCH_PRODUCT_RESIDUAL", "0", TRUE);
+  g_autoptr(FbPipeline) p0 = NULL;
+  g_autoptr(FbPlan) plain = lower_for_cuda (load ("position"), &p0);
+  g_unsetenv ("FUSEBENCH_PRODUCT_RESIDUAL");
+  g_autoptr(GPtrArray) products = tp_products (plain);
+  for (guint i = 0; i < products->len; i++)
+    g_assert_cmpuint (((const FbKConv *) g_ptr_array_index (products, i))->add, ==, FB_KCONV_NO_ARG);
+}
+
 /* A bias, or a bias then Relu, is cuBLASLt's epilogue: one phase, the bias an argument of the
  * product. A residual Add after the bias (or after the product, or after a Gemm with its bias)
  * is the product's C operand: one phase too, the addend an argument. A Relu between the bias and
@@ -198,6 +234,7 @@ main (int argc, char **argv)
   tc_init (&argc, &argv);
   g_test_add_func ("/product-strides/heads", test_heads);
   g_test_add_func ("/product-strides/windows", test_windows);
+  g_test_add_func ("/product-strides/position-bias", test_position_bias);
   g_test_add_func ("/product-strides/switched-off", test_switched_off);
   g_test_add_func ("/product-strides/bias-epilogue", test_bias_epilogue);
   g_test_add_func ("/product-strides/bundle", test_bundle);

@@ -116,15 +116,72 @@ row_bias_chain (const FbValue *y, const FbValue *end, int64_t n, int64_t *relu)
   return bias;
 }
 
+/* Largest constant addend made whole for cuBLASLt's C operand, in elements (16 MiB). */
+#define WHOLE_ADDEND_MAX ((int64_t) 4 << 20)
+
+/* Whether r is a float constant that broadcasts to end's shape, is not a bias along the rows
+ * (cuBLASLt's BIAS epilogue reads those as they are) and is worth making whole: attention's
+ * position biases ([heads, tokens, tokens] over every window), which a pass after the product
+ * would otherwise add, reading and writing the scores once more. */
+static gboolean
+whole_addend (const FbValue *r, const FbValue *end, int64_t n)
+{
+  if (r->constant == NULL || r->dtype != FB_DTYPE_FLOAT32 || r->shape.rank > end->shape.rank ||
+      _fb_lower_numel (end) > WHOLE_ADDEND_MAX ||
+      (_fb_lower_numel (r) == n && r->shape.rank >= 1 && r->shape.dim[r->shape.rank - 1] == n))
+    return FALSE;
+  for (int d = 0; d < r->shape.rank; d++)
+    {
+      int64_t rd = r->shape.dim[r->shape.rank - 1 - d], ed = end->shape.dim[end->shape.rank - 1 - d];
+      if (rd != 1 && rd != ed)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* r's constant broadcast to shape, row-major. */
+static FbTensor *
+broadcast_whole (const FbValue *r, const FbShape *shape, GError **error)
+{
+  FbTensor *t = fb_tensor_new (FB_DTYPE_FLOAT32, shape->rank, shape->dim, error);
+  if (t == NULL)
+    return NULL;
+  /* Each output dimension's stride in r: 0 where r has no such dimension or broadcasts it. */
+  int64_t stride[FB_MAX_RANK] = { 0 }, at = 1;
+  for (int d = 0; d < r->shape.rank; d++)
+    {
+      int rd = r->shape.rank - 1 - d, od = shape->rank - 1 - d;
+      stride[od] = r->shape.dim[rd] == 1 ? 0 : at;
+      at *= r->shape.dim[rd];
+    }
+  const float *in = fb_tensor_data (r->constant);
+  float *out = fb_tensor_data_mut (t);
+  int64_t numel = t->numel;
+  for (int64_t i = 0; i < numel; i++)
+    {
+      int64_t rest = i, src = 0;
+      for (int d = shape->rank - 1; d >= 0; d--)
+        {
+          src += rest % shape->dim[d] * stride[d];
+          rest /= shape->dim[d];
+        }
+      out[i] = in[src];
+    }
+  return t;
+}
+
 /* The addend of a chain from the product y to end that is Add (inner, r), where inner is y or
  * (bias_of set) a bias Add along the rows of y (*bias_of its bias), and r is a float tensor of
- * end's shape, which is y's: a residual connection after a linear layer. cuBLASLt reads r as its
- * C operand (beta 1), so the sum is the product's own output and not a pass after it. NULL for
- * any other chain, and under FUSEBENCH_PRODUCT_RESIDUAL=0 (a pass after the product, to
- * compare). */
+ * end's shape, which is y's: a residual connection after a linear layer, or a constant that
+ * broadcasts to it (whole_addend; *whole set, and the caller makes it whole). cuBLASLt reads r
+ * as its C operand (beta 1), so the sum is the product's own output and not a pass after it.
+ * NULL for any other chain, and under FUSEBENCH_PRODUCT_RESIDUAL=0 (a pass after the product,
+ * to compare). */
 static const FbValue *
-residual_chain (const FbValue *y, const FbValue *end, int64_t n, const FbValue **bias_of)
+residual_chain (const FbValue *y, const FbValue *end, int64_t n, const FbValue **bias_of,
+                gboolean *whole)
 {
+  *whole = FALSE;
   const FbNode *add = end->producer;
   if (g_strcmp0 (g_getenv ("FUSEBENCH_PRODUCT_RESIDUAL"), "0") == 0 || add == NULL ||
       add->op != FB_OP_ADD || add->n_inputs != 2 || !fb_shape_equal (&end->shape, &y->shape) ||
@@ -133,8 +190,10 @@ residual_chain (const FbValue *y, const FbValue *end, int64_t n, const FbValue *
   for (int i = 0; i < 2; i++)
     {
       const FbValue *inner = add->inputs[i], *r = add->inputs[1 - i];
-      if (r == NULL || inner == NULL || r == inner || r == y || r->dtype != FB_DTYPE_FLOAT32 ||
-          !fb_shape_equal (&r->shape, &end->shape))
+      if (r == NULL || inner == NULL || r == inner || r == y || r->dtype != FB_DTYPE_FLOAT32)
+        continue;
+      *whole = !fb_shape_equal (&r->shape, &end->shape);
+      if (*whole && !whole_addend (r, end, n))
         continue;
       if (inner == y)
         return r;
@@ -146,6 +205,7 @@ residual_chain (const FbValue *y, const FbValue *end, int64_t n, const FbValue *
           return r;
         }
     }
+  *whole = FALSE;
   return NULL;
 }
 
@@ -255,12 +315,22 @@ lower_matmul_gpu (FbLowerCtx *c, const FbNode *node, const FbGemmShape *gs, GErr
    * Relu, or a residual Add after the bias or the product: cuBLASLt's epilogue adds the bias,
    * its C operand the residual, and the product writes the chain's end itself. */
   const FbValue *end = g_hash_table_lookup (c->sunk, vy), *chain_bias = NULL, *residual = NULL;
+  gboolean whole = FALSE;
   if (end && (!is_gemm || bias == NULL || library_bias) &&
-      (residual = residual_chain (vy, end, gs->N, is_gemm ? NULL : &chain_bias)) != NULL)
+      (residual = residual_chain (vy, end, gs->N, is_gemm ? NULL : &chain_bias, &whole)) != NULL)
     {
       if (chain_bias)
         cv.bias = _fb_lower_arg (c, chain_bias, FB_KARG_INPUT);
-      cv.add = _fb_lower_arg (c, residual, FB_KARG_INPUT);
+      if (whole)
+        {
+          g_autoptr(FbTensor) addend = broadcast_whole (residual, &end->shape, error);
+          if (addend == NULL)
+            return FALSE;
+          g_autofree char *name = g_strdup_printf ("%s.whole", residual->name);
+          cv.add = _fb_lower_const_arg (c, addend, name);
+        }
+      else
+        cv.add = _fb_lower_arg (c, residual, FB_KARG_INPUT);
       cv.y = _fb_lower_out_arg (c, end);
     }
   else if (!is_gemm && end && (chain_bias = row_bias_chain (vy, end, gs->N, &g->relu)))

@@ -15,6 +15,9 @@ heads    one image's attention as PyTorch's MultiheadAttention exports it, 8 tok
 windows  the same over 2 windows ([2, 4, 2, 8]: window, token, head, d): the heads' moves to
          and from [2, 2, 4, 8] leave window and head no single batch stride in the bytes the
          products would read or write, so all four keep their copies.
+position the windows' attention with a constant position bias ([head, token, token]) added to
+         the scores: the scores' cuBLASLt call reads it made whole ([window, head, token,
+         token]) as its C operand, and no pass after it adds the bias.
 linear   linear layers of one input: with a bias, with a bias then Relu (both one cuBLASLt
          call with its bias epilogue), with a bias then a residual Add of the input, without a
          bias before the residual Add of another activation, and a Gemm with its bias and a
@@ -73,7 +76,7 @@ def heads(out):
           helper.make_tensor_value_info(v_out, F, [2, 8, 8])])
 
 
-def windows(out):
+def windows(out, name="windows", bias=False):
     nodes, inits = [], []
     split = ints(inits, "split_shape", [2, 4, 2, 8])
     parts = {}
@@ -84,12 +87,14 @@ def windows(out):
     kt = node(nodes, "Transpose", [parts["k"]], "kt", perm=[0, 2, 3, 1])
     v = node(nodes, "Transpose", [parts["v"]], "v", perm=[0, 2, 1, 3])
     s = node(nodes, "MatMul", [q, kt], "scores")
+    if bias:
+        s = node(nodes, "Add", [s, weight(inits, "position_bias", [2, 4, 4])], "biased")
     p = node(nodes, "Softmax", [s], "p", axis=-1)
     ctx = node(nodes, "MatMul", [p, v], "ctx")
     back = node(nodes, "Transpose", [ctx], "back", perm=[0, 2, 1, 3])
     merged = node(nodes, "Reshape", [back, ints(inits, "merge_shape", [8, 16])], "merged")
     node(nodes, "MatMul", [merged, weight(inits, "wo", [16, 16])], "y")
-    save(out, "windows", nodes, inits, [helper.make_tensor_value_info("x", F, [8, 16])],
+    save(out, name, nodes, inits, [helper.make_tensor_value_info("x", F, [8, 16])],
          [helper.make_tensor_value_info("y", F, [8, 16])])
 
 
@@ -122,6 +127,7 @@ def main():
     heads(out)
     windows(out)
     linear(out)
+    windows(out, "position", bias=True)
 
 
 if __name__ == "__main__":
