@@ -105,6 +105,40 @@ test_reshapes (void)
   g_assert_cmpuint (tp_count (out, FB_OP_RESHAPE, FALSE), ==, 0);
 }
 
+/* Shifted windows' attention: scores + position bias, viewed per window, + the windows' mask,
+ * viewed back: one Add of one whole constant, no Reshape left; an Add that would broadcast the
+ * view into something bigger stays as it is. */
+static void
+test_add_reshape_add (void)
+{
+  FbGraph *g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", 3, TP_DIMS (4, 2, 3));
+  FbValue *bias = tp_const (g, "bias", 2, TP_DIMS (2, 3), TP_VALS (0.5, -1, 2, 0.25, 3, -2));
+  FbValue *mask = tp_const (g, "mask", 4, TP_DIMS (2, 1, 1, 3), TP_VALS (0, -100, 0, -100, 0, 0));
+  FbValue *v = tp_op (g, FB_OP_ADD, "bias_add", x, bias, NULL);
+  v = tp_op (g, FB_OP_RESHAPE, "by_window", v, tp_ints (g, 4, TP_DIMS (2, 2, 2, 3)), NULL);
+  v = tp_op (g, FB_OP_ADD, "mask_add", mask, v, NULL);
+  v = tp_op (g, FB_OP_RESHAPE, "unwindow", v, tp_ints (g, 3, TP_DIMS (4, 2, 3)), NULL);
+  tp_output (g, tp_op (g, FB_OP_RELU, "relu", v, NULL));
+  g_autoptr(FbPipeline) p = simplify (g);
+  FbGraph *out = tp_stage_graph (p, "simplify");
+  g_assert_cmpuint (tp_count (out, FB_OP_ADD, FALSE), ==, 1);
+  g_assert_cmpuint (tp_count (out, FB_OP_RESHAPE, FALSE), ==, 0);
+  FbNode *add = tp_find (out, FB_OP_ADD);
+  g_assert_true (add->inputs[0]->is_input);
+  g_assert_cmpint (add->inputs[1]->constant->numel, ==, 24);
+  assert_summary_has (p, "add-reshape-add ×1");
+
+  FbGraph *h = tp_graph (17);
+  x = tp_input (h, "x", 3, TP_DIMS (4, 2, 3));
+  v = tp_op (h, FB_OP_ADD, "bias_add", x, tp_const (h, "bias", 1, TP_DIMS (3), TP_VALS (1, 2, 3)), NULL);
+  v = tp_op (h, FB_OP_RESHAPE, "flat", v, tp_ints (h, 1, TP_DIMS (24)), NULL);
+  v = tp_op (h, FB_OP_ADD, "wider", v, tp_const (h, "col", 2, TP_DIMS (2, 1), TP_VALS (0, 1)), NULL);
+  tp_output (h, v);
+  g_autoptr(FbPipeline) q = simplify (h);
+  g_assert_cmpuint (tp_count (tp_stage_graph (q, "simplify"), FB_OP_ADD, FALSE), ==, 2);
+}
+
 static void
 test_div_to_mul (void)
 {
@@ -409,6 +443,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pass/simplify/transposes", test_transposes);
   g_test_add_func ("/pass/simplify/reshapes", test_reshapes);
   g_test_add_func ("/pass/simplify/div-to-mul", test_div_to_mul);
+  g_test_add_func ("/pass/simplify/add-reshape-add", test_add_reshape_add);
   g_test_add_func ("/pass/simplify/layernorm", test_layernorm);
   g_test_add_func ("/pass/simplify/gelu-erf", test_gelu_erf);
   g_test_add_func ("/pass/simplify/gelu-tanh", test_gelu_tanh);

@@ -31,6 +31,32 @@ _fb_same_type (const FbValue *out, const FbValue *x)
   return TRUE;
 }
 
+FbTensor *
+_fb_broadcast_const (const FbTensor *t, FbDType dtype, int rank, const int64_t *dims)
+{
+  g_autoptr(FbTensor) out = fb_tensor_new (dtype, rank, dims, NULL);
+  int64_t idx[FB_MAX_RANK] = { 0 };
+
+  if (out == NULL || t->rank > rank)
+    return NULL;
+  for (int64_t i = 0; i < out->numel; i++)
+    {
+      int64_t src = 0;
+      for (int d = 0; d < t->rank; d++)
+        {
+          int od = rank - t->rank + d;
+          src = src * t->dims[d] + (t->dims[d] == 1 ? 0 : idx[od]);
+        }
+      fb_tensor_set_f64 (out, i, fb_tensor_get_f64 (t, src));
+      for (int d = rank - 1; d >= 0; d--)
+        if (++idx[d] < dims[d])
+          break;
+        else
+          idx[d] = 0;
+    }
+  return g_steal_pointer (&out);
+}
+
 gboolean
 _fb_reduce_axes_mask (const FbNode *n, int rank, guint *mask)
 {
@@ -266,6 +292,43 @@ mul_mul_const (FbRewriter *rw, FbNode *root, const FbMatch *m)
   return fb_rewrite_infer (rw, mul);
 }
 
+/* (x + c1) reshaped, + c2 -> (x + c) reshaped, c = c1 + c2 made whole in x's shape: two
+ * constant Adds on either side of a Reshape are one. A Swin's shifted windows add their
+ * relative position bias to the scores, view them per window and add the windows' mask: one
+ * Add, whose constant a product reads as its C operand, where there were two passes. Neither
+ * Add may broadcast x into anything bigger, and the whole constant is at most 4 Mi elements. */
+static gboolean
+add_reshape_add (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  FbValue *x = m->v[1], *c1 = m->v[2], *shape = m->v[3], *c2 = m->v[4];
+  const FbNode *reshape = NULL;
+  for (guint i = 1; i < m->n_nodes; i++)
+    if (m->nodes[i]->op == FB_OP_RESHAPE)
+      reshape = m->nodes[i];
+  gboolean overflow = FALSE;
+  if (reshape == NULL || !fb_dtype_is_float (x->dtype) || !fb_shape_is_static (&x->shape) ||
+      !_fb_same_type (reshape->inputs[0], x) || !_fb_same_type (root->outputs[0], reshape->outputs[0]) ||
+      fb_shape_numel (&x->shape, &overflow) > ((int64_t) 4 << 20) || overflow)
+    return FALSE;
+  const FbValue *outer = root->outputs[0];
+  g_autoptr(FbTensor) whole = _fb_broadcast_const (c1->constant, x->dtype, x->shape.rank, x->shape.dim);
+  g_autoptr(FbTensor) second = _fb_broadcast_const (c2->constant, x->dtype, outer->shape.rank,
+                                                    outer->shape.dim);
+  if (whole == NULL || second == NULL || whole->numel != second->numel)
+    return FALSE;
+  for (int64_t i = 0; i < whole->numel; i++)
+    fb_tensor_set_f64 (whole, i, fb_tensor_get_f64 (whole, i) + fb_tensor_get_f64 (second, i));
+  FbValue *add_in[2] = { x, _fb_constant_new (fb_rewrite_graph (rw), c1->name, whole) };
+  FbNode *add = fb_rewrite_node (rw, FB_OP_ADD, root, add_in, 2, 1);
+  FbValue *sum = fb_rewrite_output (rw, add, 0);
+  if (!fb_rewrite_infer (rw, add))
+    return FALSE;
+  FbValue *reshape_in[2] = { sum, shape };
+  FbNode *moved = fb_rewrite_node (rw, FB_OP_RESHAPE, root, reshape_in, 2, 1);
+  fb_rewrite_replace_root (rw, m, moved);
+  return fb_rewrite_infer (rw, moved);
+}
+
 /* ---- movement ----------------------------------------------------------------------------- */
 
 static gboolean
@@ -461,6 +524,9 @@ static const FbRule algebra[] = {
   { "div-to-mul", 0, { FB_P_OP (DIV, X, FB_P_CONST_ANY (2)) }, div_to_mul },
   { "mul-mul-const", 0,
     { FB_P_OP (MUL, FB_P_OP (MUL, X, FB_P_CONST_ANY (2)), FB_P_CONST_ANY (3)) }, mul_mul_const },
+  { "add-reshape-add", 0,
+    { FB_P_OP (ADD, FB_P_OP (RESHAPE, FB_P_OP (ADD, X, FB_P_CONST_ANY (2)), FB_P_CONST_ANY (3)),
+               FB_P_CONST_ANY (4)) }, add_reshape_add },
   { "transpose-transpose", FB_RULE_SHARED_OK,
     { FB_P_OP (TRANSPOSE, FB_P_OP (TRANSPOSE, X)) }, transpose_transpose },
   { "reshape-reshape", FB_RULE_SHARED_OK,

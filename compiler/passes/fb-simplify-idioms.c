@@ -29,33 +29,6 @@ trailing_axis (guint mask, int rank)
   return -1;
 }
 
-/* t broadcast (numpy rules) to dims, as a new float tensor of x's dtype. */
-static FbTensor *
-broadcast_const (const FbTensor *t, FbDType dtype, int rank, const int64_t *dims)
-{
-  g_autoptr(FbTensor) out = fb_tensor_new (dtype, rank, dims, NULL);
-  int64_t idx[FB_MAX_RANK] = { 0 };
-
-  if (out == NULL || t->rank > rank)
-    return NULL;
-  for (int64_t i = 0; i < out->numel; i++)
-    {
-      int64_t src = 0;
-      for (int d = 0; d < t->rank; d++)
-        {
-          int od = rank - t->rank + d;
-          src = src * t->dims[d] + (t->dims[d] == 1 ? 0 : idx[od]);
-        }
-      fb_tensor_set_f64 (out, i, fb_tensor_get_f64 (t, src));
-      for (int d = rank - 1; d >= 0; d--)
-        if (++idx[d] < dims[d])
-          break;
-        else
-          idx[d] = 0;
-    }
-  return g_steal_pointer (&out);
-}
-
 static FbNode *
 new_layer_norm (FbRewriter *rw, const FbNode *root, FbValue *x, FbValue *scale, FbValue *bias,
                 int axis, float epsilon)
@@ -130,7 +103,7 @@ layernorm_affine (FbRewriter *rw, FbNode *root, const FbMatch *m, gboolean is_bi
   norm = fb_shape_make (rank - axis, x->shape.dim + axis);
   if (!fb_shape_is_static (&norm) || !_fb_shape_fits_in (&c->shape, &norm))
     return FALSE;
-  t = broadcast_const (c->constant, x->dtype, norm.rank, norm.dim);
+  t = _fb_broadcast_const (c->constant, x->dtype, norm.rank, norm.dim);
   if (t == NULL)
     return FALSE;
   cv = _fb_constant_new (fb_rewrite_graph (rw), c->name, t);
