@@ -328,6 +328,49 @@ slice_of (FbGraph *g, const char *name, FbValue *x, int64_t start, int64_t end, 
                 tp_ints (g, 1, TP_DIMS (1)), tp_ints (g, 1, TP_DIMS (step)), NULL);
 }
 
+/* The phase (h0, w0) of x [n, h, w, c] taking every second row and column (two axes, one Slice). */
+static FbValue *
+phase_of (FbGraph *g, const char *name, FbValue *x, int64_t h0, int64_t w0, int64_t axis_h)
+{
+  return tp_op (g, FB_OP_SLICE, name, x, tp_ints (g, 2, TP_DIMS (h0, w0)),
+                tp_ints (g, 2, TP_DIMS (G_MAXINT64, G_MAXINT64)),
+                tp_ints (g, 2, TP_DIMS (axis_h, axis_h + 1)), tp_ints (g, 2, TP_DIMS (2, 2)), NULL);
+}
+
+/* A Swin's patch merging (channels last, phases (0,0), (1,0), (0,1), (1,1)) and a detector's
+ * focus layer (channels first, the same phases) become a Reshape, a Transpose and a Reshape;
+ * phases in no row-major order of the two axes stay a Concat of Slices. Each against the
+ * interpreter (simplify () compares the stages). */
+static void
+test_space_to_depth (void)
+{
+  FbGraph *g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", 4, TP_DIMS (1, 4, 6, 3));
+  FbValue *merged = tp_op (g, FB_OP_CONCAT, "merge", phase_of (g, "p0", x, 0, 0, 1),
+                           phase_of (g, "p1", x, 1, 0, 1), phase_of (g, "p2", x, 0, 1, 1),
+                           phase_of (g, "p3", x, 1, 1, 1), NULL);
+  tp_attr_int (g, merged, "axis", -1);
+  FbValue *y = tp_input (g, "y", 4, TP_DIMS (1, 3, 4, 6));
+  FbValue *focus = tp_op (g, FB_OP_CONCAT, "focus", phase_of (g, "f0", y, 0, 0, 2),
+                          phase_of (g, "f1", y, 1, 0, 2), phase_of (g, "f2", y, 0, 1, 2),
+                          phase_of (g, "f3", y, 1, 1, 2), NULL);
+  tp_attr_int (g, focus, "axis", 1);
+  FbValue *mixed = tp_op (g, FB_OP_CONCAT, "mixed", phase_of (g, "m0", x, 0, 0, 1),
+                          phase_of (g, "m1", x, 1, 1, 1), phase_of (g, "m2", x, 0, 1, 1),
+                          phase_of (g, "m3", x, 1, 0, 1), NULL);
+  tp_attr_int (g, mixed, "axis", 3);
+  tp_output (g, tp_op (g, FB_OP_RELU, "r1", merged, NULL));
+  tp_output (g, tp_op (g, FB_OP_RELU, "r2", focus, NULL));
+  tp_output (g, tp_op (g, FB_OP_RELU, "r3", mixed, NULL));
+  g_autoptr(FbPipeline) p = simplify (g);
+  FbGraph *out = tp_stage_graph (p, "simplify");
+
+  assert_summary_has (p, "space-to-depth ×2");
+  g_assert_cmpuint (tp_count (out, FB_OP_CONCAT, FALSE), ==, 1);
+  g_assert_cmpuint (tp_count (out, FB_OP_SLICE, FALSE), ==, 4);
+  g_assert_cmpuint (tp_count (out, FB_OP_TRANSPOSE, FALSE), ==, 2);
+}
+
 static void
 test_roll (void)
 {
@@ -451,6 +494,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pass/simplify/hardswish", test_hardswish);
   g_test_add_func ("/pass/simplify/swish", test_swish);
   g_test_add_func ("/pass/simplify/roll", test_roll);
+  g_test_add_func ("/pass/simplify/space-to-depth", test_space_to_depth);
   g_test_add_func ("/pass/simplify/pad-and-slice-of-nothing", test_pad_and_slice_of_nothing);
   g_test_add_func ("/pass/simplify/slice-of-slice", test_slice_of_slice);
   g_test_add_func ("/pass/simplify/no-fuse", test_no_fuse_keeps_idiom_apart);

@@ -11,6 +11,7 @@
  *   hardswish        x * HardSigmoid(x), x * clip(x + 3, 0, 6) / 6       -> HardSwish
  *   swish            x * Sigmoid(x) (SiLU as PyTorch exports it)        -> Swish
  *   roll             Concat(x[s:], x[:s]) along one axis (torch.roll)    -> Gather of constant indices
+ *   space-to-depth   Concat(x[0::2, 0::2], x[1::2, 0::2], ...)            -> Reshape, Transpose, Reshape
  *
  * Each is written in the association orders exporters are seen to emit; operands of Add and
  * Mul match in either order. Divisions by constants may already have become multiplications by
@@ -304,6 +305,153 @@ roll (FbRewriter *rw, FbNode *root, const FbMatch *m)
   return fb_rewrite_infer (rw, gather);
 }
 
+/* Where a Slice of x starts and how it steps along each of x's axes, and how many elements it
+ * takes there; FALSE for a Slice this cannot read (bounds not constant, a negative step). */
+static gboolean
+slice_steps (const FbNode *slice, const FbValue *x, int64_t *start, int64_t *step, int64_t *count)
+{
+  int rank = x->shape.rank;
+  for (int d = 0; d < rank; d++)
+    start[d] = 0, step[d] = 1, count[d] = x->shape.dim[d];
+  if (slice->op != FB_OP_SLICE || slice->inputs[0] != x || (slice->opset > 0 && slice->opset < 10))
+    return FALSE;
+  const FbTensor *t[4] = { NULL };
+  for (guint i = 0; i < 4; i++)
+    {
+      const FbValue *v = fb_node_input (slice, i + 1);
+      if (v != NULL && v->constant == NULL)
+        return FALSE;
+      t[i] = v ? v->constant : NULL;
+    }
+  if (t[0] == NULL || t[1] == NULL || t[1]->numel != t[0]->numel ||
+      (t[2] && t[2]->numel != t[0]->numel) || (t[3] && t[3]->numel != t[0]->numel))
+    return FALSE;
+  for (int64_t i = 0; i < t[0]->numel; i++)
+    {
+      int d;
+      if (!fb_axis_normalize (t[2] ? fb_tensor_get_i64 (t[2], i) : i, rank, &d))
+        return FALSE;
+      int64_t dim = x->shape.dim[d], st = t[3] ? fb_tensor_get_i64 (t[3], i) : 1;
+      int64_t b = fb_tensor_get_i64 (t[0], i), e = fb_tensor_get_i64 (t[1], i);
+      if (st <= 0)
+        return FALSE;
+      b = CLAMP (b < 0 ? b + dim : b, 0, dim);
+      e = CLAMP (e < 0 ? e + dim : e, b, dim);
+      start[d] = b;
+      step[d] = st;
+      count[d] = (e - b + st - 1) / st;
+    }
+  return TRUE;
+}
+
+/* Concat along axis a of Slices of one x, each taking every s-th element of some axes from its
+ * own phase (0 .. s-1), all of the rest, the phases in row-major order of one ordering of those
+ * axes: space to depth, as a Swin's patch merging (x[:, 0::2, 0::2], x[:, 1::2, 0::2], ...)
+ * and a detector's focus layer write it. It is x with those axes split in two, the phases
+ * moved in front of a and merged into it: a Reshape, one Transpose and a Reshape, one pass over
+ * x where there were a copy per phase. */
+static gboolean
+space_to_depth (FbRewriter *rw, FbNode *root, const FbMatch *m)
+{
+  FbValue *x = m->v[1];
+  int rank = x->shape.rank, a;
+  guint n = root->n_inputs;
+  if (n < 2 || n > 64 || rank < 2 || rank > FB_MAX_RANK / 2 || !fb_shape_is_static (&x->shape) ||
+      !fb_axis_normalize (fb_node_attr_int (root, "axis", 0), rank, &a))
+    return FALSE;
+  int64_t start[64][FB_MAX_RANK], step[FB_MAX_RANK], count[FB_MAX_RANK], st[FB_MAX_RANK];
+  int strided[FB_MAX_RANK], ns = 0;
+  for (guint k = 0; k < n; k++)
+    {
+      const FbNode *slice = root->inputs[k] ? root->inputs[k]->producer : NULL;
+      if (slice == NULL || !slice_steps (slice, x, start[k], k == 0 ? step : st, count))
+        return FALSE;
+      for (int d = 0; d < rank; d++)
+        {
+          int64_t s = k == 0 ? step[d] : st[d], dim = x->shape.dim[d];
+          /* Every phase of a strided axis takes dim / s elements; other axes are whole. */
+          if (s != step[d] || (s == 1 && (start[k][d] != 0 || count[d] != dim)) ||
+              (s > 1 && (d == a || dim % s != 0 || start[k][d] >= s || count[d] != dim / s)))
+            return FALSE;
+          if (k == 0 && s > 1)
+            strided[ns++] = d;
+        }
+    }
+  int64_t phases = 1;
+  for (int i = 0; i < ns; i++)
+    phases *= step[strided[i]];
+  if (ns == 0 || ns > 3 || phases != (int64_t) n)
+    return FALSE;
+  /* The ordering of the strided axes in which Concat's k is each phase's row-major index. */
+  static const int orders[6][3] = { { 0, 1, 2 }, { 1, 0, 2 }, { 0, 2, 1 }, { 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 } };
+  const int *order = NULL;
+  for (int o = 0; o < 6 && order == NULL; o++)
+    {
+      gboolean fits = TRUE;
+      for (int i = 0; i < ns && fits; i++)
+        fits = orders[o][i] < ns;
+      for (guint k = 0; k < n && fits; k++)
+        {
+          int64_t index = 0;
+          for (int i = 0; i < ns; i++)
+            {
+              int d = strided[orders[o][i]];
+              index = index * step[d] + start[k][d];
+            }
+          fits = index == (int64_t) k;
+        }
+      if (fits)
+        order = orders[o];
+    }
+  if (order == NULL)
+    return FALSE;
+  /* x split: axis d becomes (dim / s, s) where strided; where each lands in the split shape. */
+  int64_t split[2 * FB_MAX_RANK], perm[2 * FB_MAX_RANK];
+  int outer[FB_MAX_RANK], phase[FB_MAX_RANK], r = 0, p = 0;
+  for (int d = 0; d < rank; d++)
+    {
+      outer[d] = r;
+      split[r++] = x->shape.dim[d] / step[d];
+      phase[d] = -1;
+      if (step[d] > 1)
+        {
+          phase[d] = r;
+          split[r++] = step[d];
+        }
+    }
+  for (int d = 0; d < rank; d++)
+    {
+      if (d == a)
+        for (int i = 0; i < ns; i++)
+          perm[p++] = phase[strided[order[i]]];
+      perm[p++] = outer[d];
+    }
+  FbGraph *g = fb_rewrite_graph (rw);
+  g_autoptr(FbTensor) split_shape = fb_tensor_new (FB_DTYPE_INT64, 1, (int64_t[]) { r }, NULL);
+  int64_t out_rank = root->outputs[0]->shape.rank;
+  g_autoptr(FbTensor) out_shape = fb_tensor_new (FB_DTYPE_INT64, 1, &out_rank, NULL);
+  if (split_shape == NULL || out_shape == NULL || out_rank != rank)
+    return FALSE;
+  for (int i = 0; i < r; i++)
+    fb_tensor_set_f64 (split_shape, i, (double) split[i]);
+  for (int d = 0; d < rank; d++)
+    fb_tensor_set_f64 (out_shape, d, (double) root->outputs[0]->shape.dim[d]);
+  FbValue *in[2] = { x, _fb_constant_new (g, "phases_shape", split_shape) };
+  FbNode *unfold = fb_rewrite_node (rw, FB_OP_RESHAPE, root, in, 2, 1);
+  FbValue *t_in = fb_rewrite_output (rw, unfold, 0);
+  if (!fb_rewrite_infer (rw, unfold))
+    return FALSE;
+  FbNode *move = fb_rewrite_node (rw, FB_OP_TRANSPOSE, root, &t_in, 1, 1);
+  _fb_node_set_ints (g, move, "perm", perm, r);
+  FbValue *moved = fb_rewrite_output (rw, move, 0);
+  if (!fb_rewrite_infer (rw, move))
+    return FALSE;
+  FbValue *fold_in[2] = { moved, _fb_constant_new (g, "depth_shape", out_shape) };
+  FbNode *fold = fb_rewrite_node (rw, FB_OP_RESHAPE, root, fold_in, 2, 1);
+  fb_rewrite_replace_root (rw, m, fold);
+  return fb_rewrite_infer (rw, fold);
+}
+
 /* ---- the table ---------------------------------------------------------------------------- */
 
 #define X         FB_P_ANY (1)
@@ -367,6 +515,8 @@ const FbRule _fb_simplify_idioms[] = {
     hardswish },
   { "swish", FB_RULE_FUSES, { OP (MUL, X, OP (SIGMOID, X)) }, swish },
   { "roll", FB_RULE_FUSES, { OP (CONCAT, OP (SLICE, X), OP (SLICE, X)) }, roll },
+  { "space-to-depth", FB_RULE_FUSES | FB_RULE_SHARED_OK, { OP (CONCAT, OP (SLICE, X)) },
+    space_to_depth },
 };
 
 const guint _fb_simplify_n_idioms = G_N_ELEMENTS (_fb_simplify_idioms);
