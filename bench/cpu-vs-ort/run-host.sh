@@ -4,8 +4,9 @@
 # bench/cpu-vs-ort/run-host.sh PACK.tar.xz [STEPS [MODEL_DIR ...]]
 #
 # The cpu target on another machine (the GPU host's CPU, say) that has ONNX Runtime's Python
-# module and no build tools of ours: unpacks the headless fusebench that scripts/gpu-pack made,
-# then runs STEPS (default "cases isa sweep"):
+# module and no build tools of ours: unpacks the headless fusebench that scripts/gpu-pack made
+# (a fusebench.bin beside the pack, a newer build of the binary, replaces the packed one), then
+# runs STEPS (default "cases isa sweep"):
 #   cases  fusebench check --target cpu on every tests/cases case, once per instruction set
 #          the processor has (FUSEBENCH_ISA=avx512, avx2, none)
 #   isa    ResNet-50 at 2 threads and at every core, per instruction set: which path is faster
@@ -25,6 +26,8 @@ work=$(mktemp -d)
 out=${OUT:-$work/out}
 mkdir -p "$out" "$work/fb"
 tar -xJf "$pack" -C "$work/fb" || exit 1
+# A newer binary beside the pack (fusebench.bin) replaces the packed one, as in run-device.sh.
+[ -f "$(dirname "$pack")/fusebench.bin" ] && cp "$(dirname "$pack")/fusebench.bin" "$work/fb/fusebench/lib/fusebench.bin"
 fb=$work/fb/fusebench/bin/fusebench
 export FUSEBENCH=$fb FUSEBENCH_KERNEL_CACHE="$work/kernel-cache" PYTHONUNBUFFERED=1
 grep -m1 'model name' /proc/cpuinfo; nproc
