@@ -6,7 +6,7 @@
 # On the GPU host: what splitting a float32 product for TF32 (fb-lower-product-split.c) gains
 # or loses on each shape, inside a model. For every shape (default: the linear layers of Swin-T,
 # ConvNeXt-Tiny, ViT-B/16 and BERT-base at batch 1), a chain of 12 such layers
-# (bench/models/make-linear-chain.py) runs with FUSEBENCH_PRODUCT_SPLIT=0 (float32) and =1
+# (make-linear-chain.py, beside this script) runs with FUSEBENCH_PRODUCT_SPLIT=0 (float32) and =1
 # (split), ROUNDS rounds alternating (default 2), medians of 200 graph replays; the line gives
 # the float32 chain's time per layer and the split's difference per product, in µs.
 # Uses the headless fusebench that scripts/gpu-pack made, as run-device.sh does.
@@ -37,7 +37,7 @@ echo "rows x K x N: float32 chain per layer, split minus float32 per product (us
 for s in "${shapes[@]}"; do
   IFS=: read -r rows k n <<< "$s"
   m=$work/chain-$rows-$k-$n
-  python3 "$here/../models/make-linear-chain.py" "$m" "$rows" "$k" "$n" $layers || exit 1
+  python3 "$here/make-linear-chain.py" "$m" "$rows" "$k" "$n" $layers || exit 1
   line="$rows x $k x $n:"
   for r in $(seq "${ROUNDS:-2}"); do
     f=$(median 0 "$m"); t=$(median 1 "$m")

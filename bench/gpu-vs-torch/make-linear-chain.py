@@ -18,7 +18,8 @@ import sys
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-from fb_bench_model import Builder
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models"))
+from fb_bench_model import Builder  # noqa: E402
 
 SEED = 4409
 
