@@ -337,6 +337,23 @@ phase_of (FbGraph *g, const char *name, FbValue *x, int64_t h0, int64_t w0, int6
                 tp_ints (g, 2, TP_DIMS (axis_h, axis_h + 1)), tp_ints (g, 2, TP_DIMS (2, 2)), NULL);
 }
 
+/* Concat along axis of the four phases of x over axes axis_h and axis_h + 1, in the order
+ * given ((row phase, column phase) each). */
+static FbValue *
+concat_phases (FbGraph *g, const char *name, FbValue *x, const int64_t order[4][2], int64_t axis_h,
+               int64_t axis)
+{
+  FbValue *part[4];
+  for (int i = 0; i < 4; i++)
+    {
+      g_autofree char *part_name = g_strdup_printf ("%s%d", name, i);
+      part[i] = phase_of (g, part_name, x, order[i][0], order[i][1], axis_h);
+    }
+  FbValue *v = tp_op (g, FB_OP_CONCAT, name, part[0], part[1], part[2], part[3], NULL);
+  tp_attr_int (g, v, "axis", axis);
+  return v;
+}
+
 /* A Swin's patch merging (channels last, phases (0,0), (1,0), (0,1), (1,1)) and a detector's
  * focus layer (channels first, the same phases) become a Reshape, a Transpose and a Reshape;
  * phases in no row-major order of the two axes stay a Concat of Slices. Each against the
@@ -344,24 +361,14 @@ phase_of (FbGraph *g, const char *name, FbValue *x, int64_t h0, int64_t w0, int6
 static void
 test_space_to_depth (void)
 {
+  static const int64_t swin[4][2] = { { 0, 0 }, { 1, 0 }, { 0, 1 }, { 1, 1 } };
+  static const int64_t scrambled[4][2] = { { 0, 0 }, { 1, 1 }, { 0, 1 }, { 1, 0 } };
   FbGraph *g = tp_graph (17);
   FbValue *x = tp_input (g, "x", 4, TP_DIMS (1, 4, 6, 3));
-  FbValue *merged = tp_op (g, FB_OP_CONCAT, "merge", phase_of (g, "p0", x, 0, 0, 1),
-                           phase_of (g, "p1", x, 1, 0, 1), phase_of (g, "p2", x, 0, 1, 1),
-                           phase_of (g, "p3", x, 1, 1, 1), NULL);
-  tp_attr_int (g, merged, "axis", -1);
   FbValue *y = tp_input (g, "y", 4, TP_DIMS (1, 3, 4, 6));
-  FbValue *focus = tp_op (g, FB_OP_CONCAT, "focus", phase_of (g, "f0", y, 0, 0, 2),
-                          phase_of (g, "f1", y, 1, 0, 2), phase_of (g, "f2", y, 0, 1, 2),
-                          phase_of (g, "f3", y, 1, 1, 2), NULL);
-  tp_attr_int (g, focus, "axis", 1);
-  FbValue *mixed = tp_op (g, FB_OP_CONCAT, "mixed", phase_of (g, "m0", x, 0, 0, 1),
-                          phase_of (g, "m1", x, 1, 1, 1), phase_of (g, "m2", x, 0, 1, 1),
-                          phase_of (g, "m3", x, 1, 0, 1), NULL);
-  tp_attr_int (g, mixed, "axis", 3);
-  tp_output (g, tp_op (g, FB_OP_RELU, "r1", merged, NULL));
-  tp_output (g, tp_op (g, FB_OP_RELU, "r2", focus, NULL));
-  tp_output (g, tp_op (g, FB_OP_RELU, "r3", mixed, NULL));
+  tp_output (g, tp_op (g, FB_OP_RELU, "r1", concat_phases (g, "merge", x, swin, 1, -1), NULL));
+  tp_output (g, tp_op (g, FB_OP_RELU, "r2", concat_phases (g, "focus", y, swin, 2, 1), NULL));
+  tp_output (g, tp_op (g, FB_OP_RELU, "r3", concat_phases (g, "mixed", x, scrambled, 1, 3), NULL));
   g_autoptr(FbPipeline) p = simplify (g);
   FbGraph *out = tp_stage_graph (p, "simplify");
 
