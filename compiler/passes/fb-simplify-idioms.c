@@ -356,7 +356,7 @@ space_to_depth (FbRewriter *rw, FbNode *root, const FbMatch *m)
   FbValue *x = m->v[1];
   int rank = x->shape.rank, a;
   guint n = root->n_inputs;
-  if (n < 2 || n > 64 || rank < 2 || rank > FB_MAX_RANK / 2 || !fb_shape_is_static (&x->shape) ||
+  if (n < 2 || n > 64 || rank < 2 || !fb_shape_is_static (&x->shape) ||
       !fb_axis_normalize (fb_node_attr_int (root, "axis", 0), rank, &a))
     return FALSE;
   int64_t start[64][FB_MAX_RANK], step[FB_MAX_RANK], count[FB_MAX_RANK], st[FB_MAX_RANK];
@@ -380,10 +380,12 @@ space_to_depth (FbRewriter *rw, FbNode *root, const FbMatch *m)
   int64_t phases = 1;
   for (int i = 0; i < ns; i++)
     phases *= step[strided[i]];
-  if (ns == 0 || ns > 3 || phases != (int64_t) n)
+  /* x split along the strided axes must stay within the ranks a tensor may have. */
+  if (ns == 0 || ns > 3 || rank + ns > FB_MAX_RANK || phases != (int64_t) n)
     return FALSE;
   /* The ordering of the strided axes in which Concat's k is each phase's row-major index. */
-  static const int orders[6][3] = { { 0, 1, 2 }, { 1, 0, 2 }, { 0, 2, 1 }, { 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 } };
+  static const int orders[6][3] = { { 0, 1, 2 }, { 1, 0, 2 }, { 0, 2, 1 },
+                                    { 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 } };
   const int *order = NULL;
   for (int o = 0; o < 6 && order == NULL; o++)
     {
