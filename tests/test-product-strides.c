@@ -173,6 +173,38 @@ test_residual_switched_off (void)
   g_assert_cmpuint (two_phases, ==, 4);
 }
 
+/* A shifted window's attention block (tests/strides/partition.onnx): the window partition goes
+ * after the qkv layer and the reverse and roll before the output layer (simplify's row moves),
+ * each one copy with the heads' Transposes beside it, and the output layer reads the residual
+ * as its C operand. Generated passes: those two copies and the Softmax (five before: the
+ * partition, the heads, the Softmax, the heads joined, the reverse with the residual). Runs
+ * emulated against the interpreter. */
+static void
+test_window_glue (void)
+{
+  FbGraph *graph = load ("partition");
+  g_autoptr(GPtrArray) inputs = tc_seeded_inputs (graph, 1205);
+  g_autoptr(FbPipeline) p = NULL;
+  g_autoptr(FbPlan) plan = lower_for_cuda (graph, &p);
+  guint residuals = 0, generated = 0;
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
+      generated += kernel->kind == FB_KERNEL_LOOPS;
+      for (guint i = 0; i < kernel->phases->len; i++)
+        {
+          const FbKConv *cv = ((const FbKPhase *) g_ptr_array_index (kernel->phases, i))->conv;
+          if (cv != NULL && cv->add != FB_KCONV_NO_ARG)
+            residuals += fb_plan_buffer (plan, g_array_index (kernel->args, FbKArg,
+                                                              cv->add).buffer)->constant == NULL;
+        }
+    }
+  g_assert_cmpuint (residuals, ==, 1);
+  g_assert_cmpuint (generated, ==, 3);
+  tp_check_emulated_pipeline (graph, FB_LAYOUT_NCHW, (FbTensor **) inputs->pdata, inputs->len,
+                              FALSE);
+}
+
 /* The cuda bundle of model name (lowered as lower_for_cuda does: the plan in *plan, borrowing
  * from *p) read back: the plan the bundle holds. */
 static FbPlan *
@@ -237,6 +269,7 @@ main (int argc, char **argv)
   g_test_add_func ("/product-strides/position-bias", test_position_bias);
   g_test_add_func ("/product-strides/switched-off", test_switched_off);
   g_test_add_func ("/product-strides/bias-epilogue", test_bias_epilogue);
+  g_test_add_func ("/product-strides/window-glue", test_window_glue);
   g_test_add_func ("/product-strides/bundle", test_bundle);
   g_test_add_func ("/product-strides/residual-bundle", test_residual_bundle);
   g_test_add_func ("/product-strides/residual-switched-off", test_residual_switched_off);

@@ -8,7 +8,7 @@
  * multiplication by its reciprocal, and turns the Reshape -> Gemm -> Reshape sandwich that
  * exporters wrap around every linear layer of a transformer into MatMul + Add, which the
  * epilogue fusion can then take whole. The idioms (LayerNorm, GELU, Softmax, HardSwish) live in
- * fb-simplify-idioms.c. The summary counts how often each named rule fired.
+ * fb-simplify-idioms.c, the moves of rows across linear layers in fb-simplify-rows.c. The summary counts how often each named rule fired.
  *
  * Requires: inferred shapes; constants folded (patterns look for constant operands).
  * Preserves: the ids and names of every value the rest of the graph reads.
@@ -17,6 +17,32 @@
 
 #include <math.h>
 #include <string.h>
+
+gboolean
+_fb_transpose_perm (const FbNode *n, int rank, int64_t *perm)
+{
+  guint len = 0;
+  const int64_t *p = fb_node_attr_ints (n, "perm", &len);
+
+  if (rank <= 0 || rank > FB_MAX_RANK)
+    return FALSE;
+  if (p == NULL)
+    {
+      for (int i = 0; i < rank; i++)
+        perm[i] = rank - 1 - i;
+      return TRUE;
+    }
+  if ((int) len != rank)
+    return FALSE;
+  for (int i = 0; i < rank; i++)
+    {
+      int axis;
+      if (!fb_axis_normalize (p[i], rank, &axis))
+        return FALSE;
+      perm[i] = axis;
+    }
+  return TRUE;
+}
 
 gboolean
 _fb_same_type (const FbValue *out, const FbValue *x)
@@ -332,32 +358,6 @@ add_reshape_add (FbRewriter *rw, FbNode *root, const FbMatch *m)
 /* ---- movement ----------------------------------------------------------------------------- */
 
 static gboolean
-transpose_perm (const FbNode *n, int rank, int64_t *perm)
-{
-  guint len = 0;
-  const int64_t *p = fb_node_attr_ints (n, "perm", &len);
-
-  if (rank <= 0 || rank > FB_MAX_RANK)
-    return FALSE;
-  if (p == NULL)
-    {
-      for (int i = 0; i < rank; i++)
-        perm[i] = rank - 1 - i;
-      return TRUE;
-    }
-  if ((int) len != rank)
-    return FALSE;
-  for (int i = 0; i < rank; i++)
-    {
-      int axis;
-      if (!fb_axis_normalize (p[i], rank, &axis))
-        return FALSE;
-      perm[i] = axis;
-    }
-  return TRUE;
-}
-
-static gboolean
 transpose_transpose (FbRewriter *rw, FbNode *root, const FbMatch *m)
 {
   FbValue *x = m->v[1];
@@ -367,7 +367,7 @@ transpose_transpose (FbRewriter *rw, FbNode *root, const FbMatch *m)
   gboolean identity = TRUE;
   FbNode *t;
 
-  if (inner == NULL || !transpose_perm (inner, rank, p1) || !transpose_perm (root, rank, p2))
+  if (inner == NULL || !_fb_transpose_perm (inner, rank, p1) || !_fb_transpose_perm (root, rank, p2))
     return FALSE;
   /* out[j] = mid[p2[j]] = x[p1[p2[j]]] */
   for (int j = 0; j < rank; j++)
@@ -546,7 +546,7 @@ gboolean
 _fb_pass_simplify (FbPassContext *ctx, FbGraph *graph, GError **error)
 {
   const guint n_algebra = G_N_ELEMENTS (algebra);
-  const guint n_rules = n_algebra + _fb_simplify_n_idioms;
+  const guint n_rules = n_algebra + _fb_simplify_n_idioms + _fb_simplify_n_rows;
   g_autofree FbRule *rules = g_new (FbRule, n_rules);
   g_autofree guint *fired = g_new0 (guint, n_rules);
   g_autoptr(GString) counts = g_string_new (NULL);
@@ -555,6 +555,8 @@ _fb_pass_simplify (FbPassContext *ctx, FbGraph *graph, GError **error)
   /* At a node where an idiom and an identity both match, the idiom wins. */
   memcpy (rules, _fb_simplify_idioms, sizeof (FbRule) * _fb_simplify_n_idioms);
   memcpy (rules + _fb_simplify_n_idioms, algebra, sizeof (FbRule) * n_algebra);
+  memcpy (rules + _fb_simplify_n_idioms + n_algebra, _fb_simplify_rows,
+          sizeof (FbRule) * _fb_simplify_n_rows);
   if (!fb_rewrite_run (ctx, graph, rules, n_rules, fired, error))
     return FALSE;
   for (guint r = 0; r < n_rules; r++)

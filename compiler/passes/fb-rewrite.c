@@ -263,6 +263,18 @@ fb_rewrite_output (FbRewriter *rw, FbNode *node, guint k)
   return v;
 }
 
+FbNode *
+fb_rewrite_sole_reader (FbRewriter *rw, const FbValue *value)
+{
+  GPtrArray *users;
+
+  g_return_val_if_fail (rw != NULL && value != NULL, NULL);
+  users = g_hash_table_lookup (rw->uses, value);
+  if (value->is_output || users == NULL || users->len != 1)
+    return NULL;
+  return g_ptr_array_index (users, 0);
+}
+
 gboolean
 fb_rewrite_infer (FbRewriter *rw, FbNode *node)
 {

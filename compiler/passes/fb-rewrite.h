@@ -79,6 +79,9 @@ FbNode  *fb_rewrite_node           (FbRewriter *rw, FbOpKind op, const FbNode *r
                                     FbValue *const *inputs, guint n_inputs, guint n_outputs);
 /* A new value computed by node's output k (for inner nodes of a replacement). */
 FbValue *fb_rewrite_output         (FbRewriter *rw, FbNode *node, guint k);
+/* The one node that reads value, as the graph stood when this sweep began; NULL when value has
+ * no reader, several, or is a graph output. */
+FbNode  *fb_rewrite_sole_reader    (FbRewriter *rw, const FbValue *value);
 /* Records shape inference of a new node; errors end the pass. */
 gboolean fb_rewrite_infer          (FbRewriter *rw, FbNode *node);
 

@@ -18,6 +18,13 @@ windows  the same over 2 windows ([2, 4, 2, 8]: window, token, head, d): the hea
 position the windows' attention with a constant position bias ([head, token, token]) added to
          the scores: the scores' cuBLASLt call reads it made whole ([window, head, token,
          token]) as its C operand, and no pass after it adds the bias.
+partition one shifted window attention block on a 4x4 map of 8 channels, 2x2 windows, 2 heads
+         of 4, as torchvision's Swin exports it: the window partition (Reshape, Transpose,
+         Reshape) before the qkv layer, its output split into heads (Reshape, Transpose, Gather),
+         the heads joined before the output layer, then the partition reversed, a roll (Gather)
+         and the residual Add. simplify moves the partition after the qkv layer and the reverse
+         and roll before the output layer: two copies, and the output layer reads the
+         residual as its C operand.
 linear   linear layers of one input: with a bias, with a bias then Relu (both one cuBLASLt
          call with its bias epilogue), with a bias then a residual Add of the input, without a
          bias before the residual Add of another activation, and a Gemm with its bias and a
@@ -121,6 +128,35 @@ def linear(out):
          [helper.make_tensor_value_info(y, F, [8, 16]) for y in outputs])
 
 
+def partition(out):
+    nodes, inits = [], []
+    windows = node(nodes, "Reshape", ["x", ints(inits, "part_shape", [1, 2, 2, 2, 2, 8])], "part")
+    windows = node(nodes, "Transpose", [windows], "part_t", perm=[0, 1, 3, 2, 4, 5])
+    windows = node(nodes, "Reshape", [windows, ints(inits, "windows_shape", [4, 4, 8])], "windows")
+    qkv = node(nodes, "MatMul", [windows, weight(inits, "wqkv", [8, 24])], "qkv")
+    qkv = node(nodes, "Add", [qkv, weight(inits, "bqkv", [24])], "qkv_biased")
+    qkv = node(nodes, "Reshape", [qkv, ints(inits, "heads_shape", [4, 4, 3, 2, 4])], "qkv_heads")
+    qkv = node(nodes, "Transpose", [qkv], "qkv_t", perm=[2, 0, 3, 1, 4])
+    part = {}
+    for i, p in enumerate("qkv"):
+        inits.append(numpy_helper.from_array(np.array(i, dtype=np.int64), p + "_index"))
+        part[p] = node(nodes, "Gather", [qkv, p + "_index"], p, axis=0)
+    kt = node(nodes, "Transpose", [part["k"]], "kt", perm=[0, 1, 3, 2])
+    s = node(nodes, "MatMul", [part["q"], kt], "scores")
+    ctx = node(nodes, "MatMul", [node(nodes, "Softmax", [s], "p", axis=-1), part["v"]], "ctx")
+    back = node(nodes, "Transpose", [ctx], "back", perm=[0, 2, 1, 3])
+    back = node(nodes, "Reshape", [back, ints(inits, "joined_shape", [4, 4, 8])], "joined")
+    proj = node(nodes, "MatMul", [back, weight(inits, "wo", [8, 8])], "proj")
+    proj = node(nodes, "Add", [proj, weight(inits, "bo", [8])], "proj_biased")
+    rev = node(nodes, "Reshape", [proj, ints(inits, "rev_shape", [1, 2, 2, 2, 2, 8])], "rev")
+    rev = node(nodes, "Transpose", [rev], "rev_t", perm=[0, 1, 3, 2, 4, 5])
+    rev = node(nodes, "Reshape", [rev, ints(inits, "map_shape", [1, 4, 4, 8])], "map")
+    rolled = node(nodes, "Gather", [rev, ints(inits, "roll_indices", [1, 2, 3, 0])], "unroll", axis=2)
+    node(nodes, "Add", ["x", rolled], "y")
+    save(out, "partition", nodes, inits, [helper.make_tensor_value_info("x", F, [1, 4, 4, 8])],
+         [helper.make_tensor_value_info("y", F, [1, 4, 4, 8])])
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     os.makedirs(out, exist_ok=True)
@@ -128,6 +164,7 @@ def main():
     windows(out)
     linear(out)
     windows(out, "position", bias=True)
+    partition(out)
 
 
 if __name__ == "__main__":
