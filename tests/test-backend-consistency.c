@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Every operator the CPU target compiles, with its attribute variants, run through the
  * interpreter and the CPU target on the same inputs and compared (rtol 1e-3, atol 1e-4). */
+#include "fb-lower.h"
 #include "fb-test-cpu.h"
 
 #include <math.h>
@@ -195,6 +196,52 @@ test_reductions (void)
       ti_attr_string (g, n, "fb_layout", "nhwc");
       tc_node (g, n, TI_IN (rnd (4, D (2, 5, 6, 70))), 0);
     }
+  ti_done ();
+}
+
+/* The one kernel of graph's single node, lowered for the cpu target, has phases phases. */
+static void
+assert_phases (const FbGraph *graph, guint phases)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPlan) plan = fb_lower_graph (graph, fb_cpu_target_desc (), &error);
+  g_assert_no_error (error);
+  guint seen = 0;
+  for (guint i = 0; i < plan->kernels->len; i++)
+    seen += ((const FbKernel *) g_ptr_array_index (plan->kernels, i))->phases->len;
+  g_assert_cmpuint (seen, ==, phases);
+}
+
+/* Channels-last reductions in runs of rows shared by the threads (fb-lower-reduce-runs.c), on
+ * two threads, under FUSEBENCH_REDUCE_RUNS=always (small maps): runs that divide the rows and
+ * ones that do not, pools that keep their axes and reductions that drop them. Each is two
+ * phases (runs, then their combination); never keeps the one-phase column form. */
+static void
+test_reductions_in_runs (void)
+{
+  g_setenv ("FUSEBENCH_REDUCE_RUNS", "always", TRUE);
+  static const FbOpKind pools[] = { FB_OP_GLOBAL_AVERAGE_POOL, FB_OP_GLOBAL_MAX_POOL };
+  FbGraph *g;
+  FbNode *n;
+  for (guint i = 0; i < G_N_ELEMENTS (pools); i++)
+    {
+      n = node (&g, pools[i], 1, 1);
+      ti_attr_string (g, n, "fb_layout", "nhwc");
+      tc_node (g, n, TI_IN (rnd (4, D (2, 35, 6, 70))), 0);
+      assert_phases (g, 2);
+    }
+  n = node (&g, FB_OP_REDUCE_MEAN, 2, 1);
+  ti_attr_int (g, n, "keepdims", 0);
+  tc_node (g, n, TI_IN (rnd (3, D (2, 48, 70)), ti_i64 (1, D (1), D (1))), 2);
+  assert_phases (g, 2);
+  n = node (&g, FB_OP_REDUCE_MIN, 2, 1);
+  tc_node (g, n, TI_IN (rnd (4, D (3, 20, 5, 24)), ti_i64 (1, D (2), D (1, 2))), 2);
+  assert_phases (g, 2);
+  g_setenv ("FUSEBENCH_REDUCE_RUNS", "never", TRUE);
+  n = node (&g, FB_OP_REDUCE_SUM, 2, 1);
+  tc_node (g, n, TI_IN (rnd (3, D (2, 48, 70)), ti_i64 (1, D (1), D (1))), 2);
+  assert_phases (g, 1);
+  g_unsetenv ("FUSEBENCH_REDUCE_RUNS");
   ti_done ();
 }
 
@@ -784,6 +831,7 @@ main (int argc, char **argv)
   g_test_add_func ("/backend-consistency/binary", test_binary);
   g_test_add_func ("/backend-consistency/clip-cast", test_clip_cast);
   g_test_add_func ("/backend-consistency/reductions", test_reductions);
+  g_test_add_func ("/backend-consistency/reductions-in-runs", test_reductions_in_runs);
   g_test_add_func ("/backend-consistency/normalizations", test_normalizations);
   g_test_add_func ("/backend-consistency/conv", test_conv);
   g_test_add_func ("/backend-consistency/matmul", test_matmul);

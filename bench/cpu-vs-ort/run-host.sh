@@ -10,6 +10,10 @@
 #   cases  fusebench check --target cpu on every tests/cases case, once per instruction set
 #          the processor has (FUSEBENCH_ISA=avx512, avx2, none)
 #   isa    ResNet-50 at 2 threads and at every core, per instruction set: which path is faster
+#   profile  where the time goes, kernel by kernel, on FB_PROFILE_MODEL (default resnet50) at each
+#          of FB_PROFILE_CORES (default "1 4 16"), both runtimes pinned to the same first cores:
+#          fusebench profile's JSON and ONNX Runtime's per-node medians, to $OUT, for
+#          bench/cpu-vs-ort/profile-pair.py to set side by side
 #   sweep  bench/cpu-vs-ort/run --cores sweep against ONNX Runtime (Python) on the generated
 #          models (FB_BENCH_MODELS limits them: "resnet50 ocr_classifier") and the MODEL_DIRs
 #          given after STEPS (ONNX backend-test layout: tests/cases/gpt2_struct, say); FB_ROUNDS
@@ -55,6 +59,20 @@ for step in $steps; do
         echo "resnet50 FUSEBENCH_ISA=$isa threads=$threads median ${ms} ms"
       done
     done | tee "$out/isa.txt" ;;
+  profile)
+    pm=${FB_PROFILE_MODEL:-resnet50}
+    [ -d "$work/models/$pm" ] || "$python" "$here/../models/make-${pm//_/-}.py" "$work/models/$pm" >/dev/null
+    for n in ${FB_PROFILE_CORES:-1 4 16}; do
+      [ "$n" -le "$(nproc)" ] || continue
+      cpus=0-$((n - 1))
+      taskset -c "$cpus" "$fb" profile "$work/models/$pm/model.onnx" --target cpu --iterations 30 \
+        --input-dir "$work/models/$pm/test_data_set_0" -o "$out/profile-$pm-$n-fusebench.json" \
+        > "$out/profile-$pm-$n-fusebench.txt" 2>&1
+      head -1 "$out/profile-$pm-$n-fusebench.txt"
+      FB_ORT_THREADS=$n taskset -c "$cpus" "$python" "$here/ort_bench.py" "$work/models/$pm/model.onnx" \
+        "$work/models/$pm/test_data_set_0" profile 30 > "$out/profile-$pm-$n-ort.txt"
+      tail -1 "$out/profile-$pm-$n-ort.txt"
+    done ;;
   sweep)
     "$here/run" --ort python --no-generated --cores sweep --iterations "${FB_ITERATIONS:-20}" \
       --rounds "${FB_ROUNDS:-1}" $(for m in $models; do echo "$work/models/$m"; done) "${extra[@]}" 2>&1 |

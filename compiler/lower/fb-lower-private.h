@@ -210,11 +210,33 @@ gboolean   _fb_lower_column_reducible (const FbNode *node, int rank, const int64
                                        guint mask, int64_t count);
 /* The combining operation and start value of a sum, mean, max or min reduction. */
 FbKBinary  _fb_lower_column_op (const FbNode *node, double *init);
+/* Channels a column reduction accumulates at a time (fb-lower-reduce.c says why 64). */
+#define FB_LOWER_COLUMN_BLOCK 64
+/* The first of mask's axes when they are one block ending just before the last axis (a
+ * channels-last pool's rows and columns), else -1. */
+int        _fb_lower_column_first (int rank, guint mask);
+/* coords[0 .. n) of a row-major index flat over dims[0 .. n). */
+void       _fb_lower_unflatten    (FbKernel *k, FbKExpr *flat, const int64_t *dims, int n,
+                                   FbKExpr **coords);
+/* A column reduction's output coordinates (rank or fewer, as y keeps the reduced axes or not)
+ * from the flat index of the axes before first and the channel; FALSE when y's rank fits
+ * neither. */
+gboolean   _fb_lower_column_out_coords (FbKernel *k, const FbValue *y, int rank,
+                                        const int64_t *dims, int first, FbKExpr *outer,
+                                        FbKExpr *channel, FbKExpr **coords);
 gboolean   _fb_lower_column_reduce_gpu_fits (const FbNode *node, int rank, const int64_t *dims,
                                              guint mask, int64_t count);
 gboolean   _fb_lower_column_reduce_gpu (FbLowerCtx *c, const FbNode *node, int rank,
                                         const int64_t *dims, guint mask, int64_t count,
                                         GError **error);
+
+/* The same on a CPU, the first reduced dimension cut into runs shared by the threads
+ * (fb-lower-reduce-runs.c). */
+gboolean   _fb_lower_column_reduce_runs_fits (const FbNode *node, int rank, const int64_t *dims,
+                                              guint mask, int64_t count);
+gboolean   _fb_lower_column_reduce_runs (FbLowerCtx *c, const FbNode *node, int rank,
+                                         const int64_t *dims, guint mask, int64_t count,
+                                         GError **error);
 
 /* Reductions: loops over the dimensions in mask (their coordinates replace coords[d]), and
  * the parallel nest over the other (kept) dimensions. */

@@ -53,10 +53,7 @@ _fb_lower_column_reduce_gpu_fits (const FbNode *node, int rank, const int64_t *d
       numel * (int64_t) fb_dtype_size (node->inputs[0]->dtype) < MIN_BYTES)
     return FALSE;
   /* The reduced dimensions: one block ending just before the last. */
-  int first = rank - 1;
-  while (first > 0 && (mask & (1u << (first - 1))))
-    first--;
-  return first < rank - 1 && mask == (((1u << (rank - 1)) - 1) & ~((1u << first) - 1));
+  return _fb_lower_column_first (rank, mask) >= 0;
 }
 
 /* Whether x is read from its own buffer, row-major with the reduction's dims: not computed in
@@ -79,9 +76,7 @@ _fb_lower_column_reduce_gpu (FbLowerCtx *c, const FbNode *node, int rank, const 
   FbKernel *k = c->k;
   const FbValue *x = node->inputs[0], *y = node->outputs[0];
   FbDType at = x->dtype;
-  int last = rank - 1, first = last;
-  while (first > 0 && (mask & (1u << (first - 1))))
-    first--;
+  int last = rank - 1, first = _fb_lower_column_first (rank, mask);
   int64_t C = dims[last], L = run_length (count), S = (count + L - 1) / L, outer = 1;
   for (int d = 0; d < first; d++)
     outer *= dims[d];
@@ -118,18 +113,9 @@ _fb_lower_column_reduce_gpu (FbLowerCtx *c, const FbNode *node, int rank, const 
   else
     {
       /* The input's coordinates: the outer ones from o, the reduced ones from pos. */
-      FbKExpr *xc[FB_MAX_RANK], *rest = pc[0];
-      for (int d = first - 1; d >= 0; d--)
-        {
-          xc[d] = d == 0 ? rest : fb_kx_binary (k, FB_KB_MOD, rest, fb_kx_index (k, dims[d]));
-          rest = fb_kx_binary (k, FB_KB_DIV, rest, fb_kx_index (k, dims[d]));
-        }
-      rest = pos;
-      for (int d = last - 1; d >= first; d--)
-        {
-          xc[d] = d == first ? rest : fb_kx_binary (k, FB_KB_MOD, rest, fb_kx_index (k, dims[d]));
-          rest = fb_kx_binary (k, FB_KB_DIV, rest, fb_kx_index (k, dims[d]));
-        }
+      FbKExpr *xc[FB_MAX_RANK];
+      _fb_lower_unflatten (k, pc[0], dims, first, xc);
+      _fb_lower_unflatten (k, pos, dims + first, last - first, xc + first);
       xc[last] = pc[2];
       v = _fb_lower_value_at (c, x, rank, xc, error);
       if (v == NULL)
@@ -157,23 +143,8 @@ _fb_lower_column_reduce_gpu (FbLowerCtx *c, const FbNode *node, int rank, const 
     r = fb_kx_binary (k, FB_KB_DIV, r, fb_kx_const_f (k, at, (double) count));
 
   /* The output's coordinates: the outer ones, 0 for each reduced one kept, the channel. */
-  FbKExpr *oc[FB_MAX_RANK], *yc[FB_MAX_RANK];
-  FbKExpr *rest = yc2[0];
-  for (int d = first - 1; d >= 0; d--)
-    {
-      oc[d] = d == 0 ? rest : fb_kx_binary (k, FB_KB_MOD, rest, fb_kx_index (k, dims[d]));
-      rest = fb_kx_binary (k, FB_KB_DIV, rest, fb_kx_index (k, dims[d]));
-    }
-  int yr = y->shape.rank, j = 0;
-  for (int d = 0; d < rank; d++)
-    {
-      FbKExpr *cd = d == last ? yc2[1] : d < first ? oc[d] : NULL;
-      if (yr == rank)
-        yc[d] = cd ? cd : fb_kx_index (k, 0);
-      else if (cd)
-        yc[j++] = cd;
-    }
-  if (yr != rank && j != yr)
+  FbKExpr *yc[FB_MAX_RANK];
+  if (!_fb_lower_column_out_coords (k, y, rank, dims, first, yc2[0], yc2[1], yc))
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "unexpected output rank");
   return _fb_lower_store (c, body, y, yc, r, error);
 }

@@ -103,12 +103,50 @@ _fb_lower_column_op (const FbNode *node, double *init)
   return FB_KB_ADD;
 }
 
-/* Channels are accumulated this many at a time by a column reduction. Blocks made even in
- * multiples of 16 channels, two at least, were slower on a 2-core Zen 4 (EfficientNet-B0's
+/* Channels are accumulated FB_LOWER_COLUMN_BLOCK (64) at a time by a column reduction. Blocks
+ * made even in multiples of 16 channels, two at least, were slower on a 2-core Zen 4 (EfficientNet-B0's
  * pools 342 -> 449 us): [112, 112, 32] split 16 + 16 had the two threads read alternate
  * 64-byte lines of every row, each pulling both through the adjacent-line prefetcher
  * (36.8 -> 119 us), and 48-channel blocks straddle lines. */
-#define COLUMN_BLOCK 64
+#define COLUMN_BLOCK FB_LOWER_COLUMN_BLOCK
+
+int
+_fb_lower_column_first (int rank, guint mask)
+{
+  int first = rank - 1;
+  while (first > 0 && (mask & (1u << (first - 1))))
+    first--;
+  return first < rank - 1 && mask == (((1u << (rank - 1)) - 1) & ~((1u << first) - 1)) ? first : -1;
+}
+
+void
+_fb_lower_unflatten (FbKernel *k, FbKExpr *flat, const int64_t *dims, int n, FbKExpr **coords)
+{
+  FbKExpr *rest = flat;
+  for (int d = n - 1; d >= 0; d--)
+    {
+      coords[d] = d == 0 ? rest : fb_kx_binary (k, FB_KB_MOD, rest, fb_kx_index (k, dims[d]));
+      rest = fb_kx_binary (k, FB_KB_DIV, rest, fb_kx_index (k, dims[d]));
+    }
+}
+
+gboolean
+_fb_lower_column_out_coords (FbKernel *k, const FbValue *y, int rank, const int64_t *dims,
+                             int first, FbKExpr *outer, FbKExpr *channel, FbKExpr **coords)
+{
+  FbKExpr *oc[FB_MAX_RANK];
+  int yr = y->shape.rank, j = 0;
+  _fb_lower_unflatten (k, outer, dims, first, oc);
+  for (int d = 0; d < rank; d++)
+    {
+      FbKExpr *cd = d == rank - 1 ? channel : d < first ? oc[d] : NULL;
+      if (yr == rank)
+        coords[d] = cd ? cd : fb_kx_index (k, 0);
+      else if (cd)
+        coords[j++] = cd;
+    }
+  return yr == rank || j == yr;
+}
 
 gboolean
 _fb_lower_column_reducible (const FbNode *node, int rank, const int64_t *dims, guint mask,
@@ -225,6 +263,8 @@ _fb_lower_reduce (FbLowerCtx *c, const FbNode *node, GError **error)
   /* The column form is for a CPU thread's vector loads; on a GPU it leaves one thread per block
    * of 64 channels looping over the whole map (ResNet-50's channels-last global pool took a
    * quarter of its time so). A GPU sums runs of positions a thread each, then the runs. */
+  if (!noop && !_fb_lower_for_gpu (c) && _fb_lower_column_reduce_runs_fits (node, rank, dims, mask, count))
+    return _fb_lower_column_reduce_runs (c, node, rank, dims, mask, count, error);
   if (!noop && !_fb_lower_for_gpu (c) && _fb_lower_column_reducible (node, rank, dims, mask, count))
     return lower_column_reduce (c, node, rank, dims, mask, count, error);
   if (!noop && _fb_lower_for_gpu (c) && _fb_lower_column_reduce_gpu_fits (node, rank, dims, mask, count))
