@@ -218,12 +218,15 @@ int        _fb_lower_column_first (int rank, guint mask);
 /* coords[0 .. n) of a row-major index flat over dims[0 .. n). */
 void       _fb_lower_unflatten    (FbKernel *k, FbKExpr *flat, const int64_t *dims, int n,
                                    FbKExpr **coords);
-/* A column reduction's output coordinates (rank or fewer, as y keeps the reduced axes or not)
- * from the flat index of the axes before first and the channel; FALSE when y's rank fits
- * neither. */
-gboolean   _fb_lower_column_out_coords (FbKernel *k, const FbValue *y, int rank,
-                                        const int64_t *dims, int first, FbKExpr *outer,
-                                        FbKExpr *channel, FbKExpr **coords);
+/* partial[at] = partial[at] op x at coords, x node's input, op its column operation. */
+gboolean   _fb_lower_column_accumulate (FbLowerCtx *c, const FbNode *node, GPtrArray *body,
+                                        int rank, FbKExpr **coords, guint partial, FbKExpr *at,
+                                        GError **error);
+/* The second phase of a reduction in runs: y[o, c] combines the runs partial[o, s, c]
+ * (o the flat index of the axes before first, c the last axis) and is stored. */
+gboolean   _fb_lower_column_combine_runs (FbLowerCtx *c, const FbNode *node, int rank,
+                                          const int64_t *dims, int first, int64_t count,
+                                          guint partial, int64_t runs, GError **error);
 gboolean   _fb_lower_column_reduce_gpu_fits (const FbNode *node, int rank, const int64_t *dims,
                                              guint mask, int64_t count);
 gboolean   _fb_lower_column_reduce_gpu (FbLowerCtx *c, const FbNode *node, int rank,

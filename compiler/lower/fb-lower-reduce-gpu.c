@@ -74,7 +74,7 @@ _fb_lower_column_reduce_gpu (FbLowerCtx *c, const FbNode *node, int rank, const 
                              guint mask, int64_t count, GError **error)
 {
   FbKernel *k = c->k;
-  const FbValue *x = node->inputs[0], *y = node->outputs[0];
+  const FbValue *x = node->inputs[0];
   FbDType at = x->dtype;
   int last = rank - 1, first = _fb_lower_column_first (rank, mask);
   int64_t C = dims[last], L = run_length (count), S = (count + L - 1) / L, outer = 1;
@@ -129,22 +129,5 @@ _fb_lower_column_reduce_gpu (FbLowerCtx *c, const FbNode *node, int rank, const 
   g_ptr_array_add (body, fb_ks_store (k, partial, pidx, fb_kx_acc (k, acc)));
 
   /* Phase 2: y[o, c] combines the S runs. */
-  int64_t ydims[2] = { outer, C };
-  FbKExpr *yc2[2];
-  body = _fb_lower_nest (c, 2, ydims, yc2, (double) outer * S * C);
-  guint total = fb_kernel_new_acc (k, at);
-  g_ptr_array_add (body, fb_ks_assign (k, total, fb_kx_const_f (k, at, init)));
-  FbKExpr *s;
-  l = _fb_lower_loop (k, body, fb_kx_index (k, S), &s);
-  FbKExpr *run = fb_kx_load (k, partial, fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, yc2[0], S), s), C), yc2[1]));
-  g_ptr_array_add (l, fb_ks_assign (k, total, fb_kx_binary (k, op, fb_kx_acc (k, total), run)));
-  FbKExpr *r = fb_kx_acc (k, total);
-  if (node->op == FB_OP_REDUCE_MEAN || node->op == FB_OP_GLOBAL_AVERAGE_POOL)
-    r = fb_kx_binary (k, FB_KB_DIV, r, fb_kx_const_f (k, at, (double) count));
-
-  /* The output's coordinates: the outer ones, 0 for each reduced one kept, the channel. */
-  FbKExpr *yc[FB_MAX_RANK];
-  if (!_fb_lower_column_out_coords (k, y, rank, dims, first, yc2[0], yc2[1], yc))
-    return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "unexpected output rank");
-  return _fb_lower_store (c, body, y, yc, r, error);
+  return _fb_lower_column_combine_runs (c, node, rank, dims, first, count, partial, S, error);
 }

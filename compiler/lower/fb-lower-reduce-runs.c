@@ -40,7 +40,7 @@ _fb_lower_column_reduce_runs (FbLowerCtx *c, const FbNode *node, int rank, const
                               guint mask, int64_t count, GError **error)
 {
   FbKernel *k = c->k;
-  const FbValue *x = node->inputs[0], *y = node->outputs[0];
+  const FbValue *x = node->inputs[0];
   FbDType at = x->dtype;
   int last = rank - 1, first = _fb_lower_column_first (rank, mask);
   int64_t C = dims[last], nb = (C + FB_LOWER_COLUMN_BLOCK - 1) / FB_LOWER_COLUMN_BLOCK;
@@ -48,7 +48,7 @@ _fb_lower_column_reduce_runs (FbLowerCtx *c, const FbNode *node, int rank, const
   for (int d = 0; d < first; d++)
     outer *= dims[d];
   double init;
-  FbKBinary op = _fb_lower_column_op (node, &init);
+  _fb_lower_column_op (node, &init);
 
   /* Phase 1: partial[o, s, c] = run s (rows s L .. s L + L - 1 of the first reduced
    * dimension, all of the others) of column (o, c), a block of channels an iteration. */
@@ -76,28 +76,10 @@ _fb_lower_column_reduce_runs (FbLowerCtx *c, const FbNode *node, int rank, const
     inner = _fb_lower_loop (k, inner, fb_kx_index (k, dims[d]), &xc[d]);
   inner = _fb_lower_loop (k, inner, len, &ci);
   xc[last] = fb_kx_add (k, c0, ci);
-  FbKExpr *v = _fb_lower_value_at (c, x, rank, xc, error);
-  if (v == NULL)
+  if (!_fb_lower_column_accumulate (c, node, inner, rank, xc, partial, fb_kx_add (k, base, ci),
+                                    error))
     return FALSE;
-  FbKExpr *at_ci = fb_kx_add (k, base, ci);
-  g_ptr_array_add (inner, fb_ks_store (k, partial, at_ci,
-                                       fb_kx_binary (k, op, fb_kx_load (k, partial, at_ci),
-                                                     fb_kx_cast (k, v, at))));
 
-  /* Phase 2: y[o, c] combines the S runs of its column. */
-  int64_t ydims[2] = { outer, C };
-  FbKExpr *yc2[2], *s;
-  body = _fb_lower_nest (c, 2, ydims, yc2, (double) outer * S * C);
-  guint total = fb_kernel_new_acc (k, at);
-  g_ptr_array_add (body, fb_ks_assign (k, total, fb_kx_const_f (k, at, init)));
-  l = _fb_lower_loop (k, body, fb_kx_index (k, S), &s);
-  FbKExpr *run = fb_kx_load (k, partial, fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, yc2[0], S), s), C), yc2[1]));
-  g_ptr_array_add (l, fb_ks_assign (k, total, fb_kx_binary (k, op, fb_kx_acc (k, total), run)));
-  FbKExpr *r = fb_kx_acc (k, total);
-  if (node->op == FB_OP_REDUCE_MEAN || node->op == FB_OP_GLOBAL_AVERAGE_POOL)
-    r = fb_kx_binary (k, FB_KB_DIV, r, fb_kx_const_f (k, at, (double) count));
-  FbKExpr *yc[FB_MAX_RANK];
-  if (!_fb_lower_column_out_coords (k, y, rank, dims, first, yc2[0], yc2[1], yc))
-    return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "unexpected output rank");
-  return _fb_lower_store (c, body, y, yc, r, error);
+  /* Phase 2: y[o, c] combines the S runs. */
+  return _fb_lower_column_combine_runs (c, node, rank, dims, first, count, partial, S, error);
 }

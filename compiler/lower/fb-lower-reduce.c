@@ -131,21 +131,63 @@ _fb_lower_unflatten (FbKernel *k, FbKExpr *flat, const int64_t *dims, int n, FbK
 }
 
 gboolean
-_fb_lower_column_out_coords (FbKernel *k, const FbValue *y, int rank, const int64_t *dims,
-                             int first, FbKExpr *outer, FbKExpr *channel, FbKExpr **coords)
+_fb_lower_column_accumulate (FbLowerCtx *c, const FbNode *node, GPtrArray *body, int rank,
+                             FbKExpr **coords, guint partial, FbKExpr *at, GError **error)
 {
-  FbKExpr *oc[FB_MAX_RANK];
+  FbKernel *k = c->k;
+  const FbValue *x = node->inputs[0];
+  double init;
+  FbKBinary op = _fb_lower_column_op (node, &init);
+  FbKExpr *v = _fb_lower_value_at (c, x, rank, coords, error);
+  if (v == NULL)
+    return FALSE;
+  g_ptr_array_add (body, fb_ks_store (k, partial, at,
+                                      fb_kx_binary (k, op, fb_kx_load (k, partial, at),
+                                                    fb_kx_cast (k, v, x->dtype))));
+  return TRUE;
+}
+
+gboolean
+_fb_lower_column_combine_runs (FbLowerCtx *c, const FbNode *node, int rank, const int64_t *dims,
+                               int first, int64_t count, guint partial, int64_t runs,
+                               GError **error)
+{
+  FbKernel *k = c->k;
+  const FbValue *y = node->outputs[0];
+  FbDType at = node->inputs[0]->dtype;
+  int64_t C = dims[rank - 1], outer = 1;
+  for (int d = 0; d < first; d++)
+    outer *= dims[d];
+  double init;
+  FbKBinary op = _fb_lower_column_op (node, &init);
+  int64_t ydims[2] = { outer, C };
+  FbKExpr *yc2[2], *s;
+  GPtrArray *body = _fb_lower_nest (c, 2, ydims, yc2, (double) outer * runs * C);
+  guint total = fb_kernel_new_acc (k, at);
+  g_ptr_array_add (body, fb_ks_assign (k, total, fb_kx_const_f (k, at, init)));
+  GPtrArray *l = _fb_lower_loop (k, body, fb_kx_index (k, runs), &s);
+  FbKExpr *at_run = fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, yc2[0], runs), s), C), yc2[1]);
+  g_ptr_array_add (l, fb_ks_assign (k, total, fb_kx_binary (k, op, fb_kx_acc (k, total),
+                                                             fb_kx_load (k, partial, at_run))));
+  FbKExpr *r = fb_kx_acc (k, total);
+  if (node->op == FB_OP_REDUCE_MEAN || node->op == FB_OP_GLOBAL_AVERAGE_POOL)
+    r = fb_kx_binary (k, FB_KB_DIV, r, fb_kx_const_f (k, at, (double) count));
+
+  /* The output's coordinates: the outer ones, 0 for each reduced one kept, the channel. */
+  FbKExpr *oc[FB_MAX_RANK], *yc[FB_MAX_RANK];
   int yr = y->shape.rank, j = 0;
-  _fb_lower_unflatten (k, outer, dims, first, oc);
+  _fb_lower_unflatten (k, yc2[0], dims, first, oc);
   for (int d = 0; d < rank; d++)
     {
-      FbKExpr *cd = d == rank - 1 ? channel : d < first ? oc[d] : NULL;
+      FbKExpr *cd = d == rank - 1 ? yc2[1] : d < first ? oc[d] : NULL;
       if (yr == rank)
-        coords[d] = cd ? cd : fb_kx_index (k, 0);
+        yc[d] = cd ? cd : fb_kx_index (k, 0);
       else if (cd)
-        coords[j++] = cd;
+        yc[j++] = cd;
     }
-  return yr == rank || j == yr;
+  if (yr != rank && j != yr)
+    return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "unexpected output rank");
+  return _fb_lower_store (c, body, y, yc, r, error);
 }
 
 gboolean
@@ -200,7 +242,7 @@ lower_column_reduce (FbLowerCtx *c, const FbNode *node, int rank, const int64_t 
   FbKExpr *base = fb_kx_add (k, fb_kx_mul_c (k, row, C), c0);
 
   double init;
-  FbKBinary op = _fb_lower_column_op (node, &init);
+  _fb_lower_column_op (node, &init);
   FbKExpr *ci;
   GPtrArray *l = _fb_lower_loop (k, body, len, &ci);
   g_ptr_array_add (l, fb_ks_store (k, partial, fb_kx_add (k, base, ci), fb_kx_const_f (k, at, init)));
@@ -210,17 +252,12 @@ lower_column_reduce (FbLowerCtx *c, const FbNode *node, int rank, const int64_t 
   GPtrArray *inner = _fb_lower_reduce_loops (k, body, rank, dims, mask, rc);
   inner = _fb_lower_loop (k, inner, len, &ci);
   rc[last] = fb_kx_add (k, c0, ci);
-  FbKExpr *v = _fb_lower_value_at (c, x, rank, rc, error);
-  if (v == NULL)
+  if (!_fb_lower_column_accumulate (c, node, inner, rank, rc, partial, fb_kx_add (k, base, ci),
+                                    error))
     return FALSE;
-  FbKExpr *at_ci = fb_kx_add (k, base, ci);
-  g_ptr_array_add (inner, fb_ks_store (k, partial, at_ci,
-                                       fb_kx_binary (k, op, fb_kx_load (k, partial, at_ci),
-                                                     fb_kx_cast (k, v, at))));
 
   l = _fb_lower_loop (k, body, len, &ci);
-  at_ci = fb_kx_add (k, base, ci);
-  FbKExpr *r = fb_kx_load (k, partial, at_ci);
+  FbKExpr *r = fb_kx_load (k, partial, fb_kx_add (k, base, ci));
   if (node->op == FB_OP_REDUCE_MEAN || node->op == FB_OP_GLOBAL_AVERAGE_POOL)
     r = fb_kx_binary (k, FB_KB_DIV, r, fb_kx_const_f (k, at, (double) count));
   FbKExpr *yc[FB_MAX_RANK];
