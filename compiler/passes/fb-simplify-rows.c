@@ -75,7 +75,7 @@ copied_next (FbRewriter *rw, const FbValue *value)
       FbNode *reader = fb_rewrite_sole_reader (rw, value);
       if (reader == NULL || reader->n_inputs < 1 || reader->inputs[0] != value)
         return FALSE;
-      if (reader->op == FB_OP_TRANSPOSE || reader->op == FB_OP_GATHER)
+      if (copies (reader))
         return TRUE;
       if (reader->op != FB_OP_RESHAPE)
         return FALSE;
@@ -93,7 +93,7 @@ copied_before (FbRewriter *rw, const FbValue *value)
       FbNode *producer = value->producer;
       if (producer == NULL || producer->n_inputs < 1 || fb_rewrite_sole_reader (rw, value) == NULL)
         return FALSE;
-      if (producer->op == FB_OP_TRANSPOSE || producer->op == FB_OP_GATHER)
+      if (copies (producer))
         return TRUE;
       if (producer->op != FB_OP_RESHAPE)
         return FALSE;
@@ -102,14 +102,14 @@ copied_before (FbRewriter *rw, const FbValue *value)
   return FALSE;
 }
 
-/* The linear layer whose last node is last: last itself when it is the MatMul, or an Add of the
- * MatMul's result and a bias that varies along the last axis only. */
+/* A MatMul by a constant matrix, and the Add of its bias when it has one. */
 typedef struct {
   FbNode  *matmul;
   FbNode  *add;      /* NULL without a bias */
   FbValue *bias;
 } Linear;
 
+/* bias (of rank at most rank) varies along the last axis only. */
 static gboolean
 bias_along_rows (const FbValue *bias, int rank)
 {
@@ -122,6 +122,8 @@ bias_along_rows (const FbValue *bias, int rank)
   return TRUE;
 }
 
+/* The linear layer whose last node is last: last itself when it is the MatMul, or an Add of the
+ * MatMul's result (which nothing else reads) and a bias along the last axis. */
 static gboolean
 linear_layer (FbRewriter *rw, FbNode *last, Linear *layer)
 {
