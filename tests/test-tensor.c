@@ -66,6 +66,30 @@ test_cast (void)
   g_assert_cmpint (fb_tensor_get_i64 (b, 1), ==, 0);
 }
 
+/* [3, 1] broadcast to [2, 3, 4]: each of the three values along its row of four, twice; one
+ * that does not fit ([3, 2] to [2, 3, 4]) or is of a higher rank gives an error. */
+static void
+test_broadcast (void)
+{
+  int64_t col[] = { 3, 1 }, to[] = { 2, 3, 4 }, wide[] = { 3, 2 };
+  g_autoptr(FbTensor) t = fb_tensor_new (FB_DTYPE_FLOAT32, 2, col, NULL);
+  float *d = fb_tensor_data_mut (t);
+  d[0] = 1.0f; d[1] = 2.0f; d[2] = 3.0f;
+  g_autoptr(FbTensor) b = fb_tensor_broadcast (t, FB_DTYPE_FLOAT32, 3, to, NULL);
+  g_assert_nonnull (b);
+  g_assert_cmpint (b->numel, ==, 24);
+  for (int64_t i = 0; i < 24; i++)
+    g_assert_cmpfloat (fb_tensor_get_f64 (b, i), ==, (double) (i / 4 % 3 + 1));
+
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbTensor) w = fb_tensor_new (FB_DTYPE_FLOAT32, 2, wide, NULL);
+  g_assert_null (fb_tensor_broadcast (w, FB_DTYPE_FLOAT32, 3, to, &error));
+  g_assert_error (error, FB_GRAPH_ERROR, FB_GRAPH_ERROR_SHAPE);
+  g_clear_error (&error);
+  g_assert_null (fb_tensor_broadcast (b, FB_DTYPE_FLOAT32, 2, col, &error));
+  g_assert_error (error, FB_GRAPH_ERROR, FB_GRAPH_ERROR_SHAPE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -74,5 +98,6 @@ main (int argc, char **argv)
   g_test_add_func ("/tensor/refuses-impossible", test_refuses_impossible);
   g_test_add_func ("/tensor/wraps-bytes-without-copy", test_wraps_bytes_without_copy);
   g_test_add_func ("/tensor/cast", test_cast);
+  g_test_add_func ("/tensor/broadcast", test_broadcast);
   return g_test_run ();
 }

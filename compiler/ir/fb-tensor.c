@@ -279,6 +279,51 @@ fb_tensor_copy (const FbTensor *tensor)
 }
 
 FbTensor *
+fb_tensor_broadcast (const FbTensor *tensor, FbDType dtype, int rank, const int64_t *dims,
+                     GError **error)
+{
+  g_return_val_if_fail (tensor != NULL && dims != NULL, NULL);
+  gboolean fits = tensor->rank <= rank;
+  for (int d = 0; fits && d < tensor->rank; d++)
+    {
+      int64_t td = tensor->dims[tensor->rank - 1 - d];
+      fits = td == 1 || td == dims[rank - 1 - d];
+    }
+  if (!fits)
+    {
+      g_set_error (error, FB_GRAPH_ERROR, FB_GRAPH_ERROR_SHAPE,
+                   "a tensor of rank %d does not broadcast to rank %d", tensor->rank, rank);
+      return NULL;
+    }
+  g_autoptr(FbTensor) out = fb_tensor_new (dtype, rank, dims, error);
+  if (out == NULL)
+    return NULL;
+  /* Each output dimension's stride in tensor: 0 where tensor has no such dimension or
+   * broadcasts it. */
+  int64_t stride[FB_MAX_RANK] = { 0 }, at = 1, idx[FB_MAX_RANK] = { 0 };
+  for (int d = 0; d < tensor->rank; d++)
+    {
+      int td = tensor->rank - 1 - d;
+      stride[rank - 1 - d] = tensor->dims[td] == 1 ? 0 : at;
+      at *= tensor->dims[td];
+    }
+  int64_t src = 0;
+  for (int64_t i = 0; i < out->numel; i++)
+    {
+      fb_tensor_set_f64 (out, i, fb_tensor_get_f64 (tensor, src));
+      for (int d = rank - 1; d >= 0; d--)
+        {
+          src += stride[d];
+          if (++idx[d] < dims[d])
+            break;
+          src -= stride[d] * dims[d];
+          idx[d] = 0;
+        }
+    }
+  return g_steal_pointer (&out);
+}
+
+FbTensor *
 fb_tensor_cast (const FbTensor *tensor, FbDType dtype, GError **error)
 {
   FbTensor *t;

@@ -51,6 +51,10 @@ void          fb_tensor_set_f64        (FbTensor *tensor, int64_t i, double v);
 FbTensor     *fb_tensor_copy           (const FbTensor *tensor);
 /* A copy converted to another dtype (numeric only). */
 FbTensor     *fb_tensor_cast           (const FbTensor *tensor, FbDType dtype, GError **error);
+/* tensor broadcast (numpy rules) to dims, as a new tensor of dtype (numeric only); NULL with
+ * error when it does not broadcast to them. */
+FbTensor     *fb_tensor_broadcast      (const FbTensor *tensor, FbDType dtype, int rank,
+                                        const int64_t *dims, GError **error);
 
 /* Sequences and optionals (fb-tensor-seq.c). A sequence takes a reference on each item (items
  * may be NULL for an empty one); an optional of kind FB_KIND_OPTIONAL holds a tensor, one of

@@ -139,37 +139,6 @@ whole_addend (const FbValue *r, const FbValue *end, int64_t n)
   return TRUE;
 }
 
-/* r's constant broadcast to shape, row-major. */
-static FbTensor *
-broadcast_whole (const FbValue *r, const FbShape *shape, GError **error)
-{
-  FbTensor *t = fb_tensor_new (FB_DTYPE_FLOAT32, shape->rank, shape->dim, error);
-  if (t == NULL)
-    return NULL;
-  /* Each output dimension's stride in r: 0 where r has no such dimension or broadcasts it. */
-  int64_t stride[FB_MAX_RANK] = { 0 }, at = 1;
-  for (int d = 0; d < r->shape.rank; d++)
-    {
-      int rd = r->shape.rank - 1 - d, od = shape->rank - 1 - d;
-      stride[od] = r->shape.dim[rd] == 1 ? 0 : at;
-      at *= r->shape.dim[rd];
-    }
-  const float *in = fb_tensor_data (r->constant);
-  float *out = fb_tensor_data_mut (t);
-  int64_t numel = t->numel;
-  for (int64_t i = 0; i < numel; i++)
-    {
-      int64_t rest = i, src = 0;
-      for (int d = shape->rank - 1; d >= 0; d--)
-        {
-          src += rest % shape->dim[d] * stride[d];
-          rest /= shape->dim[d];
-        }
-      out[i] = in[src];
-    }
-  return t;
-}
-
 /* The addend of a chain from the product y to end that is Add (inner, r), where inner is y or
  * (bias_of set) a bias Add along the rows of y (*bias_of its bias), and r is a float tensor of
  * end's shape, which is y's: a residual connection after a linear layer, or a constant that
@@ -323,7 +292,9 @@ lower_matmul_gpu (FbLowerCtx *c, const FbNode *node, const FbGemmShape *gs, GErr
         cv.bias = _fb_lower_arg (c, chain_bias, FB_KARG_INPUT);
       if (whole)
         {
-          g_autoptr(FbTensor) addend = broadcast_whole (residual, &end->shape, error);
+          g_autoptr(FbTensor) addend = fb_tensor_broadcast (residual->constant, FB_DTYPE_FLOAT32,
+                                                             end->shape.rank, end->shape.dim,
+                                                             error);
           if (addend == NULL)
             return FALSE;
           g_autofree char *name = g_strdup_printf ("%s.whole", residual->name);

@@ -57,32 +57,6 @@ _fb_same_type (const FbValue *out, const FbValue *x)
   return TRUE;
 }
 
-FbTensor *
-_fb_broadcast_const (const FbTensor *t, FbDType dtype, int rank, const int64_t *dims)
-{
-  g_autoptr(FbTensor) out = fb_tensor_new (dtype, rank, dims, NULL);
-  int64_t idx[FB_MAX_RANK] = { 0 };
-
-  if (out == NULL || t->rank > rank)
-    return NULL;
-  for (int64_t i = 0; i < out->numel; i++)
-    {
-      int64_t src = 0;
-      for (int d = 0; d < t->rank; d++)
-        {
-          int od = rank - t->rank + d;
-          src = src * t->dims[d] + (t->dims[d] == 1 ? 0 : idx[od]);
-        }
-      fb_tensor_set_f64 (out, i, fb_tensor_get_f64 (t, src));
-      for (int d = rank - 1; d >= 0; d--)
-        if (++idx[d] < dims[d])
-          break;
-        else
-          idx[d] = 0;
-    }
-  return g_steal_pointer (&out);
-}
-
 gboolean
 _fb_reduce_axes_mask (const FbNode *n, int rank, guint *mask)
 {
@@ -337,9 +311,10 @@ add_reshape_add (FbRewriter *rw, FbNode *root, const FbMatch *m)
       fb_shape_numel (&x->shape, &overflow) > ((int64_t) 4 << 20) || overflow)
     return FALSE;
   const FbValue *outer = root->outputs[0];
-  g_autoptr(FbTensor) whole = _fb_broadcast_const (c1->constant, x->dtype, x->shape.rank, x->shape.dim);
-  g_autoptr(FbTensor) second = _fb_broadcast_const (c2->constant, x->dtype, outer->shape.rank,
-                                                    outer->shape.dim);
+  g_autoptr(FbTensor) whole = fb_tensor_broadcast (c1->constant, x->dtype, x->shape.rank,
+                                                   x->shape.dim, NULL);
+  g_autoptr(FbTensor) second = fb_tensor_broadcast (c2->constant, x->dtype, outer->shape.rank,
+                                                    outer->shape.dim, NULL);
   if (whole == NULL || second == NULL || whole->numel != second->numel)
     return FALSE;
   for (int64_t i = 0; i < whole->numel; i++)

@@ -104,7 +104,7 @@ layernorm_affine (FbRewriter *rw, FbNode *root, const FbMatch *m, gboolean is_bi
   norm = fb_shape_make (rank - axis, x->shape.dim + axis);
   if (!fb_shape_is_static (&norm) || !_fb_shape_fits_in (&c->shape, &norm))
     return FALSE;
-  t = _fb_broadcast_const (c->constant, x->dtype, norm.rank, norm.dim);
+  t = fb_tensor_broadcast (c->constant, x->dtype, norm.rank, norm.dim, NULL);
   if (t == NULL)
     return FALSE;
   cv = _fb_constant_new (fb_rewrite_graph (rw), c->name, t);
@@ -339,7 +339,7 @@ slice_steps (const FbNode *slice, const FbValue *x, int64_t *start, int64_t *ste
       e = CLAMP (e < 0 ? e + dim : e, b, dim);
       start[d] = b;
       step[d] = st;
-      count[d] = (e - b + st - 1) / st;
+      count[d] = e > b ? (e - b - 1) / st + 1 : 0;   /* no overflow for a huge step */
     }
   return TRUE;
 }
@@ -377,11 +377,17 @@ space_to_depth (FbRewriter *rw, FbNode *root, const FbMatch *m)
             strided[ns++] = d;
         }
     }
+  /* x split along the strided axes must stay within the ranks a tensor may have. */
+  if (ns == 0 || ns > 3 || rank + ns > FB_MAX_RANK)
+    return FALSE;
   int64_t phases = 1;
   for (int i = 0; i < ns; i++)
-    phases *= step[strided[i]];
-  /* x split along the strided axes must stay within the ranks a tensor may have. */
-  if (ns == 0 || ns > 3 || rank + ns > FB_MAX_RANK || phases != (int64_t) n)
+    {
+      if (step[strided[i]] > (int64_t) n / phases)   /* more phases than inputs */
+        return FALSE;
+      phases *= step[strided[i]];
+    }
+  if (phases != (int64_t) n)
     return FALSE;
   /* The ordering of the strided axes in which Concat's k is each phase's row-major index. */
   static const int orders[6][3] = { { 0, 1, 2 }, { 1, 0, 2 }, { 0, 2, 1 },

@@ -18,8 +18,6 @@ extern const guint  _fb_simplify_n_rows;
 /* The axes a Reduce* node reduces, as a bit mask over rank dimensions; FALSE when they are not
  * known at compile time or keepdims is not 1. */
 gboolean _fb_reduce_axes_mask (const FbNode *node, int rank, guint *mask);
-/* t broadcast (numpy rules) to dims, as a new tensor of dtype; NULL when it does not fit. */
-FbTensor *_fb_broadcast_const (const FbTensor *t, FbDType dtype, int rank, const int64_t *dims);
 /* A Transpose's permutation of rank axes, its default (reversal) where perm is absent. */
 gboolean  _fb_transpose_perm  (const FbNode *transpose, int rank, int64_t *perm);
 /* out has x's dtype and shape: an operation that did not broadcast x into anything bigger. */
