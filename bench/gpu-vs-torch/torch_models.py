@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Exports torchvision CNNs (ResNet-50, MobileNetV2, MobileNetV3-Large, EfficientNet-B0,
-# DenseNet-121, ConvNeXt-Tiny), ViT-B/16 and Swin-T (swin_t: shifted-window attention), and
+# DenseNet-121, ConvNeXt-Tiny; and, to try architectures the cuda target was not tuned on,
+# ResNeXt-50 and RegNetY (grouped convolutions), ShuffleNetV2 (channel shuffles), MnasNet,
+# SqueezeNet (fire modules), GoogLeNet (Inception branches), EfficientNetV2-S (fused MBConv),
+# VGG-16), ViT-B/16, Swin-T and Swin-V2-T (shifted-window attention), MaxViT-T, and
 # Hugging Face BERT-base, DistilBERT and GPT-2 (sequence 128), random
 # weights, batch 1 (or N for a name ending in "-bN": "densenet121-b32"), to ONNX, with one input
 # and PyTorch's float32 output beside each (a case folder: model.onnx, test_data_set_0/input_0.npy and .pb, torch_output_0.npy, and
@@ -25,7 +28,11 @@ import torch
 MODELS = ["resnet50", "mobilenet_v2", "bert"]  # the default set; any name below when named
 # torchvision image classifiers, 224x224 inputs.
 VISION = {"resnet50", "mobilenet_v2", "mobilenet_v3_large", "efficientnet_b0", "densenet121",
-          "convnext_tiny", "vit_b_16", "swin_t"}
+          "convnext_tiny", "vit_b_16", "swin_t", "resnext50_32x4d", "regnet_y_800mf",
+          "shufflenet_v2_x1_0", "mnasnet1_0", "squeezenet1_1", "googlenet", "efficientnet_v2_s",
+          "vgg16", "swin_v2_t", "maxvit_t"}
+# Constructor arguments beyond weights=None: GoogLeNet's auxiliary heads only train.
+VISION_ARGS = {"googlenet": {"aux_logits": False, "init_weights": True}}
 
 
 def split_batch(name):
@@ -43,7 +50,7 @@ def make(name):
         if arch == "vit_b_16":
             # The fused attention fast path has no ONNX form: the plain one exports.
             torch.backends.mha.set_fastpath_enabled(False)
-        model = getattr(torchvision.models, arch)(weights=None).eval()
+        model = getattr(torchvision.models, arch)(weights=None, **VISION_ARGS.get(arch, {})).eval()
         if arch == "vit_b_16":
             # torchvision starts ViT's head at zeros: every output would be 0 and the check
             # against PyTorch's output could not fail.
