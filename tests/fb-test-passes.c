@@ -60,33 +60,62 @@ tp_ints (FbGraph *graph, guint n, const int64_t *values)
   return fb_graph_add_constant (graph, name, t);
 }
 
-FbValue *
-tp_op (FbGraph *graph, FbOpKind op, const char *name, ...)
+/* A node of op reading inputs with n_outputs outputs, recorded in the model's table of
+ * original nodes as import does; outputs named NAME_out (NAME_outK past the first). */
+static void
+add_op (FbGraph *graph, FbOpKind op, const char *name, GPtrArray *inputs, guint n_outputs,
+        FbValue **outputs)
 {
-  g_autoptr(GPtrArray) inputs = g_ptr_array_new ();
-  g_autofree char *out_name = g_strdup_printf ("%s_out", name);
   FbOrigNode orig = { g_strdup (name), g_strdup (fb_op_name (op)) };
   guint prov = graph->model->orig_nodes->len;
-  FbValue *in, *out;
-  FbNode *n;
-  va_list args;
-
-  va_start (args, name);
-  while ((in = va_arg (args, FbValue *)) != NULL)
-    g_ptr_array_add (inputs, in);
-  va_end (args);
-
-  n = fb_graph_add_node (graph, op, name, inputs->len, 1);
+  FbNode *n = fb_graph_add_node (graph, op, name, inputs->len, n_outputs);
   for (guint i = 0; i < inputs->len; i++)
     n->inputs[i] = g_ptr_array_index (inputs, i);
-  out = fb_graph_add_value (graph, out_name, FB_DTYPE_UNDEFINED, NULL);
-  fb_node_set_output (n, 0, out);
+  for (guint k = 0; k < n_outputs; k++)
+    {
+      g_autofree char *out_name = k == 0 ? g_strdup_printf ("%s_out", name)
+                                         : g_strdup_printf ("%s_out%u", name, k);
+      outputs[k] = fb_graph_add_value (graph, out_name, FB_DTYPE_UNDEFINED, NULL);
+      fb_node_set_output (n, k, outputs[k]);
+    }
   g_array_append_val (graph->model->orig_nodes, orig);
   graph->model->n_top_nodes = graph->model->orig_nodes->len;
   fb_node_add_prov (graph, n, &prov, 1);
   /* Attributes the operator needs may come next (tp_attr_*); tp_output checks it all. */
   fb_infer_node (graph, n, NULL);
+}
+
+static GPtrArray *
+collect_inputs (va_list args)
+{
+  GPtrArray *inputs = g_ptr_array_new ();
+  FbValue *in;
+  while ((in = va_arg (args, FbValue *)) != NULL)
+    g_ptr_array_add (inputs, in);
+  return inputs;
+}
+
+FbValue *
+tp_op (FbGraph *graph, FbOpKind op, const char *name, ...)
+{
+  FbValue *out;
+  va_list args;
+  va_start (args, name);
+  g_autoptr(GPtrArray) inputs = collect_inputs (args);
+  va_end (args);
+  add_op (graph, op, name, inputs, 1, &out);
   return out;
+}
+
+void
+tp_op_outputs (FbGraph *graph, FbOpKind op, const char *name, guint n_outputs, FbValue **outputs,
+               ...)
+{
+  va_list args;
+  va_start (args, outputs);
+  g_autoptr(GPtrArray) inputs = collect_inputs (args);
+  va_end (args);
+  add_op (graph, op, name, inputs, n_outputs, outputs);
 }
 
 FbNode *

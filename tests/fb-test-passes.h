@@ -24,6 +24,9 @@ FbValue  *tp_ints         (FbGraph *graph, guint n, const int64_t *values);
 /* A node reading the NULL-terminated inputs with one output, shapes inferred when the
  * attributes allow (set them right after with tp_attr_*, which infer again). */
 FbValue  *tp_op           (FbGraph *graph, FbOpKind op, const char *name, ...) G_GNUC_NULL_TERMINATED;
+/* The same with n_outputs outputs, into outputs (a Split's parts, say). */
+void      tp_op_outputs   (FbGraph *graph, FbOpKind op, const char *name, guint n_outputs,
+                           FbValue **outputs, ...) G_GNUC_NULL_TERMINATED;
 /* The node that produces v (to set attributes, then call tp_reinfer). */
 FbNode   *tp_node_of      (FbValue *v);
 void      tp_reinfer      (FbGraph *graph, FbValue *v);

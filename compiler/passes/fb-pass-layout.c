@@ -6,10 +6,14 @@
  * read and write NHWC tensors. Elementwise nodes (and fused elementwise groups) whose activations all arrive in
  * NHWC follow along, with their constant operands permuted, so a chain of convolutions passes
  * channels-last tensors straight from one to the next. So do the layout-agnostic movers that
- * sit between convolutions: Concat (its axis renumbered: inception branches and dense blocks
- * join along the channels, now innermost) and Resize / Upsample (their per-axis scales, sizes
- * and region permuted: a feature pyramid's upsampling), which would otherwise cost two full
- * transposes of a large map each. Transposes are inserted only where an
+ * sit between convolutions: Concat and Split (their axis renumbered: inception branches and
+ * dense blocks join along the channels, now innermost; a ShuffleNet unit splits them) and
+ * Resize / Upsample (their per-axis scales, sizes and region permuted: a feature pyramid's
+ * upsampling), which would otherwise cost two full transposes of a large map each. A channel
+ * shuffle as exporters write it (Reshape to [N, g, C/g, H, W], Transpose (0, 2, 1, 3, 4),
+ * Reshape back) becomes the same shuffle of the channels-last tensor ([N, H, W, g, C/g],
+ * Transpose (0, 1, 2, 4, 3)): one copy, where channels-first it cost a transpose on either
+ * side too. Transposes are inserted only where an
  * NCHW value enters or leaves that region, flagged FB_NODE_INSERTED and carrying the
  * provenance of the node they serve; where the model itself already transposes between the
  * two layouts, the pair cancels instead. Weights keep ONNX's layout.
@@ -21,6 +25,8 @@
  * Preserves: ids and names of every NCHW value still read.
  * Invalidates: shapes of values inside converted fused bodies; the node list (re-sorted). */
 #include "fb-pass-private.h"
+
+#include <string.h>
 
 static const int64_t TO_NHWC[4] = { 0, 2, 3, 1 };
 static const int64_t TO_NCHW[4] = { 0, 3, 1, 2 };
@@ -40,7 +46,9 @@ typedef struct {
   GHashTable    *const_memo;    /* constant value -> permuted constant value */
   GHashTable    *axes_memo;     /* per-axis constant value -> renumbered one */
   GPtrArray     *outputs;       /* NCHW values whose producer was converted */
-  guint          n_inserted, n_cancelled, n_views;
+  GHashTable    *uses;          /* value -> its readers, as the pass found the graph */
+  GHashTable    *dropped;       /* nodes replaced by channels-last ones, no longer read */
+  guint          n_inserted, n_cancelled, n_views, n_shuffles;
 } Layout;
 
 static FbShape
@@ -107,7 +115,7 @@ is_elementwise (const FbNode *n)
   return fb_op_has_flag (n->op, FB_OPF_ELEMENTWISE) && n->n_outputs == 1 && n->op != FB_OP_DROPOUT;
 }
 
-/* Concat, Resize and Upsample, which run on any layout once their axes are renumbered. */
+/* Concat, Split, Resize and Upsample, which run on any layout once their axes are renumbered. */
 static gboolean
 is_axis_mover (const FbNode *n)
 {
@@ -115,6 +123,8 @@ is_axis_mover (const FbNode *n)
     {
     case FB_OP_CONCAT:
       return n->n_outputs == 1;
+    case FB_OP_SPLIT:
+      return n->n_outputs >= 1;
     case FB_OP_RESIZE:
       /* An axes attribute (opset 18) would need renumbering as well; left channels-first. */
       return n->n_outputs == 1 && fb_node_attr (n, "axes") == NULL;
@@ -125,7 +135,8 @@ is_axis_mover (const FbNode *n)
     }
 }
 
-/* Roles of a mover's inputs: activations, or per-axis constants of 4 (8 for a roi). */
+/* Roles of a mover's inputs: activations, per-axis constants of 4 (8 for a roi), or a Split's
+ * sizes, kept. */
 static gboolean
 mover_roles (const FbNode *n, Role *roles)
 {
@@ -141,6 +152,8 @@ mover_roles (const FbNode *n, Role *roles)
           roles[k] = ROLE_ACT;
           continue;
         }
+      if (n->op == FB_OP_SPLIT)
+        continue;              /* the parts' sizes: one per output, whatever the layout */
       if (v->constant == NULL || v->constant->rank != 1)
         return FALSE;
       if (v->constant->numel == 0)
@@ -335,7 +348,7 @@ convert (Layout *l, FbNode *n, const Role *roles)
       }
   else if (is_spatial (n))
     _fb_node_set_string (l->graph, n, FB_ATTR_LAYOUT, "nhwc");
-  else if (n->op == FB_OP_CONCAT)
+  else if (n->op == FB_OP_CONCAT || n->op == FB_OP_SPLIT)
     {
       /* NHWC position i holds NCHW axis TO_NHWC[i]. */
       int64_t axis = fb_node_attr_int (n, "axis", 0);
@@ -565,6 +578,94 @@ chain_to_reshape (Layout *l, FbValue *twin, FbNode *r, GHashTable *uses)
   return FALSE;
 }
 
+/* The one reader of v, or NULL (several, none, or v an output of the graph). */
+static FbNode *
+sole_reader (Layout *l, const FbValue *v)
+{
+  GPtrArray *readers = g_hash_table_lookup (l->uses, v);
+  return v->is_output || readers == NULL || readers->len != 1 ? NULL
+                                                              : g_ptr_array_index (readers, 0);
+}
+
+/* A node of the channels-last shuffle: op on in, its output shaped dims, named after and
+ * carrying the provenance of the model's node it stands for. */
+static FbValue *
+shuffle_step (Layout *l, FbOpKind op, FbValue *in, const int64_t *dims, int rank,
+              const int64_t *perm, const FbNode *serves)
+{
+  FbShape shape = { .rank = rank };
+  for (int i = 0; i < rank; i++)
+    shape.dim[i] = dims[i];
+  FbValue *inputs[2] = { in, NULL };
+  if (op == FB_OP_RESHAPE)
+    {
+      int64_t r = rank;
+      g_autoptr(FbTensor) t = fb_tensor_new (FB_DTYPE_INT64, 1, &r, NULL);
+      for (int i = 0; i < rank; i++)
+        fb_tensor_set_f64 (t, i, (double) dims[i]);
+      inputs[1] = _fb_constant_new (l->graph, "shape", t);
+    }
+  g_autofree char *name = g_strdup_printf ("%s/nhwc", serves->name);
+  FbNode *n = _fb_node_new (l->graph, op, name, inputs, op == FB_OP_RESHAPE ? 2 : 1, 1, serves);
+  if (perm)
+    _fb_node_set_ints (l->graph, n, "perm", perm, rank);
+  FbValue *out = _fb_value_new (l->graph, serves->outputs[0]->name, in->dtype, &shape);
+  fb_node_set_output (n, 0, out);
+  return out;
+}
+
+/* Where r, a Reshape of an NCHW value with a channels-last twin, starts a channel shuffle
+ * (Reshape [N, C, H, W] -> [N, g, C/g, H, W], Transpose (0, 2, 1, 3, 4), Reshape back to
+ * [N, C, H, W], each the only reader of the one before), the same shuffle on the twin
+ * ([N, H, W, C] -> [N, H, W, g, C/g], Transpose (0, 1, 2, 4, 3), Reshape back) gives the
+ * shuffled value's twin, and the model's three nodes go. TRUE when it did. */
+static gboolean
+convert_shuffle (Layout *l, FbNode *r)
+{
+  static const int64_t SHUFFLE_NCHW[5] = { 0, 2, 1, 3, 4 };
+  static const int64_t SHUFFLE_NHWC[5] = { 0, 1, 2, 4, 3 };
+  FbValue *o = r->n_inputs >= 1 ? r->inputs[0] : NULL;
+  FbValue *twin = o ? g_hash_table_lookup (l->nhwc_of, o) : NULL;
+  if (r->op != FB_OP_RESHAPE || twin == NULL || r->n_outputs != 1 || r->outputs[0] == NULL)
+    return FALSE;
+  const FbShape *in = &o->shape, *split = &r->outputs[0]->shape;
+  if (!fb_shape_is_static (in) || in->rank != 4 || !fb_shape_is_static (split) || split->rank != 5 ||
+      split->dim[0] != in->dim[0] || split->dim[1] * split->dim[2] != in->dim[1] ||
+      split->dim[3] != in->dim[2] || split->dim[4] != in->dim[3])
+    return FALSE;
+  FbNode *t = sole_reader (l, r->outputs[0]);
+  guint len = 0;
+  const int64_t *perm = t && t->op == FB_OP_TRANSPOSE ? fb_node_attr_ints (t, "perm", &len) : NULL;
+  if (perm == NULL || len != 5 || memcmp (perm, SHUFFLE_NCHW, sizeof SHUFFLE_NCHW) != 0 ||
+      t->outputs[0] == NULL)
+    return FALSE;
+  FbNode *back = sole_reader (l, t->outputs[0]);
+  if (back == NULL || back->op != FB_OP_RESHAPE || back->outputs[0] == NULL ||
+      !fb_shape_equal (&back->outputs[0]->shape, in))
+    return FALSE;
+
+  int64_t n = in->dim[0], h = in->dim[2], w = in->dim[3], c = in->dim[1];
+  int64_t g = split->dim[1], cg = split->dim[2];
+  int64_t grouped[5] = { n, h, w, g, cg }, swapped[5] = { n, h, w, cg, g }, flat[4] = { n, h, w, c };
+  FbValue *v = shuffle_step (l, FB_OP_RESHAPE, twin, grouped, 5, NULL, r);
+  v = shuffle_step (l, FB_OP_TRANSPOSE, v, swapped, 5, SHUFFLE_NHWC, t);
+  v = shuffle_step (l, FB_OP_RESHAPE, v, flat, 4, NULL, back);
+
+  /* The shuffled NCHW value now comes from its twin, through a transpose back where some
+   * reader still wants it channels-first (finish_output). */
+  FbValue *shuffled = back->outputs[0];
+  FbValue *unread = _fb_value_new (l->graph, shuffled->name, shuffled->dtype, &shuffled->shape);
+  fb_node_set_output (back, 0, unread);
+  shuffled->producer = NULL;
+  g_hash_table_insert (l->nhwc_of, shuffled, v);
+  g_ptr_array_add (l->outputs, shuffled);
+  g_hash_table_add (l->dropped, r);
+  g_hash_table_add (l->dropped, t);
+  g_hash_table_add (l->dropped, back);
+  l->n_shuffles++;
+  return TRUE;
+}
+
 /* The NCHW value o is read by someone that stayed NCHW (or is a graph output): a transpose back
  * produces it, unless every such reader is a model transpose to NHWC, which then cancels, or
  * starts a chain of moves that ends in twin's own order (chain_to_reshape). */
@@ -578,6 +679,8 @@ finish_output (Layout *l, FbValue *o, GHashTable *uses)
   for (guint u = 0; users && u < users->len; u++)
     {
       FbNode *r = g_ptr_array_index (users, u);
+      if (g_hash_table_contains (l->dropped, r))
+        continue;
       if (has_perm (r, TO_NHWC) && r->outputs[0] && _fb_can_replace (r->outputs[0], twin))
         {
           fb_graph_replace_uses (l->graph, r->outputs[0], twin);
@@ -600,18 +703,24 @@ _fb_pass_layout (FbPassContext *ctx, FbGraph *graph, GError **error)
   g_autoptr(GHashTable) const_memo = g_hash_table_new (NULL, NULL);
   g_autoptr(GHashTable) axes_memo = g_hash_table_new (NULL, NULL);
   g_autoptr(GPtrArray) outputs = g_ptr_array_new ();
+  g_autoptr(GHashTable) dropped = g_hash_table_new (NULL, NULL);
   g_autoptr(GPtrArray) order = NULL;
   g_autoptr(GHashTable) uses = NULL;
-  Layout l = { ctx, graph, nhwc_of, converted, const_memo, axes_memo, outputs, 0, 0, 0 };
+  Layout l = { ctx, graph, nhwc_of, converted, const_memo, axes_memo, outputs, NULL, dropped,
+               0, 0, 0, 0 };
 
   if (ctx->options->layout != FB_LAYOUT_NHWC)
     return TRUE;
+  g_autoptr(GHashTable) found_uses = fb_graph_build_uses (graph);
+  l.uses = found_uses;
 
   order = g_ptr_array_copy (graph->nodes, NULL, NULL);
   for (guint i = 0; i < order->len; i++)
     {
       FbNode *n = g_ptr_array_index (order, i);
       Role *roles = g_newa (Role, MAX (n->n_inputs, 1));
+      if (g_hash_table_contains (dropped, n) || convert_shuffle (&l, n))
+        continue;
       if (plan_node (&l, n, roles))
         convert (&l, n, roles);
     }
@@ -630,6 +739,8 @@ _fb_pass_layout (FbPassContext *ctx, FbGraph *graph, GError **error)
                  l.n_inserted);
   if (l.n_cancelled)
     _fb_pass_note (ctx, "cancelled %u transpose pairs", l.n_cancelled);
+  if (l.n_shuffles)
+    _fb_pass_note (ctx, "%u channel shuffles run on the channels-last tensors", l.n_shuffles);
   if (l.n_views)
     _fb_pass_note (ctx, "%u chains of moves back from NHWC are reshapes of it", l.n_views);
   return TRUE;
