@@ -211,6 +211,60 @@ test_moves_back_as_reshape (void)
   g_assert_cmpuint (count_inserted (tp_stage_graph (shared, "layout")), ==, 2);
 }
 
+/* A head's mean over the map (x.mean((2, 3)) as ShuffleNetV2 writes it, a ReduceMean and not
+ * a global pool) reduces the channels-last map: no transpose of it back. With keepdims and a
+ * squeeze-excitation's 1x1 convolution after it, the mean's result is channels-last too. A mean
+ * over the height alone without keepdims keeps [N, C, W], which channels-last would give as
+ * [N, W, C]: it reads the map channels-first. Opset 18's axes input is renumbered as the
+ * attribute is. */
+static FbGraph *
+mean_head (int opset, const int64_t *axes, guint n_axes, gboolean keep)
+{
+  FbGraph *g = tp_graph (opset);
+  FbValue *x = tp_input (g, "x", 4, TP_DIMS (1, 3, 6, 5));
+  FbValue *y = tp_op (g, FB_OP_CONV, "conv", x, tp_const (g, "w", 4, TP_DIMS (4, 3, 3, 3), NULL), NULL);
+  FbValue *m = opset >= 18 ? tp_op (g, FB_OP_REDUCE_MEAN, "mean", y, tp_ints (g, n_axes, axes), NULL)
+                           : tp_op (g, FB_OP_REDUCE_MEAN, "mean", y, NULL);
+  if (opset < 18)
+    tp_attr_ints (g, m, "axes", n_axes, axes);
+  tp_attr_int (g, m, "keepdims", keep);
+  if (keep)
+    m = tp_op (g, FB_OP_CONV, "excite", m, tp_const (g, "we", 4, TP_DIMS (2, 4, 1, 1), NULL), NULL);
+  tp_output (g, m);
+  return g;
+}
+
+static void
+test_mean_follows (void)
+{
+  g_autoptr(FbPipeline) head = layout (mean_head (17, TP_DIMS (2, 3), 2, FALSE), FB_LAYOUT_NHWC);
+  FbGraph *out = tp_stage_graph (head, "layout");
+  g_assert_cmpuint (count_inserted (out), ==, 1);
+  FbNode *mean = tp_find (out, FB_OP_REDUCE_MEAN);
+  guint n = 0;
+  const int64_t *axes = fb_node_attr_ints (mean, "axes", &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpint (axes[0], ==, 1);
+  g_assert_cmpint (axes[1], ==, 2);
+
+  g_autoptr(FbPipeline) input = layout (mean_head (18, TP_DIMS (-1, -2), 2, FALSE), FB_LAYOUT_NHWC);
+  out = tp_stage_graph (input, "layout");
+  g_assert_cmpuint (count_inserted (out), ==, 1);
+  const FbTensor *t = tp_find (out, FB_OP_REDUCE_MEAN)->inputs[1]->constant;
+  g_assert_cmpfloat (fb_tensor_get_f64 (t, 0), ==, 2);
+  g_assert_cmpfloat (fb_tensor_get_f64 (t, 1), ==, 1);
+
+  g_autoptr(FbPipeline) excite = layout (mean_head (17, TP_DIMS (2, 3), 2, TRUE), FB_LAYOUT_NHWC);
+  out = tp_stage_graph (excite, "layout");
+  g_assert_cmpuint (count_inserted (out), ==, 2);   /* x in, the output back */
+  g_assert_cmpint (tp_find (out, FB_OP_REDUCE_MEAN)->outputs[0]->shape.dim[3], ==, 4);
+
+  g_autoptr(FbPipeline) rows = layout (mean_head (17, TP_DIMS (2), 1, FALSE), FB_LAYOUT_NHWC);
+  out = tp_stage_graph (rows, "layout");
+  g_assert_cmpuint (count_inserted (out), ==, 2);
+  g_assert_cmpint (fb_node_attr_ints (tp_find (out, FB_OP_REDUCE_MEAN), "axes", &n)[0], ==, 2);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -221,5 +275,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pass/layout/runtime-weights-stay", test_runtime_weights_stay);
   g_test_add_func ("/pass/layout/movers-follow", test_movers_follow);
   g_test_add_func ("/pass/layout/moves-back-as-reshape", test_moves_back_as_reshape);
+  g_test_add_func ("/pass/layout/mean-follows", test_mean_follows);
   return g_test_run ();
 }

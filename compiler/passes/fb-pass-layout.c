@@ -13,7 +13,8 @@
  * shuffle as exporters write it (Reshape to [N, g, C/g, H, W], Transpose (0, 2, 1, 3, 4),
  * Reshape back) becomes the same shuffle of the channels-last tensor ([N, H, W, g, C/g],
  * Transpose (0, 1, 2, 4, 3)): one copy, where channels-first it cost a transpose on either
- * side too. Transposes are inserted only where an
+ * side too. A ReduceMean (Max, Min, Sum) of a map that arrives channels-last reduces it there.
+ * Transposes are inserted only where an
  * NCHW value enters or leaves that region, flagged FB_NODE_INSERTED and carrying the
  * provenance of the node they serve; where the model itself already transposes between the
  * two layouts, the pair cancels instead. Weights keep ONNX's layout.
@@ -578,6 +579,91 @@ chain_to_reshape (Layout *l, FbValue *twin, FbNode *r, GHashTable *uses)
   return FALSE;
 }
 
+/* A reduction's axes: the attribute's (opsets before the axes became an input) or the
+ * constant input's, each in [0, 4). FALSE when absent, not constant, or out of range. */
+static gboolean
+reduce_axes (const FbNode *n, int64_t *axes, guint *n_axes)
+{
+  guint len = 0;
+  const int64_t *a = fb_node_attr_ints (n, "axes", &len);
+  const FbValue *in = fb_node_input (n, 1);
+  if (a == NULL && in != NULL && in->constant != NULL && in->constant->rank == 1 &&
+      in->constant->dtype == FB_DTYPE_INT64 && in->constant->numel <= 4)
+    {
+      len = (guint) in->constant->numel;
+      for (guint i = 0; i < len; i++)
+        axes[i] = (int64_t) fb_tensor_get_f64 (in->constant, i);
+    }
+  else if (a != NULL && len <= 4)
+    memcpy (axes, a, len * sizeof *a);
+  else
+    return FALSE;
+  for (guint i = 0; i < len; i++)
+    {
+      axes[i] = axes[i] < 0 ? axes[i] + 4 : axes[i];
+      if (axes[i] < 0 || axes[i] > 3)
+        return FALSE;
+    }
+  *n_axes = len;
+  return len > 0;
+}
+
+/* A ReduceMean, Max, Min or Sum of an NCHW value whose twin is channels-last reads the twin
+ * instead, its axes renumbered: a head's mean over the map (torchvision's ShuffleNetV2, and
+ * timm's models, write x.mean((2, 3)), not a global pool) needs no transpose of the last map.
+ * With keepdims the result is the twin of the NCHW one, as a convolution's output is; without,
+ * it is the NCHW result itself where the kept axes come in the same order in both layouts (the
+ * channels reduced, or height and width both). TRUE when it converted n. */
+static gboolean
+convert_reduce (Layout *l, FbNode *n)
+{
+  if (n->op != FB_OP_REDUCE_MEAN && n->op != FB_OP_REDUCE_MAX && n->op != FB_OP_REDUCE_MIN &&
+      n->op != FB_OP_REDUCE_SUM)
+    return FALSE;
+  FbValue *x = n->n_inputs >= 1 ? n->inputs[0] : NULL;
+  FbValue *twin = x ? g_hash_table_lookup (l->nhwc_of, x) : NULL;
+  int64_t axes[4];
+  guint n_axes = 0;
+  if (twin == NULL || n->n_outputs != 1 || n->outputs[0] == NULL || !reduce_axes (n, axes, &n_axes))
+    return FALSE;
+  gboolean keep = fb_node_attr_int (n, "keepdims", 1) != 0;
+  gboolean reduced[4] = { FALSE };
+  for (guint i = 0; i < n_axes; i++)
+    reduced[axes[i]] = TRUE;
+  if (!keep && !reduced[1] && !(reduced[2] && reduced[3]))
+    return FALSE;
+
+  int64_t renumbered[4];
+  for (guint i = 0; i < n_axes; i++)
+    for (int j = 0; j < 4; j++)
+      if (TO_NHWC[j] == axes[i])
+        renumbered[i] = j;
+  guint given = 0;
+  if (fb_node_attr_ints (n, "axes", &given) != NULL)
+    _fb_node_set_ints (l->graph, n, "axes", renumbered, n_axes);
+  else   /* reduce_axes found them in the input */
+    {
+      int64_t len = n_axes;
+      g_autoptr(FbTensor) t = fb_tensor_new (FB_DTYPE_INT64, 1, &len, NULL);
+      for (guint i = 0; i < n_axes; i++)
+        fb_tensor_set_f64 (t, i, (double) renumbered[i]);
+      n->inputs[1] = _fb_constant_new (l->graph, "axes", t);
+    }
+  n->inputs[0] = twin;
+  if (keep)
+    {
+      FbValue *o = n->outputs[0];
+      FbShape s = permute_shape (&o->shape, TO_NHWC);
+      FbValue *out = _fb_value_new (l->graph, o->name, o->dtype, &s);
+      fb_node_set_output (n, 0, out);
+      o->producer = NULL;
+      g_hash_table_insert (l->nhwc_of, o, out);
+      g_ptr_array_add (l->outputs, o);
+    }
+  g_hash_table_add (l->converted, n);
+  return TRUE;
+}
+
 /* The one reader of v, or NULL (several, none, or v an output of the graph). */
 static FbNode *
 sole_reader (Layout *l, const FbValue *v)
@@ -719,7 +805,7 @@ _fb_pass_layout (FbPassContext *ctx, FbGraph *graph, GError **error)
     {
       FbNode *n = g_ptr_array_index (order, i);
       Role *roles = g_newa (Role, MAX (n->n_inputs, 1));
-      if (g_hash_table_contains (dropped, n) || convert_shuffle (&l, n))
+      if (g_hash_table_contains (dropped, n) || convert_shuffle (&l, n) || convert_reduce (&l, n))
         continue;
       if (plan_node (&l, n, roles))
         convert (&l, n, roles);
