@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A ShuffleNet unit channels-last (compiler/passes/fb-pass-layout.c): the Split of the channels
- * and the channel shuffle (Reshape to [N, g, C/g, H, W], Transpose (0, 2, 1, 3, 4), Reshape
+ * (or the two Slices torch exports) and the channel shuffle (Reshape to [N, g, C/g, H, W], Transpose (0, 2, 1, 3, 4), Reshape
  * back) follow the convolutions into NHWC, so that no transpose between the layouts is left
  * inside the unit; where the shuffle's middle value has another reader it stays channels-first
  * with its transposes. Each graph against the interpreter: every pipeline stage, the cpu
@@ -30,10 +30,21 @@ conv1x1 (FbGraph *g, const char *name, FbValue *x, int64_t c_in, int64_t c_out)
   return tp_op (g, FB_OP_RELU, name, y, NULL);
 }
 
-/* conv in, split, the second half through a 1x1 and a depthwise 3x3, concat, shuffle (the
- * middle value also an output when shared), conv out. */
+/* Two Slices of the channels, as torch exports x.chunk (2, dim=1). */
+static void
+slice_channels (FbGraph *g, FbValue *x, int64_t c, FbValue **a, FbValue **b)
+{
+  FbValue *axes = tp_ints (g, 1, TP_DIMS (1));
+  *a = tp_op (g, FB_OP_SLICE, "first", x, tp_ints (g, 1, TP_DIMS (0)), tp_ints (g, 1, TP_DIMS (c / 2)),
+              axes, NULL);
+  *b = tp_op (g, FB_OP_SLICE, "second", x, tp_ints (g, 1, TP_DIMS (c / 2)), tp_ints (g, 1, TP_DIMS (c)),
+              axes, NULL);
+}
+
+/* conv in, split (or sliced), the second half through a 1x1 and a depthwise 3x3, concat,
+ * shuffle (the middle value also an output when shared), conv out. */
 static FbGraph *
-unit (gboolean shared)
+unit (gboolean shared, gboolean slices)
 {
   /* 12 pixels: the cuda target generates such convolutions (matrix-vector products, and
    * depthwise ones of few channels), which the emulated kernels can run; cuDNN's they cannot. */
@@ -42,7 +53,10 @@ unit (gboolean shared)
   FbValue *x = tp_input (g, "x", 4, TP_DIMS (1, c, h, w));
   FbValue *v = conv1x1 (g, "conv_in", x, c, c);
   FbValue *keep, *branch;
-  split_channels (g, v, c, &keep, &branch);
+  if (slices)
+    slice_channels (g, v, c, &keep, &branch);
+  else
+    split_channels (g, v, c, &keep, &branch);
   branch = conv1x1 (g, "conv_b", branch, c / 2, c / 2);
   branch = tp_op (g, FB_OP_CONV, "dw", branch, tp_const (g, "dw_w", 4, TP_DIMS (c / 2, 1, 3, 3), NULL),
                   NULL);
@@ -102,23 +116,30 @@ check_everywhere (FbGraph *g)
 }
 
 static void
-test_unit (void)
+test_unit (gconstpointer slices)
 {
-  g_autoptr(FbPipeline) p = check_everywhere (unit (FALSE));
+  g_autoptr(FbPipeline) p = check_everywhere (unit (FALSE, GPOINTER_TO_INT (slices)));
   FbGraph *out = tp_stage_graph (p, "layout");
   /* Only x's way in and the output's way back; the shuffle is the channels-last one. */
   g_assert_cmpuint (count_inserted (out), ==, 2);
   g_assert_cmpuint (count_perm (out, 5, TP_DIMS (0, 2, 1, 3, 4)), ==, 0);
   g_assert_cmpuint (count_perm (out, 5, TP_DIMS (0, 1, 2, 4, 3)), ==, 1);
-  FbNode *split = tp_find (out, FB_OP_SPLIT);
-  g_assert_cmpint (fb_node_attr_int (split, "axis", 0), ==, 3);
-  g_assert_cmpint (split->outputs[1]->shape.dim[3], ==, 4);
+  if (!GPOINTER_TO_INT (slices))
+    {
+      FbNode *split = tp_find (out, FB_OP_SPLIT);
+      g_assert_cmpint (fb_node_attr_int (split, "axis", 0), ==, 3);
+      g_assert_cmpint (split->outputs[1]->shape.dim[3], ==, 4);
+      return;
+    }
+  FbNode *slice = tp_find (out, FB_OP_SLICE);
+  g_assert_cmpfloat (fb_tensor_get_f64 (slice->inputs[3]->constant, 0), ==, 3);
+  g_assert_cmpint (slice->outputs[0]->shape.dim[3], ==, 4);
 }
 
 static void
 test_shared_middle (void)
 {
-  g_autoptr(FbPipeline) p = check_everywhere (unit (TRUE));
+  g_autoptr(FbPipeline) p = check_everywhere (unit (TRUE, FALSE));
   FbGraph *out = tp_stage_graph (p, "layout");
   /* The grouped value is an output too: the shuffle stays channels-first, between transposes. */
   g_assert_cmpuint (count_perm (out, 5, TP_DIMS (0, 2, 1, 3, 4)), ==, 1);
@@ -130,7 +151,8 @@ int
 main (int argc, char **argv)
 {
   tc_init (&argc, &argv);
-  g_test_add_func ("/channel-shuffle/unit", test_unit);
+  g_test_add_data_func ("/channel-shuffle/unit-split", GINT_TO_POINTER (FALSE), test_unit);
+  g_test_add_data_func ("/channel-shuffle/unit-slices", GINT_TO_POINTER (TRUE), test_unit);
   g_test_add_func ("/channel-shuffle/shared-middle", test_shared_middle);
   return g_test_run ();
 }

@@ -4,8 +4,8 @@
 weights, 1x3x224x224 input, 1000 logits.
 
     conv1 3x3/2 24, BN, Relu, MaxPool 3x3/2 pad 1
-    stages 2..4: 4, 8, 4 units of 116, 232, 464 channels. A unit splits its input's channels
-      in two halves, keeps the first and runs the second through 1x1 (BN, Relu), depthwise
+    stages 2..4: 4, 8, 4 units of 116, 232, 464 channels. A unit slices its input's channels
+      in two halves (two Slices, as torch exports chunk), keeps the first and runs the second through 1x1 (BN, Relu), depthwise
       3x3 (BN), 1x1 (BN, Relu); a stage's first unit (stride 2) runs the whole input through
       both a depthwise 3x3/2 (BN), 1x1 (BN, Relu) branch and the three-layer one. The two
       halves are concatenated and their channels shuffled: Reshape [1, 2, C/2, H, W],
@@ -47,11 +47,13 @@ def shuffle(b, scope, x, c, hw):
 def unit(b, scope, x, c_in, c_out, hw, stride):
     half = c_out // 2
     if stride == 1:
-        sizes = b.weight(f"{scope}.split", [half, half], dtype="int64")
-        name = f"{b.scope(scope)}/Split"
-        outs = [f"{name}_output_0", f"{name}_output_1"]
-        b.nodes.append(helper.make_node("Split", [x, sizes], outs, name=name, axis=1))
-        left, right = outs[0], branch(b, f"{scope}.branch2", outs[1], half, half, 1)
+        # torch exports x.chunk(2, dim=1) as two Slices of the channels.
+        axes = b.weight(f"{scope}.axes", [1], dtype="int64")
+        left = b.node("Slice", scope, [x, b.weight(f"{scope}.start0", [0], dtype="int64"),
+                                       b.weight(f"{scope}.end0", [half], dtype="int64"), axes])
+        right = b.node("Slice", scope, [x, b.weight(f"{scope}.start1", [half], dtype="int64"),
+                                        b.weight(f"{scope}.end1", [c_out], dtype="int64"), axes])
+        right = branch(b, f"{scope}.branch2", right, half, half, 1)
     else:
         left = depthwise_bn(b, f"{scope}.branch1.0", x, c_in, stride)
         left = b.conv_bn_relu(f"{scope}.branch1.2", left, c_in, half, 1)

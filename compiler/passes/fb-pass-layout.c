@@ -6,8 +6,8 @@
  * read and write NHWC tensors. Elementwise nodes (and fused elementwise groups) whose activations all arrive in
  * NHWC follow along, with their constant operands permuted, so a chain of convolutions passes
  * channels-last tensors straight from one to the next. So do the layout-agnostic movers that
- * sit between convolutions: Concat and Split (their axis renumbered: inception branches and
- * dense blocks join along the channels, now innermost; a ShuffleNet unit splits them) and
+ * sit between convolutions: Concat, Split and Slice (their axes renumbered: inception branches
+ * and dense blocks join along the channels, now innermost; a ShuffleNet unit splits them) and
  * Resize / Upsample (their per-axis scales, sizes and region permuted: a feature pyramid's
  * upsampling), which would otherwise cost two full transposes of a large map each. A channel
  * shuffle as exporters write it (Reshape to [N, g, C/g, H, W], Transpose (0, 2, 1, 3, 4),
@@ -81,6 +81,40 @@ has_perm (const FbNode *n, const int64_t *perm)
   return TRUE;
 }
 
+/* The NHWC position of NCHW axis a (negative counts from the end). */
+static int64_t
+nhwc_axis (int64_t a)
+{
+  a = a < 0 ? a + 4 : a;
+  for (int i = 0; i < 4; i++)
+    if (TO_NHWC[i] == a)
+      return i;
+  return a;
+}
+
+/* A Slice's axes: the constant input (opset 10 on) or the attribute, given explicitly and each
+ * in [-4, 4); NULL otherwise. */
+static const int64_t *
+slice_axes (const FbNode *n, guint *len, int64_t *storage)
+{
+  const FbValue *in = n->opset >= 10 || n->opset == 0 ? fb_node_input (n, 3) : NULL;
+  const int64_t *a = NULL;
+  if (in != NULL && in->constant != NULL && in->constant->rank == 1 &&
+      in->constant->dtype == FB_DTYPE_INT64 && in->constant->numel <= 4)
+    {
+      *len = (guint) in->constant->numel;
+      for (guint i = 0; i < *len; i++)
+        storage[i] = (int64_t) fb_tensor_get_f64 (in->constant, i);
+      a = storage;
+    }
+  else if (in == NULL)
+    a = fb_node_attr_ints (n, "axes", len);
+  for (guint i = 0; a && i < *len; i++)
+    if (a[i] < -4 || a[i] > 3)
+      return NULL;
+  return a;
+}
+
 static gboolean
 is_rank4_act (const FbValue *v)
 {
@@ -116,7 +150,8 @@ is_elementwise (const FbNode *n)
   return fb_op_has_flag (n->op, FB_OPF_ELEMENTWISE) && n->n_outputs == 1 && n->op != FB_OP_DROPOUT;
 }
 
-/* Concat, Split, Resize and Upsample, which run on any layout once their axes are renumbered. */
+/* Concat, Split, Slice (with its axes given), Resize and Upsample, which run on any layout once
+ * their axes are renumbered. */
 static gboolean
 is_axis_mover (const FbNode *n)
 {
@@ -126,6 +161,12 @@ is_axis_mover (const FbNode *n)
       return n->n_outputs == 1;
     case FB_OP_SPLIT:
       return n->n_outputs >= 1;
+    case FB_OP_SLICE:
+      {
+        int64_t storage[4];
+        guint len = 0;
+        return n->n_outputs == 1 && slice_axes (n, &len, storage) != NULL && len > 0;
+      }
     case FB_OP_RESIZE:
       /* An axes attribute (opset 18) would need renumbering as well; left channels-first. */
       return n->n_outputs == 1 && fb_node_attr (n, "axes") == NULL;
@@ -153,8 +194,9 @@ mover_roles (const FbNode *n, Role *roles)
           roles[k] = ROLE_ACT;
           continue;
         }
-      if (n->op == FB_OP_SPLIT)
-        continue;              /* the parts' sizes: one per output, whatever the layout */
+      if (n->op == FB_OP_SPLIT || n->op == FB_OP_SLICE)
+        continue;              /* the parts' sizes, a slice's bounds: whatever the layout (a
+                                  slice's axes are renumbered by convert) */
       if (v->constant == NULL || v->constant->rank != 1)
         return FALSE;
       if (v->constant->numel == 0)
@@ -350,16 +392,24 @@ convert (Layout *l, FbNode *n, const Role *roles)
   else if (is_spatial (n))
     _fb_node_set_string (l->graph, n, FB_ATTR_LAYOUT, "nhwc");
   else if (n->op == FB_OP_CONCAT || n->op == FB_OP_SPLIT)
+    _fb_node_set_int (l->graph, n, "axis", nhwc_axis (fb_node_attr_int (n, "axis", 0)));
+  else if (n->op == FB_OP_SLICE)
     {
-      /* NHWC position i holds NCHW axis TO_NHWC[i]. */
-      int64_t axis = fb_node_attr_int (n, "axis", 0);
-      axis = axis < 0 ? axis + 4 : axis;
-      for (int i = 0; i < 4; i++)
-        if (TO_NHWC[i] == axis)
-          {
-            _fb_node_set_int (l->graph, n, "axis", i);
-            break;
-          }
+      int64_t storage[4], renumbered[4];
+      guint len = 0;
+      const int64_t *axes = slice_axes (n, &len, storage);
+      for (guint i = 0; i < len; i++)
+        renumbered[i] = nhwc_axis (axes[i]);
+      if (axes != storage)
+        _fb_node_set_ints (l->graph, n, "axes", renumbered, len);
+      else
+        {
+          int64_t dim = len;
+          g_autoptr(FbTensor) t = fb_tensor_new (FB_DTYPE_INT64, 1, &dim, NULL);
+          for (guint i = 0; i < len; i++)
+            fb_tensor_set_f64 (t, i, (double) renumbered[i]);
+          n->inputs[3] = _fb_constant_new (l->graph, "axes", t);
+        }
     }
 
   for (guint k = 0; k < n->n_outputs; k++)
