@@ -31,8 +31,11 @@ VISION = {"resnet50", "mobilenet_v2", "mobilenet_v3_large", "efficientnet_b0", "
           "convnext_tiny", "vit_b_16", "swin_t", "resnext50_32x4d", "regnet_y_800mf",
           "shufflenet_v2_x1_0", "mnasnet1_0", "squeezenet1_1", "googlenet", "efficientnet_v2_s",
           "vgg16", "swin_v2_t", "maxvit_t"}
-# Constructor arguments beyond weights=None: GoogLeNet's auxiliary heads only train.
-VISION_ARGS = {"googlenet": {"aux_logits": False, "init_weights": True}}
+# Constructor arguments beyond weights=None: GoogLeNet's auxiliary heads only train, and its
+# own initialization (std 0.01 everywhere, zero biases) shrinks the activations to nothing by
+# the head, so that every logit is the head's zero bias and the output check cannot fail;
+# PyTorch's default initialization keeps them alive.
+VISION_ARGS = {"googlenet": {"aux_logits": False, "init_weights": False}}
 
 
 def split_batch(name):
