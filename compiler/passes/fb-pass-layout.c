@@ -92,12 +92,12 @@ nhwc_axis (int64_t a)
   return a;
 }
 
-/* A Slice's axes: the constant input (opset 10 on) or the attribute, given explicitly and each
- * in [-4, 4); NULL otherwise. */
+/* A node's axes of a 4-D tensor: its constant input in (when given) or else its "axes"
+ * attribute, at most 4, each in [-4, 4), copied to storage; NULL when absent, not constant or
+ * out of range. */
 static const int64_t *
-slice_axes (const FbNode *n, guint *len, int64_t *storage)
+axes_list (const FbNode *n, const FbValue *in, guint *len, int64_t *storage)
 {
-  const FbValue *in = n->opset >= 10 || n->opset == 0 ? fb_node_input (n, 3) : NULL;
   const int64_t *a = NULL;
   if (in != NULL && in->constant != NULL && in->constant->rank == 1 &&
       in->constant->dtype == FB_DTYPE_INT64 && in->constant->numel <= 4)
@@ -107,12 +107,38 @@ slice_axes (const FbNode *n, guint *len, int64_t *storage)
         storage[i] = (int64_t) fb_tensor_get_f64 (in->constant, i);
       a = storage;
     }
-  else if (in == NULL)
-    a = fb_node_attr_ints (n, "axes", len);
-  for (guint i = 0; a && i < *len; i++)
+  else if (in == NULL && (a = fb_node_attr_ints (n, "axes", len)) != NULL && *len <= 4)
+    a = memcpy (storage, a, *len * sizeof *a);
+  else
+    return NULL;
+  for (guint i = 0; i < *len; i++)
     if (a[i] < -4 || a[i] > 3)
       return NULL;
   return a;
+}
+
+/* A Slice's axes: the constant input from opset 10, the attribute before. */
+static const int64_t *
+slice_axes (const FbNode *n, guint *len, int64_t *storage)
+{
+  return axes_list (n, n->opset >= 10 || n->opset == 0 ? fb_node_input (n, 3) : NULL, len, storage);
+}
+
+/* A constant list of axes as the node's own: the attribute where it has one, else input k. */
+static void
+set_axes (Layout *l, FbNode *n, guint k, const int64_t *axes, guint len)
+{
+  guint given = 0;
+  if (fb_node_attr_ints (n, "axes", &given) != NULL)
+    {
+      _fb_node_set_ints (l->graph, n, "axes", axes, len);
+      return;
+    }
+  int64_t dim = len;
+  g_autoptr(FbTensor) t = fb_tensor_new (FB_DTYPE_INT64, 1, &dim, NULL);
+  for (guint i = 0; i < len; i++)
+    fb_tensor_set_f64 (t, i, (double) axes[i]);
+  n->inputs[k] = _fb_constant_new (l->graph, "axes", t);
 }
 
 static gboolean
@@ -395,21 +421,12 @@ convert (Layout *l, FbNode *n, const Role *roles)
     _fb_node_set_int (l->graph, n, "axis", nhwc_axis (fb_node_attr_int (n, "axis", 0)));
   else if (n->op == FB_OP_SLICE)
     {
-      int64_t storage[4], renumbered[4];
+      int64_t axes[4], renumbered[4];
       guint len = 0;
-      const int64_t *axes = slice_axes (n, &len, storage);
+      slice_axes (n, &len, axes);
       for (guint i = 0; i < len; i++)
         renumbered[i] = nhwc_axis (axes[i]);
-      if (axes != storage)
-        _fb_node_set_ints (l->graph, n, "axes", renumbered, len);
-      else
-        {
-          int64_t dim = len;
-          g_autoptr(FbTensor) t = fb_tensor_new (FB_DTYPE_INT64, 1, &dim, NULL);
-          for (guint i = 0; i < len; i++)
-            fb_tensor_set_f64 (t, i, (double) renumbered[i]);
-          n->inputs[3] = _fb_constant_new (l->graph, "axes", t);
-        }
+      set_axes (l, n, 3, renumbered, len);
     }
 
   for (guint k = 0; k < n->n_outputs; k++)
@@ -629,35 +646,6 @@ chain_to_reshape (Layout *l, FbValue *twin, FbNode *r, GHashTable *uses)
   return FALSE;
 }
 
-/* A reduction's axes: the attribute's (opsets before the axes became an input) or the
- * constant input's, each in [0, 4). FALSE when absent, not constant, or out of range. */
-static gboolean
-reduce_axes (const FbNode *n, int64_t *axes, guint *n_axes)
-{
-  guint len = 0;
-  const int64_t *a = fb_node_attr_ints (n, "axes", &len);
-  const FbValue *in = fb_node_input (n, 1);
-  if (a == NULL && in != NULL && in->constant != NULL && in->constant->rank == 1 &&
-      in->constant->dtype == FB_DTYPE_INT64 && in->constant->numel <= 4)
-    {
-      len = (guint) in->constant->numel;
-      for (guint i = 0; i < len; i++)
-        axes[i] = (int64_t) fb_tensor_get_f64 (in->constant, i);
-    }
-  else if (a != NULL && len <= 4)
-    memcpy (axes, a, len * sizeof *a);
-  else
-    return FALSE;
-  for (guint i = 0; i < len; i++)
-    {
-      axes[i] = axes[i] < 0 ? axes[i] + 4 : axes[i];
-      if (axes[i] < 0 || axes[i] > 3)
-        return FALSE;
-    }
-  *n_axes = len;
-  return len > 0;
-}
-
 /* A ReduceMean, Max, Min or Sum of an NCHW value whose twin is channels-last reads the twin
  * instead, its axes renumbered: a head's mean over the map (torchvision's ShuffleNetV2, and
  * timm's models, write x.mean((2, 3)), not a global pool) needs no transpose of the last map.
@@ -674,8 +662,12 @@ convert_reduce (Layout *l, FbNode *n)
   FbValue *twin = x ? g_hash_table_lookup (l->nhwc_of, x) : NULL;
   int64_t axes[4];
   guint n_axes = 0;
-  if (twin == NULL || n->n_outputs != 1 || n->outputs[0] == NULL || !reduce_axes (n, axes, &n_axes))
+  /* The axes: an attribute before opset 18 (13 for ReduceSum), then a constant input. */
+  if (twin == NULL || n->n_outputs != 1 || n->outputs[0] == NULL ||
+      axes_list (n, fb_node_input (n, 1), &n_axes, axes) == NULL || n_axes == 0)
     return FALSE;
+  for (guint i = 0; i < n_axes; i++)
+    axes[i] = axes[i] < 0 ? axes[i] + 4 : axes[i];
   gboolean keep = fb_node_attr_int (n, "keepdims", 1) != 0;
   gboolean reduced[4] = { FALSE };
   for (guint i = 0; i < n_axes; i++)
@@ -685,20 +677,8 @@ convert_reduce (Layout *l, FbNode *n)
 
   int64_t renumbered[4];
   for (guint i = 0; i < n_axes; i++)
-    for (int j = 0; j < 4; j++)
-      if (TO_NHWC[j] == axes[i])
-        renumbered[i] = j;
-  guint given = 0;
-  if (fb_node_attr_ints (n, "axes", &given) != NULL)
-    _fb_node_set_ints (l->graph, n, "axes", renumbered, n_axes);
-  else   /* reduce_axes found them in the input */
-    {
-      int64_t len = n_axes;
-      g_autoptr(FbTensor) t = fb_tensor_new (FB_DTYPE_INT64, 1, &len, NULL);
-      for (guint i = 0; i < n_axes; i++)
-        fb_tensor_set_f64 (t, i, (double) renumbered[i]);
-      n->inputs[1] = _fb_constant_new (l->graph, "axes", t);
-    }
+    renumbered[i] = nhwc_axis (axes[i]);
+  set_axes (l, n, 1, renumbered, n_axes);
   n->inputs[0] = twin;
   if (keep)
     {
