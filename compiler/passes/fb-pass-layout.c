@@ -745,8 +745,10 @@ convert_shuffle (Layout *l, FbNode *r)
   if (r->op != FB_OP_RESHAPE || twin == NULL || r->n_outputs != 1 || r->outputs[0] == NULL)
     return FALSE;
   const FbShape *in = &o->shape, *split = &r->outputs[0]->shape;
+  /* g * (C/g) == C by division: a hostile model's empty tensor may carry any other extents. */
   if (!fb_shape_is_static (in) || in->rank != 4 || !fb_shape_is_static (split) || split->rank != 5 ||
-      split->dim[0] != in->dim[0] || split->dim[1] * split->dim[2] != in->dim[1] ||
+      split->dim[0] != in->dim[0] || split->dim[1] <= 0 || split->dim[2] <= 0 ||
+      in->dim[1] % split->dim[2] != 0 || in->dim[1] / split->dim[2] != split->dim[1] ||
       split->dim[3] != in->dim[2] || split->dim[4] != in->dim[3])
     return FALSE;
   FbNode *t = sole_reader (l, r->outputs[0]);
