@@ -3,8 +3,8 @@
  * (or the two Slices torch exports) and the channel shuffle (Reshape to [N, g, C/g, H, W],
  * Transpose (0, 2, 1, 3, 4), Reshape back) follow the convolutions into NHWC, so that no
  * transpose between the layouts is left inside the unit; where the shuffle's middle value has
- * another reader it stays channels-first with its transposes. Each graph against the interpreter: every pipeline stage, the cpu
- * target, and the cuda target's kernels emulated. */
+ * another reader it stays channels-first with its transposes. Each graph against the
+ * interpreter: every pipeline stage, the cpu target, and the cuda target's kernels emulated. */
 #include "fb-test-cpu.h"
 #include "fb-test-passes.h"
 #include "fb-test-ptx.h"
