@@ -5,8 +5,8 @@ weights, 1x3x224x224 input, 1000 logits.
 
     conv1 3x3/2 24, BN, Relu, MaxPool 3x3/2 pad 1
     stages 2..4: 4, 8, 4 units of 116, 232, 464 channels. A unit slices its input's channels
-      in two halves (two Slices, as torch exports chunk), keeps the first and runs the second through 1x1 (BN, Relu), depthwise
-      3x3 (BN), 1x1 (BN, Relu); a stage's first unit (stride 2) runs the whole input through
+      in two halves (two Slices, as torch exports chunk), keeps the first and runs the second
+      through 1x1 (BN, Relu), depthwise 3x3 (BN), 1x1 (BN, Relu); a stage's first unit (stride 2) runs the whole input through
       both a depthwise 3x3/2 (BN), 1x1 (BN, Relu) branch and the three-layer one. The two
       halves are concatenated and their channels shuffled: Reshape [1, 2, C/2, H, W],
       Transpose (0, 2, 1, 3, 4), Reshape [1, C, H, W], as torch exports channel_shuffle.
