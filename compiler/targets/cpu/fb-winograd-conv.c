@@ -49,6 +49,11 @@ struct _FbWinogradConv {
   int64_t        th, tw;            /* tiles down and across a map */
   float         *scratch;           /* per thread: V [36][BLOCK][CCHUNK], M [36][BLOCK][KCHUNK] */
   int            scratch_threads;   /* threads it has room for */
+  /* Run in phases (run_phases): V [36][tiles][vrow] and M [36][tiles][kp] of the whole batch,
+   * the tiles rounded up to a register tile's, vrow the input channels rounded up to 16. */
+  float         *phases;
+  int64_t        vrow;
+  size_t         v_point, m_point;  /* floats from one point's V (M) to the next */
 };
 
 /* Floats from one point's slice of V (of M) to the next: a block's slices plus one cache line,
@@ -155,6 +160,12 @@ fb_winograd_conv_new (const FbConvDesc *d, const float *weights)
   conv->kp = (d->co + round - 1) / round * round;
   conv->th = (d->oh + 3) / 4;
   conv->tw = (d->ow + 3) / 4;
+  /* A line more than the tiles' rows, as V_POINT: the 36 points' rows fall in different L1
+   * sets. */
+  int64_t tiles_up = (d->n * conv->th * conv->tw + ROWS - 1) / ROWS * ROWS;
+  conv->vrow = (d->c + 15) / 16 * 16;
+  conv->v_point = (size_t) tiles_up * conv->vrow + 16;
+  conv->m_point = (size_t) tiles_up * conv->kp + 16;
   size_t u_floats = (size_t) POINTS * conv->kp * d->c;
   conv->u = aligned_alloc (64, (u_floats * sizeof (float) + 63) / 64 * 64);
   if (conv->u == NULL)
@@ -192,6 +203,7 @@ fb_winograd_conv_free (FbWinogradConv *conv)
     return;
   free (conv->u);
   free (conv->scratch);
+  free (conv->phases);
   free (conv);
 }
 
@@ -279,7 +291,7 @@ out_tile_at (const FbWinogradConv *conv, int64_t t, int64_t *n, int64_t *oy0, in
  * nothing needs testing, 64 -> 64 channels at 56x56 went from 0.87 to 0.47 ms). */
 __attribute__ ((target ("avx2,fma"), always_inline)) static inline void
 transform_patch (const float *x, int64_t at, int64_t rs, int64_t cs, const int row_in[6], const int col_in[6],
-                 int interior, int full, __m256i mask, float *v)
+                 int interior, int full, __m256i mask, float *v, size_t ps)
 {
   __m256 rows[6][6];
 #pragma GCC unroll 6
@@ -310,16 +322,16 @@ transform_patch (const float *x, int64_t at, int64_t rs, int64_t cs, const int r
       input_line (rows[r], out);
 #pragma GCC unroll 6
       for (int s = 0; s < 6; s++)
-        _mm256_storeu_ps (v + (size_t) (r * 6 + s) * V_POINT, out[s]);
+        _mm256_storeu_ps (v + (size_t) (r * 6 + s) * ps, out[s]);
     }
 }
 
-/* V of tiles t0 .. t0 + nt - 1, input channels c0 .. c0 + cn - 1, into v [36][BLOCK][CCHUNK]
- * (points V_POINT floats apart). A patch's pixels in the padding (or past the image) are
- * zeros. */
+/* V of tiles t0 .. t0 + nt - 1, input channels c0 .. c0 + cn - 1, into v [36][nt][ts]: points
+ * ps floats apart, tiles ts (a block's scratch: V_POINT and CCHUNK). A patch's pixels in the
+ * padding (or past the image) are zeros. */
 __attribute__ ((target ("avx2,fma"))) static void
 input_transform (const FbWinogradConv *conv, const float *x, int64_t t0, int64_t nt, int64_t c0,
-                 int64_t cn, float *v)
+                 int64_t cn, float *v, size_t ps, int64_t ts)
 {
   const FbConvDesc *d = &conv->d;
   const __m256i lane = _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7);
@@ -333,36 +345,37 @@ input_transform (const FbWinogradConv *conv, const float *x, int64_t t0, int64_t
         {
           int full = c + 8 <= cn;
           __m256i mask = _mm256_cmpgt_epi32 (_mm256_set1_epi32 ((int) (cn - c)), lane);
-          float *vt = v + t * CCHUNK + c;
+          float *vt = v + t * ts + c;
           if (inside && full)
-            transform_patch (x, corner + c, rs, cs, row_in, col_in, 1, 1, mask, vt);
+            transform_patch (x, corner + c, rs, cs, row_in, col_in, 1, 1, mask, vt, ps);
           else
-            transform_patch (x, corner + c, rs, cs, row_in, col_in, 0, full, mask, vt);
+            transform_patch (x, corner + c, rs, cs, row_in, col_in, 0, full, mask, vt, ps);
         }
     }
 }
 
 #define FMA_ROW(j, a, b)                                                                       \
   do {                                                                                         \
-    __m256 vb = _mm256_broadcast_ss (v + (j) * CCHUNK + c);                                    \
+    __m256 vb = _mm256_broadcast_ss (v + (j) * vs + c);                                    \
     a = _mm256_fmadd_ps (vb, w0, a);                                                           \
     b = _mm256_fmadd_ps (vb, w1, b);                                                           \
   } while (0)
 
-/* One register tile of one point's product: m [6 tiles][16] (rows KCHUNK apart) =, or += when
- * accumulate, v [6 tiles][cn] (rows CCHUNK apart) . u [cn][16]. */
+/* One register tile of one point's product: m [6 tiles][16] (rows ms floats apart) =, or +=
+ * when accumulate, v [6 tiles][cn] (rows vs apart) . u [cn][16]. */
 __attribute__ ((target ("avx2,fma"))) static void
-product_tile (const float *v, const float *u, int64_t cn, float *m, int accumulate)
+product_tile (const float *v, int64_t vs, const float *u, int64_t cn, float *m, int64_t ms,
+              int accumulate)
 {
   __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
   if (accumulate)
     {
-      c00 = _mm256_load_ps (m + 0 * KCHUNK), c01 = _mm256_load_ps (m + 0 * KCHUNK + 8);
-      c10 = _mm256_load_ps (m + 1 * KCHUNK), c11 = _mm256_load_ps (m + 1 * KCHUNK + 8);
-      c20 = _mm256_load_ps (m + 2 * KCHUNK), c21 = _mm256_load_ps (m + 2 * KCHUNK + 8);
-      c30 = _mm256_load_ps (m + 3 * KCHUNK), c31 = _mm256_load_ps (m + 3 * KCHUNK + 8);
-      c40 = _mm256_load_ps (m + 4 * KCHUNK), c41 = _mm256_load_ps (m + 4 * KCHUNK + 8);
-      c50 = _mm256_load_ps (m + 5 * KCHUNK), c51 = _mm256_load_ps (m + 5 * KCHUNK + 8);
+      c00 = _mm256_load_ps (m + 0 * ms), c01 = _mm256_load_ps (m + 0 * ms + 8);
+      c10 = _mm256_load_ps (m + 1 * ms), c11 = _mm256_load_ps (m + 1 * ms + 8);
+      c20 = _mm256_load_ps (m + 2 * ms), c21 = _mm256_load_ps (m + 2 * ms + 8);
+      c30 = _mm256_load_ps (m + 3 * ms), c31 = _mm256_load_ps (m + 3 * ms + 8);
+      c40 = _mm256_load_ps (m + 4 * ms), c41 = _mm256_load_ps (m + 4 * ms + 8);
+      c50 = _mm256_load_ps (m + 5 * ms), c51 = _mm256_load_ps (m + 5 * ms + 8);
     }
   else
     {
@@ -379,17 +392,17 @@ product_tile (const float *v, const float *u, int64_t cn, float *m, int accumula
       FMA_ROW (4, c40, c41);
       FMA_ROW (5, c50, c51);
     }
-  _mm256_store_ps (m + 0 * KCHUNK, c00), _mm256_store_ps (m + 0 * KCHUNK + 8, c01);
-  _mm256_store_ps (m + 1 * KCHUNK, c10), _mm256_store_ps (m + 1 * KCHUNK + 8, c11);
-  _mm256_store_ps (m + 2 * KCHUNK, c20), _mm256_store_ps (m + 2 * KCHUNK + 8, c21);
-  _mm256_store_ps (m + 3 * KCHUNK, c30), _mm256_store_ps (m + 3 * KCHUNK + 8, c31);
-  _mm256_store_ps (m + 4 * KCHUNK, c40), _mm256_store_ps (m + 4 * KCHUNK + 8, c41);
-  _mm256_store_ps (m + 5 * KCHUNK, c50), _mm256_store_ps (m + 5 * KCHUNK + 8, c51);
+  _mm256_store_ps (m + 0 * ms, c00), _mm256_store_ps (m + 0 * ms + 8, c01);
+  _mm256_store_ps (m + 1 * ms, c10), _mm256_store_ps (m + 1 * ms + 8, c11);
+  _mm256_store_ps (m + 2 * ms, c20), _mm256_store_ps (m + 2 * ms + 8, c21);
+  _mm256_store_ps (m + 3 * ms, c30), _mm256_store_ps (m + 3 * ms + 8, c31);
+  _mm256_store_ps (m + 4 * ms, c40), _mm256_store_ps (m + 4 * ms + 8, c41);
+  _mm256_store_ps (m + 5 * ms, c50), _mm256_store_ps (m + 5 * ms + 8, c51);
 }
 
 #define FMA_ROW_512(j, a, b)                                                                   \
   do {                                                                                         \
-    __m512 vb = _mm512_set1_ps (v[(j) * CCHUNK + c]);                                           \
+    __m512 vb = _mm512_set1_ps (v[(j) * vs + c]);                                           \
     a = _mm512_fmadd_ps (vb, w0, a);                                                           \
     b = _mm512_fmadd_ps (vb, w1, b);                                                           \
   } while (0)
@@ -398,18 +411,18 @@ product_tile (const float *v, const float *u, int64_t cn, float *m, int accumula
  * tiles][32] =, or +=, v [6][cn] . [u0 | u1]. Twelve 16-float accumulators fed by two loads
  * and six broadcasts per input channel, as the AVX2 tile, at twice the width. */
 __attribute__ ((target ("avx512f,fma"))) static void
-product_tile_512 (const float *v, const float *u0, const float *u1, int64_t cn, float *m,
-                  int accumulate)
+product_tile_512 (const float *v, int64_t vs, const float *u0, const float *u1, int64_t cn,
+                  float *m, int64_t ms, int accumulate)
 {
   __m512 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
   if (accumulate)
     {
-      c00 = _mm512_load_ps (m + 0 * KCHUNK), c01 = _mm512_load_ps (m + 0 * KCHUNK + 16);
-      c10 = _mm512_load_ps (m + 1 * KCHUNK), c11 = _mm512_load_ps (m + 1 * KCHUNK + 16);
-      c20 = _mm512_load_ps (m + 2 * KCHUNK), c21 = _mm512_load_ps (m + 2 * KCHUNK + 16);
-      c30 = _mm512_load_ps (m + 3 * KCHUNK), c31 = _mm512_load_ps (m + 3 * KCHUNK + 16);
-      c40 = _mm512_load_ps (m + 4 * KCHUNK), c41 = _mm512_load_ps (m + 4 * KCHUNK + 16);
-      c50 = _mm512_load_ps (m + 5 * KCHUNK), c51 = _mm512_load_ps (m + 5 * KCHUNK + 16);
+      c00 = _mm512_load_ps (m + 0 * ms), c01 = _mm512_load_ps (m + 0 * ms + 16);
+      c10 = _mm512_load_ps (m + 1 * ms), c11 = _mm512_load_ps (m + 1 * ms + 16);
+      c20 = _mm512_load_ps (m + 2 * ms), c21 = _mm512_load_ps (m + 2 * ms + 16);
+      c30 = _mm512_load_ps (m + 3 * ms), c31 = _mm512_load_ps (m + 3 * ms + 16);
+      c40 = _mm512_load_ps (m + 4 * ms), c41 = _mm512_load_ps (m + 4 * ms + 16);
+      c50 = _mm512_load_ps (m + 5 * ms), c51 = _mm512_load_ps (m + 5 * ms + 16);
     }
   else
     {
@@ -426,20 +439,20 @@ product_tile_512 (const float *v, const float *u0, const float *u1, int64_t cn, 
       FMA_ROW_512 (4, c40, c41);
       FMA_ROW_512 (5, c50, c51);
     }
-  _mm512_store_ps (m + 0 * KCHUNK, c00), _mm512_store_ps (m + 0 * KCHUNK + 16, c01);
-  _mm512_store_ps (m + 1 * KCHUNK, c10), _mm512_store_ps (m + 1 * KCHUNK + 16, c11);
-  _mm512_store_ps (m + 2 * KCHUNK, c20), _mm512_store_ps (m + 2 * KCHUNK + 16, c21);
-  _mm512_store_ps (m + 3 * KCHUNK, c30), _mm512_store_ps (m + 3 * KCHUNK + 16, c31);
-  _mm512_store_ps (m + 4 * KCHUNK, c40), _mm512_store_ps (m + 4 * KCHUNK + 16, c41);
-  _mm512_store_ps (m + 5 * KCHUNK, c50), _mm512_store_ps (m + 5 * KCHUNK + 16, c51);
+  _mm512_store_ps (m + 0 * ms, c00), _mm512_store_ps (m + 0 * ms + 16, c01);
+  _mm512_store_ps (m + 1 * ms, c10), _mm512_store_ps (m + 1 * ms + 16, c11);
+  _mm512_store_ps (m + 2 * ms, c20), _mm512_store_ps (m + 2 * ms + 16, c21);
+  _mm512_store_ps (m + 3 * ms, c30), _mm512_store_ps (m + 3 * ms + 16, c31);
+  _mm512_store_ps (m + 4 * ms, c40), _mm512_store_ps (m + 4 * ms + 16, c41);
+  _mm512_store_ps (m + 5 * ms, c50), _mm512_store_ps (m + 5 * ms + 16, c51);
 }
 
-/* The output of tiles t0 .. t0 + nt - 1, output channels k0 .. k0 + kn - 1, from m
- * [36][BLOCK][KCHUNK]: A^T M A, the bias, the post-ops, stored where the tile lies inside the
- * output. */
+/* The output of tiles t0 .. t0 + nt - 1, output channels k0 .. k0 + kn - 1, from m [36][nt][ts]
+ * (points ps floats apart, tiles ts; a block's scratch: M_POINT and KCHUNK): A^T M A, the
+ * bias, the post-ops, stored where the tile lies inside the output. */
 __attribute__ ((target ("avx2,fma"))) static void
-output_transform (const FbWinogradConv *conv, const float *m, int64_t t0, int64_t nt, int64_t k0,
-                  int64_t kn, const float *bias, const float *add, float *y)
+output_transform (const FbWinogradConv *conv, const float *m, size_t ps, int64_t ts, int64_t t0,
+                  int64_t nt, int64_t k0, int64_t kn, const float *bias, const float *add, float *y)
 {
   const FbConvDesc *d = &conv->d;
   const __m256i lane = _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7);
@@ -459,7 +472,7 @@ output_transform (const FbWinogradConv *conv, const float *m, int64_t t0, int64_
               __m256 line[6], o[4];
 #pragma GCC unroll 6
               for (int r = 0; r < 6; r++)
-                line[r] = _mm256_load_ps (m + (size_t) (r * 6 + s) * M_POINT + t * KCHUNK + k);
+                line[r] = _mm256_load_ps (m + (size_t) (r * 6 + s) * ps + t * ts + k);
               output_line (line, o);
 #pragma GCC unroll 4
               for (int a = 0; a < 4; a++)
@@ -518,7 +531,7 @@ output_line_512 (const __m512 m[6], __m512 o[4])
 /* transform_patch on 16 channels: a pixel outside the image or a lane outside mask reads 0. */
 __attribute__ ((target ("avx512f"), always_inline)) static inline void
 transform_patch_512 (const float *x, int64_t at, int64_t rs, int64_t cs, const int row_in[6],
-                     const int col_in[6], int interior, __mmask16 mask, float *v)
+                     const int col_in[6], int interior, __mmask16 mask, float *v, size_t ps)
 {
   __m512 rows[6][6];
 #pragma GCC unroll 6
@@ -547,15 +560,15 @@ transform_patch_512 (const float *x, int64_t at, int64_t rs, int64_t cs, const i
       input_line_512 (rows[r], out);
 #pragma GCC unroll 6
       for (int s = 0; s < 6; s++)
-        _mm512_storeu_ps (v + (size_t) (r * 6 + s) * V_POINT, out[s]);
+        _mm512_storeu_ps (v + (size_t) (r * 6 + s) * ps, out[s]);
     }
 }
 
-/* input_transform with AVX-512: V rows are CCHUNK floats, so a chunk's last 16 lanes stay
- * inside the row even where fewer channels are left. */
+/* input_transform with AVX-512: V rows (ts floats) are a multiple of 16, so a chunk's last 16
+ * lanes stay inside the row even where fewer channels are left. */
 __attribute__ ((target ("avx512f"))) static void
 input_transform_512 (const FbWinogradConv *conv, const float *x, int64_t t0, int64_t nt,
-                     int64_t c0, int64_t cn, float *v)
+                     int64_t c0, int64_t cn, float *v, size_t ps, int64_t ts)
 {
   const FbConvDesc *d = &conv->d;
   const int64_t rs = d->w * d->c, cs = d->c;
@@ -567,19 +580,20 @@ input_transform_512 (const FbWinogradConv *conv, const float *x, int64_t t0, int
       for (int64_t c = 0; c < cn; c += 16)
         {
           __mmask16 mask = cn - c >= 16 ? 0xffff : (__mmask16) ((1u << (cn - c)) - 1);
-          float *vt = v + t * CCHUNK + c;
+          float *vt = v + t * ts + c;
           if (inside && mask == 0xffff)
-            transform_patch_512 (x, corner + c, rs, cs, row_in, col_in, 1, mask, vt);
+            transform_patch_512 (x, corner + c, rs, cs, row_in, col_in, 1, mask, vt, ps);
           else
-            transform_patch_512 (x, corner + c, rs, cs, row_in, col_in, 0, mask, vt);
+            transform_patch_512 (x, corner + c, rs, cs, row_in, col_in, 0, mask, vt, ps);
         }
     }
 }
 
 /* output_transform with AVX-512. */
 __attribute__ ((target ("avx512f"))) static void
-output_transform_512 (const FbWinogradConv *conv, const float *m, int64_t t0, int64_t nt,
-                      int64_t k0, int64_t kn, const float *bias, const float *add, float *y)
+output_transform_512 (const FbWinogradConv *conv, const float *m, size_t ps, int64_t ts,
+                      int64_t t0, int64_t nt, int64_t k0, int64_t kn, const float *bias,
+                      const float *add, float *y)
 {
   const FbConvDesc *d = &conv->d;
   for (int64_t t = 0; t < nt; t++)
@@ -596,7 +610,7 @@ output_transform_512 (const FbWinogradConv *conv, const float *m, int64_t t0, in
               __m512 line[6], o[4];
 #pragma GCC unroll 6
               for (int r = 0; r < 6; r++)
-                line[r] = _mm512_loadu_ps (m + (size_t) (r * 6 + s) * M_POINT + t * KCHUNK + k);
+                line[r] = _mm512_loadu_ps (m + (size_t) (r * 6 + s) * ps + t * ts + k);
               output_line_512 (line, o);
 #pragma GCC unroll 4
               for (int a = 0; a < 4; a++)
@@ -643,9 +657,9 @@ run_block (const FbWinogradConv *conv, const float *x, const float *bias, const 
            * 32 there). */
           const int64_t step = conv->isa == FB_CONV_ISA_AVX512 ? 2 : 1;
           if (step == 2)
-            input_transform_512 (conv, x, t0, nt, c0, cn, v);
+            input_transform_512 (conv, x, t0, nt, c0, cn, v, V_POINT, CCHUNK);
           else
-            input_transform (conv, x, t0, nt, c0, cn, v);
+            input_transform (conv, x, t0, nt, c0, cn, v, V_POINT, CCHUNK);
           for (int64_t p = 0; p < POINTS; p++)
             for (int64_t ob = k0 / LANES; ob < (k0 + kn) / LANES; ob += step)
               {
@@ -655,17 +669,18 @@ run_block (const FbWinogradConv *conv, const float *x, const float *bias, const 
                     const float *vg = v + (size_t) p * V_POINT + g * ROWS * CCHUNK;
                     float *mg = m + (size_t) p * M_POINT + g * ROWS * KCHUNK + (ob * LANES - k0);
                     if (step == 2)
-                      product_tile_512 (vg, u, u + (size_t) d->c * LANES, cn, mg, c0 > 0);
+                      product_tile_512 (vg, CCHUNK, u, u + (size_t) d->c * LANES, cn, mg, KCHUNK,
+                                        c0 > 0);
                     else
-                      product_tile (vg, u, cn, mg, c0 > 0);
+                      product_tile (vg, CCHUNK, u, cn, mg, KCHUNK, c0 > 0);
                   }
               }
         }
       int64_t real = d->co - k0 < kn ? d->co - k0 : kn;
       if (conv->isa == FB_CONV_ISA_AVX512)
-        output_transform_512 (conv, m, t0, nt, k0, real, bias, add, y);
+        output_transform_512 (conv, m, M_POINT, KCHUNK, t0, nt, k0, real, bias, add, y);
       else
-        output_transform (conv, m, t0, nt, k0, real, bias, add, y);
+        output_transform (conv, m, M_POINT, KCHUNK, t0, nt, k0, real, bias, add, y);
     }
 }
 
@@ -685,6 +700,97 @@ run_share (const FbWinogradConv *conv, const float *x, const float *bias, const 
     run_block (conv, x, bias, add, y, t, t1 - t < size ? t1 - t : size, kc0, kc1, scratch);
 }
 
+/* The whole batch in three phases, each shared among the threads and ended by the barrier of
+ * its loop: the input transform of every tile into v [36][tiles][vrow], the 36 points'
+ * products split by point and block of output channels into m [36][tiles][kp], and the output
+ * transform of every tile. Each transformed weight is read once, by one thread, where the
+ * blocked way makes every thread stream all the weights of its chunks for a handful of tiles
+ * (ResNet-50's 28x28 layer on 16 threads: three tiles a thread). Called by every thread of a
+ * team. */
+static void
+run_phases (const FbWinogradConv *conv, const float *x, const float *bias, const float *add,
+            float *y, float *v, float *m)
+{
+  const FbConvDesc *d = &conv->d;
+  const int wide = conv->isa == FB_CONV_ISA_AVX512;
+  const int64_t tiles = d->n * conv->th * conv->tw, vrow = conv->vrow, kp = conv->kp;
+  const size_t vps = conv->v_point, mps = conv->m_point;
+  const int64_t cchunks = (d->c + CCHUNK - 1) / CCHUNK;
+#pragma omp for schedule (static)
+  for (int64_t i = 0; i < tiles * cchunks; i++)
+    {
+      int64_t t = i / cchunks, c0 = i % cchunks * CCHUNK;
+      int64_t cn = d->c - c0 < CCHUNK ? d->c - c0 : CCHUNK;
+      if (wide)
+        input_transform_512 (conv, x, t, 1, c0, cn, v + t * vrow + c0, vps, vrow);
+      else
+        input_transform (conv, x, t, 1, c0, cn, v + t * vrow + c0, vps, vrow);
+    }
+  /* A unit is one point's product for one register tile's width of output channels (two
+   * blocks of LANES with AVX-512), over every tile: its weights stay in L1 while the tiles
+   * pass. */
+  const int64_t blocks = kp / LANES, step = wide ? 2 : 1, per_point = blocks / step;
+  const int64_t groups = (tiles + ROWS - 1) / ROWS;
+#pragma omp for schedule (static)
+  for (int64_t i = 0; i < POINTS * per_point; i++)
+    {
+      int64_t p = i / per_point, ob = i % per_point * step;
+      const float *u = conv->u + (size_t) (p * blocks + ob) * d->c * LANES;
+      for (int64_t g = 0; g < groups; g++)
+        {
+          const float *vg = v + p * vps + (size_t) g * ROWS * vrow;
+          float *mg = m + p * mps + (size_t) g * ROWS * kp + ob * LANES;
+          if (wide)
+            product_tile_512 (vg, vrow, u, u + (size_t) d->c * LANES, d->c, mg, kp, 0);
+          else
+            product_tile (vg, vrow, u, d->c, mg, kp, 0);
+        }
+    }
+  const int64_t kchunks = (d->co + KCHUNK - 1) / KCHUNK;
+#pragma omp for schedule (static)
+  for (int64_t i = 0; i < tiles * kchunks; i++)
+    {
+      int64_t t = i / kchunks, k0 = i % kchunks * KCHUNK;
+      int64_t kn = d->co - k0 < KCHUNK ? d->co - k0 : KCHUNK;
+      if (wide)
+        output_transform_512 (conv, m + t * kp + k0, mps, kp, t, 1, k0, kn, bias, add, y);
+      else
+        output_transform (conv, m + t * kp + k0, mps, kp, t, 1, k0, kn, bias, add, y);
+    }
+}
+
+/* Whether to run in phases: FUSEBENCH_WINOGRAD_PHASES=always or never, else where several
+ * threads would each have fewer than PHASE_TILES tiles the blocked way, and the phases'
+ * buffers (V and M of the whole batch) stay under PHASE_BYTES. */
+#define PHASE_TILES (2 * BLOCK)
+#define PHASE_BYTES ((size_t) 32 << 20)
+
+static int
+use_phases (const FbWinogradConv *conv, int threads)
+{
+  const char *env = getenv ("FUSEBENCH_WINOGRAD_PHASES");
+  if (env != NULL && strcmp (env, "always") == 0)
+    return 1;
+  if (env != NULL && strcmp (env, "never") == 0)
+    return 0;
+  const int64_t tiles = conv->d.n * conv->th * conv->tw;
+  return threads > 1 && tiles < (int64_t) threads * PHASE_TILES &&
+         POINTS * (conv->v_point + conv->m_point) * sizeof (float) <= PHASE_BYTES;
+}
+
+/* The phases' V and M, allocated at the first run that needs them, 64-byte aligned; NULL when
+ * out of memory. Zeroed: the rows past the last tile, up to a whole register tile, are summed
+ * (and thrown away) too. */
+static float *
+phase_buffers (FbWinogradConv *conv)
+{
+  if (conv->phases == NULL)
+    conv->phases = calloc (POINTS * (conv->v_point + conv->m_point) + 16, sizeof (float));
+  if (conv->phases == NULL)
+    return NULL;
+  return (float *) (((uintptr_t) conv->phases + 63) & ~(uintptr_t) 63);
+}
+
 int
 fb_winograd_conv_run (FbWinogradConv *conv, const float *x, const float *bias, const float *add,
                       float *y)
@@ -694,6 +800,16 @@ fb_winograd_conv_run (FbWinogradConv *conv, const float *x, const float *bias, c
 #ifdef _OPENMP
   threads = omp_get_max_threads ();
 #endif
+  if (use_phases (conv, threads))
+    {
+      float *v = phase_buffers (conv);
+      if (v == NULL)
+        return -1;
+      float *m = v + POINTS * conv->v_point;
+#pragma omp parallel num_threads (threads)
+      run_phases (conv, x, bias, add, y, v, m);
+      return 0;
+    }
   if (conv->scratch_threads < threads)
     {
       free (conv->scratch);
