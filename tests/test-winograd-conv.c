@@ -81,15 +81,17 @@ check (const FbConvDesc *d, guint32 seed, gboolean in_place)
   reference (d, x, w, bias, add, want, scale);
   FbWinogradConv *conv = fb_winograd_conv_new (d, w);
   g_assert_nonnull (conv);
-  if (in_place)
-    memcpy (got, add, ny * sizeof (float));
-  else
-    memset (got, 0xff, ny * sizeof (float));        /* NaN where nothing is written */
-  /* Twice: the second run reuses the working memory the first one allocated. */
-  for (int run = 0; run < 2; run++)
+  /* Blocked (each thread its own tiles or output chunks) and in phases (the threads sharing
+   * each transform and the products by point), twice each: a second run reuses the working
+   * memory the first one allocated. */
+  const char *modes[] = { "never", "never", "always", "always" };
+  for (int run = 0; run < 4; run++)
     {
-      if (in_place && run == 1)
+      g_setenv ("FUSEBENCH_WINOGRAD_PHASES", modes[run], TRUE);
+      if (in_place)
         memcpy (got, add, ny * sizeof (float));
+      else
+        memset (got, 0xff, ny * sizeof (float));    /* NaN where nothing is written */
       g_assert_cmpint (fb_winograd_conv_run (conv, x, bias, in_place ? got : add, got), ==, 0);
       double worst = 0;
       for (gsize i = 0; i < ny; i++)
@@ -101,8 +103,10 @@ check (const FbConvDesc *d, guint32 seed, gboolean in_place)
                      (long) d->pt, (long) d->pl, (long) d->pb, (long) d->pr, i, got[i], want[i]);
           worst = MAX (worst, err / (scale[i] + 1e-30));
         }
-      g_test_message ("worst error relative to the products' magnitudes: %.2g", worst);
+      g_test_message ("%s phases: worst error relative to the products' magnitudes: %.2g",
+                      modes[run], worst);
     }
+  g_unsetenv ("FUSEBENCH_WINOGRAD_PHASES");
   fb_winograd_conv_free (conv);
 }
 

@@ -12,9 +12,13 @@
  * six broadcasts per input channel, or with AVX-512 6 tiles by 32 channels (two blocks of 16 of
  * the transformed weights) in twelve 16-float ones, the transforms then on 16 channels too.
  *
- * Each thread takes an even share of the output chunks when they share out evenly (streaming
- * only their transformed weights), else of the tiles, and walks its tiles in blocks of at most
- * BLOCK. For a
+ * Where each of several threads would get few tiles (ResNet-50's 28x28 layers from two
+ * threads on, its 56x56 ones from five), the whole batch runs in three phases instead
+ * (run_phases): the threads share
+ * the input transform by tiles, the products by point and output block (each transformed
+ * weight read once), the output transform by tiles. Otherwise each thread takes an even share
+ * of the output chunks when they share out evenly (streaming only their transformed weights),
+ * else of the tiles, and walks its tiles in blocks of at most BLOCK. For a
  * block and a chunk of KCHUNK output channels: per chunk of CCHUNK input channels, the input
  * transform writes V for the block, and the products add into M; then the output transform
  * reads M and applies the bias and post-ops while storing. V and M of a block stay in L2

@@ -35,7 +35,9 @@ int             fb_winograd_conv_fits (const FbConvDesc *d);
  * fb_winograd_conv_fits asks for; its bounds on channels and tiles are about speed, any counts
  * compute right), with the weights (OIHW) transformed once; NULL when out of memory. */
 FbWinogradConv *fb_winograd_conv_new  (const FbConvDesc *d, const float *weights);
-/* y = post-ops (conv (x) + bias), on as many threads as OpenMP gives the calling thread. add
+/* y = post-ops (conv (x) + bias), on as many threads as OpenMP gives the calling thread,
+ * in phases shared by all of them where each would get few tiles of its own
+ * (FUSEBENCH_WINOGRAD_PHASES=always or never overrides that). add
  * may be y itself (an in-place residual): each addend element is read before the output
  * element at its index is written, and never after. Not to be called on one conv from two
  * threads at once (the threads' working memory is the conv's). Returns 0, or -1 when that
