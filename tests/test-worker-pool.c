@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The worker pool (fb-worker-pool.c): every region runs on the whole team, so with fewer
  * chunks than threads some threads pass through with nothing; every index of the range is
- * still run exactly once, ranges come in chunks of at least the grain, and the timed run
- * notes only the threads that worked. */
+ * still run exactly once, ranges come in chunks of at least the grain (each thread's share of
+ * the range is whole chunks), and the timed run notes only the threads that worked. */
 #include "fb-worker-pool.h"
 
 #include <glib.h>
@@ -74,6 +74,7 @@ test_ranges (void)
       check_range (pool, 3, 1, timed);       /* three chunks for six threads */
       check_range (pool, 1000, 7, timed);
       check_range (pool, 1000, 400, timed);  /* chunks of the grain, fewer than threads */
+      check_range (pool, 1000, 50, timed);   /* shares of 3 or 4 chunks of 50 */
       check_range (pool, 100003, 1, timed);
     }
 }

@@ -3,9 +3,9 @@
  * pool of our own beside it put a third busy thread on two cores: whichever of ours or
  * OpenMP's was waiting spun on the core the other needed, and a small model ran at half speed
  * one process in two (melspectrogram: 0.053 against 0.028 ms). On one team of threads, the
- * one that waits is always the one that will work next. Threads claim chunks from an atomic
- * cursor, so a slow or descheduled thread (the machine is shared) only delays its current
- * chunk, never a fixed share of the range. */
+ * one that waits is always the one that will work next. Threads claim chunks from atomic
+ * cursors, their own share's first and then the others', so a slow or descheduled thread (the
+ * machine is shared) only delays its current chunk, never a fixed share of the range. */
 #include "fb-worker-pool.h"
 #include "fb-cpu-threads.h"
 
@@ -16,6 +16,14 @@
 struct _FbWorkerPool {
   guint n_threads;
 };
+
+/* One thread's share of a range: the next chunk to take and the share's end. A cache line
+ * each, so that claims on one share do not slow the others. */
+typedef struct {
+  gint64 next;
+  gint64 end;
+  char   pad[48];
+} Share;
 
 /* A new thread starts on its creator's core, and the scheduler may leave it there for a
  * good part of a second: two threads spinning on one core ran a model at 0.53 ms where
@@ -106,7 +114,20 @@ run_pool (FbWorkerPool *pool, FbRangeFn fn, gpointer data, int64_t extent, int64
         }
       return;
     }
-  gint64 cursor = 0;
+  /* Each of the first `shares` threads owns a contiguous share of the range and takes chunks
+   * of it in order, then takes what is left of the others' shares. A loop that reads the map
+   * the kernel before it wrote finds its share where the previous kernel's same thread left
+   * it, in its own core's cache, as long as that kernel was split the same way (oneDNN splits
+   * rows in order too); one cursor for all handed out chunks in arrival order, and each thread
+   * fetched most of its data from another core's cache. */
+  int shares = (int) MIN ((int64_t) n, n_chunks);
+  Share *share = g_newa (Share, shares);
+  for (int s = 0; s < shares; s++)
+    {
+      /* Whole chunks: only the range's last chunk is shorter than the grain. */
+      share[s].next = n_chunks * s / shares * chunk;
+      share[s].end = MIN (extent, n_chunks * (s + 1) / shares * chunk);
+    }
   /* Always the whole team, the threads without a chunk passing through: a region of another
    * size makes OpenMP resize its team, waking or parking threads, and kernels of changing
    * sizes one after the other paid that at nearly every kernel. On the GPU host's 16 cores
@@ -118,13 +139,18 @@ run_pool (FbWorkerPool *pool, FbRangeFn fn, gpointer data, int64_t extent, int64
     /* The math library's calls from here stay on this thread: OpenMP does not nest. */
     double start = times ? fb_worker_pool_now_ms () : 0;
     gboolean worked = FALSE;
-    for (;;)
+    int me = omp_get_thread_num ();
+    for (int k = 0; k < shares; k++)
       {
-        int64_t begin = g_atomic_pointer_add ((gssize *) &cursor, chunk);
-        if (begin >= extent)
-          break;
-        fn (data, begin, MIN (begin + chunk, extent));
-        worked = TRUE;
+        Share *own = &share[(me + k) % shares];
+        for (;;)
+          {
+            int64_t begin = g_atomic_pointer_add ((gssize *) &own->next, chunk);
+            if (begin >= own->end)
+              break;
+            fn (data, begin, MIN (begin + chunk, own->end));
+            worked = TRUE;
+          }
       }
     /* Each thread writes only its own entries. */
     if (times && worked)
