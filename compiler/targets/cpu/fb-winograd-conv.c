@@ -14,16 +14,15 @@
  *
  * Where each of several threads would get few tiles (ResNet-50's 28x28 layers from two
  * threads on, its 56x56 ones from five), the whole batch runs in three phases instead
- * (run_phases): the threads share
- * the input transform by tiles, the products by point and output block (each transformed
- * weight read once), the output transform by tiles. Otherwise each thread takes an even share
- * of the output chunks when they share out evenly (streaming only their transformed weights),
- * else of the tiles, and walks its tiles in blocks of at most BLOCK. For a
- * block and a chunk of KCHUNK output channels: per chunk of CCHUNK input channels, the input
- * transform writes V for the block, and the products add into M; then the output transform
- * reads M and applies the bias and post-ops while storing. V and M of a block stay in L2
- * (BLOCK * 36 * (CCHUNK + KCHUNK) floats), one point's slices of V, M and U in L1, and each
- * transformed weight comes from L3 once per block, used BLOCK times. */
+ * (run_phases): the threads share the input transform by tiles, the products by point and
+ * output block (each transformed weight read once), the output transform by tiles. Otherwise
+ * each thread takes an even share of the output chunks when they share out evenly (streaming
+ * only their transformed weights), else of the tiles, and walks its tiles in blocks of at most
+ * BLOCK. For a block and a chunk of KCHUNK output channels: per chunk of CCHUNK input
+ * channels, the input transform writes V for the block, and the products add into M; then
+ * the output transform reads M and applies the bias and post-ops while storing. V and M of a
+ * block stay in L2 (BLOCK * 36 * (CCHUNK + KCHUNK) floats), one point's slices of V, M and U
+ * in L1, and each transformed weight comes from L3 once per block, used BLOCK times. */
 #include "fb-winograd-conv.h"
 #include "fb-conv-post-ops.h"
 #include "fb-direct-conv.h"
@@ -288,14 +287,15 @@ out_tile_at (const FbWinogradConv *conv, int64_t t, int64_t *n, int64_t *oy0, in
 
 /* V of one tile's 8 channels: B^T d B of the 6x6 patch at index at of x (its corner, perhaps
  * outside the image: an index, never a pointer, until a pixel is known inside), whose rows are
- * rs floats apart and pixels cs, into v (points V_POINT floats apart). Interior: every pixel is inside the image
- * and all 8 channels are wanted, so no pixel or lane needs testing; a constant where it is
- * called, so that the compiler makes the fast copy apart. The loops are unrolled for their
- * arrays to live in registers rather than on the stack (with the plain loads and stores where
- * nothing needs testing, 64 -> 64 channels at 56x56 went from 0.87 to 0.47 ms). */
+ * rs floats apart and pixels cs, into v (points ps floats apart). Interior: every pixel is
+ * inside the image and all 8 channels are wanted, so no pixel or lane needs testing; a
+ * constant where it is called, so that the compiler makes the fast copy apart. The loops are
+ * unrolled for their arrays to live in registers rather than on the stack (with the plain
+ * loads and stores where nothing needs testing, 64 -> 64 channels at 56x56 went from 0.87 to
+ * 0.47 ms). */
 __attribute__ ((target ("avx2,fma"), always_inline)) static inline void
-transform_patch (const float *x, int64_t at, int64_t rs, int64_t cs, const int row_in[6], const int col_in[6],
-                 int interior, int full, __m256i mask, float *v, size_t ps)
+transform_patch (const float *x, int64_t at, int64_t rs, int64_t cs, const int row_in[6],
+                 const int col_in[6], int interior, int full, __m256i mask, float *v, size_t ps)
 {
   __m256 rows[6][6];
 #pragma GCC unroll 6
@@ -360,7 +360,7 @@ input_transform (const FbWinogradConv *conv, const float *x, int64_t t0, int64_t
 
 #define FMA_ROW(j, a, b)                                                                       \
   do {                                                                                         \
-    __m256 vb = _mm256_broadcast_ss (v + (j) * vs + c);                                    \
+    __m256 vb = _mm256_broadcast_ss (v + (j) * vs + c);                                        \
     a = _mm256_fmadd_ps (vb, w0, a);                                                           \
     b = _mm256_fmadd_ps (vb, w1, b);                                                           \
   } while (0)
@@ -406,7 +406,7 @@ product_tile (const float *v, int64_t vs, const float *u, int64_t cn, float *m, 
 
 #define FMA_ROW_512(j, a, b)                                                                   \
   do {                                                                                         \
-    __m512 vb = _mm512_set1_ps (v[(j) * vs + c]);                                           \
+    __m512 vb = _mm512_set1_ps (v[(j) * vs + c]);                                              \
     a = _mm512_fmadd_ps (vb, w0, a);                                                           \
     b = _mm512_fmadd_ps (vb, w1, b);                                                           \
   } while (0)
@@ -456,7 +456,8 @@ product_tile_512 (const float *v, int64_t vs, const float *u0, const float *u1, 
  * bias, the post-ops, stored where the tile lies inside the output. */
 __attribute__ ((target ("avx2,fma"))) static void
 output_transform (const FbWinogradConv *conv, const float *m, size_t ps, int64_t ts, int64_t t0,
-                  int64_t nt, int64_t k0, int64_t kn, const float *bias, const float *add, float *y)
+                  int64_t nt, int64_t k0, int64_t kn, const float *bias, const float *add,
+                  float *y)
 {
   const FbConvDesc *d = &conv->d;
   const __m256i lane = _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7);
