@@ -28,6 +28,7 @@ tcv_apply_post (const FbConvDesc *d, double v, const float *add, gsize at)
         case FB_CONV_POST_MIN: v = MIN (v, p->alpha); break;
         case FB_CONV_POST_ADD: v += add[at]; break;
         case FB_CONV_POST_SUM: v += add[at]; break;     /* what the output held */
+        case FB_CONV_POST_SIGMOID: v = 1 / (1 + exp (-v)); break;
         case FB_CONV_POST_SWISH: v = v / (1 + exp (-p->alpha * v)); break;
         case FB_CONV_POST_HARD_SWISH: v *= fmax (0, fmin (1, v / 6 + 0.5)); break;
         default: g_assert_not_reached ();

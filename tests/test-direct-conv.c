@@ -7,6 +7,7 @@
  * Which convolutions it takes depends on the processor; the rules are checked either way, and
  * every case runs on each instruction set the processor has (FUSEBENCH_ISA). */
 #include "fb-direct-conv.h"
+#include "fb-conv-post-ops.h"
 #include "fb-winograd-conv.h"
 #include "fb-dnnl-conv.h"
 #include "fb-test-conv.h"
@@ -16,7 +17,7 @@
 #include <omp.h>
 #include <string.h>
 
-/* NHWC in and out, OIHW weights, accumulated in double. */
+/* NHWC in and out, OIHW weights ([co, c / groups, kh, kw]), accumulated in double. */
 static void
 reference (const FbConvDesc *d, const float *x, const float *w, const float *bias,
            const float *add, float *y)
@@ -33,9 +34,10 @@ reference (const FbConvDesc *d, const float *x, const float *w, const float *bia
                   int64_t ih = oh * d->sh + a * d->dh - d->pt, iw = ow * d->sw + b * d->dw - d->pl;
                   if (ih < 0 || ih >= d->h || iw < 0 || iw >= d->w)
                     continue;
-                  for (int64_t i = 0; i < d->c; i++)
-                    s += (double) x[((n * d->h + ih) * d->w + iw) * d->c + i] *
-                         w[((o * d->c + i) * d->kh + a) * d->kw + b];
+                  int64_t cg = d->c / d->groups, first = o / (d->co / d->groups) * cg;
+                  for (int64_t i = 0; i < cg; i++)
+                    s += (double) x[((n * d->h + ih) * d->w + iw) * d->c + first + i] *
+                         w[((o * cg + i) * d->kh + a) * d->kw + b];
                 }
             gsize at = ((n * d->oh + oh) * d->ow + ow) * d->co + o;
             y[at] = (float) tcv_apply_post (d, s, add, at);
@@ -62,7 +64,7 @@ static void
 check (const FbConvDesc *d, guint32 seed)
 {
   g_assert_true (fb_conv_desc_valid (d));
-  gsize nx = d->n * d->h * d->w * d->c, nw = d->co * d->c * d->kh * d->kw;
+  gsize nx = d->n * d->h * d->w * d->c, nw = d->co * d->c / d->groups * d->kh * d->kw;
   gsize ny = d->n * d->oh * d->ow * d->co;
   g_autofree float *x = tcv_random_floats (nx, seed, 1.0);
   g_autofree float *w = tcv_random_floats (nw, seed + 1, 0.1);
@@ -141,6 +143,87 @@ test_post_ops (void)
       }
 }
 
+/* Sigmoid and Swish, alone and around a residual: in the direct convolution's vectors, and
+ * after oneDNN's primitives in fb-conv-post-ops.h's (on one thread, or where a thread's share
+ * of the output is large: the 64x64 map on two), else in the primitive. */
+static void
+test_sigmoid_swish (void)
+{
+  const FbConvPost chains[][2] = {
+    { { FB_CONV_POST_SWISH, 1.0 } },
+    { { FB_CONV_POST_SIGMOID } },
+    { { FB_CONV_POST_SWISH, 1.5 }, { FB_CONV_POST_ADD } },
+    { { FB_CONV_POST_ADD }, { FB_CONV_POST_SWISH, 1.0 } },
+    { { FB_CONV_POST_SUM }, { FB_CONV_POST_SIGMOID } },
+    { { FB_CONV_POST_SWISH, 1.0 }, { FB_CONV_POST_SUM } },
+    { { FB_CONV_POST_HARD_SWISH, 1.0 / 6, 0.5 } },
+  };
+  const int lens[] = { 1, 1, 2, 2, 2, 2, 1 };
+  FbConvDesc depthwise = desc (1, 48, 20, 20, 48, 3, 3, 1, 1, 1, 1, 1, 1);
+  depthwise.groups = 48;
+  const FbConvDesc shapes[] = {
+    desc (1, 64, 6, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1),       /* direct where it fits */
+    desc (1, 64, 9, 10, 48, 1, 1, 1, 1, 0, 0, 0, 0),      /* oneDNN 1x1, small */
+    desc (1, 16, 64, 64, 96, 1, 1, 1, 1, 0, 0, 0, 0),     /* oneDNN 1x1, 1.5 MB out */
+    depthwise,
+  };
+  for (int threads = 1; threads <= 2; threads++)
+    for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
+      for (guint i = 0; i < G_N_ELEMENTS (chains); i++)
+        {
+          omp_set_num_threads (threads);
+          FbConvDesc d = shapes[s];
+          d.n_post = lens[i];
+          memcpy (d.post, chains[i], sizeof chains[i]);
+          char impl[256];
+          g_assert_cmpint (fb_dnnl_conv_implementation (&d, impl, sizeof impl), ==, 0);
+          gboolean ours = g_str_has_prefix (impl, "direct:");
+          gboolean after = strstr (impl, "of its own") != NULL;
+          gboolean hard = d.post[0].kind == FB_CONV_POST_HARD_SWISH;
+          /* Every one of oneDNN's with a Sigmoid or Swish may run it after, where there are
+           * vectors for it; none with a HardSwish alone. */
+          g_assert_cmpint (!ours && !hard && fb_conv_vector_isa () != FB_CONV_ISA_NONE, ==,
+                           after);
+          check (&d, 500 + 10 * s + i + 100 * threads);
+        }
+}
+
+/* fb-conv-post-ops.h's Sigmoid and Swish against the C library's, on numbers across their
+ * range and on the edges: NaN stays NaN, infinities give the limits. */
+static void
+test_post_op_vectors (void)
+{
+  enum { N = 4099 };
+  float x[N], got[N];
+  for (int i = 0; i < N - 7; i++)
+    x[i] = -100.0f + 200.0f * i / (N - 8);
+  const float edges[] = { NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e-30f, 88.5f };
+  memcpy (x + N - 7, edges, sizeof edges);
+  for (int kind = 0; kind < 2; kind++)
+    {
+      FbConvDesc d = { .n_post = 1 };
+      d.post[0] = kind ? (FbConvPost) { FB_CONV_POST_SWISH, 1.0 }
+                       : (FbConvPost) { FB_CONV_POST_SIGMOID };
+      if (fb_conv_vector_isa () == FB_CONV_ISA_AVX512)
+        fb_conv_post_ops_run_512 (&d, x, NULL, got, N);
+      else
+        fb_conv_post_ops_run_256 (&d, x, NULL, got, N);
+      for (int i = 0; i < N; i++)
+        {
+          double s = 1 / (1 + exp (-(double) x[i])), want = kind ? x[i] * s : s;
+          if (isnan (x[i]) || (kind && x[i] == -INFINITY))
+            {
+              /* -inf times a sigmoid of 0 is NaN; the AVX2 one's sigmoid stops at 1e-38. */
+              if (isnan (x[i]))
+                g_assert_true (isnan (got[i]));
+              continue;
+            }
+          if (!(got[i] == want || fabs (got[i] - want) <= 1e-30 + 1e-6 * fabs (want)))
+            g_error ("%s (%g) is %g, want %g", kind ? "swish" : "sigmoid", x[i], got[i], want);
+        }
+    }
+}
+
 /* The residual added in place (a sum: the output's buffer holds it when the run starts), at
  * every place of the chain, on the direct and Winograd convolutions and on oneDNN's kernels, among them a
  * 1x1 one with a long reduction (oneDNN's jit_1x1 passes over the output once per block of
@@ -194,6 +277,7 @@ test_sum_onednn (void)
 {
   g_setenv ("FUSEBENCH_ISA", "none", TRUE);
   test_sum ();
+  test_sigmoid_swish ();
   test_post_ops ();
   g_unsetenv ("FUSEBENCH_ISA");
 }
@@ -298,6 +382,10 @@ on_isa (gconstpointer data)
     test_post_ops ();
   else if (strcmp (name, "sum") == 0)
     test_sum ();
+  else if (strcmp (name, "sigmoid-swish") == 0)
+    test_sigmoid_swish ();
+  else if (strcmp (name, "post-op-vectors") == 0)
+    test_post_op_vectors ();
   else
     test_rules ();
   g_unsetenv ("FUSEBENCH_ISA");
@@ -311,7 +399,8 @@ main (int argc, char **argv)
    * tests of its own. */
   g_setenv ("FUSEBENCH_WINOGRAD", "0", TRUE);
   const char *isas[] = { "avx2", "avx512" };
-  const char *tests[] = { "geometry", "post-ops", "sum", "rules" };
+  const char *tests[] = { "geometry", "post-ops", "sum", "sigmoid-swish", "post-op-vectors",
+                          "rules" };
   for (guint i = 0; i < G_N_ELEMENTS (isas); i++)
     for (guint t = 0; t < G_N_ELEMENTS (tests); t++)
       {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // ONNX Runtime's per-node profile of one model, to set beside bench/cpu-kernel-bench's per-kernel
-// times: 2 intra-op threads, as ort-bench.js; N profiled runs after one warm-up; prints every
+// times: 2 intra-op threads, as ort-bench.js (FB_ORT_THREADS=N for another count); N profiled runs after one warm-up; prints every
 // node's median kernel time (ms), largest first, its share of the sum, its operator and name;
 // with "min", each node's fastest run instead (cpu-kernel-bench --min: on a shared machine,
 // the run nothing preempted).
@@ -15,12 +15,13 @@ const path = require('path');
   const [ortDir, model, dataDir, nArg, stat] = process.argv.slice(2);
   const useMin = stat === 'min';
   const runs = Number(nArg || 20);
+  const threads = Number(process.env.FB_ORT_THREADS || 2);
   const ort = require(ortDir);
   const { readInputs } = require(path.join(__dirname, 'ort-bench.js'));
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ort-profile-'));
   try {
     const session = await ort.InferenceSession.create(model, {
-      intraOpNumThreads: 2, interOpNumThreads: 1, graphOptimizationLevel: 'all',
+      intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all',
       enableProfiling: true, profileFilePrefix: path.join(tmp, 'profile'),
     });
     const feeds = readInputs(ort, session, dataDir);

@@ -40,21 +40,16 @@ struct _FbDirectConv {
 };
 
 int
-fb_conv_isa (void)
+fb_conv_vector_isa (void)
 {
 #ifdef FB_DIRECT_X86
   __builtin_cpu_init ();
   int have = !(__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
                ? FB_CONV_ISA_NONE
                : __builtin_cpu_supports ("avx512f") ? FB_CONV_ISA_AVX512 : FB_CONV_ISA_AVX2;
-  /* By default none on AVX-512 processors: oneDNN's brgconv kernels ran ResNet-50 faster
-   * there than this convolution's AVX-512 tiles and than the AVX2 ones with Winograd (on the
-   * 16-core Xeon: 38.8 against 43.7 and 42.3 ms on 2 threads, 8.6 against 10.5 and 18.7 on 16;
-   * README.md, "CPU math library"). FUSEBENCH_ISA asks for a path by name, to test and compare
-   * them on one machine; never a wider set than the processor has. */
   const char *want = getenv ("FUSEBENCH_ISA");
   if (want == NULL || want[0] == '\0' || strcmp (want, "native") == 0)
-    return have == FB_CONV_ISA_AVX512 ? FB_CONV_ISA_NONE : have;
+    return have;
   int asked = strcmp (want, "avx512") == 0 ? FB_CONV_ISA_AVX512
             : strcmp (want, "avx2") == 0 ? FB_CONV_ISA_AVX2 : FB_CONV_ISA_NONE;
   return asked < have ? asked : have;
@@ -64,20 +59,25 @@ fb_conv_isa (void)
 }
 
 int
+fb_conv_isa (void)
+{
+  /* By default none on AVX-512 processors: oneDNN's brgconv kernels ran ResNet-50 faster
+   * there than this convolution's AVX-512 tiles and than the AVX2 ones with Winograd (on the
+   * 16-core Xeon: 38.8 against 43.7 and 42.3 ms on 2 threads, 8.6 against 10.5 and 18.7 on 16;
+   * README.md, "CPU math library"). FUSEBENCH_ISA=avx512 asks for them, to compare. */
+  int isa = fb_conv_vector_isa ();
+  const char *want = getenv ("FUSEBENCH_ISA");
+  int asked = want != NULL && strcmp (want, "avx512") == 0;
+  return isa == FB_CONV_ISA_AVX512 && !asked ? FB_CONV_ISA_NONE : isa;
+}
+
+int
 fb_direct_conv_fits (const FbConvDesc *d)
 {
 #ifdef FB_DIRECT_X86
-  if (d->transposed || d->groups != 1 || d->kh * d->kw < 2 || d->c < MIN_CHANNELS)
+  if (d->transposed || d->groups != 1 || d->kh * d->kw < 2 || d->c < MIN_CHANNELS ||
+      !fb_conv_post_ops_vectorized (d))
     return 0;
-  for (int64_t i = 0; i < d->n_post; i++)
-    switch (d->post[i].kind)
-      {
-      case FB_CONV_POST_RELU: case FB_CONV_POST_CLIP: case FB_CONV_POST_MAX:
-      case FB_CONV_POST_MIN: case FB_CONV_POST_ADD: case FB_CONV_POST_SUM:
-        break;
-      default:
-        return 0;
-      }
   return fb_conv_isa () != FB_CONV_ISA_NONE;
 #else
   (void) d;

@@ -25,7 +25,12 @@ enum {
   FB_CONV_ISA_AVX512,           /* AVX-512F, 16-float vectors */
 };
 
-/* The set they run in here: AVX2 on processors with AVX2 and FMA but not AVX-512, none (oneDNN's
+/* The widest set of the processor's that FUSEBENCH_ISA ("avx2", "avx512", "none", "native"
+ * for the processor's own) leaves: what fb-winograd-conv.c and the post-ops fb-dnnl-conv.c
+ * applies itself (fb-conv-post-ops.h) run in. A wider set than the processor's is never
+ * taken. */
+int           fb_conv_vector_isa  (void);
+/* The set the direct convolution runs in here: AVX2 on processors with AVX2 and FMA but not AVX-512, none (oneDNN's
  * kernels, faster there) on AVX-512 ones, or the one FUSEBENCH_ISA names ("avx2", "avx512",
  * "none", "native" for the default), so that every path can be run and compared on one
  * machine; a wider set than the processor's is never taken. */
@@ -33,10 +38,10 @@ int           fb_conv_isa         (void);
 
 /* Whether d is one this convolution takes on this processor: not transposed, one group, a
  * kernel of more than one tap, at least 40 input channels (with 32 or fewer, too little work
- * per tap to hide its setup: oneDNN ran them 1.2x faster), post-ops among Relu (LeakyRelu),
- * Clip, Max, Min and Add (also in place, a sum: fb_direct_conv_run then gets the output as the
- * addend, and reads each of its elements before it stores the output element at that index),
- * and a processor with AVX2 and FMA (fb_conv_isa). Returns 1 or 0. */
+ * per tap to hide its setup: oneDNN ran them 1.2x faster), post-ops among those
+ * fb-conv-post-ops.h applies (an Add also in place, a sum: fb_direct_conv_run then gets the
+ * output as the addend, and reads each of its elements before it stores the output element at
+ * that index), and a processor with AVX2 and FMA (fb_conv_isa). Returns 1 or 0. */
 int           fb_direct_conv_fits (const FbConvDesc *d);
 /* The convolution for d (fb_conv_desc_valid and fb_direct_conv_fits hold), with the
  * weights (OIHW) repacked; NULL when out of memory. */

@@ -5,11 +5,13 @@
  * ones where it measured faster) run there, and of the rest those fb-direct-conv.c fits (most
  * KxK ones on processors with AVX2 but not AVX-512) there, instead of as a primitive. */
 #include "fb-dnnl-conv.h"
+#include "fb-conv-post-ops.h"
 #include "fb-direct-conv.h"
 #include "fb-winograd-conv.h"
 
 #include <dnnl.h>
 #include <dnnl_debug.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #ifdef _OPENMP
@@ -48,6 +50,8 @@ struct _FbDnnlConv {
                                        the convolutions of our own are given it */
   int64_t          split;           /* post-ops from here on run after the primitive (see
                                        primitive_post_ops), d.n_post where none do */
+  FbConvDesc       after;           /* d with only those post-ops */
+  int              after_isa;       /* the vectors they run in (FB_CONV_ISA_*; none: floats) */
   float           *staged;          /* the primitive's output when a sum runs after it, or
                                        when it is copied into a strided output (copy_out) */
   int              copy_out;        /* d.y_stride's output: the primitive writes it packed, into
@@ -100,7 +104,7 @@ eltwise_alg (int64_t kind)
     case FB_CONV_POST_CLIP: return dnnl_eltwise_clip;
     case FB_CONV_POST_TANH: return dnnl_eltwise_tanh;
     case FB_CONV_POST_SIGMOID: return dnnl_eltwise_logistic;
-    case FB_CONV_POST_SWISH: return dnnl_eltwise_swish;
+    case FB_CONV_POST_SWISH: return getenv ("FB_HACK_RELU") ? dnnl_eltwise_relu : dnnl_eltwise_swish;
     case FB_CONV_POST_HARD_SWISH: return dnnl_eltwise_hardswish;
     case FB_CONV_POST_MAX: return dnnl_eltwise_clip;
     case FB_CONV_POST_MIN: return dnnl_eltwise_clip;
@@ -119,65 +123,151 @@ eltwise_params (const FbConvPost *p, float *alpha, float *beta)
         : p->kind == FB_CONV_POST_MIN ? (float) p->alpha : (float) p->beta;
 }
 
-/* How many of d's post-ops the primitive applies; fb_dnnl_conv_run applies the rest after it.
+/* d with its post-ops from i0 on only. */
+static FbConvDesc
+post_ops_from (const FbConvDesc *d, int64_t i0)
+{
+  FbConvDesc rest = *d;
+  rest.n_post = d->n_post - i0;
+  memmove (rest.post, d->post + i0, (size_t) rest.n_post * sizeof rest.post[0]);
+  return rest;
+}
+
+/* From this many bytes of output a thread, the Sigmoid or Swish of a primitive on several
+ * threads runs after it (primitive_post_ops). */
+#define POST_OPS_OWN_BYTES (320 << 10)
+
+/* How many of d's post-ops the primitive applies, on threads threads (0: a primitive that
+ * takes them all, where that is what makes it fast: the deconvolution's rows); fb_dnnl_conv_run
+ * applies the rest after it.
+ * The chain is cut before the first Sigmoid or Swish where fb-conv-post-ops.h has vectors for
+ * it and the rest: oneDNN 2.6's eltwise post-ops compute them at about 0.24 ns a float on a
+ * Zen 4 core (inside brgconv_1x1 and the depthwise kernels: EfficientNet-B0's Swishes took
+ * 1.47 of its 5.8 ms on one thread), ours at 0.11, on the output after the primitive. On one
+ * thread every such convolution of EfficientNet-B0 gained (the model 5.8 -> 5.2 ms). On two,
+ * those of 0.75 MB of output and more gained (the largest, 4.8 MB, 263 -> 218 us) and the
+ * depthwise ones of 0.37-0.53 MB lost 8-10 us (the pass over the output reads halves the other
+ * core wrote): hence a bound on the output a thread, which on many threads leaves nearly
+ * every Swish in the primitive, as before.
  * oneDNN 2.6's AVX-512 kernels (brgconv, brgconv_1x1) give every eltwise post-op of one
  * algorithm the parameters of the first of that algorithm in the chain: Min 0.3, the residual,
  * then Clip 0..6 came out clipped at 0.3 and not at 0 (tests/test-direct-conv.c, /sum). So the
- * chain is cut before the first eltwise post-op that repeats an earlier one's algorithm with
- * other parameters. */
+ * chain is also cut before the first eltwise post-op that repeats an earlier one's algorithm
+ * with other parameters. */
 static int64_t
-primitive_post_ops (const FbConvDesc *d)
+primitive_post_ops (const FbConvDesc *d, int threads)
 {
-  for (int64_t j = 1; j < d->n_post; j++)
-    for (int64_t i = 0; i < j; i++)
-      {
-        dnnl_alg_kind_t alg = eltwise_alg (d->post[j].kind);
-        float lo_i, hi_i, lo_j, hi_j;
-        eltwise_params (&d->post[i], &lo_i, &hi_i);
-        eltwise_params (&d->post[j], &lo_j, &hi_j);
-        if (alg != dnnl_alg_kind_undef && alg == eltwise_alg (d->post[i].kind) &&
-            (lo_i != lo_j || hi_i != hi_j))
-          return j;
-      }
+  double out_bytes = 4.0 * (double) (d->n * d->oh * d->ow * d->co);
+  int vectors = threads > 0 && fb_conv_vector_isa () != FB_CONV_ISA_NONE &&
+                (threads == 1 || out_bytes / threads >= POST_OPS_OWN_BYTES);
+  for (int64_t j = 0; j < d->n_post; j++)
+    {
+      int64_t kind = d->post[j].kind;
+      if (vectors && (kind == FB_CONV_POST_SIGMOID || kind == FB_CONV_POST_SWISH))
+        {
+          FbConvDesc rest = post_ops_from (d, j);
+          if (fb_conv_post_ops_vectorized (&rest))
+            return j;
+        }
+      for (int64_t i = 0; i < j; i++)
+        {
+          dnnl_alg_kind_t alg = eltwise_alg (kind);
+          float lo_i, hi_i, lo_j, hi_j;
+          eltwise_params (&d->post[i], &lo_i, &hi_i);
+          eltwise_params (&d->post[j], &lo_j, &hi_j);
+          if (alg != dnnl_alg_kind_undef && alg == eltwise_alg (d->post[i].kind) &&
+              (lo_i != lo_j || hi_i != hi_j))
+            return j;
+        }
+    }
   return d->n_post;
 }
 
-/* The post-ops i0 .. n_post - 1 of d on the output y, in plain C: the ones the primitive
- * leaves (primitive_post_ops). from holds the primitive's output, packed; in place when it is
- * y. With a sum among them, y holds the residual on entry. The rows (pixels) of a strided
- * output (d->y_stride: never with an Add or a sum) lie that many floats apart in y. */
+/* Outputs of fewer floats than this get their post-ops on the calling thread: a parallel
+ * region's start and join would cost more than the work. */
+#define POST_OPS_SPLIT 16384
+/* Floats a thread takes at a time of a packed output. */
+#define POST_OPS_PIECE 4096
+
+/* n floats of y from from (see apply_post_ops), add the Add's addend at the same floats or a
+ * sum's y itself. */
 static void
-apply_post_ops (const FbConvDesc *d, int64_t i0, const float *from, const float *add, float *y)
+post_ops_piece (const FbConvDesc *after, int isa, const float *from, const float *add, float *y,
+                int64_t n)
 {
+#if defined(__x86_64__)
+  if (isa == FB_CONV_ISA_AVX512)
+    {
+      fb_conv_post_ops_run_512 (after, from, add, y, n);
+      return;
+    }
+  if (isa == FB_CONV_ISA_AVX2)
+    {
+      fb_conv_post_ops_run_256 (after, from, add, y, n);
+      return;
+    }
+#endif
+  (void) isa;
+  for (int64_t j = 0; j < n; j++)
+    {
+      float v = from[j];
+      for (int64_t i = 0; i < after->n_post; i++)
+        {
+          const FbConvPost *p = &after->post[i];
+          switch (p->kind)
+            {
+            case FB_CONV_POST_RELU: v = v < 0 ? (float) p->alpha * v : v; break;
+            case FB_CONV_POST_CLIP: v = fminf (fmaxf (v, (float) p->alpha), (float) p->beta); break;
+            case FB_CONV_POST_TANH: v = tanhf (v); break;
+            case FB_CONV_POST_SIGMOID: v = 1 / (1 + expf (-v)); break;
+            case FB_CONV_POST_SWISH: v = v / (1 + expf (-(float) p->alpha * v)); break;
+            case FB_CONV_POST_HARD_SWISH:
+              v *= fmaxf (0, fminf (1, (float) p->alpha * v + (float) p->beta));
+              break;
+            case FB_CONV_POST_ADD: case FB_CONV_POST_SUM: v += add[j]; break;
+            case FB_CONV_POST_MAX: v = fmaxf (v, (float) p->alpha); break;
+            case FB_CONV_POST_MIN: v = fminf (v, (float) p->alpha); break;
+            default: break;
+            }
+        }
+      y[j] = v;
+    }
+}
+
+/* Piece k of apply_post_ops's: run floats a run, per_run pieces of piece floats a run. */
+static inline void
+post_ops_of_piece (const FbDnnlConv *conv, int64_t k, int64_t run, int64_t per_run,
+                   int64_t piece, int sum, const float *from, const float *add, float *y)
+{
+  int64_t r = k / per_run, at = k % per_run * piece, n = run - at < piece ? run - at : piece;
+  int64_t ys = fb_conv_desc_y_stride (&conv->d), packed = r * run + at, strided = r * ys + at;
+  post_ops_piece (&conv->after, conv->after_isa, from == y ? y + strided : from + packed,
+                  sum ? y + strided : add ? add + packed : NULL, y + strided, n);
+}
+
+/* The post-ops the primitive leaves (conv->after) on the output y. from holds the primitive's
+ * output, packed; in place when it is y. With a sum among them, y holds the residual on entry.
+ * The rows (pixels) of a strided output (d.y_stride: never with an Add or a sum) lie that many
+ * floats apart in y: each row is then a piece of its own. */
+static void
+apply_post_ops (const FbDnnlConv *conv, const float *from, const float *add, float *y)
+{
+  const FbConvDesc *d = &conv->d, *after = &conv->after;
   int64_t co = d->co, ys = fb_conv_desc_y_stride (d), rows = d->n * d->oh * d->ow;
+  int sum = 0;
+  for (int64_t i = 0; i < after->n_post; i++)
+    sum |= after->post[i].kind == FB_CONV_POST_SUM;
+  int64_t run = ys == co ? rows * co : co, per_run = ys == co ? (run + POST_OPS_PIECE - 1) / POST_OPS_PIECE : 1;
+  int64_t piece = ys == co ? POST_OPS_PIECE : co, pieces = (ys == co ? 1 : rows) * per_run;
+  if (rows * co < POST_OPS_SPLIT)
+    {
+      for (int64_t k = 0; k < pieces; k++)
+        post_ops_of_piece (conv, k, run, per_run, piece, sum, from, add, y);
+      return;
+    }
 #pragma omp parallel for schedule (static)
-  for (int64_t r = 0; r < rows; r++)
-    for (int64_t j = 0; j < co; j++)
-      {
-        int64_t k = r * co + j, e = r * ys + j;
-        float v = from == y ? from[e] : from[k];
-        for (int64_t i = i0; i < d->n_post; i++)
-          {
-            const FbConvPost *p = &d->post[i];
-            switch (p->kind)
-              {
-              case FB_CONV_POST_RELU: v = v < 0 ? (float) p->alpha * v : v; break;
-              case FB_CONV_POST_CLIP: v = fminf (fmaxf (v, (float) p->alpha), (float) p->beta); break;
-              case FB_CONV_POST_TANH: v = tanhf (v); break;
-              case FB_CONV_POST_SIGMOID: v = 1 / (1 + expf (-v)); break;
-              case FB_CONV_POST_SWISH: v = v / (1 + expf (-(float) p->alpha * v)); break;
-              case FB_CONV_POST_HARD_SWISH:
-                v *= fmaxf (0, fminf (1, (float) p->alpha * v + (float) p->beta));
-                break;
-              case FB_CONV_POST_ADD: v += add[k]; break;
-              case FB_CONV_POST_MAX: v = fmaxf (v, (float) p->alpha); break;
-              case FB_CONV_POST_MIN: v = fminf (v, (float) p->alpha); break;
-              case FB_CONV_POST_SUM: v += y[e]; break;
-              default: break;
-              }
-          }
-        y[e] = v;
-      }
+  for (int64_t k = 0; k < pieces; k++)
+    post_ops_of_piece (conv, k, run, per_run, piece, sum, from, add, y);
 }
 
 /* The first n of d's post-ops as oneDNN's. */
@@ -234,10 +324,10 @@ weights_md (const FbConvDesc *d, dnnl_format_tag_t tag, dnnl_memory_desc_t *md)
   return dnnl_memory_desc_init_by_tag (md, 4, w_dims, dnnl_f32, tag);
 }
 
-/* The primitive descriptor for d, with the weights' layout left to oneDNN; its output packed
- * whatever d->y_stride says (see fb_dnnl_conv_new). */
+/* The primitive descriptor for d with its first n_prim post-ops, the weights' layout left to
+ * oneDNN; its output packed whatever d->y_stride says (see fb_dnnl_conv_new). */
 static dnnl_status_t
-describe (const FbConvDesc *d, dnnl_memory_desc_t *src_md, dnnl_memory_desc_t *dst_md,
+describe (const FbConvDesc *d, int64_t n_prim, dnnl_memory_desc_t *src_md, dnnl_memory_desc_t *dst_md,
           dnnl_memory_desc_t *bias_md, dnnl_primitive_desc_t *pd)
 {
   dnnl_dims_t src_dims = { d->n, d->c, d->h, d->w }, dst_dims = { d->n, d->co, d->oh, d->ow };
@@ -272,7 +362,7 @@ describe (const FbConvDesc *d, dnnl_memory_desc_t *src_md, dnnl_memory_desc_t *d
     s = dnnl_primitive_attr_create (&attr);
   if (s != dnnl_success)
     return s;
-  s = post_ops (d, primitive_post_ops (d), dst_md, attr);
+  s = post_ops (d, n_prim, dst_md, attr);
   if (s == dnnl_success)
     s = dnnl_primitive_desc_create (pd, d->transposed ? (const_dnnl_op_desc_t) &dd
                                                       : (const_dnnl_op_desc_t) &cd,
@@ -379,7 +469,7 @@ rows_fit (const FbConvDesc *d)
   return d->transposed && d->groups == 1 && d->kh == d->sh && d->kw == d->sw && d->dh == 1 &&
          d->dw == 1 && d->pt == 0 && d->pl == 0 && d->pb == 0 && d->pr == 0 &&
          d->oh == d->h * d->sh && d->ow == d->w * d->sw && d->kh <= FB_DNNL_MAX_ROWS && adds == 0 &&
-         primitive_post_ops (d) == d->n_post;
+         primitive_post_ops (d, 0) == d->n_post;
 }
 
 /* The product of one kernel row: [n * h, w, c] x [c, kw * co] into the output's rows of that
@@ -407,7 +497,7 @@ describe_rows (const FbConvDesc *d, dnnl_primitive_desc_t *pd)
     s = dnnl_primitive_attr_create (&attr);
   if (s != dnnl_success)
     return s;
-  s = post_ops (d, primitive_post_ops (d), &dst_md, attr);
+  s = post_ops (d, primitive_post_ops (d, 0), &dst_md, attr);
   if (s == dnnl_success)
     s = dnnl_primitive_desc_create (pd, &md, attr, engine, NULL);
   dnnl_primitive_attr_destroy (attr);
@@ -550,7 +640,11 @@ fb_dnnl_conv_new (const FbConvDesc *d, const float *weights, char *why, size_t w
       fb_dnnl_conv_free (conv);
       return NULL;
     }
-  conv->split = primitive_post_ops (d);
+  int rows = rows_fit (d);
+  conv->split = primitive_post_ops (d, rows ? 0 : conv->threads);
+  conv->after = post_ops_from (d, conv->split);
+  conv->after_isa = fb_conv_post_ops_vectorized (&conv->after) ? fb_conv_vector_isa ()
+                                                               : FB_CONV_ISA_NONE;
   /* A strided output (a Concat's piece in place) is written packed and copied into its rows
    * (copy_out): oneDNN 2.6 leaves a strided destination of its brgconv kernels to its
    * reference implementation (DenseNet-121's 3x3 layers on two Zen 4 cores: 2.6 ms, against
@@ -577,7 +671,7 @@ fb_dnnl_conv_new (const FbConvDesc *d, const float *weights, char *why, size_t w
     conv->add_index = -1;       /* applied after the primitive */
   dnnl_memory_desc_t src_md, dst_md, bias_md;
   dnnl_primitive_desc_t pd = NULL;
-  if (rows_fit (d) && describe_rows (d, &pd) == dnnl_success)
+  if (rows && describe_rows (d, &pd) == dnnl_success)
     {
       dnnl_status_t s = make_rows (conv, d, pd, weights);
       dnnl_primitive_desc_destroy (pd);
@@ -586,7 +680,7 @@ fb_dnnl_conv_new (const FbConvDesc *d, const float *weights, char *why, size_t w
       fb_dnnl_conv_free (conv);
       return NULL;
     }
-  dnnl_status_t s = describe (d, &src_md, &dst_md, &bias_md, &pd);
+  dnnl_status_t s = describe (d, conv->split, &src_md, &dst_md, &bias_md, &pd);
   const char *what = d->transposed ? "deconvolution" : "convolution";
   if (failed (s, what, why, why_len))
     goto fail;
@@ -652,19 +746,30 @@ fb_dnnl_conv_implementation (const FbConvDesc *d, char *name, size_t len)
   const char *impl = NULL;
   int rows = rows_fit (d) && describe_rows (d, &pd) == dnnl_success;
   int copy_out = !rows && fb_conv_desc_y_stride (d) != d->co;
-  dnnl_status_t s = rows ? dnnl_success : describe (d, &src_md, &dst_md, &bias_md, &pd);
+  dnnl_status_t s = rows ? dnnl_success
+                         : describe (d, primitive_post_ops (d, 1), &src_md, &dst_md, &bias_md, &pd);
   if (s == dnnl_success)
     s = dnnl_primitive_desc_query (pd, dnnl_query_impl_info_str, 0, &impl);
-  int64_t after = d->n_post - primitive_post_ops (d);
+  /* Whether a Sigmoid or Swish runs after the primitive depends on its threads (see
+   * primitive_post_ops): the name gives the rule where it does. */
+  int64_t after_one = d->n_post - primitive_post_ops (d, rows ? 0 : 1);
+  int64_t after_many = d->n_post - primitive_post_ops (d, rows ? 0 : INT_MAX);
+  char own[160] = "", otherwise[32] = "";
+  if (after_one > after_many && after_many > 0)
+    snprintf (otherwise, sizeof otherwise, ", %ld otherwise", (long) after_many);
+  if (after_one > after_many)
+    snprintf (own, sizeof own, ", then %ld post-op%s of its own on one thread or from %d KB of "
+              "output a thread%s", (long) after_one, after_one == 1 ? "" : "s",
+              POST_OPS_OWN_BYTES >> 10, otherwise);
+  else if (after_many > 0)
+    snprintf (own, sizeof own, ", then %ld post-op%s of its own", (long) after_many,
+              after_many == 1 ? "" : "s");
   const char *scaled = d->scaled_input ? ", its weights scaled at every run"
                      : copy_out ? ", its output copied into the concatenation's rows" : "";
   if (s == dnnl_success && rows)
     snprintf (name, len, "%s matmul, one per kernel row", impl);
-  else if (s == dnnl_success && after > 0)
-    snprintf (name, len, "%s%s, then %ld post-op%s of its own", impl, scaled, (long) after,
-              after == 1 ? "" : "s");
   else if (s == dnnl_success)
-    snprintf (name, len, "%s%s", impl, scaled);
+    snprintf (name, len, "%s%s%s", impl, scaled, own);
   if (pd)
     dnnl_primitive_desc_destroy (pd);
   return failed (s, d->transposed ? "deconvolution" : "convolution", name, len) ? -1 : 0;
@@ -725,10 +830,7 @@ fb_dnnl_conv_run (FbDnnlConv *conv, const float *x, const float *scale, const fl
   if (s == dnnl_success)
     s = dnnl_stream_wait (conv->stream);
   if (s == dnnl_success && (conv->split < conv->d.n_post || conv->copy_out))
-    {
-      const FbConvDesc *d = &conv->d;
-      apply_post_ops (d, conv->split, out, add, y);
-    }
+    apply_post_ops (conv, out, add, y);
   return s == dnnl_success ? 0 : -1;
 }
 

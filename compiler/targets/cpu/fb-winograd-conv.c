@@ -90,13 +90,7 @@ int
 fb_winograd_conv_isa (void)
 {
 #ifdef FB_WINOGRAD_X86
-  __builtin_cpu_init ();
-  const char *want = getenv ("FUSEBENCH_ISA");
-  int wide = want == NULL || want[0] == '\0' || strcmp (want, "native") == 0 ||
-             strcmp (want, "avx512") == 0;
-  if (wide && __builtin_cpu_supports ("avx512f") && __builtin_cpu_supports ("fma"))
-    return FB_CONV_ISA_AVX512;
-  return fb_conv_isa () == FB_CONV_ISA_AVX2 ? FB_CONV_ISA_AVX2 : FB_CONV_ISA_NONE;
+  return fb_conv_vector_isa ();
 #else
   return FB_CONV_ISA_NONE;
 #endif
@@ -107,17 +101,9 @@ fb_winograd_conv_fits (const FbConvDesc *d)
 {
 #ifdef FB_WINOGRAD_X86
   if (d->transposed || d->groups != 1 || d->kh != 3 || d->kw != 3 || d->sh != 1 || d->sw != 1 ||
-      d->dh != 1 || d->dw != 1 || d->c < MIN_CHANNELS || d->co < MIN_CHANNELS)
+      d->dh != 1 || d->dw != 1 || d->c < MIN_CHANNELS || d->co < MIN_CHANNELS ||
+      !fb_conv_post_ops_vectorized (d))
     return 0;
-  for (int64_t i = 0; i < d->n_post; i++)
-    switch (d->post[i].kind)
-      {
-      case FB_CONV_POST_RELU: case FB_CONV_POST_CLIP: case FB_CONV_POST_MAX:
-      case FB_CONV_POST_MIN: case FB_CONV_POST_ADD: case FB_CONV_POST_SUM:
-        break;
-      default:
-        return 0;
-      }
   double tiles = (double) d->n * ((d->oh + 3) / 4) * ((d->ow + 3) / 4);
   double point_kb = (double) d->c * d->co * sizeof (float) / 1024;
   const char *env = getenv ("FUSEBENCH_WINOGRAD");

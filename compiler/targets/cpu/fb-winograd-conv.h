@@ -19,14 +19,14 @@ extern "C" {
 
 typedef struct _FbWinogradConv FbWinogradConv;
 
-/* The instructions its products run (FB_CONV_ISA_*): AVX-512 where the processor has it and
- * FUSEBENCH_ISA does not ask for less, AVX2 where fb_conv_isa gives that, else none (nothing
- * here runs it); the transforms take as many channels at a time as its vectors hold. */
+/* The instructions its products run (FB_CONV_ISA_*): fb_conv_vector_isa's, AVX-512 where the
+ * processor has it and FUSEBENCH_ISA does not ask for less, else AVX2 or none (nothing here
+ * runs it); the transforms take as many channels at a time as its vectors hold. */
 int             fb_winograd_conv_isa  (void);
 /* Whether d is one this convolution takes and runs faster than what would run it otherwise
  * (the direct convolution on AVX2 processors, oneDNN's brgconv on AVX-512 ones): 3x3, stride
- * 1, dilation 1, one group, not transposed, any pads, the direct convolution's post-ops (Relu,
- * LeakyRelu, Clip, Max, Min, Add, and Add in place: a sum, the output given as the addend),
+ * 1, dilation 1, one group, not transposed, any pads, the post-ops fb-conv-post-ops.h applies
+ * (an Add also in place: a sum, the output given as the addend),
  * at least 8 channels in and out, and enough output tiles for its weights (the .c gives the
  * bounds measured for each instruction set), where fb_winograd_conv_isa names one, and
  * FUSEBENCH_WINOGRAD not 0 (1: every shape it can run, whatever its bounds). Returns 1 or 0. */
