@@ -87,6 +87,29 @@ class Builder:
         y = self.batch_norm(f"{scope}.bn", y, c_out, gamma)
         return self.node("Relu", f"{scope}.relu", [y]) if relu else y
 
+    def linear(self, scope, x, c_in, c_out, bias=True):
+        """A Linear as torch exports it: MatMul by the transposed weights, then Add of the bias."""
+        w = self.weight(f"{scope}.weight_t", self.rng.normal(0.0, np.sqrt(1.0 / c_in), size=(c_in, c_out)))
+        y = self.node("MatMul", scope, [x, w])
+        if bias:
+            b = self.weight(f"{scope}.bias", self.rng.normal(0.0, 0.02, size=c_out))
+            y = self.node("Add", f"{scope}.bias_add", [y, b])
+        return y
+
+    def layer_norm(self, scope, x, c, epsilon=1e-5):
+        """LayerNormalization over the last axis."""
+        g = self.weight(f"{scope}.weight", self.rng.normal(1.0, 0.1, size=c))
+        s = self.weight(f"{scope}.bias", self.rng.normal(0.0, 0.05, size=c))
+        return self.node("LayerNormalization", scope, [x, g, s], axis=-1, epsilon=epsilon)
+
+    def gelu(self, scope, x):
+        """The exact GELU as torch exports it: x * (erf (x / sqrt 2) + 1) * 0.5."""
+        root2 = self.weight(f"{scope}.sqrt2", np.float32(np.sqrt(2.0)))
+        e = self.node("Erf", f"{scope}.erf", [self.node("Div", f"{scope}.div", [x, root2])])
+        one = self.node("Add", f"{scope}.add", [e, self.weight(f"{scope}.one", np.float32(1.0))])
+        y = self.node("Mul", f"{scope}.mul", [x, one])
+        return self.node("Mul", f"{scope}.half", [y, self.weight(f"{scope}.h", np.float32(0.5))])
+
     def max_pool(self, scope, x, k, stride, pad=0, ceil=0):
         return self.node("MaxPool", scope, [x], ceil_mode=ceil, dilations=[1, 1], kernel_shape=[k, k],
                          pads=[pad] * 4, strides=[stride, stride])

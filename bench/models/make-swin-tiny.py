@@ -44,26 +44,6 @@ def shape(b, scope, dims):
     return const(b, scope, np.array(dims, dtype=np.int64), np.int64)
 
 
-def linear(b, scope, x, c_in, c_out, bias=True):
-    w = const(b, f"{scope}.weight_t", b.rng.normal(0.0, np.sqrt(1.0 / c_in), size=(c_in, c_out)))
-    y = b.node("MatMul", scope, [x, w])
-    if bias:
-        y = b.node("Add", f"{scope}.bias_add", [y, const(b, f"{scope}.bias", b.rng.normal(0.0, 0.02, size=c_out))])
-    return y
-
-
-def layer_norm(b, scope, x, c):
-    g = const(b, f"{scope}.weight", b.rng.normal(1.0, 0.1, size=c))
-    s = const(b, f"{scope}.bias", b.rng.normal(0.0, 0.05, size=c))
-    return b.node("LayerNormalization", scope, [x, g, s], axis=-1, epsilon=1e-5)
-
-
-def gelu(b, scope, x):
-    e = b.node("Erf", f"{scope}.erf", [b.node("Div", f"{scope}.div", [x, const(b, f"{scope}.sqrt2", np.float32(np.sqrt(2.0)))])])
-    one = b.node("Add", f"{scope}.add", [e, const(b, f"{scope}.one", np.float32(1.0))])
-    return b.node("Mul", f"{scope}.half", [b.node("Mul", f"{scope}.mul", [x, one]), const(b, f"{scope}.h", np.float32(0.5))])
-
-
 def roll(b, scope, x, shift, size):
     """torch.roll by shift along H (axis 1) then W (axis 2) of [1, H, W, C]: two Slices and a
     Concat per axis, as the exporter writes it."""
@@ -108,7 +88,7 @@ def attention(b, scope, x, size, c, heads, shift):
     x = b.node("Reshape", f"{scope}.part", [x, shape(b, f"{scope}.ps", [1, nw, WINDOW, nw, WINDOW, c])])
     x = b.node("Transpose", f"{scope}.part_t", [x], perm=[0, 1, 3, 2, 4, 5])
     x = b.node("Reshape", f"{scope}.windows", [x, shape(b, f"{scope}.ws", [nw * nw, n, c])])
-    qkv = linear(b, f"{scope}.qkv", x, c, 3 * c)
+    qkv = b.linear(f"{scope}.qkv", x, c, 3 * c)
     qkv = b.node("Reshape", f"{scope}.qkv_r", [qkv, shape(b, f"{scope}.qs", [nw * nw, n, 3, heads, hd])])
     qkv = b.node("Transpose", f"{scope}.qkv_t", [qkv], perm=[2, 0, 3, 1, 4])
     q, k, v = (b.node("Gather", f"{scope}.{t}", [qkv, const(b, f"{scope}.{t}i", np.int64(i), np.int64)], axis=0)
@@ -125,7 +105,7 @@ def attention(b, scope, x, size, c, heads, shift):
     y = b.node("MatMul", f"{scope}.context", [a, v])
     y = b.node("Transpose", f"{scope}.ctx_t", [y], perm=[0, 2, 1, 3])
     y = b.node("Reshape", f"{scope}.ctx_r", [y, shape(b, f"{scope}.cs", [nw * nw, n, c])])
-    y = linear(b, f"{scope}.proj", y, c, c)
+    y = b.linear(f"{scope}.proj", y, c, c)
     y = b.node("Reshape", f"{scope}.rev", [y, shape(b, f"{scope}.rs", [1, nw, nw, WINDOW, WINDOW, c])])
     y = b.node("Transpose", f"{scope}.rev_t", [y], perm=[0, 1, 3, 2, 4, 5])
     y = b.node("Reshape", f"{scope}.map", [y, shape(b, f"{scope}.ms", [1, size, size, c])])
@@ -135,10 +115,10 @@ def attention(b, scope, x, size, c, heads, shift):
 
 
 def block(b, scope, x, size, c, heads, shift):
-    y = attention(b, f"{scope}.attn", layer_norm(b, f"{scope}.norm1", x, c), size, c, heads, shift)
+    y = attention(b, f"{scope}.attn", b.layer_norm(f"{scope}.norm1", x, c), size, c, heads, shift)
     x = b.node("Add", f"{scope}.res1", [x, y])
-    y = linear(b, f"{scope}.mlp.0", layer_norm(b, f"{scope}.norm2", x, c), c, 4 * c)
-    y = linear(b, f"{scope}.mlp.3", gelu(b, f"{scope}.mlp.gelu", y), 4 * c, c)
+    y = b.linear(f"{scope}.mlp.0", b.layer_norm(f"{scope}.norm2", x, c), c, 4 * c)
+    y = b.linear(f"{scope}.mlp.3", b.gelu(f"{scope}.mlp.gelu", y), 4 * c, c)
     return b.node("Add", f"{scope}.res2", [x, y])
 
 
@@ -150,7 +130,7 @@ def merge(b, scope, x, size, c):
                             shape(b, f"{scope}.e{i}", [size, size]), shape(b, f"{scope}.a{i}", [1, 2]),
                             shape(b, f"{scope}.st{i}", [2, 2])]))
     x = b.node("Concat", f"{scope}.cat", parts, axis=-1)
-    return linear(b, f"{scope}.reduction", layer_norm(b, f"{scope}.norm", x, 4 * c), 4 * c, 2 * c, bias=False)
+    return b.linear(f"{scope}.reduction", b.layer_norm(f"{scope}.norm", x, 4 * c), 4 * c, 2 * c, bias=False)
 
 
 def main():
@@ -162,7 +142,7 @@ def main():
     b = Builder(SEED)
     x = b.conv("features.0.0", "input", 3, dim, 4, stride=4, pad=0, bias=True)
     x = b.node("Transpose", "features.0.1", [x], perm=[0, 2, 3, 1])
-    x = layer_norm(b, "features.0.2", x, dim)
+    x = b.layer_norm("features.0.2", x, dim)
     size, c = image // 4, dim
     for stage, (depth, heads) in enumerate(zip(depths, heads_of)):
         for i in range(depth):
@@ -171,7 +151,7 @@ def main():
         if stage < len(depths) - 1:
             x = merge(b, f"features.{2 * stage + 2}", x, size, c)
             size, c = size // 2, 2 * c
-    x = layer_norm(b, "norm", x, c)
+    x = b.layer_norm("norm", x, c)
     if small:
         # The map itself, not pooled logits: a pool would not see positions swapped.
         out, out_shape = x, [1, size, size, c]
