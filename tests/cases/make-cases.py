@@ -477,12 +477,34 @@ def lstm():
     return c
 
 
+def shared_weights():
+    """Products of a batch of rows by one weight matrix, which the CPU target runs as one
+    taller product (fb-lower-contract.c), with epilogues that read the batch coordinates: a
+    bias and an addend broadcast along a middle batch axis, then Relu; an exact GELU on a
+    product of fewer rows than columns, split by columns, then an addend along the map's rows;
+    and a Sigmoid on a product whose tiles of rows cross the batches' boundaries."""
+    c = Case("shared-weights", 17)
+    x1 = c.input("x1", [2, 3, 5, 16])
+    y1 = c.node("Add", [c.node("MatMul", [x1, c.init(weight("w1", [16, 70]))]), c.init(weight("b1", [70]))])
+    c.out(c.node("Relu", [c.node("Add", [y1, c.init(weight("r1", [1, 3, 1, 70]))])]))
+    x2 = c.input("x2", [1, 7, 7, 256])
+    y2 = c.node("Add", [c.node("MatMul", [x2, c.init(weight("w2", [256, 1024], 0.06))]), c.init(weight("b2", [1024]))])
+    erf = c.node("Erf", [c.node("Div", [y2, c.init(const("sqrt2", np.float32(np.sqrt(2.0))))])])
+    gelu = c.node("Mul", [c.node("Mul", [y2, c.node("Add", [erf, c.init(const("one", np.float32(1.0)))])]),
+                          c.init(const("half", np.float32(0.5)))])
+    c.out(c.node("Add", [gelu, c.init(weight("r2", [1, 7, 1, 1]))]))
+    x3 = c.input("x3", [5, 37, 64])
+    y3 = c.node("Add", [c.node("MatMul", [x3, c.init(weight("w3", [64, 120], 0.12))]), c.init(weight("b3", [120]))])
+    c.out(c.node("Sigmoid", [y3]))
+    return c
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
     for make in [unary, binary, integers, reduce, conv, pool, norm, matmul, movement, resize,
                  upsample, control, gru, lstm, conv_epilogues, deconv_epilogues, bound_epilogues,
-                 direct_conv]:
+                 direct_conv, shared_weights]:
         make().save(outdir)
 
 
