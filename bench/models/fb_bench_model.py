@@ -130,11 +130,41 @@ class Builder:
     def classifier(self, x, c, classes=1000):
         x = self.node("GlobalAveragePool", "/avgpool", [x])
         x = self.node("Flatten", "/flatten", [x], axis=1)
-        w = self.weight("fc.weight", self.rng.normal(0.0, np.sqrt(1.0 / c), size=(classes, c)))
-        b = self.weight("fc.bias", self.rng.normal(0.0, 0.05, size=classes))
-        self.nodes.append(helper.make_node("Gemm", [x, w, b], ["logits"], name="/fc/Gemm",
+        return self.fc(x, c, classes)
+
+    def fc(self, x, c, classes=1000, scope="fc", name="/fc/Gemm"):
+        """The classifier's Gemm (weights transposed, a bias), writing the output "logits"."""
+        w = self.weight(f"{scope}.weight", self.rng.normal(0.0, np.sqrt(1.0 / c), size=(classes, c)))
+        b = self.weight(f"{scope}.bias", self.rng.normal(0.0, 0.05, size=classes))
+        self.nodes.append(helper.make_node("Gemm", [x, w, b], ["logits"], name=name,
                                            alpha=1.0, beta=1.0, transB=1))
         return "logits"
+
+    def bottleneck(self, scope, x, c_in, width, c_out, stride, groups=1):
+        """torchvision's Bottleneck (v1.5: the stride on the 3x3, which takes the groups)."""
+        y = self.conv_bn_relu(f"{scope}.1", x, c_in, width, 1)
+        y = self.conv_bn_relu(f"{scope}.2", y, width, width, 3, stride=stride, group=groups)
+        # Trained residual branches end in a small BatchNormalization scale (torchvision can
+        # even start them at zero); with 1.0 the activations of 16 random blocks grow into the
+        # thousands and no two float summation orders agree on the logits.
+        y = self.conv_bn_relu(f"{scope}.3", y, width, c_out, 1, relu=False, gamma=0.2)
+        if stride != 1 or c_in != c_out:
+            x = self.conv_bn_relu(f"{scope}.downsample", x, c_in, c_out, 1, stride=stride, relu=False)
+        y = self.node("Add", scope, [y, x])
+        return self.node("Relu", f"{scope}.relu", [y])
+
+    def resnet50_body(self, groups=1, width_per_plane=1):
+        """ResNet-50's stem, four layers of 3, 4, 6, 3 bottlenecks (widths planes x
+        width_per_plane, outputs 4 x planes, for planes 64 .. 512) and classifier."""
+        x = self.conv_bn_relu("conv1", "input", 3, 64, 7, stride=2, pad=3)
+        x = self.max_pool("/maxpool", x, 3, 2, pad=1)
+        c = 64
+        for layer, (blocks, planes, stride) in enumerate([(3, 64, 1), (4, 128, 2), (6, 256, 2), (3, 512, 2)], 1):
+            for i in range(blocks):
+                x = self.bottleneck(f"layer{layer}.{i}", x, c, planes * width_per_plane, planes * 4,
+                                    stride if i == 0 else 1, groups)
+                c = planes * 4
+        return self.classifier(x, c)
 
     def model(self, name, input_name, input_shape, output, output_shape, doc):
         graph = helper.make_graph(

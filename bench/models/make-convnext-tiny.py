@@ -15,8 +15,6 @@ way around LayerNormalization.
 
 Usage: make-convnext-tiny.py [OUT_DIR]   (default: build/bench/convnext_tiny in the repository)
 """
-import numpy as np
-from onnx import helper
 
 from fb_bench_model import Builder, write
 
@@ -61,11 +59,8 @@ def build():
     x = b.node("Transpose", "classifier.0.to_nhwc", [x], perm=[0, 2, 3, 1])
     x = b.layer_norm("classifier.0", x, DIMS[-1], epsilon=1e-6)
     x = b.node("Flatten", "classifier.1", [x], axis=1)
-    w = b.weight("classifier.2.weight", b.rng.normal(0.0, np.sqrt(1.0 / DIMS[-1]), size=(1000, DIMS[-1])))
-    s = b.weight("classifier.2.bias", b.rng.normal(0.0, 0.05, size=1000))
-    b.nodes.append(helper.make_node("Gemm", [x, w, s], ["logits"], name="classifier.2/Gemm",
-                                    alpha=1.0, beta=1.0, transB=1))
-    return b.model("convnext_tiny", "input", [1, 3, 224, 224], "logits", [1, 1000],
+    out = b.fc(x, DIMS[-1], scope="classifier.2", name="classifier.2/Gemm")
+    return b.model("convnext_tiny", "input", [1, 3, 224, 224], out, [1, 1000],
                    "ConvNeXt-T (torchvision layout), random weights, for benchmarks.")
 
 

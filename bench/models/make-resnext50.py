@@ -19,27 +19,9 @@ SEED = 5032
 GROUPS = 32
 
 
-def bottleneck(b, scope, x, c_in, planes, stride):
-    width, c_out = planes * 2, planes * 4
-    y = b.conv_bn_relu(f"{scope}.1", x, c_in, width, 1)
-    y = b.conv_bn_relu(f"{scope}.2", y, width, width, 3, stride=stride, group=GROUPS)
-    # A small last scale, as trained residual branches have (see make-resnet50.py).
-    y = b.conv_bn_relu(f"{scope}.3", y, width, c_out, 1, relu=False, gamma=0.2)
-    if stride != 1 or c_in != c_out:
-        x = b.conv_bn_relu(f"{scope}.downsample", x, c_in, c_out, 1, stride=stride, relu=False)
-    y = b.node("Add", scope, [y, x])
-    return b.node("Relu", f"{scope}.relu", [y]), c_out
-
-
 def build():
     b = Builder(SEED)
-    x = b.conv_bn_relu("conv1", "input", 3, 64, 7, stride=2, pad=3)
-    x = b.max_pool("/maxpool", x, 3, 2, pad=1)
-    c = 64
-    for layer, (blocks, planes, stride) in enumerate([(3, 64, 1), (4, 128, 2), (6, 256, 2), (3, 512, 2)], 1):
-        for i in range(blocks):
-            x, c = bottleneck(b, f"layer{layer}.{i}", x, c, planes, stride if i == 0 else 1)
-    out = b.classifier(x, c)
+    out = b.resnet50_body(groups=GROUPS, width_per_plane=2)
     return b.model("resnext50", "input", [1, 3, 224, 224], out, [1, 1000],
                    "ResNeXt-50 32x4d (torchvision layout), random weights, for benchmarks.")
 

@@ -17,7 +17,6 @@ layers: a model whose time goes to launches and copies more than to arithmetic.
 
 Usage: make-shufflenet-v2.py [OUT_DIR]   (default: build/bench/shufflenet_v2 in the repository)
 """
-from onnx import helper
 
 from fb_bench_model import Builder, write
 
@@ -75,11 +74,8 @@ def build():
             c = width
     x = b.conv_bn_relu("conv5.0", x, c, 1024, 1)
     x = b.node("ReduceMean", "/mean", [x], axes=[2, 3], keepdims=0)
-    w = b.weight("fc.weight", b.rng.normal(0.0, (1.0 / 1024) ** 0.5, size=(1000, 1024)))
-    bias = b.weight("fc.bias", b.rng.normal(0.0, 0.05, size=1000))
-    b.nodes.append(helper.make_node("Gemm", [x, w, bias], ["logits"], name="/fc/Gemm",
-                                    alpha=1.0, beta=1.0, transB=1))
-    return b.model("shufflenet_v2", "input", [1, 3, 224, 224], "logits", [1, 1000],
+    out = b.fc(x, 1024)
+    return b.model("shufflenet_v2", "input", [1, 3, 224, 224], out, [1, 1000],
                    "ShuffleNetV2 x1.0 (torchvision layout), random weights, for benchmarks.")
 
 
