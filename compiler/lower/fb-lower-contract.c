@@ -456,11 +456,13 @@ lower_matmul (FbLowerCtx *c, const FbNode *node, GError **error)
   guint aa = _fb_lower_arg (c, va, FB_KARG_INPUT), ba = _fb_lower_arg (c, vb, FB_KARG_INPUT);
   guint ca = _fb_lower_out_arg (c, vy);
   FbKExpr *t0 = fb_kx_mul_c (k, lc[lnb], by_cols ? tn : tm);
-  FbKExpr *tlen = ntiles == 1 ? fb_kx_index (k, by_cols ? N : rows)
+  FbKExpr *extent = fb_kx_index (k, by_cols ? N : rows);
+  FbKExpr *tlen = ntiles == 1 ? extent
                 : fb_kx_binary (k, FB_KB_MIN, fb_kx_index (k, by_cols ? tn : tm),
-                                fb_kx_binary (k, FB_KB_SUB, fb_kx_index (k, by_cols ? N : rows), t0));
+                                fb_kx_binary (k, FB_KB_SUB, extent, t0));
   FbKExpr *m0 = by_cols ? fb_kx_index (k, 0) : t0, *n0 = by_cols ? t0 : fb_kx_index (k, 0);
-  FbKExpr *mlen = by_cols ? fb_kx_index (k, rows) : tlen, *nlen = by_cols ? tlen : fb_kx_index (k, N);
+  FbKExpr *mlen = by_cols ? fb_kx_index (k, rows) : tlen;
+  FbKExpr *nlen = by_cols ? tlen : fb_kx_index (k, N);
   FbKExpr *a_off = fb_kx_index (k, 0), *b_off = fb_kx_index (k, 0), *c_off = fb_kx_index (k, 0);
   for (int d = 0; d < lnb; d++)
     {
@@ -495,8 +497,8 @@ lower_matmul (FbLowerCtx *c, const FbNode *node, GError **error)
   int64_t inner = M;
   for (int d = nb - 1; d >= lnb; d--)
     {
-      coords[d] = fb_kx_binary (k, FB_KB_MOD, fb_kx_binary (k, FB_KB_DIV, row, fb_kx_index (k, inner)),
-                                fb_kx_index (k, bdims[d]));
+      FbKExpr *batch = fb_kx_binary (k, FB_KB_DIV, row, fb_kx_index (k, inner));
+      coords[d] = fb_kx_binary (k, FB_KB_MOD, batch, fb_kx_index (k, bdims[d]));
       inner *= bdims[d];
     }
   for (int d = 0; d < lnb; d++)
@@ -512,8 +514,9 @@ lower_matmul (FbLowerCtx *c, const FbNode *node, GError **error)
     return _fb_lower_fail (error, node, FB_LOWER_ERROR_SHAPE, "unexpected output rank");
   /* In one taller product, the same index as the store's, so that the vectorizer sees each
    * element read and written in place (as the tile's offset it could not tell the two apart). */
-  FbKExpr *raw = fb_kx_load (k, ca, lnb < nb ? _fb_lower_index (k, ry, dy, coords)
-                                             : fb_kx_add (k, c_tile, fb_kx_add (k, fb_kx_mul_c (k, mi, N), ni)));
+  FbKExpr *at = lnb < nb ? _fb_lower_index (k, ry, dy, coords)
+              : fb_kx_add (k, c_tile, fb_kx_add (k, fb_kx_mul_c (k, mi, N), ni));
+  FbKExpr *raw = fb_kx_load (k, ca, at);
   FbKExpr *x = raw;
   if (alpha != 1.0)
     x = fb_kx_binary (k, FB_KB_MUL, fb_kx_const_f (k, FB_DTYPE_FLOAT32, alpha), x);

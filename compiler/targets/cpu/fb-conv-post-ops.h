@@ -99,7 +99,10 @@ fb_conv_post_ops (const FbConvDesc *d, __m256 v, const float *add, int full, __m
           v = fb_sigmoid_256 (v);
           break;
         case FB_CONV_POST_SWISH:
-          v = _mm256_mul_ps (v, fb_sigmoid_256 (_mm256_mul_ps (v, _mm256_set1_ps ((float) p->alpha))));
+          {
+            __m256 alpha = _mm256_set1_ps ((float) p->alpha);
+            v = _mm256_mul_ps (v, fb_sigmoid_256 (_mm256_mul_ps (v, alpha)));
+          }
           break;
         case FB_CONV_POST_HARD_SWISH:
           v = _mm256_mul_ps (v, _mm256_min_ps (_mm256_max_ps (_mm256_fmadd_ps (
@@ -169,7 +172,10 @@ fb_conv_post_ops_512 (const FbConvDesc *d, __m512 v, const float *add, __mmask16
           v = fb_sigmoid_512 (v);
           break;
         case FB_CONV_POST_SWISH:
-          v = _mm512_mul_ps (v, fb_sigmoid_512 (_mm512_mul_ps (v, _mm512_set1_ps ((float) p->alpha))));
+          {
+            __m512 alpha = _mm512_set1_ps ((float) p->alpha);
+            v = _mm512_mul_ps (v, fb_sigmoid_512 (_mm512_mul_ps (v, alpha)));
+          }
           break;
         case FB_CONV_POST_HARD_SWISH:
           v = _mm512_mul_ps (v, _mm512_min_ps (_mm512_max_ps (_mm512_fmadd_ps (
@@ -184,6 +190,7 @@ fb_conv_post_ops_512 (const FbConvDesc *d, __m512 v, const float *add, __mmask16
     }
   return v;
 }
+
 /* y[i] = d's post-ops on from[i], i < n; the addend of an Add or a sum is add[i] (for a sum,
  * the output's own floats: read here before y[i] is stored). from may be y. A chain of one
  * Swish or Sigmoid, the common one, has a loop of its own: the general one's switch per vector

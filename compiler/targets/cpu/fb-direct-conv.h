@@ -30,10 +30,10 @@ enum {
  * applies itself (fb-conv-post-ops.h) run in. A wider set than the processor's is never
  * taken. */
 int           fb_conv_vector_isa  (void);
-/* The set the direct convolution runs in here: AVX2 on processors with AVX2 and FMA but not AVX-512, none (oneDNN's
- * kernels, faster there) on AVX-512 ones, or the one FUSEBENCH_ISA names ("avx2", "avx512",
- * "none", "native" for the default), so that every path can be run and compared on one
- * machine; a wider set than the processor's is never taken. */
+/* The set the direct convolution runs in here: AVX2 on processors with AVX2 and FMA but not
+ * AVX-512, none (oneDNN's kernels, faster there) on AVX-512 ones, or the one FUSEBENCH_ISA
+ * names ("avx2", "avx512", "none", "native" for the default), so that every path can be run
+ * and compared on one machine; a wider set than the processor's is never taken. */
 int           fb_conv_isa         (void);
 
 /* Whether d is one this convolution takes on this processor: not transposed, one group, a

@@ -104,7 +104,7 @@ eltwise_alg (int64_t kind)
     case FB_CONV_POST_CLIP: return dnnl_eltwise_clip;
     case FB_CONV_POST_TANH: return dnnl_eltwise_tanh;
     case FB_CONV_POST_SIGMOID: return dnnl_eltwise_logistic;
-    case FB_CONV_POST_SWISH: return getenv ("FB_HACK_RELU") ? dnnl_eltwise_relu : dnnl_eltwise_swish;
+    case FB_CONV_POST_SWISH: return dnnl_eltwise_swish;
     case FB_CONV_POST_HARD_SWISH: return dnnl_eltwise_hardswish;
     case FB_CONV_POST_MAX: return dnnl_eltwise_clip;
     case FB_CONV_POST_MIN: return dnnl_eltwise_clip;
@@ -143,7 +143,7 @@ post_ops_from (const FbConvDesc *d, int64_t i0)
  * The chain is cut before the first Sigmoid or Swish where fb-conv-post-ops.h has vectors for
  * it and the rest: oneDNN 2.6's eltwise post-ops compute them at about 0.24 ns a float on a
  * Zen 4 core (inside brgconv_1x1 and the depthwise kernels: EfficientNet-B0's Swishes took
- * 1.47 of its 5.8 ms on one thread), ours at 0.11, on the output after the primitive. On one
+ * 1.47 of its 5.8 ms on one thread), ours at 0.13, on the output after the primitive. On one
  * thread every such convolution of EfficientNet-B0 gained (the model 5.8 -> 5.2 ms). On two,
  * those of 0.75 MB of output and more gained (the largest, 4.8 MB, 263 -> 218 us) and the
  * depthwise ones of 0.37-0.53 MB lost 8-10 us (the pass over the output reads halves the other
@@ -257,8 +257,9 @@ apply_post_ops (const FbDnnlConv *conv, const float *from, const float *add, flo
   int sum = 0;
   for (int64_t i = 0; i < after->n_post; i++)
     sum |= after->post[i].kind == FB_CONV_POST_SUM;
-  int64_t run = ys == co ? rows * co : co, per_run = ys == co ? (run + POST_OPS_PIECE - 1) / POST_OPS_PIECE : 1;
-  int64_t piece = ys == co ? POST_OPS_PIECE : co, pieces = (ys == co ? 1 : rows) * per_run;
+  int packed = ys == co;
+  int64_t run = packed ? rows * co : co, piece = packed ? POST_OPS_PIECE : co;
+  int64_t per_run = (run + piece - 1) / piece, pieces = (packed ? 1 : rows) * per_run;
   if (rows * co < POST_OPS_SPLIT)
     {
       for (int64_t k = 0; k < pieces; k++)
@@ -327,8 +328,8 @@ weights_md (const FbConvDesc *d, dnnl_format_tag_t tag, dnnl_memory_desc_t *md)
 /* The primitive descriptor for d with its first n_prim post-ops, the weights' layout left to
  * oneDNN; its output packed whatever d->y_stride says (see fb_dnnl_conv_new). */
 static dnnl_status_t
-describe (const FbConvDesc *d, int64_t n_prim, dnnl_memory_desc_t *src_md, dnnl_memory_desc_t *dst_md,
-          dnnl_memory_desc_t *bias_md, dnnl_primitive_desc_t *pd)
+describe (const FbConvDesc *d, int64_t n_prim, dnnl_memory_desc_t *src_md,
+          dnnl_memory_desc_t *dst_md, dnnl_memory_desc_t *bias_md, dnnl_primitive_desc_t *pd)
 {
   dnnl_dims_t src_dims = { d->n, d->c, d->h, d->w }, dst_dims = { d->n, d->co, d->oh, d->ow };
   dnnl_dims_t bias_dims = { d->co };
