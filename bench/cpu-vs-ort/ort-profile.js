@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // ONNX Runtime's per-node profile of one model, to set beside bench/cpu-kernel-bench's per-kernel
-// times: 2 intra-op threads, as ort-bench.js (FB_ORT_THREADS=N for another count); N profiled runs after one warm-up; prints every
-// node's median kernel time (ms), largest first, its share of the sum, its operator and name;
+// times: 2 intra-op threads, as ort-bench.js (FB_ORT_THREADS=N for another count); N profiled
+// runs after one warm-up; prints every node's median kernel time (ms), largest first, its share
+// of the sum, its operator and name;
 // with "min", each node's fastest run instead (cpu-kernel-bench --min: on a shared machine,
 // the run nothing preempted).
 //   node ort-profile.js ORT_MODULE_DIR MODEL.onnx DATA_DIR [N] [min]
