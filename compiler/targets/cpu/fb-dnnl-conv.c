@@ -148,7 +148,8 @@ post_ops_from (const FbConvDesc *d, int64_t i0)
  * those of 0.75 MB of output and more gained (the largest, 4.8 MB, 263 -> 218 us) and the
  * depthwise ones of 0.37-0.53 MB lost 8-10 us (the pass over the output reads halves the other
  * core wrote): hence a bound on the output a thread, which on many threads leaves nearly
- * every Swish in the primitive, as before.
+ * every Swish in the primitive, as before. FUSEBENCH_OWN_POST_OPS=0 leaves every one in the
+ * primitive, =1 takes every one out, to compare.
  * oneDNN 2.6's AVX-512 kernels (brgconv, brgconv_1x1) give every eltwise post-op of one
  * algorithm the parameters of the first of that algorithm in the chain: Min 0.3, the residual,
  * then Clip 0..6 came out clipped at 0.3 and not at 0 (tests/test-direct-conv.c, /sum). So the
@@ -158,8 +159,11 @@ static int64_t
 primitive_post_ops (const FbConvDesc *d, int threads)
 {
   double out_bytes = 4.0 * (double) (d->n * d->oh * d->ow * d->co);
+  const char *env = getenv ("FUSEBENCH_OWN_POST_OPS");
   int vectors = threads > 0 && fb_conv_vector_isa () != FB_CONV_ISA_NONE &&
-                (threads == 1 || out_bytes / threads >= POST_OPS_OWN_BYTES);
+                (threads == 1 || out_bytes / threads >= POST_OPS_OWN_BYTES ||
+                 (env != NULL && strcmp (env, "1") == 0)) &&
+                !(env != NULL && strcmp (env, "0") == 0);
   for (int64_t j = 0; j < d->n_post; j++)
     {
       int64_t kind = d->post[j].kind;
