@@ -2,7 +2,7 @@
 /* The post-ops of fb-direct-conv.c and fb-winograd-conv.c on 8 channels of one pixel (AVX2) or
  * 16 (AVX-512): Relu (LeakyRelu), Clip, Max, Min, the residual Add (or sum, in place), Sigmoid,
  * Swish (SiLU) and HardSwish; and the same over a run of floats, which fb-dnnl-conv.c applies
- * after a oneDNN primitive where its own are slower (fb_conv_post_ops_run). Like them it
+ * after a oneDNN primitive where its own are slower (fb_conv_post_ops_run_256, _512). Like them it
  * depends on nothing but the C library and the compiler's intrinsics, so that exported shared
  * libraries compile it as it is. */
 #pragma once
