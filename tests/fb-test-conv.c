@@ -31,6 +31,10 @@ tcv_apply_post (const FbConvDesc *d, double v, const float *add, gsize at)
         case FB_CONV_POST_SIGMOID: v = 1 / (1 + exp (-v)); break;
         case FB_CONV_POST_SWISH: v = v / (1 + exp (-p->alpha * v)); break;
         case FB_CONV_POST_HARD_SWISH: v *= fmax (0, fmin (1, v / 6 + 0.5)); break;
+        case FB_CONV_POST_GELU:
+          v = p->alpha != 0 ? 0.5 * v * (1 + tanh (sqrt (2 / G_PI) * (v + 0.044715 * v * v * v)))
+                            : 0.5 * v * (1 + erf (v / G_SQRT2));
+          break;
         default: g_assert_not_reached ();
         }
     }

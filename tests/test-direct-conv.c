@@ -188,6 +188,40 @@ test_sigmoid_swish (void)
         }
 }
 
+/* GELU, exact and in its tanh form, as oneDNN's post-op (no convolution of our own takes it):
+ * alone, after a residual, and after a cut of the chain (a Clip repeated with other bounds),
+ * where it runs on floats after the primitive; on a 3x3 convolution, a 1x1 and a linear
+ * layer's shape (one row of 49 pixels, fb-lower-product-conv.c), on one and two threads. */
+static void
+test_gelu (void)
+{
+  const FbConvPost chains[][3] = {
+    { { FB_CONV_POST_GELU, 0 } },
+    { { FB_CONV_POST_GELU, 1 } },
+    { { FB_CONV_POST_ADD }, { FB_CONV_POST_GELU, 0 } },
+    { { FB_CONV_POST_CLIP, 0, 6 }, { FB_CONV_POST_CLIP, -1, 5 }, { FB_CONV_POST_GELU, 1 } },
+  };
+  const int lens[] = { 1, 1, 2, 3 };
+  const FbConvDesc shapes[] = {
+    desc (1, 64, 6, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1),
+    desc (1, 64, 9, 10, 48, 1, 1, 1, 1, 0, 0, 0, 0),
+    desc (1, 96, 1, 49, 160, 1, 1, 1, 1, 0, 0, 0, 0),
+  };
+  for (int threads = 1; threads <= 2; threads++)
+    for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
+      for (guint i = 0; i < G_N_ELEMENTS (chains); i++)
+        {
+          omp_set_num_threads (threads);
+          FbConvDesc d = shapes[s];
+          d.n_post = lens[i];
+          memcpy (d.post, chains[i], sizeof chains[i]);
+          char impl[256];
+          g_assert_cmpint (fb_dnnl_conv_implementation (&d, impl, sizeof impl), ==, 0);
+          g_assert_false (g_str_has_prefix (impl, "direct:") || g_str_has_prefix (impl, "ref"));
+          check (&d, 900 + 10 * s + i + 100 * threads);
+        }
+}
+
 /* fb-conv-post-ops.h's Sigmoid and Swish against the C library's, on numbers across their
  * range and on the edges: NaN stays NaN, infinities give the limits. */
 static void
@@ -386,6 +420,8 @@ on_isa (gconstpointer data)
     test_sigmoid_swish ();
   else if (strcmp (name, "post-op-vectors") == 0)
     test_post_op_vectors ();
+  else if (strcmp (name, "gelu") == 0)
+    test_gelu ();
   else
     test_rules ();
   g_unsetenv ("FUSEBENCH_ISA");
@@ -400,7 +436,7 @@ main (int argc, char **argv)
   g_setenv ("FUSEBENCH_WINOGRAD", "0", TRUE);
   const char *isas[] = { "avx2", "avx512" };
   const char *tests[] = { "geometry", "post-ops", "sum", "sigmoid-swish", "post-op-vectors",
-                          "rules" };
+                          "gelu", "rules" };
   for (guint i = 0; i < G_N_ELEMENTS (isas); i++)
     for (guint t = 0; t < G_N_ELEMENTS (tests); t++)
       {

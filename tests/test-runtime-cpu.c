@@ -126,6 +126,40 @@ test_cases (void)
   g_assert_cmpuint (n, >=, 16);
 }
 
+/* Every linear layer by constant weights of the cases as a oneDNN 1x1 convolution (forced:
+ * by default only products from 16 MFLOP are, fb-lower-product-conv.c), its chain as
+ * post-ops, against ONNX Runtime's outputs and the interpreter; and that the cases have such
+ * products, each made a convolution. */
+static void
+test_product_conv (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_setenv ("FUSEBENCH_PRODUCT_CONV", "1", TRUE);
+  const char *names[] = { "linear-post-ops", "shared-weights", "gpt2_struct", "matmul" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *case_dir = source_path ("cases", names[i], NULL);
+      check_case (case_dir, FB_LAYOUT_NHWC);
+    }
+  g_autofree char *model = source_path ("cases", "linear-post-ops", "model.onnx", NULL);
+  g_autoptr(FbPipeline) p = load (model, FB_LAYOUT_NHWC);
+  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), fb_cpu_target_desc (), &error);
+  g_assert_no_error (error);
+  guint products = 0;
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
+      if (strstr (kernel->label, "MatMul") == NULL && strstr (kernel->label, "Gemm") == NULL)
+        continue;
+      g_assert_cmpuint (kernel->phases->len, ==, 1);
+      g_assert_nonnull (((FbKPhase *) g_ptr_array_index (kernel->phases, 0))->conv);
+      g_assert_nonnull (strstr (kernel->label, "1x1 convolution"));
+      products++;
+    }
+  g_assert_cmpuint (products, ==, 5);
+  g_setenv ("FUSEBENCH_PRODUCT_CONV", "", TRUE);
+}
+
 static void
 test_cache (void)
 {
@@ -220,6 +254,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime-cpu/one-openmp", test_one_openmp);
   g_test_add_func ("/runtime-cpu/sample-cnn", test_sample_cnn);
   g_test_add_func ("/runtime-cpu/cases", test_cases);
+  g_test_add_func ("/runtime-cpu/product-conv", test_product_conv);
   g_test_add_func ("/runtime-cpu/cache", test_cache);
   g_test_add_func ("/runtime-cpu/unsupported", test_unsupported);
   g_test_add_func ("/runtime-cpu/bad-input", test_bad_input);

@@ -39,7 +39,7 @@ fb_conv_desc_valid (const FbConvDesc *d)
   int adds = 0;
   for (int64_t i = 0; i < d->n_post; i++)
     {
-      if (d->post[i].kind <= FB_CONV_POST_NONE || d->post[i].kind > FB_CONV_POST_HARD_SWISH)
+      if (d->post[i].kind <= FB_CONV_POST_NONE || d->post[i].kind > FB_CONV_POST_GELU)
         return 0;
       if ((d->post[i].kind == FB_CONV_POST_MAX || d->post[i].kind == FB_CONV_POST_MIN) &&
           !isfinite (d->post[i].alpha))
@@ -47,6 +47,8 @@ fb_conv_desc_valid (const FbConvDesc *d)
       /* ONNX's HardSwish has no attributes; oneDNN 2's hardswish takes none either. */
       if (d->post[i].kind == FB_CONV_POST_HARD_SWISH &&
           (fabs (d->post[i].alpha - 1.0 / 6) > 1e-12 || d->post[i].beta != 0.5))
+        return 0;
+      if (d->post[i].kind == FB_CONV_POST_GELU && d->post[i].alpha != 0 && d->post[i].alpha != 1)
         return 0;
       adds += d->post[i].kind == FB_CONV_POST_ADD || d->post[i].kind == FB_CONV_POST_SUM;
     }

@@ -31,6 +31,8 @@ typedef enum {
   FB_CONV_POST_HARD_SWISH,  /* x * max (0, min (1, alpha * x + beta)): ONNX's HardSwish with
                                alpha 1/6, beta 1/2; the newest last, so that the numbers
                                bundles already hold keep their meaning */
+  FB_CONV_POST_GELU,        /* x * Phi (x), Phi the normal distribution: alpha 0 exact (erf),
+                               1 its tanh approximation (ONNX's approximate="tanh") */
 } FbConvPostKind;
 
 typedef struct {

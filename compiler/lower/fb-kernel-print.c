@@ -259,6 +259,7 @@ post_name (int64_t kind)
     case FB_CONV_POST_SIGMOID: return "sigmoid";
     case FB_CONV_POST_SWISH: return "swish";
     case FB_CONV_POST_HARD_SWISH: return "hardswish";
+    case FB_CONV_POST_GELU: return "gelu";
     case FB_CONV_POST_ADD: return "add";
     case FB_CONV_POST_MAX: return "max";
     case FB_CONV_POST_MIN: return "min";
@@ -345,6 +346,8 @@ geometry:
         g_string_append_printf (s, " (%.9g, %.9g)", p->alpha, p->beta);
       else if (p->kind == FB_CONV_POST_MAX || p->kind == FB_CONV_POST_MIN)
         g_string_append_printf (s, " (%.9g)", p->alpha);
+      else if (p->kind == FB_CONV_POST_GELU)
+        g_string_append (s, p->alpha != 0 ? " (tanh)" : " (erf)");
       else if (p->kind == FB_CONV_POST_RELU && p->alpha != 0)
         g_string_append_printf (s, " (slope %.9g)", p->alpha);
     }

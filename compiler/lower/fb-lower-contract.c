@@ -438,6 +438,16 @@ lower_matmul (FbLowerCtx *c, const FbNode *node, GError **error)
   int lnb = shared_b ? 0 : nb;
   int64_t rows = shared_b ? M * batches : M, lbatches = shared_b ? 1 : batches;
 
+  /* By constant weights: a oneDNN 1x1 convolution where that is faster (fb-lower-product-conv.c). */
+  if (!ta && !a_vec && !b_vec && lbatches == 1)
+    {
+      gboolean taken;
+      if (!_fb_lower_product_conv (c, node, rows, N, K, tb, &taken, error))
+        return FALSE;
+      if (taken)
+        return TRUE;
+    }
+
   /* Tiles of rows or of columns (contract_by_cols). */
   int64_t tm = _fb_lower_tile_rows (rows, 2.0 * N * K, lbatches);
   int64_t tn = MAX (_fb_lower_tile_rows (N, 2.0 * rows * K, lbatches), MIN (N, MIN_TILE_COLS));

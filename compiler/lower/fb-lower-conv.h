@@ -53,6 +53,10 @@ gboolean _fb_lower_depthwise_gpu (FbLowerCtx *c, const FbNode *node, const FbCon
 gboolean _fb_lower_dnnl_conv_fits (const FbNode *node, const FbConvGeom *g);
 gboolean _fb_lower_dnnl_conv      (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g,
                                    gboolean *taken, GError **error);
+/* The chain from y to end (both set: y is sunk) appended to cv's post-ops (*add: the tensor
+ * of an Add among them, or NULL); FALSE when it is not a line of operations the primitive has. */
+gboolean _fb_lower_dnnl_post_chain (FbLowerCtx *c, const FbValue *y, const FbValue *end,
+                                    FbKConv *cv, const FbValue **add);
 /* The Conv member of the group being lowered that folds member m, a Mul of its input by one
  * number per input channel, into its weights at every run; NULL when m is not such a Mul or
  * folding would not pay. */

@@ -100,6 +100,10 @@ post_op (FbLowerCtx *c, const FbNode *u, const FbValue *cur, FbConvPost *p,
       p->alpha = 1.0 / 6;
       p->beta = 0.5;
       return TRUE;
+    case FB_OP_GELU:
+      p->kind = FB_CONV_POST_GELU;
+      p->alpha = g_strcmp0 (fb_node_attr_string (u, "approximate", "none"), "tanh") == 0;
+      return TRUE;
     case FB_OP_CLIP:
       p->kind = FB_CONV_POST_CLIP;
       return clip_bounds (u, &p->alpha, &p->beta);
@@ -108,11 +112,9 @@ post_op (FbLowerCtx *c, const FbNode *u, const FbValue *cur, FbConvPost *p,
     }
 }
 
-/* The chain from y to end (both set: y is sunk) as post-ops; FALSE when it is not a line of
- * operations the primitive has. */
-static gboolean
-match_chain (FbLowerCtx *c, const FbValue *y, const FbValue *end, FbKConv *cv,
-             const FbValue **add)
+gboolean
+_fb_lower_dnnl_post_chain (FbLowerCtx *c, const FbValue *y, const FbValue *end, FbKConv *cv,
+                           const FbValue **add)
 {
   const FbValue *cur = y;
   while (cur != end)
@@ -295,7 +297,7 @@ _fb_lower_dnnl_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, gbo
                              "oneDNN cannot take the convolution its input scale was folded into");
     }
   const FbValue *end = g_hash_table_lookup (c->sunk, y), *add = NULL;
-  gboolean fused = (end == NULL || match_chain (c, y, end, &cv, &add)) &&
+  gboolean fused = (end == NULL || _fb_lower_dnnl_post_chain (c, y, end, &cv, &add)) &&
                    (gpu ? cudnn_fuses (&cv.desc) : _fb_lower_conv_fast (c->lp->plan->target_desc, &cv.desc));
   if (!fused)
     {

@@ -175,6 +175,12 @@ FbKExpr  *_fb_lower_saturate      (FbKernel *k, FbDType ct, FbKExpr *q, FbKExpr 
                                    double hi);
 FbKExpr  *_fb_lower_requantize    (FbKernel *k, FbKExpr *acc, FbKExpr *s0, FbKExpr *s1,
                                    FbKExpr *s2, FbKExpr *zero, double lo, double hi);
+/* A product of rows x k by constant weights (k x n, or n x k with tb; not transposed A, one
+ * batch) as a oneDNN 1x1 convolution with the sunk chain as its post-ops, on the cpu target
+ * (fb-lower-product-conv.c). *taken is FALSE, and nothing is added to the kernel, where it
+ * does not fit or would not be faster. */
+gboolean  _fb_lower_product_conv  (FbLowerCtx *c, const FbNode *node, int64_t rows, int64_t n,
+                                   int64_t k, gboolean tb, gboolean *taken, GError **error);
 /* MatMul by loops, for the types sgemm does not take (fb-lower-imatmul.c). */
 gboolean  _fb_lower_matmul_loops  (FbLowerCtx *c, const FbNode *node, GError **error);
 gboolean  _fb_lower_einsum        (FbLowerCtx *c, const FbNode *node, GError **error);

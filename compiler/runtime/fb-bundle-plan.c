@@ -10,11 +10,11 @@ static const char *const buffer_kinds[] = { "input", "const", "output", "value",
 static const char *const kernel_kinds[] = { "loops", "library", "view", "host" };
 static const char *const arg_roles[] = { "in", "out", "temp" };
 
-/* "sum" (an Add in place), "swish" and "hardswish" came after the others, in FbConvPostKind's
- * order: bundles from before them still read. */
+/* "sum" (an Add in place), "swish", "hardswish" and "gelu" came after the others, in
+ * FbConvPostKind's order: bundles from before them still read. */
 static const char *const post_kinds[] = { "none", "relu", "clip", "tanh", "sigmoid", "add", "max",
-                                           "min", "sum", "swish", "hardswish" };
-G_STATIC_ASSERT (G_N_ELEMENTS (post_kinds) == FB_CONV_POST_HARD_SWISH + 1);
+                                           "min", "sum", "swish", "hardswish", "gelu" };
+G_STATIC_ASSERT (G_N_ELEMENTS (post_kinds) == FB_CONV_POST_GELU + 1);
 
 /* The geometry of a convolution phase as a flat list, in this order. */
 #define N_GEOMETRY 19

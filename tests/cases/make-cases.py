@@ -499,12 +499,42 @@ def shared_weights():
     return c
 
 
+def linear_post_ops():
+    """Linear layers by constant weights with the chains the CPU target's 1x1 convolutions take
+    as post-ops (fb-lower-product-conv.c; taken by default from 16 MFLOP, and every one under
+    FUSEBENCH_PRODUCT_CONV=1): Gemm with transB, alpha and beta, then Relu; MatMul, a bias and
+    an exact GELU; a bias and GELU's tanh form; a bias, a residual Add and a Sigmoid; a Gemm
+    without bias or transB, then Clip (0, 6)."""
+    c = Case("linear-post-ops", 17)
+    x1 = c.input("x1", [24, 40])
+    g1 = c.node("Gemm", [x1, c.init(weight("w1", [56, 40], 0.2)), c.init(weight("c1", [56]))],
+                transB=1, alpha=0.5, beta=2.0)
+    c.out(c.node("Relu", [g1]))
+    x2 = c.input("x2", [1, 20, 48])
+    y2 = c.node("Add", [c.node("MatMul", [x2, c.init(weight("w2", [48, 64], 0.15))]), c.init(weight("b2", [64]))])
+    erf = c.node("Erf", [c.node("Div", [y2, c.init(const("sqrt2", np.float32(np.sqrt(2.0))))])])
+    c.out(c.node("Mul", [c.node("Mul", [y2, c.node("Add", [erf, c.init(const("one", np.float32(1.0)))])]),
+                         c.init(const("half", np.float32(0.5)))]))
+    y3 = c.node("Add", [c.node("MatMul", [x2, c.init(weight("w3", [48, 32], 0.15))]), c.init(weight("b3", [32]))])
+    cube = c.node("Mul", [c.node("Mul", [y3, y3]), y3])
+    inner = c.node("Mul", [c.node("Add", [y3, c.node("Mul", [cube, c.init(const("k3", np.float32(0.044715)))])]),
+                           c.init(const("root2pi", np.float32(np.sqrt(2.0 / np.pi))))])
+    t = c.node("Add", [c.node("Tanh", [inner]), c.init(const("one_t", np.float32(1.0)))])
+    c.out(c.node("Mul", [c.node("Mul", [c.init(const("half_t", np.float32(0.5))), y3]), t]))
+    x4 = c.input("x4", [18, 32])
+    y4 = c.node("Add", [c.node("MatMul", [x4, c.init(weight("w4", [32, 32], 0.2))]), c.init(weight("b4", [32]))])
+    c.out(c.node("Sigmoid", [c.node("Add", [y4, x4])]))
+    g5 = c.node("Gemm", [x4, c.init(weight("w5", [32, 24], 0.3))])
+    c.out(c.node("Clip", [g5, c.init(const("lo", np.float32(0.0))), c.init(const("hi", np.float32(6.0)))]))
+    return c
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
     for make in [unary, binary, integers, reduce, conv, pool, norm, matmul, movement, resize,
                  upsample, control, gru, lstm, conv_epilogues, deconv_epilogues, bound_epilogues,
-                 direct_conv, shared_weights]:
+                 direct_conv, shared_weights, linear_post_ops]:
         make().save(outdir)
 
 

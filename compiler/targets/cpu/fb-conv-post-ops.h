@@ -9,6 +9,8 @@
 
 #include "fb-dnnl-conv.h"
 
+#include <math.h>
+
 /* Whether every post-op of d is one the functions here apply. */
 static inline int
 fb_conv_post_ops_vectorized (const FbConvDesc *d)
@@ -24,6 +26,16 @@ fb_conv_post_ops_vectorized (const FbConvDesc *d)
         return 0;
       }
   return 1;
+}
+
+/* GELU of one float, for the post-ops no vectors here apply: exact (x Phi (x) through erf) or,
+ * with tanh_form, ONNX's approximate="tanh". */
+static inline float
+fb_conv_gelu (float x, int tanh_form)
+{
+  if (tanh_form)
+    return 0.5f * x * (1.0f + tanhf (0.7978845608f * (x + 0.044715f * x * x * x)));
+  return 0.5f * x * (1.0f + erff (x * 0.70710678118654752f));
 }
 
 #if defined(__x86_64__)

@@ -96,9 +96,9 @@ engine_ready (char *why, size_t why_len)
 }
 
 static dnnl_alg_kind_t
-eltwise_alg (int64_t kind)
+eltwise_alg (const FbConvPost *p)
 {
-  switch (kind)
+  switch (p->kind)
     {
     case FB_CONV_POST_RELU: return dnnl_eltwise_relu;
     case FB_CONV_POST_CLIP: return dnnl_eltwise_clip;
@@ -106,6 +106,7 @@ eltwise_alg (int64_t kind)
     case FB_CONV_POST_SIGMOID: return dnnl_eltwise_logistic;
     case FB_CONV_POST_SWISH: return dnnl_eltwise_swish;
     case FB_CONV_POST_HARD_SWISH: return dnnl_eltwise_hardswish;
+    case FB_CONV_POST_GELU: return p->alpha != 0 ? dnnl_eltwise_gelu_tanh : dnnl_eltwise_gelu_erf;
     case FB_CONV_POST_MAX: return dnnl_eltwise_clip;
     case FB_CONV_POST_MIN: return dnnl_eltwise_clip;
     default: return dnnl_alg_kind_undef;
@@ -175,11 +176,11 @@ primitive_post_ops (const FbConvDesc *d, int threads)
         }
       for (int64_t i = 0; i < j; i++)
         {
-          dnnl_alg_kind_t alg = eltwise_alg (kind);
+          dnnl_alg_kind_t alg = eltwise_alg (&d->post[j]);
           float lo_i, hi_i, lo_j, hi_j;
           eltwise_params (&d->post[i], &lo_i, &hi_i);
           eltwise_params (&d->post[j], &lo_j, &hi_j);
-          if (alg != dnnl_alg_kind_undef && alg == eltwise_alg (d->post[i].kind) &&
+          if (alg != dnnl_alg_kind_undef && alg == eltwise_alg (&d->post[i]) &&
               (lo_i != lo_j || hi_i != hi_j))
             return j;
         }
@@ -228,6 +229,7 @@ post_ops_piece (const FbConvDesc *after, int isa, const float *from, const float
             case FB_CONV_POST_HARD_SWISH:
               v *= fmaxf (0, fminf (1, (float) p->alpha * v + (float) p->beta));
               break;
+            case FB_CONV_POST_GELU: v = fb_conv_gelu (v, p->alpha != 0); break;
             case FB_CONV_POST_ADD: case FB_CONV_POST_SUM: v += add[j]; break;
             case FB_CONV_POST_MAX: v = fmaxf (v, (float) p->alpha); break;
             case FB_CONV_POST_MIN: v = fminf (v, (float) p->alpha); break;
@@ -295,11 +297,11 @@ post_ops (const FbConvDesc *d, int64_t n, const dnnl_memory_desc_t *dst_md,
          * over the output; a binary post-op reading the output's own bytes would see those
          * passes' partial sums there. */
         s = dnnl_post_ops_append_sum (ops, 1.0f);
-      else if (eltwise_alg (p->kind) != dnnl_alg_kind_undef)
+      else if (eltwise_alg (p) != dnnl_alg_kind_undef)
         {
           float alpha, beta;
           eltwise_params (p, &alpha, &beta);
-          s = dnnl_post_ops_append_eltwise (ops, 1.0f, eltwise_alg (p->kind), alpha, beta);
+          s = dnnl_post_ops_append_eltwise (ops, 1.0f, eltwise_alg (p), alpha, beta);
         }
       else
         s = dnnl_invalid_arguments;
