@@ -173,6 +173,17 @@ _fb_lower_store (FbLowerCtx *c, GPtrArray *body, const FbValue *v, FbKExpr **coo
   return TRUE;
 }
 
+FbKExpr *
+_fb_lower_load_stored (FbLowerCtx *c, const FbValue *v, FbKExpr **coords)
+{
+  int r;
+  int64_t dims[FB_MAX_RANK];
+  g_return_val_if_fail (g_hash_table_lookup (c->sunk, v) == NULL, NULL);
+  dims_in (c, v, c->merged_rank >= 0 ? c->merged_rank : v->shape.rank, &r, dims);
+  guint arg = _fb_lower_arg (c, v, FB_KARG_OUTPUT);
+  return fb_kx_load (c->k, arg, _fb_lower_index (c->k, r, dims, coords));
+}
+
 GPtrArray *
 _fb_lower_loop (FbKernel *k, GPtrArray *body, FbKExpr *extent, FbKExpr **var_expr)
 {

@@ -114,6 +114,9 @@ FbKExpr  *_fb_lower_value_at      (FbLowerCtx *c, const FbValue *v, int rank, Fb
  * for a sunk value the store of its chain's end. */
 gboolean  _fb_lower_store         (FbLowerCtx *c, GPtrArray *body, const FbValue *v,
                                    FbKExpr **coords, FbKExpr *x, GError **error);
+/* What _fb_lower_store wrote for v at coords, read back (v has no sunk chain: it is what the
+ * output holds). */
+FbKExpr  *_fb_lower_load_stored   (FbLowerCtx *c, const FbValue *v, FbKExpr **coords);
 /* A new phase with a loop nest over dims (extent-1 dims get coordinate 0); the outermost real
  * loop is the parallel one. Returns the innermost body; coords receives the coordinates. */
 GPtrArray *_fb_lower_nest         (FbLowerCtx *c, int rank, const int64_t *dims, FbKExpr **coords,
