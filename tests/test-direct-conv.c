@@ -58,6 +58,15 @@ desc (int64_t n, int64_t c, int64_t h, int64_t w, int64_t co, int64_t kh, int64_
   return d;
 }
 
+/* shape with the first len post-ops of chain. */
+static FbConvDesc
+chained (FbConvDesc shape, const FbConvPost *chain, int len)
+{
+  shape.n_post = len;
+  memcpy (shape.post, chain, (size_t) len * sizeof chain[0]);
+  return shape;
+}
+
 /* Runs d through fb_dnnl_conv_new/run (the direct convolution where it fits, oneDNN where not)
  * and compares with the loop nest. */
 static void
@@ -136,9 +145,7 @@ test_post_ops (void)
   for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
     for (guint i = 0; i < G_N_ELEMENTS (chains); i++)
       {
-        FbConvDesc d = shapes[s];
-        d.n_post = lens[i];
-        memcpy (d.post, chains[i], sizeof chains[i]);
+        FbConvDesc d = chained (shapes[s], chains[i], lens[i]);
         check (&d, 200 + 10 * s + i);
       }
 }
@@ -172,9 +179,7 @@ test_sigmoid_swish (void)
       for (guint i = 0; i < G_N_ELEMENTS (chains); i++)
         {
           omp_set_num_threads (threads);
-          FbConvDesc d = shapes[s];
-          d.n_post = lens[i];
-          memcpy (d.post, chains[i], sizeof chains[i]);
+          FbConvDesc d = chained (shapes[s], chains[i], lens[i]);
           char impl[256];
           g_assert_cmpint (fb_dnnl_conv_implementation (&d, impl, sizeof impl), ==, 0);
           gboolean ours = g_str_has_prefix (impl, "direct:");
@@ -212,9 +217,7 @@ test_gelu (void)
       for (guint i = 0; i < G_N_ELEMENTS (chains); i++)
         {
           omp_set_num_threads (threads);
-          FbConvDesc d = shapes[s];
-          d.n_post = lens[i];
-          memcpy (d.post, chains[i], sizeof chains[i]);
+          FbConvDesc d = chained (shapes[s], chains[i], lens[i]);
           char impl[256];
           g_assert_cmpint (fb_dnnl_conv_implementation (&d, impl, sizeof impl), ==, 0);
           g_assert_false (g_str_has_prefix (impl, "direct:") || g_str_has_prefix (impl, "ref"));
@@ -284,9 +287,7 @@ test_sum (void)
   for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
     for (guint i = 0; i < G_N_ELEMENTS (chains); i++)
       {
-        FbConvDesc d = shapes[s];
-        d.n_post = lens[i];
-        memcpy (d.post, chains[i], sizeof chains[i]);
+        FbConvDesc d = chained (shapes[s], chains[i], lens[i]);
         char impl[256];
         /* The second shape is Winograd's where the processor has it: let it take that one. */
         if (s == 1)

@@ -5,12 +5,13 @@
  * weights once when the plan is loaded, where every tile's sgemm packs them again at every run,
  * and its post-ops take the bias, a residual Add and the activations fb-lower-dnnl-conv.c maps.
  *
- * Measured on one Zen 4 core (oneDNN 2.6, brgconv_1x1:avx512_core; weights cold, as in a
- * network): Swin-T's last stage, 49 x 768 by 768 x 3072 with bias and GELU, 0.98 ms against
- * 1.32 in tiles of columns; 49 x 3072 by 3072 x 768 with bias and residual 0.96 against 1.21;
- * at 196 rows 5-15 % faster; at 3136 rows no faster (the tiles' packing is then a small part of
- * the work). FUSEBENCH_PRODUCT_CONV=0 keeps every product in sgemm tiles, =1 takes every one
- * that fits whatever its rows, to measure again. */
+ * Measured on one Zen 4 core (oneDNN 2.6, brgconv_1x1:avx512_core): in isolation, weights
+ * hot, Swin-T's last stage (49 x 768 by 768 x 3072, bias and GELU) ran at 232-241 GFLOP/s, as
+ * oneDNN's matmul primitive does; in the model, its weights arriving cold, as long as in tiles
+ * of columns (1.23 against 1.21 ms), and the products of 196 rows 5-15 % faster than in tiles;
+ * those of 3136 rows no faster (packing is then a small part of the work). ViT-S/16 went from
+ * 46.4-46.7 to 43.3-44.1 ms on one core. FUSEBENCH_PRODUCT_CONV=0 keeps every product in sgemm
+ * tiles, =1 takes every one that fits whatever its size, to measure again. */
 #include "fb-lower-private.h"
 #include "fb-lower-conv.h"
 
