@@ -21,8 +21,13 @@
 #include <time.h>
 
 /* Below this many element operations a phase runs on the calling thread: waking the workers
- * costs more than it saves. */
-#define PARALLEL_MIN_WORK 16384.0
+ * costs more than it saves, and the next kernel then reads half of what it wrote from the
+ * other core. From 16 k to 64 k (2026-12-05, 2-core Zen 4, two threads, alternating runs):
+ * the GPT-2-structured model 0.93-0.96 -> 0.81-0.84 ms (its LayerNorms of 20 k operations had
+ * taken 4.5 us split against 0.7 on one thread), ShuffleNetV2 1.96-1.99 -> 1.79-1.86,
+ * MobileNetV3-Large 2.63-2.73 -> 2.59-2.60, EfficientNet-B0 4.78-5.20 -> 4.72-4.80;
+ * DenseNet-121, Inception, ViT-S/16 and the speech embedding model within their noise. */
+#define PARALLEL_MIN_WORK 65536.0
 
 typedef struct {
   FbKernel   *kernel;
@@ -51,6 +56,8 @@ struct _FbCpuModule {
   FbKernelHook hook;
   gpointer       hook_data;
   char          *threads_source;
+  gboolean       split_all;     /* FUSEBENCH_SPLIT_ALL=1: every loop of two iterations or more
+                                   splits, whatever its work */
 };
 
 #define HUGE_PAGE ((gsize) 2 << 20)
@@ -116,7 +123,8 @@ bind_args (FbCpuModule *m)
  * the pool's regions, which always take the whole team): on the GPU host's 16 cores, teams
  * sized to each convolution (its work over 15 us a thread) ran DenseNet-121 in 23 ms and the
  * whole pool for every convolution in 9, ResNet-50 8.5 against 7.8, Inception 9.7 against
- * 6.4. FUSEBENCH_SPLIT_ALL=1 gives every one the whole pool, to compare. */
+ * 6.4. FUSEBENCH_SPLIT_ALL=1 gives every one the whole pool (and splits every loop), to
+ * compare. */
 #define CONV_US_PER_THREAD 15.0
 
 static int
@@ -188,6 +196,7 @@ fb_cpu_module_new (FbPlan *plan, GPtrArray *objects, guint n_threads, GError **e
 
   g_autoptr(FbCpuModule) m = g_new0 (FbCpuModule, 1);
   m->plan = fb_plan_ref (plan);
+  m->split_all = g_strcmp0 (g_getenv ("FUSEBENCH_SPLIT_ALL"), "1") == 0;
   m->jit = fb_jit_new (error);
   if (m->jit == NULL)
     return NULL;
@@ -463,7 +472,7 @@ fb_cpu_module_run (FbCpuModule *m, GPtrArray *inputs, GCancellable *cancellable,
                 return NULL;
               m->self_threaded[k] = n_threads > 1;
             }
-          else if (ph->work < PARALLEL_MIN_WORK || ph->extent < 2)
+          else if ((ph->work < PARALLEL_MIN_WORK && !m->split_all) || ph->extent < 2)
             e->fns[p] (e->args, 0, ph->extent);
           else
             {
