@@ -150,13 +150,45 @@ test_post_ops (void)
       }
 }
 
+/* Every chain (lens[i] post-ops of chains[i]) on every shape, on one and two threads: expect
+ * asserts what runs d (impl, the implementation's name), then check compares it with the
+ * loop nest. */
+static void
+chains_on_shapes (const FbConvDesc *shapes, guint n_shapes, const FbConvPost (*chains)[3],
+                  const int *lens, guint n_chains, guint32 seed,
+                  void (*expect) (const FbConvDesc *d, const char *impl))
+{
+  for (int threads = 1; threads <= 2; threads++)
+    for (guint s = 0; s < n_shapes; s++)
+      for (guint i = 0; i < n_chains; i++)
+        {
+          omp_set_num_threads (threads);
+          FbConvDesc d = chained (shapes[s], chains[i], lens[i]);
+          char impl[256];
+          g_assert_cmpint (fb_dnnl_conv_implementation (&d, impl, sizeof impl), ==, 0);
+          expect (&d, impl);
+          check (&d, seed + 10 * s + i + 100 * threads);
+        }
+}
+
+/* Every one of oneDNN's with a Sigmoid or Swish may run it after, where there are vectors for
+ * it; none with a HardSwish alone. */
+static void
+expect_sigmoid_after (const FbConvDesc *d, const char *impl)
+{
+  gboolean ours = g_str_has_prefix (impl, "direct:");
+  gboolean after = strstr (impl, "of its own") != NULL;
+  gboolean hard = d->post[0].kind == FB_CONV_POST_HARD_SWISH;
+  g_assert_cmpint (!ours && !hard && fb_conv_vector_isa () != FB_CONV_ISA_NONE, ==, after);
+}
+
 /* Sigmoid and Swish, alone and around a residual: in the direct convolution's vectors, and
  * after oneDNN's primitives in fb-conv-post-ops.h's (on one thread, or where a thread's share
  * of the output is large: the 64x64 map on two), else in the primitive. */
 static void
 test_sigmoid_swish (void)
 {
-  const FbConvPost chains[][2] = {
+  const FbConvPost chains[][3] = {
     { { FB_CONV_POST_SWISH, 1.0 } },
     { { FB_CONV_POST_SIGMOID } },
     { { FB_CONV_POST_SWISH, 1.5 }, { FB_CONV_POST_ADD } },
@@ -174,29 +206,22 @@ test_sigmoid_swish (void)
     desc (1, 16, 64, 64, 96, 1, 1, 1, 1, 0, 0, 0, 0),     /* oneDNN 1x1, 1.5 MB out */
     depthwise,
   };
-  for (int threads = 1; threads <= 2; threads++)
-    for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
-      for (guint i = 0; i < G_N_ELEMENTS (chains); i++)
-        {
-          omp_set_num_threads (threads);
-          FbConvDesc d = chained (shapes[s], chains[i], lens[i]);
-          char impl[256];
-          g_assert_cmpint (fb_dnnl_conv_implementation (&d, impl, sizeof impl), ==, 0);
-          gboolean ours = g_str_has_prefix (impl, "direct:");
-          gboolean after = strstr (impl, "of its own") != NULL;
-          gboolean hard = d.post[0].kind == FB_CONV_POST_HARD_SWISH;
-          /* Every one of oneDNN's with a Sigmoid or Swish may run it after, where there are
-           * vectors for it; none with a HardSwish alone. */
-          g_assert_cmpint (!ours && !hard && fb_conv_vector_isa () != FB_CONV_ISA_NONE, ==,
-                           after);
-          check (&d, 500 + 10 * s + i + 100 * threads);
-        }
+  chains_on_shapes (shapes, G_N_ELEMENTS (shapes), chains, lens, G_N_ELEMENTS (chains), 500,
+                    expect_sigmoid_after);
 }
 
-/* GELU, exact and in its tanh form, as oneDNN's post-op (no convolution of our own takes it):
- * alone, after a residual, and after a cut of the chain (a Clip repeated with other bounds),
- * where it runs on floats after the primitive; on a 3x3 convolution, a 1x1 and a linear
- * layer's shape (one row of 49 pixels, fb-lower-product-conv.c), on one and two threads. */
+/* No convolution of our own takes a GELU, and oneDNN has an optimized kernel for it. */
+static void
+expect_onednn (const FbConvDesc *d, const char *impl)
+{
+  (void) d;
+  g_assert_false (g_str_has_prefix (impl, "direct:") || g_str_has_prefix (impl, "ref"));
+}
+
+/* GELU, exact and in its tanh form, as oneDNN's post-op: alone, after a residual, and after a
+ * cut of the chain (a Clip repeated with other bounds), where it runs on floats after the
+ * primitive; on a 3x3 convolution, a 1x1 and a linear layer's shape (one row of 49 pixels,
+ * fb-lower-product-conv.c), on one and two threads. */
 static void
 test_gelu (void)
 {
@@ -212,17 +237,8 @@ test_gelu (void)
     desc (1, 64, 9, 10, 48, 1, 1, 1, 1, 0, 0, 0, 0),
     desc (1, 96, 1, 49, 160, 1, 1, 1, 1, 0, 0, 0, 0),
   };
-  for (int threads = 1; threads <= 2; threads++)
-    for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
-      for (guint i = 0; i < G_N_ELEMENTS (chains); i++)
-        {
-          omp_set_num_threads (threads);
-          FbConvDesc d = chained (shapes[s], chains[i], lens[i]);
-          char impl[256];
-          g_assert_cmpint (fb_dnnl_conv_implementation (&d, impl, sizeof impl), ==, 0);
-          g_assert_false (g_str_has_prefix (impl, "direct:") || g_str_has_prefix (impl, "ref"));
-          check (&d, 900 + 10 * s + i + 100 * threads);
-        }
+  chains_on_shapes (shapes, G_N_ELEMENTS (shapes), chains, lens, G_N_ELEMENTS (chains), 900,
+                    expect_onednn);
 }
 
 /* fb-conv-post-ops.h's Sigmoid and Swish against the C library's, on numbers across their
