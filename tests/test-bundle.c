@@ -99,6 +99,19 @@ assert_close (GPtrArray *expected, GPtrArray *actual)
     }
 }
 
+static guint
+count_serial_phases (const FbPlan *plan)
+{
+  guint n = 0;
+  for (guint k = 0; k < plan->kernels->len; k++)
+    {
+      const FbKernel *kernel = g_ptr_array_index (plan->kernels, k);
+      for (guint p = 0; p < kernel->phases->len; p++)
+        n += ((const FbKPhase *) g_ptr_array_index (kernel->phases, p))->serial;
+    }
+  return n;
+}
+
 static void
 test_load_and_run (Fixture *f, gconstpointer data)
 {
@@ -115,6 +128,13 @@ test_load_and_run (Fixture *f, gconstpointer data)
   const FbGraph *graph = fb_cpu_module_plan (m)->graph;
   g_assert_cmpuint (graph->inputs->len, ==, 1);
   g_assert_cmpstr (((FbValue *) g_ptr_array_index (graph->inputs, 0))->name, ==, "image");
+  /* The classifier's small product stays on the calling thread after loading too. */
+  g_autoptr(FbPlan) lowered = fb_lower_graph (fb_pipeline_final (f->pipeline),
+                                              fb_cpu_target_desc (), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_serial_phases (lowered), >, 0);
+  g_assert_cmpuint (count_serial_phases (fb_cpu_module_plan (m)), ==,
+                    count_serial_phases (lowered));
   g_autoptr(GPtrArray) actual = fb_cpu_module_run (m, f->inputs, NULL, &error);
   g_assert_no_error (error);
   assert_close (expected, actual);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Lowering: what kernels a graph becomes, what their IR says, and where they came from. */
 #include "fb-test-cpu.h"
+#include "fb-test-passes.h"
 #include "fb-codegen.h"
 #include "fb-lower.h"
 #include "fb-onnx-import.h"
@@ -134,6 +135,44 @@ test_unit_transposes_are_views (void)
   ti_done ();
 }
 
+/* Whether the product phase of the one MatMul kernel of x[rows, k] w[k, n] is serial, and its
+ * parallel iterations. */
+static gboolean
+product_is_serial (int64_t rows, int64_t k, int64_t n, int64_t *extent)
+{
+  g_autoptr(GError) error = NULL;
+  FbGraph *g = tp_graph (17);
+  FbValue *x = tp_input (g, "x", 2, TP_DIMS (rows, k));
+  tp_output (g, tp_op (g, FB_OP_MATMUL, "mm", x, tp_const (g, "w", 2, TP_DIMS (k, n), NULL), NULL));
+  g_autoptr(FbPipeline) p = fb_pipeline_new (g);
+  g_autoptr(FbPipelineOptions) options = fb_pipeline_options_new ();
+  g_assert_true (fb_pipeline_run (p, options, NULL, NULL, NULL, &error));
+  g_autoptr(FbPlan) plan = fb_lower_graph (fb_pipeline_final (p), fb_cpu_target_desc (), &error);
+  g_assert_no_error (error);
+  const FbKernel *kernel = find_kernel (plan, "MatMul");
+  g_assert_cmpuint (kernel->phases->len, ==, 1);
+  const FbKPhase *phase = g_ptr_array_index (kernel->phases, 0);
+  if (extent)
+    *extent = phase->extent;
+  return phase->serial;
+}
+
+/* Products of under about 20 us on one core run on the calling thread, by their FLOPs or by
+ * the bytes they stream; larger ones split. */
+static void
+test_serial_products (void)
+{
+  /* GPT-2's 64-row products: 2.1 MFLOP. */
+  g_assert_true (product_is_serial (64, 64, 256, NULL));
+  /* 8.4 MFLOP (under the 16 at which a product becomes a 1x1 convolution), in tiles. */
+  int64_t tiles = 0;
+  g_assert_false (product_is_serial (512, 64, 128, &tiles));
+  g_assert_cmpint (tiles, >, 1);
+  /* One row by 4 MB of weights: 2 MFLOP, but streamed; by 256 KB, serial. */
+  g_assert_false (product_is_serial (1, 1024, 1024, NULL));
+  g_assert_true (product_is_serial (1, 256, 256, NULL));
+}
+
 static void
 test_hash (void)
 {
@@ -159,6 +198,7 @@ main (int argc, char **argv)
   g_test_add_func ("/lower/layouts-and-views", test_layouts_and_views);
   g_test_add_func ("/lower/elementwise-chain", test_elementwise_chain);
   g_test_add_func ("/lower/unit-transposes", test_unit_transposes_are_views);
+  g_test_add_func ("/lower/serial-products", test_serial_products);
   g_test_add_func ("/lower/hash", test_hash);
   return g_test_run ();
 }

@@ -398,8 +398,9 @@ print_kernel (GString *s, const FbKernel *k, const FbPlan *plan, gboolean canoni
           print_conv (s, ph->conv);
           continue;
         }
-      g_string_append_printf (s, "  phase %u: %s, %" G_GINT64_FORMAT " parallel iterations\n", p,
-                              canonical ? "" : ph->fn, ph->extent);
+      g_string_append_printf (s, "  phase %u: %s, %" G_GINT64_FORMAT " parallel iterations%s\n",
+                              p, canonical ? "" : ph->fn, ph->extent,
+                              ph->serial && !canonical ? ", run on the calling thread" : "");
       print_stmts (s, ph->body, 4, lines);
     }
 }

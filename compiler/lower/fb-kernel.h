@@ -162,6 +162,8 @@ typedef struct {
   int64_t    extent;          /* iterations of the parallel loop */
   double     work;            /* rough cost of the whole phase in element operations, so that
                                  the runtime keeps tiny phases on one thread */
+  gboolean   serial;          /* on the calling thread whatever its work: a product too small
+                                 to gain from threads (fb-lower-contract.c) */
   GPtrArray *body;            /* FbKStmt*; the first is the parallel loop */
   FbKConv   *conv;            /* set for a library phase (a oneDNN or cuDNN convolution, a
                                  cuBLASLt product): no body, no generated code */

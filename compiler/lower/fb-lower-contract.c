@@ -370,6 +370,24 @@ contract_by_cols (int64_t M, int64_t N, int64_t tm, int64_t tn)
   return M < N && (N + tn - 1) / tn >= (M + tm - 1) / tm;
 }
 
+/* A product that would take under PRODUCT_SPLIT_US on one core runs on the calling thread:
+ * its time on one core modeled at sgemm's rates there (about 150 GFLOP/s, and 20 GB/s where it
+ * streams its operands), whichever bounds it. On the 2-core Zen 4, two threads, GPT-2's
+ * products of 64 rows (1.6-2.2 MFLOP, 9-14 us on one core) took as long split in two tiles as
+ * on one thread (each half 9-11 us, its operands written by the other core), and the model went
+ * from 0.72 to 0.57 ms on one thread for them, its time on one core; Swin-T's window products of
+ * 3.7 MFLOP (32 us on one core) took 19 split, and a mel front end's streaming 257 x 512 by
+ * 512 x 5 product (0.5 MB of weights, 22 us) 20. */
+#define PRODUCT_FLOPS_PER_US 150e3
+#define PRODUCT_BYTES_PER_US 20e3
+#define PRODUCT_SPLIT_US 20.0
+
+static gboolean
+product_stays_serial (double flops, double bytes)
+{
+  return MAX (flops / PRODUCT_FLOPS_PER_US, bytes / PRODUCT_BYTES_PER_US) < PRODUCT_SPLIT_US;
+}
+
 static gboolean
 lower_matmul (FbLowerCtx *c, const FbNode *node, GError **error)
 {
@@ -448,9 +466,12 @@ lower_matmul (FbLowerCtx *c, const FbNode *node, GError **error)
         return TRUE;
     }
 
-  /* Tiles of rows or of columns (contract_by_cols). */
-  int64_t tm = _fb_lower_tile_rows (rows, 2.0 * N * K, lbatches);
-  int64_t tn = MAX (_fb_lower_tile_rows (N, 2.0 * rows * K, lbatches), MIN (N, MIN_TILE_COLS));
+  /* Tiles of rows or of columns (contract_by_cols); one where the product stays serial. */
+  double flops = 2.0 * M * N * K * batches;
+  gboolean serial = product_stays_serial (flops, 4.0 * (sa + sb + sc));
+  int64_t tm = serial ? rows : _fb_lower_tile_rows (rows, 2.0 * N * K, lbatches);
+  int64_t tn = serial ? N : MAX (_fb_lower_tile_rows (N, 2.0 * rows * K, lbatches),
+                                 MIN (N, MIN_TILE_COLS));
   gboolean by_cols = contract_by_cols (rows, N, tm, tn);
   if (by_cols)
     tm = rows;
@@ -463,7 +484,8 @@ lower_matmul (FbLowerCtx *c, const FbNode *node, GError **error)
   FbKExpr *lc[FB_MAX_RANK + 1];
   memcpy (ldims, bdims, sizeof (int64_t) * lnb);
   ldims[lnb] = ntiles;
-  GPtrArray *body = _fb_lower_nest (c, lnb + 1, ldims, lc, 2.0 * M * N * K * batches);
+  GPtrArray *body = _fb_lower_nest (c, lnb + 1, ldims, lc, flops);
+  ((FbKPhase *) g_ptr_array_index (k->phases, k->phases->len - 1))->serial = serial;
 
   guint aa = _fb_lower_arg (c, va, FB_KARG_INPUT), ba = _fb_lower_arg (c, vb, FB_KARG_INPUT);
   guint ca = _fb_lower_out_arg (c, vy);

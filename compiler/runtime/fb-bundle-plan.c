@@ -183,6 +183,8 @@ _fb_bundle_plan_to_json (const FbPlan *plan, const int64_t *weight_offsets)
           json_object_set_string_member (po, "function", ph->fn);
           json_object_set_int_member (po, "extent", ph->extent);
           json_object_set_double_member (po, "work", ph->work);
+          if (ph->serial)
+            json_object_set_boolean_member (po, "serial", TRUE);
           if (ph->conv && ph->conv->lib == FB_KLIB_GEMM)
             json_object_set_object_member (po, "matmul", gemm_to_json (ph->conv));
           else if (ph->conv)
@@ -590,6 +592,7 @@ read_kernel (FbPlan *plan, JsonObject *o, const char *path, GError **error)
                                           number (p, "work"));
       g_free (ph->fn);
       ph->fn = g_strdup (json_object_get_string_member (p, "function"));
+      ph->serial = true_member (p, "serial");
       if (ph->extent < 0)
         return bad (error, path, "a kernel phase has a negative extent");
       if (json_object_has_member (p, "convolution"))

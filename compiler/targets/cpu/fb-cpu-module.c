@@ -472,7 +472,8 @@ fb_cpu_module_run (FbCpuModule *m, GPtrArray *inputs, GCancellable *cancellable,
                 return NULL;
               m->self_threaded[k] = n_threads > 1;
             }
-          else if ((ph->work < PARALLEL_MIN_WORK && !m->split_all) || ph->extent < 2)
+          else if (((ph->serial || ph->work < PARALLEL_MIN_WORK) && !m->split_all) ||
+                   ph->extent < 2)
             e->fns[p] (e->args, 0, ph->extent);
           else
             {
