@@ -370,14 +370,14 @@ contract_by_cols (int64_t M, int64_t N, int64_t tm, int64_t tn)
   return M < N && (N + tn - 1) / tn >= (M + tm - 1) / tm;
 }
 
-/* A product that would take under PRODUCT_SPLIT_US on one core runs on the calling thread:
- * its time on one core modeled at sgemm's rates there (about 150 GFLOP/s, and 20 GB/s where it
- * streams its operands), whichever bounds it. On the 2-core Zen 4, two threads, GPT-2's
- * products of 64 rows (1.6-2.2 MFLOP, 9-14 us on one core) took as long split in two tiles as
- * on one thread (each half 9-11 us, its operands written by the other core), and the model went
- * from 0.72 to 0.57 ms on one thread for them, its time on one core; Swin-T's window products of
- * 3.7 MFLOP (32 us on one core) took 19 split, and a mel front end's streaming 257 x 512 by
- * 512 x 5 product (0.5 MB of weights, 22 us) 20. */
+/* A product that would take under PRODUCT_SPLIT_US on one core is one tile on the calling
+ * thread: its time modeled at sgemm's rates on one core (about 150 GFLOP/s, and 20 GB/s for the
+ * bytes it streams), whichever bounds it. On the 2-core Zen 4, two threads: GPT-2's products of
+ * 64 rows (1.6-2.2 MFLOP, 9-14 us on one core) took as long split in two tiles as whole, each
+ * half 9-11 us with its operands written by the other core, and the model ran in 0.72 ms
+ * against 0.57 with them on one thread. Swin-T's window products of 3.7 MFLOP took 32 us on
+ * one thread and 19 split; a mel front end's convolution, a 257 x 512 by 512 x 5 product that
+ * streams 0.5 MB of weights, 22 and 20 (which the byte term keeps splitting). */
 #define PRODUCT_FLOPS_PER_US 150e3
 #define PRODUCT_BYTES_PER_US 20e3
 #define PRODUCT_SPLIT_US 20.0
