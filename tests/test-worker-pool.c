@@ -6,6 +6,8 @@
 #include "fb-worker-pool.h"
 
 #include <glib.h>
+#include <omp.h>
+#include <sched.h>
 
 typedef struct {
   gint  *runs;        /* per index: how often it ran */
@@ -79,10 +81,33 @@ test_ranges (void)
     }
 }
 
+/* A new pool's threads start on processors of their own, where there are enough. */
+static void
+test_placement (void)
+{
+  cpu_set_t all;
+  g_assert_cmpint (sched_getaffinity (0, sizeof all, &all), ==, 0);
+  int n = MIN (CPU_COUNT (&all), 4);
+  if (n < 2)
+    {
+      g_test_skip ("one processor allowed: nothing to place the threads apart on");
+      return;
+    }
+  g_autoptr(FbWorkerPool) pool = fb_worker_pool_new (n);
+  int cpu[4] = { -1, -1, -1, -1 };
+#pragma omp parallel num_threads (n)
+  cpu[omp_get_thread_num ()] = sched_getcpu ();
+  for (int a = 0; a < n; a++)
+    for (int b = a + 1; b < n; b++)
+      if (cpu[a] == cpu[b])
+        g_error ("threads %d and %d both run on processor %d", a, b, cpu[a]);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/worker-pool/placement", test_placement);
   g_test_add_func ("/worker-pool/ranges", test_ranges);
   return g_test_run ();
 }
