@@ -29,9 +29,10 @@ typedef struct {
  * good part of a second: two threads spinning on one core ran a model at 0.53 ms where
  * apart they take 0.34. Nor does it always part two new workers: on 3 of the GPU host's Xeon
  * cores a PP-OCR-style classifier on three threads ran in 0.2 ms in some processes and in 7.9
- * (two scheduler ticks an inference) in others, 7 in 12. So OpenMP's worker t moves itself
- * once to the t-th processor it may use, not counting its creator's, then allows every one of
- * them again, so that the scheduler can still move it away from other load. */
+ * in others (5 in 12; 1 in 10 on 8 cores), each worker having only been moved off its
+ * creator's core. So OpenMP's worker t moves itself once to the t-th processor it may use, not
+ * counting its creator's (0 in 22 slow), then allows every one of them again, so that the
+ * scheduler can still move it away from other load. */
 static void
 place_worker (int creator_cpu, int t)
 {
