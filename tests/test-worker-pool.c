@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The worker pool (fb-worker-pool.c): every region runs on the whole team, so with fewer
- * chunks than threads some threads pass through with nothing; every index of the range is
- * still run exactly once, ranges come in chunks of at least the grain (each thread's share of
- * the range is whole chunks), and the timed run notes only the threads that worked. */
+/* The worker pool (fb-worker-pool.c): a new pool's threads start on processors of their own;
+ * every region runs on the whole team, so with fewer chunks than threads some threads pass
+ * through with nothing; every index of the range is still run exactly once, ranges come in
+ * chunks of at least the grain (each thread's share of the range is whole chunks), and the
+ * timed run notes only the threads that worked. */
 #include "fb-worker-pool.h"
 
 #include <glib.h>
