@@ -213,13 +213,18 @@ test_rules (void)
   tanh_after.n_post = 1;
   tanh_after.post[0].kind = FB_CONV_POST_TANH;
   /* Against brgconv (AVX-512) it needs more tiles per KB of weights than against the direct
-   * convolution: ResNet-50's 28x28 layers are taken by both, its 14x14 ones and a batch of
-   * 10x10 maps at 512 channels only on AVX2. */
+   * convolution, or a map of 256 pixels: ResNet-50's 28x28 layers are taken by both, its 14x14
+   * ones and VGG-19's last 14x14 ones only on AVX2; a U-Net's 16x16 layer of 512 channels and
+   * a batch of four 10x10 maps by both. */
   FbConvDesc layer2 = desc (1, 128, 28, 28, 128, 1, 1, 1, 1);
   FbConvDesc layer3 = desc (1, 256, 14, 14, 256, 1, 1, 1, 1);
+  FbConvDesc vgg_last = desc (1, 512, 14, 14, 512, 1, 1, 1, 1);
+  FbConvDesc unet_down = desc (1, 512, 16, 16, 512, 1, 1, 1, 1);
   g_assert_cmpint (fb_winograd_conv_fits (&layer2), ==, cpu);
   g_assert_cmpint (fb_winograd_conv_fits (&layer3), ==, cpu && !wide);
-  g_assert_cmpint (fb_winograd_conv_fits (&batch), ==, cpu && !wide);
+  g_assert_cmpint (fb_winograd_conv_fits (&vgg_last), ==, cpu && !wide);
+  g_assert_cmpint (fb_winograd_conv_fits (&unet_down), ==, cpu);
+  g_assert_cmpint (fb_winograd_conv_fits (&batch), ==, cpu);
   /* FUSEBENCH_WINOGRAD=1 takes every shape it can run. */
   g_setenv ("FUSEBENCH_WINOGRAD", "1", TRUE);
   g_assert_cmpint (fb_winograd_conv_fits (&small_map), ==, cpu);

@@ -13,7 +13,8 @@
  * the transformed weights) in twelve 16-float ones, the transforms then on 16 channels too.
  *
  * Where each of several threads would get few tiles (ResNet-50's 28x28 layers from two
- * threads on, its 56x56 ones from five), the whole batch runs in three phases instead
+ * threads on, its 56x56 ones from five), or the layer has more output channels than one
+ * KCHUNK (use_phases), the whole batch runs in three phases instead
  * (run_phases): the threads share the input transform by tiles, the products by point and
  * output block (each transformed weight read once), the output transform by tiles. Otherwise
  * each thread takes an even share of the output chunks when they share out evenly (streaming
@@ -27,6 +28,7 @@
 #include "fb-conv-post-ops.h"
 #include "fb-direct-conv.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -53,8 +55,8 @@ struct _FbWinogradConv {
   float         *scratch;           /* per thread: V [36][BLOCK][CCHUNK], M [36][BLOCK][KCHUNK] */
   int            scratch_threads;   /* threads it has room for */
   /* Run in phases (run_phases): V [36][tiles][vrow] and M [36][tiles][kp] of the whole batch,
-   * the tiles rounded up to a register tile's, vrow the input channels rounded up to 16. */
-  float         *phases;
+   * the tiles rounded up to a register tile's, vrow the input channels rounded up to 16, in
+   * the running thread's buffer (phase_buffers). */
   int64_t        vrow;
   size_t         v_point, m_point;  /* floats from one point's V (M) to the next */
 };
@@ -82,9 +84,18 @@ struct _FbWinogradConv {
  * the core's peak (README.md, "CPU math library"). On ResNet-50's layers on a 2-core Zen 4
  * Winograd won at 56x56 x 64 channels (196 tiles, 16 KB a point: 1.9x) and 28x28 x 128 (49
  * tiles, 64 KB: 1.5x) and lost at 14x14 x 256 (16 tiles, 256 KB: 0.85x): hence a tile per 4 KB,
- * between the last two. */
+ * between the last two. Or a map (a batch of maps) of MIN_PIXELS_512 pixels or more, whatever
+ * its channels: with wide layers in phases (use_phases), Winograd took 1.25 to 2.45x off the
+ * brgconv layers of 512 channels at 16x16 to 32x32 inside U-Net, a DB detector and VGG-19 on
+ * that machine's two cores, and 1.4x off a batch of four 10x10 maps; at 14x14 it was even.
+ * Both stream the weights from memory once per layer, Winograd four times as many, and its
+ * products do a quarter of the multiply-adds: its streaming falls behind the direct
+ * convolution's arithmetic only where the map has fewer than about 8 pixels per FLOP-per-byte
+ * the processor has against its memory (8 x 470 / 30 = 125 on those cores; about 160 by
+ * the same estimate on a 16-core Xeon), and 256 leaves room for the transforms. */
 #define MIN_TILES_512 9
 #define TILE_WEIGHT_KB_512 4
+#define MIN_PIXELS_512 256
 
 int
 fb_winograd_conv_isa (void)
@@ -105,6 +116,7 @@ fb_winograd_conv_fits (const FbConvDesc *d)
       !fb_conv_post_ops_vectorized (d))
     return 0;
   double tiles = (double) d->n * ((d->oh + 3) / 4) * ((d->ow + 3) / 4);
+  double pixels = (double) d->n * d->oh * d->ow;
   double point_kb = (double) d->c * d->co * sizeof (float) / 1024;
   const char *env = getenv ("FUSEBENCH_WINOGRAD");
   if (env != NULL && strcmp (env, "0") == 0)
@@ -114,7 +126,8 @@ fb_winograd_conv_fits (const FbConvDesc *d)
   if (env != NULL && strcmp (env, "1") == 0)
     return isa != FB_CONV_ISA_NONE;
   if (isa == FB_CONV_ISA_AVX512)
-    return tiles >= MIN_TILES_512 && tiles * TILE_WEIGHT_KB_512 >= point_kb;
+    return tiles >= MIN_TILES_512 &&
+           (tiles * TILE_WEIGHT_KB_512 >= point_kb || pixels >= MIN_PIXELS_512);
   return isa == FB_CONV_ISA_AVX2 && tiles >= MIN_TILES && tiles * TILE_WEIGHT_KB >= point_kb;
 #else
   (void) d;
@@ -192,7 +205,6 @@ fb_winograd_conv_free (FbWinogradConv *conv)
     return;
   free (conv->u);
   free (conv->scratch);
-  free (conv->phases);
   free (conv);
 }
 
@@ -750,9 +762,14 @@ run_phases (const FbWinogradConv *conv, const float *x, const float *bias, const
     }
 }
 
-/* Whether to run in phases: FUSEBENCH_WINOGRAD_PHASES=always or never, else where several
- * threads would each have fewer than PHASE_TILES tiles the blocked way, and the phases'
- * buffers (V and M of the whole batch) stay under PHASE_BYTES. */
+/* Whether to run in phases: FUSEBENCH_WINOGRAD_PHASES=always or never, else where the
+ * phases' buffers (V and M of the whole batch) stay under PHASE_BYTES and either several
+ * threads would each have fewer than PHASE_TILES tiles the blocked way, or the output channels
+ * make more than one KCHUNK: the blocked way transforms a block's input again for every chunk
+ * of output channels, where the phases transform it once. Measured on one and two Zen 4 cores
+ * (three 3x3 layers, AVX-512 and AVX2 alike): phases took 1.1 to 2.4x off every layer of 128
+ * output channels or more (28x28 x 512: 45.9 -> 19.5 ms on one core), where at 64 the blocked
+ * way stayed ahead (112x112: 4.2 against 6.5 ms). */
 #define PHASE_TILES (2 * BLOCK)
 #define PHASE_BYTES ((size_t) 32 << 20)
 
@@ -765,21 +782,74 @@ use_phases (const FbWinogradConv *conv, int threads)
   if (env != NULL && strcmp (env, "never") == 0)
     return 0;
   const int64_t tiles = conv->d.n * conv->th * conv->tw;
-  return threads > 1 && tiles < (int64_t) threads * PHASE_TILES &&
+  const int few_tiles = threads > 1 && tiles < (int64_t) threads * PHASE_TILES;
+  return (few_tiles || conv->kp > KCHUNK) &&
          POINTS * (conv->v_point + conv->m_point) * sizeof (float) <= PHASE_BYTES;
 }
 
-/* The phases' V and M, allocated at the first run that needs them, 64-byte aligned; NULL when
- * out of memory. Zeroed: the rows past the last tile, up to a whole register tile, are summed
- * (and thrown away) too. */
-static float *
-phase_buffers (FbWinogradConv *conv)
+/* The phases' V and M live in one buffer per thread that runs layers, grown to the largest
+ * layer it has run and freed when the thread ends. A plan runs its layers one after another
+ * on one thread, so they share it, where a buffer of each layer's own made U-Net's process
+ * 116 MB larger. */
+typedef struct {
+  void  *base;
+  size_t bytes;
+} PhaseBuffer;
+
+static pthread_key_t phase_key;
+static pthread_once_t phase_once = PTHREAD_ONCE_INIT;
+static int phase_key_made;
+
+static void
+phase_buffer_free (void *data)
 {
-  if (conv->phases == NULL)
-    conv->phases = calloc (POINTS * (conv->v_point + conv->m_point) + 16, sizeof (float));
-  if (conv->phases == NULL)
+  PhaseBuffer *b = data;
+  free (b->base);
+  free (b);
+}
+
+static void
+phase_key_make (void)
+{
+  phase_key_made = pthread_key_create (&phase_key, phase_buffer_free) == 0;
+}
+
+/* The running thread's buffer, 64-byte aligned, room for conv's V and M; NULL when out of
+ * memory. The rows past the last tile, up to a whole register tile, are summed (and thrown
+ * away) too: they are zeroed, not left holding another layer's numbers. */
+static float *
+phase_buffers (const FbWinogradConv *conv)
+{
+  pthread_once (&phase_once, phase_key_make);
+  if (!phase_key_made)
     return NULL;
-  return (float *) (((uintptr_t) conv->phases + 63) & ~(uintptr_t) 63);
+  PhaseBuffer *b = pthread_getspecific (phase_key);
+  if (b == NULL)
+    {
+      b = calloc (1, sizeof *b);
+      if (b == NULL || pthread_setspecific (phase_key, b) != 0)
+        {
+          free (b);
+          return NULL;
+        }
+    }
+  size_t bytes = (POINTS * (conv->v_point + conv->m_point) + 16) * sizeof (float);
+  if (b->bytes < bytes)
+    {
+      free (b->base);
+      b->base = malloc (bytes);
+      b->bytes = b->base == NULL ? 0 : bytes;
+      if (b->base == NULL)
+        return NULL;
+    }
+  float *v = (float *) (((uintptr_t) b->base + 63) & ~(uintptr_t) 63);
+  const int64_t tiles = conv->d.n * conv->th * conv->tw;
+  const int64_t tiles_up = (tiles + ROWS - 1) / ROWS * ROWS;
+  if (tiles_up > tiles)
+    for (int p = 0; p < POINTS; p++)
+      memset (v + p * conv->v_point + tiles * conv->vrow, 0,
+              (size_t) (tiles_up - tiles) * conv->vrow * sizeof (float));
+  return v;
 }
 
 int
