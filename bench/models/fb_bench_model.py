@@ -180,6 +180,31 @@ class Builder:
         return model
 
 
+def silu(b, scope, x):
+    """SiLU as PyTorch exports it at opset 17: Sigmoid, then Mul."""
+    gate = b.node("Sigmoid", f"{scope}.act", [x])
+    return b.node("Mul", f"{scope}.act", [x, gate])
+
+
+def conv_bn_silu(b, scope, x, c_in, c_out, k, stride=1, group=1, act=True, gamma=1.0):
+    """torchvision's Conv2dNormActivation with SiLU (EfficientNets): a bias-free conv, BN of
+    scale around gamma, SiLU unless act is False."""
+    y = b.conv(f"{scope}.0", x, c_in, c_out, k, stride=stride, group=group)
+    y = b.batch_norm(f"{scope}.1", y, c_out, gamma)
+    return silu(b, scope, y) if act else y
+
+
+def squeeze_excitation(b, scope, x, c, squeeze):
+    """EfficientNet's squeeze-excitation: GlobalAveragePool, 1x1 conv to squeeze channels +
+    bias, SiLU, 1x1 conv back + bias, Sigmoid, Mul."""
+    s = b.node("GlobalAveragePool", f"{scope}.avgpool", [x])
+    s = b.conv(f"{scope}.fc1", s, c, squeeze, 1, bias=True)
+    s = silu(b, f"{scope}.fc1", s)
+    s = b.conv(f"{scope}.fc2", s, squeeze, c, 1, bias=True)
+    s = b.node("Sigmoid", f"{scope}.scale_activation", [s])
+    return b.node("Mul", scope, [x, s])
+
+
 def write(model, default_name, seed):
     """Writes OUT/model.onnx and OUT/test_data_set_0/input_0.pb; OUT is argv[1] or
     build/bench/DEFAULT_NAME under the repository."""

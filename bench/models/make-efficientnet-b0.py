@@ -18,31 +18,11 @@ convolutions run on a 1x1 map: matrix-vector products, 48 -> 1152 channels at th
 
 Usage: make-efficientnet-b0.py [OUT_DIR]   (default: build/bench/efficientnet-b0 in the repository)
 """
-from fb_bench_model import Builder, write
+from fb_bench_model import Builder, conv_bn_silu as conv_bn, squeeze_excitation, write
 
 SEED = 1200
 STAGES = [(1, 3, 1, 16, 1), (6, 3, 2, 24, 2), (6, 5, 2, 40, 2), (6, 3, 2, 80, 3),
           (6, 5, 1, 112, 3), (6, 5, 2, 192, 4), (6, 3, 1, 320, 1)]
-
-
-def silu(b, scope, x):
-    gate = b.node("Sigmoid", f"{scope}.act", [x])
-    return b.node("Mul", f"{scope}.act", [x, gate])
-
-
-def conv_bn(b, scope, x, c_in, c_out, k, stride=1, group=1, act=True):
-    y = b.conv(f"{scope}.0", x, c_in, c_out, k, stride=stride, group=group)
-    y = b.batch_norm(f"{scope}.1", y, c_out)
-    return silu(b, scope, y) if act else y
-
-
-def squeeze_excitation(b, scope, x, c, squeeze):
-    s = b.node("GlobalAveragePool", f"{scope}.avgpool", [x])
-    s = b.conv(f"{scope}.fc1", s, c, squeeze, 1, bias=True)
-    s = silu(b, f"{scope}.fc1", s)
-    s = b.conv(f"{scope}.fc2", s, squeeze, c, 1, bias=True)
-    s = b.node("Sigmoid", f"{scope}.scale_activation", [s])
-    return b.node("Mul", scope, [x, s])
 
 
 def mbconv(b, scope, x, c_in, c_out, expand, k, stride):

@@ -19,33 +19,11 @@ Winograd and brgconv kind), its late ones depthwise and 1x1 ones with a squeeze-
 
 Usage: make-efficientnet-v2-s.py [OUT_DIR]   (default: build/bench/efficientnet_v2_s in the repository)
 """
-from fb_bench_model import Builder, write
+from fb_bench_model import Builder, conv_bn_silu as conv_bn, squeeze_excitation, write
 
 SEED = 2021
 FUSED = [(1, 1, 24, 2), (4, 2, 48, 4), (4, 2, 64, 4)]
 MBCONV = [(4, 2, 128, 6), (6, 1, 160, 9), (6, 2, 256, 15)]
-
-
-def silu(b, scope, x):
-    gate = b.node("Sigmoid", f"{scope}.act", [x])
-    return b.node("Mul", f"{scope}.act", [x, gate])
-
-
-def conv_bn(b, scope, x, c_in, c_out, k, stride=1, group=1, act=True, gamma=1.0):
-    y = b.conv(f"{scope}.0", x, c_in, c_out, k, stride=stride, group=group)
-    y = b.batch_norm(f"{scope}.1", y, c_out, gamma)
-    return silu(b, scope, y) if act else y
-
-
-def squeeze_excitation(b, scope, x, c, squeeze):
-    s = b.node("GlobalAveragePool", f"{scope}.avgpool", [x])
-    s = b.conv(f"{scope}.fc1", s, c, squeeze, 1, bias=True)
-    s = silu(b, f"{scope}.fc1", s)
-    s = b.conv(f"{scope}.fc2", s, squeeze, c, 1, bias=True)
-    s = b.node("Sigmoid", f"{scope}.scale_activation", [s])
-    return b.node("Mul", scope, [x, s])
-
-
 # Residual branches end in a small BatchNormalization scale, as trained ones do: with 1.0 the
 # activations of 40 random blocks grow into the tens of thousands and no two float summation
 # orders agree on the logits.
