@@ -212,17 +212,20 @@ test_rules (void)
   FbConvDesc tanh_after = d;
   tanh_after.n_post = 1;
   tanh_after.post[0].kind = FB_CONV_POST_TANH;
-  /* Against brgconv (AVX-512) it needs more tiles per KB of weights than against the direct
-   * convolution, or a map of 256 pixels: ResNet-50's 28x28 layers are taken by both, its 14x14
-   * ones and VGG-19's last 14x14 ones only on AVX2; a U-Net's 16x16 layer of 512 channels and
-   * a batch of four 10x10 maps by both. */
+  /* Against brgconv (AVX-512) it needs a map (or batch of maps) of 256 pixels whatever the
+   * channels, against the direct convolution (AVX2) enough tiles per KB of weights: ResNet-50's
+   * 28x28 layers are taken by both, its 14x14 ones, VGG-19's last 14x14 ones and
+   * DenseNet-121's 14x14 ones of 128 -> 32 channels only on AVX2; a U-Net's 16x16 layer of 512
+   * channels and a batch of four 10x10 maps by both. */
   FbConvDesc layer2 = desc (1, 128, 28, 28, 128, 1, 1, 1, 1);
   FbConvDesc layer3 = desc (1, 256, 14, 14, 256, 1, 1, 1, 1);
   FbConvDesc vgg_last = desc (1, 512, 14, 14, 512, 1, 1, 1, 1);
+  FbConvDesc dense_block3 = desc (1, 128, 14, 14, 32, 1, 1, 1, 1);
   FbConvDesc unet_down = desc (1, 512, 16, 16, 512, 1, 1, 1, 1);
   g_assert_cmpint (fb_winograd_conv_fits (&layer2), ==, cpu);
   g_assert_cmpint (fb_winograd_conv_fits (&layer3), ==, cpu && !wide);
   g_assert_cmpint (fb_winograd_conv_fits (&vgg_last), ==, cpu && !wide);
+  g_assert_cmpint (fb_winograd_conv_fits (&dense_block3), ==, cpu && !wide);
   g_assert_cmpint (fb_winograd_conv_fits (&unet_down), ==, cpu);
   g_assert_cmpint (fb_winograd_conv_fits (&batch), ==, cpu);
   /* FUSEBENCH_WINOGRAD=1 takes every shape it can run. */

@@ -81,20 +81,18 @@ struct _FbWinogradConv {
 #define MIN_TILES 9
 #define TILE_WEIGHT_KB 64
 /* With AVX-512 it stands against oneDNN's brgconv kernels instead, which run 3x3 layers near
- * the core's peak (README.md, "CPU math library"). On ResNet-50's layers on a 2-core Zen 4
- * Winograd won at 56x56 x 64 channels (196 tiles, 16 KB a point: 1.9x) and 28x28 x 128 (49
- * tiles, 64 KB: 1.5x) and lost at 14x14 x 256 (16 tiles, 256 KB: 0.85x): hence a tile per 4 KB,
- * between the last two. Or a map (a batch of maps) of MIN_PIXELS_512 pixels or more, whatever
- * its channels: with wide layers in phases (use_phases), Winograd took 1.25 to 2.45x off the
- * brgconv layers of 256 to 512 channels at 16x16 to 32x32 inside U-Net, a DB detector and VGG-19 on
- * that machine's two cores, and 1.4x off a batch of four 10x10 maps; at 14x14 it was even.
- * Both stream the weights from memory once per layer, Winograd four times as many, and its
- * products do a quarter of the multiply-adds: its streaming falls behind the direct
- * convolution's arithmetic only where the map has fewer than about 8 pixels per FLOP-per-byte
- * the processor has against its memory (8 x 470 / 30 = 125 on those cores; about 160 by
- * the same estimate on a 16-core Xeon), and 256 leaves room for the transforms. */
-#define MIN_TILES_512 9
-#define TILE_WEIGHT_KB_512 4
+ * the core's peak (README.md, "CPU math library"), and there the map decides, not the weights:
+ * at least MIN_PIXELS_512 pixels in the batch, whatever the channels. Both stream a layer's
+ * weights from memory once, Winograd four times as many of them for a quarter of the
+ * multiply-adds, so its streaming falls behind the direct convolution's arithmetic only where
+ * the map has fewer than about 8 pixels per FLOP-per-byte the processor has against its memory
+ * (8 x 470 / 30 = 125 on two Zen 4 cores; about 160 by the same estimate on a 16-core Xeon),
+ * and 256 leaves room for the transforms. Measured inside the models on two Zen 4 cores, with
+ * wide layers in phases (use_phases): Winograd won 1.9x at 56x56 x 64 channels, 1.5x at 28x28 x
+ * 128, and 1.25 to 2.45x on layers of 256 to 512 channels at 16x16 to 32x32 (U-Net, a DB
+ * detector, VGG-19); it was even at 14x14 x 256 (ResNet-50), lost at 14x14 128 -> 32
+ * (DenseNet-121: 61-72 against 46-50 us, one or two cores alike) and at 7x7 x 512 (0.70-0.76
+ * against 0.83-1.03 ms). A batch of four 10x10 maps of 512 channels gained 1.4x. */
 #define MIN_PIXELS_512 256
 
 int
@@ -126,8 +124,7 @@ fb_winograd_conv_fits (const FbConvDesc *d)
   if (env != NULL && strcmp (env, "1") == 0)
     return isa != FB_CONV_ISA_NONE;
   if (isa == FB_CONV_ISA_AVX512)
-    return tiles >= MIN_TILES_512 &&
-           (tiles * TILE_WEIGHT_KB_512 >= point_kb || pixels >= MIN_PIXELS_512);
+    return pixels >= MIN_PIXELS_512;
   return isa == FB_CONV_ISA_AVX2 && tiles >= MIN_TILES && tiles * TILE_WEIGHT_KB >= point_kb;
 #else
   (void) d;
