@@ -87,9 +87,11 @@ class Builder:
         y = self.batch_norm(f"{scope}.bn", y, c_out, gamma)
         return self.node("Relu", f"{scope}.relu", [y]) if relu else y
 
-    def linear(self, scope, x, c_in, c_out, bias=True):
-        """A Linear as torch exports it: MatMul by the transposed weights, then Add of the bias."""
-        w = self.weight(f"{scope}.weight_t", self.rng.normal(0.0, np.sqrt(1.0 / c_in), size=(c_in, c_out)))
+    def linear(self, scope, x, c_in, c_out, bias=True, gain=1.0):
+        """A Linear as torch exports it: MatMul by the transposed weights, then Add of the bias.
+        gain scales the variance-keeping weights (below 1 for a residual branch's last one)."""
+        w = self.weight(f"{scope}.weight_t",
+                        self.rng.normal(0.0, gain * np.sqrt(1.0 / c_in), size=(c_in, c_out)))
         y = self.node("MatMul", scope, [x, w])
         if bias:
             b = self.weight(f"{scope}.bias", self.rng.normal(0.0, 0.02, size=c_out))

@@ -39,15 +39,6 @@ def const(b, scope, array, dtype):
     return b.weight(scope, np.asarray(array, dtype=dtype), dtype)
 
 
-def branch_linear(b, scope, x, c_in, c_out):
-    """Builder.linear's MatMul + Add with its weights scaled by BRANCH_GAIN."""
-    w = b.weight(f"{scope}.weight_t",
-                 b.rng.normal(0.0, BRANCH_GAIN * np.sqrt(1.0 / c_in), size=(c_in, c_out)))
-    y = b.node("MatMul", scope, [x, w])
-    bias = b.weight(f"{scope}.bias", b.rng.normal(0.0, 0.02, size=c_out))
-    return b.node("Add", f"{scope}.bias_add", [y, bias])
-
-
 def unbind(b, scope, x, n):
     """x.unbind(0) as torch exports it from opset 13 on: a Split into ones on axis 0, then a
     Squeeze of that axis from every part."""
@@ -72,14 +63,14 @@ def attention(b, scope, x):
     y = b.node("MatMul", f"{scope}.context", [a, v])
     y = b.node("Transpose", f"{scope}.ctx_t", [y], perm=[0, 2, 1, 3])
     y = b.node("Reshape", f"{scope}.ctx_r", [y, const(b, f"{scope}.cs", [1, TOKENS, DIM], np.int64)])
-    return branch_linear(b, f"{scope}.proj", y, DIM, DIM)
+    return b.linear(f"{scope}.proj", y, DIM, DIM, gain=BRANCH_GAIN)
 
 
 def block(b, scope, x):
     y = attention(b, f"{scope}.attn", b.layer_norm(f"{scope}.norm1", x, DIM, epsilon=1e-6))
     x = b.node("Add", f"{scope}.res1", [x, y])
     y = b.linear(f"{scope}.mlp.fc1", b.layer_norm(f"{scope}.norm2", x, DIM, epsilon=1e-6), DIM, MLP)
-    y = branch_linear(b, f"{scope}.mlp.fc2", b.gelu(f"{scope}.mlp.act", y), MLP, DIM)
+    y = b.linear(f"{scope}.mlp.fc2", b.gelu(f"{scope}.mlp.act", y), MLP, DIM, gain=BRANCH_GAIN)
     return b.node("Add", f"{scope}.res2", [x, y])
 
 

@@ -49,12 +49,6 @@ def conv1d(b, scope, x, c_in, c_out, k, stride=1, pad=0, group=1, bias=False):
                   pads=[pad, pad], strides=[stride])
 
 
-def linear(b, scope, x, c_in, c_out, gain=1.0):
-    w = b.weight(f"{scope}.weight_t", b.rng.normal(0.0, gain * np.sqrt(1.0 / c_in), size=(c_in, c_out)))
-    y = b.node("MatMul", scope, [x, w])
-    return b.node("Add", f"{scope}.bias_add", [y, b.weight(f"{scope}.bias", b.rng.normal(0.0, 0.02, size=c_out))])
-
-
 def feature_encoder(b, x):
     x = b.node("Unsqueeze", "feature_extractor.unsqueeze", [x, const(b, "fe.axes", [1], np.int64)])
     c = 1
@@ -80,22 +74,22 @@ def attention(b, scope, x):
         y = b.node("Reshape", f"{scope}.{name}_r", [y, heads])
         return b.node("Transpose", f"{scope}.{name}_t", [y], perm=[0, 2, 1, 3])
 
-    q = linear(b, f"{scope}.q_proj", x, DIM, DIM)
+    q = b.linear(f"{scope}.q_proj", x, DIM, DIM)
     q = split("q", b.node("Mul", f"{scope}.scale", [q, const(b, f"{scope}.s", HEAD_DIM ** -0.5, np.float32)]))
-    k = split("k", linear(b, f"{scope}.k_proj", x, DIM, DIM))
-    v = split("v", linear(b, f"{scope}.v_proj", x, DIM, DIM))
+    k = split("k", b.linear(f"{scope}.k_proj", x, DIM, DIM))
+    v = split("v", b.linear(f"{scope}.v_proj", x, DIM, DIM))
     kt = b.node("Transpose", f"{scope}.kt", [k], perm=[0, 1, 3, 2])
     a = b.node("Softmax", f"{scope}.softmax", [b.node("MatMul", f"{scope}.scores", [q, kt])], axis=-1)
     y = b.node("Transpose", f"{scope}.ctx_t", [b.node("MatMul", f"{scope}.context", [a, v])], perm=[0, 2, 1, 3])
     y = b.node("Reshape", f"{scope}.ctx_r", [y, const(b, f"{scope}.cs", [1, FRAMES, DIM], np.int64)])
-    return linear(b, f"{scope}.out_proj", y, DIM, DIM, BRANCH_GAIN)
+    return b.linear(f"{scope}.out_proj", y, DIM, DIM, gain=BRANCH_GAIN)
 
 
 def encoder_layer(b, scope, x):
     x = b.node("Add", f"{scope}.res1", [x, attention(b, f"{scope}.attention", x)])
     x = b.layer_norm(f"{scope}.layer_norm", x, DIM)
-    y = b.gelu(f"{scope}.feed_forward.act", linear(b, f"{scope}.feed_forward.intermediate_dense", x, DIM, FFN))
-    y = linear(b, f"{scope}.feed_forward.output_dense", y, FFN, DIM, BRANCH_GAIN)
+    y = b.gelu(f"{scope}.feed_forward.act", b.linear(f"{scope}.feed_forward.intermediate_dense", x, DIM, FFN))
+    y = b.linear(f"{scope}.feed_forward.output_dense", y, FFN, DIM, gain=BRANCH_GAIN)
     x = b.node("Add", f"{scope}.res2", [x, y])
     return b.layer_norm(f"{scope}.final_layer_norm", x, DIM)
 
@@ -105,7 +99,7 @@ def build():
     x = feature_encoder(b, "input_values")
     x = b.node("Transpose", "feature_projection.transpose", [x], perm=[0, 2, 1])
     x = b.layer_norm("feature_projection.layer_norm", x, CONV_DIM)
-    x = linear(b, "feature_projection.projection", x, CONV_DIM, DIM)
+    x = b.linear("feature_projection.projection", x, CONV_DIM, DIM)
     # The positional convolution runs on channels, its even kernel gives one frame too many.
     p = b.node("Transpose", "pos_conv_embed.transpose", [x], perm=[0, 2, 1])
     p = conv1d(b, "pos_conv_embed.conv", p, DIM, DIM, POS_KERNEL, pad=POS_KERNEL // 2, group=POS_GROUPS, bias=True)
