@@ -15,6 +15,7 @@
 
 struct _FbWorkerPool {
   guint n_threads;
+  int  *placed;       /* per thread: where it ran when placed (fb_worker_pool_placed_cpu) */
 };
 
 /* One thread's share of a range: the next chunk to take and the share's end. A cache line
@@ -33,15 +34,15 @@ typedef struct {
  * creator's core. So OpenMP's worker t moves itself once to the t-th processor it may use, not
  * counting its creator's (0 in 22 slow), then allows every one of them again, so that the
  * scheduler can still move it away from other load. */
-static void
+static int
 place_worker (int creator_cpu, int t)
 {
   cpu_set_t all, one;
   if (creator_cpu < 0 || sched_getaffinity (0, sizeof all, &all) != 0)
-    return;
+    return -1;
   int others = CPU_COUNT (&all) - (CPU_ISSET (creator_cpu, &all) ? 1 : 0);
   if (others <= 0)
-    return;
+    return -1;
   int want = (t - 1) % others;
   for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
     {
@@ -49,10 +50,14 @@ place_worker (int creator_cpu, int t)
         continue;
       CPU_ZERO (&one);
       CPU_SET (cpu, &one);
-      if (sched_setaffinity (0, sizeof one, &one) == 0)
-        sched_setaffinity (0, sizeof all, &all);
-      return;
+      if (sched_setaffinity (0, sizeof one, &one) != 0)
+        return -1;
+      /* Setting its own affinity moves the thread before the call returns. */
+      int placed = sched_getcpu ();
+      sched_setaffinity (0, sizeof all, &all);
+      return placed;
     }
+  return -1;
 }
 
 FbWorkerPool *
@@ -62,13 +67,21 @@ fb_worker_pool_new (guint n_threads)
   if (n_threads == 0)
     n_threads = fb_thread_count_default ();
   pool->n_threads = CLAMP (n_threads, 1, 256);
+  pool->placed = g_new (int, pool->n_threads);
+  for (guint t = 0; t < pool->n_threads; t++)
+    pool->placed[t] = -1;
   if (pool->n_threads > 1 && !omp_in_parallel ())
     {
       /* Starts the calling thread's team now, not in the first timed run. */
       int creator_cpu = sched_getcpu ();
+      int *placed = pool->placed;
+      placed[0] = creator_cpu;
 #pragma omp parallel num_threads (pool->n_threads)
-      if (omp_get_thread_num () != 0)
-        place_worker (creator_cpu, omp_get_thread_num ());
+      {
+        int t = omp_get_thread_num ();
+        if (t != 0)
+          placed[t] = place_worker (creator_cpu, t);
+      }
     }
   return pool;
 }
@@ -76,7 +89,17 @@ fb_worker_pool_new (guint n_threads)
 void
 fb_worker_pool_free (FbWorkerPool *pool)
 {
+  if (pool == NULL)
+    return;
+  g_free (pool->placed);
   g_free (pool);
+}
+
+int
+fb_worker_pool_placed_cpu (FbWorkerPool *pool, guint t)
+{
+  g_return_val_if_fail (pool != NULL, -1);
+  return t < pool->n_threads ? pool->placed[t] : -1;
 }
 
 guint

@@ -18,6 +18,10 @@ typedef void (*FbRangeFn) (gpointer data, int64_t begin, int64_t end);
 FbWorkerPool *fb_worker_pool_new      (guint n_threads);
 void          fb_worker_pool_free     (FbWorkerPool *pool);
 guint         fb_worker_pool_n_threads (FbWorkerPool *pool);
+/* The processor thread t ran on when the new pool placed it (0: the caller, where it made
+ * the pool), each worker on a processor of its own; -1 where nothing was placed (one
+ * thread, a pool made inside a parallel region, or the system refused the move). */
+int           fb_worker_pool_placed_cpu (FbWorkerPool *pool, guint t);
 /* Runs fn over [0, extent) in chunks of at least grain iterations, on every thread, and
  * returns when all are done. Calls are serialized: one range at a time per pool. */
 void          fb_worker_pool_run      (FbWorkerPool *pool, FbRangeFn fn, gpointer data,
