@@ -168,10 +168,15 @@ class Builder:
                 c = planes * 4
         return self.classifier(x, c)
 
-    def model(self, name, input_name, input_shape, output, output_shape, doc):
+    def model(self, name, input_name, input_shape, output, output_shape, doc,
+              input_type=TensorProto.FLOAT, more_inputs=()):
+        """The model of the nodes so far: its input input_name of input_shape (float unless
+        input_type says otherwise), then more_inputs as (name, TensorProto type, shape), and
+        one float output."""
+        inputs = [(input_name, input_type, input_shape)] + list(more_inputs)
         graph = helper.make_graph(
             self.nodes, name,
-            inputs=[helper.make_tensor_value_info(input_name, TensorProto.FLOAT, input_shape)],
+            inputs=[helper.make_tensor_value_info(*i) for i in inputs],
             outputs=[helper.make_tensor_value_info(output, TensorProto.FLOAT, output_shape)],
             initializer=self.initializers, doc_string=doc)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
@@ -196,29 +201,31 @@ def conv_bn_silu(b, scope, x, c_in, c_out, k, stride=1, group=1, act=True, gamma
     return silu(b, scope, y) if act else y
 
 
-def squeeze_excitation(b, scope, x, c, squeeze):
+def squeeze_excitation(b, scope, x, c, squeeze, relu=False):
     """EfficientNet's squeeze-excitation: GlobalAveragePool, 1x1 conv to squeeze channels +
-    bias, SiLU, 1x1 conv back + bias, Sigmoid, Mul."""
+    bias, SiLU (Relu with relu, as RegNetY has it), 1x1 conv back + bias, Sigmoid, Mul."""
     s = b.node("GlobalAveragePool", f"{scope}.avgpool", [x])
     s = b.conv(f"{scope}.fc1", s, c, squeeze, 1, bias=True)
-    s = silu(b, f"{scope}.fc1", s)
+    s = b.node("Relu", f"{scope}.fc1.relu", [s]) if relu else silu(b, f"{scope}.fc1", s)
     s = b.conv(f"{scope}.fc2", s, squeeze, c, 1, bias=True)
     s = b.node("Sigmoid", f"{scope}.scale_activation", [s])
     return b.node("Mul", scope, [x, s])
 
 
-def write(model, default_name, seed):
-    """Writes OUT/model.onnx and OUT/test_data_set_0/input_0.pb; OUT is argv[1] or
-    build/bench/DEFAULT_NAME under the repository."""
+def write(model, default_name, seed, inputs=None):
+    """Writes OUT/model.onnx and OUT/test_data_set_0/input_K.pb; OUT is argv[1] or
+    build/bench/DEFAULT_NAME under the repository. The inputs are the arrays given, one per
+    graph input, else one seeded normal(0, 1) array for the only input."""
     here = os.path.dirname(os.path.abspath(__file__))
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "..", "build", "bench", default_name)
     data = os.path.join(out, "test_data_set_0")
     os.makedirs(data, exist_ok=True)
-    inp = model.graph.input[0]
-    shape = [d.dim_value for d in inp.type.tensor_type.shape.dim]
-    x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
-    files = {os.path.join(out, "model.onnx"): model.SerializeToString(),
-             os.path.join(data, "input_0.pb"): numpy_helper.from_array(x, inp.name).SerializeToString()}
+    if inputs is None:
+        shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+        inputs = [np.random.default_rng(seed).standard_normal(shape).astype(np.float32)]
+    files = {os.path.join(out, "model.onnx"): model.SerializeToString()}
+    for k, (inp, x) in enumerate(zip(model.graph.input, inputs)):
+        files[os.path.join(data, f"input_{k}.pb")] = numpy_helper.from_array(x, inp.name).SerializeToString()
     for path, body in files.items():
         tmp = path + ".tmp"
         with open(tmp, "wb") as f:
