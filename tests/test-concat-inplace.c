@@ -12,7 +12,9 @@
 #include "fb-bundle.h"
 #include "fb-codegen.h"
 #include "fb-cuda.h"
+#include "fb-direct-conv.h"
 #include "fb-lower.h"
+#include "fb-winograd-conv.h"
 #include "fb-test-cpu.h"
 
 #include <string.h>
@@ -213,6 +215,21 @@ test_pooled (void)
   check_model ("pooled", FB_LAYOUT_NHWC, 1, FALSE);
 }
 
+/* A fire module's Concat, channels-last: its 3x3 expansion is taken by the Winograd
+ * convolution (where the processor has it), which writes the concatenation's rows itself, so
+ * the Concat is in place and only the 1x1 expansion's oneDNN primitive copies its channels
+ * there. With Winograd off both run in oneDNN (16 input channels are too few for the direct
+ * convolution): the Concat would trade its copy for theirs and stays a copy. The first runs
+ * through a bundle too. */
+static void
+test_fire (void)
+{
+  check_model ("fire", FB_LAYOUT_NHWC, fb_winograd_conv_isa () != FB_CONV_ISA_NONE, TRUE);
+  g_setenv ("FUSEBENCH_WINOGRAD", "0", TRUE);
+  check_model ("fire", FB_LAYOUT_NHWC, 0, FALSE);
+  g_unsetenv ("FUSEBENCH_WINOGRAD");
+}
+
 /* The cuda target shares the lowering: a batch-1 dense block's convolutions (cuDNN) write into
  * the block's buffer too. */
 static void
@@ -290,6 +307,7 @@ main (int argc, char **argv)
   g_test_add_func ("/concat-inplace/graph-input", test_graph_input);
   g_test_add_func ("/concat-inplace/twice", test_twice);
   g_test_add_func ("/concat-inplace/pooled", test_pooled);
+  g_test_add_func ("/concat-inplace/fire", test_fire);
   g_test_add_func ("/concat-inplace/gpu-plan", test_gpu_plan);
   g_test_add_func ("/concat-inplace/gpu-plan-channels-last", test_gpu_plan_channels_last);
   return g_test_run ();

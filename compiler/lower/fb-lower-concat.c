@@ -132,12 +132,14 @@ restridable (Slicer *s, guint b, int64_t stride, const FbKernel *skip, gboolean 
   return TRUE;
 }
 
-/* Whether a library convolution writes buffer b: it then copies its packed output into the
- * rows (fb-dnnl-conv.c, or a phase after cuDNN's), the copy the Concat would have made. (A
- * cuBLASLt product writes the rows themselves.) */
+/* Whether a library convolution writes buffer b and would copy its packed output into the
+ * rows (oneDNN's primitives in fb-dnnl-conv.c, or a phase after cuDNN's): the copy the Concat
+ * would have made. The target says which write the rows themselves (on the cpu target the
+ * Winograd and direct convolutions; a cuBLASLt product too). */
 static gboolean
 library_written (const Slicer *s, guint b)
 {
+  const FbTargetDesc *target = s->plan->target_desc;
   for (guint k = 0; k < s->plan->kernels->len; k++)
     {
       const FbKernel *kernel = g_ptr_array_index (s->plan->kernels, k);
@@ -146,7 +148,7 @@ library_written (const Slicer *s, guint b)
           const FbKPhase *ph = g_ptr_array_index (kernel->phases, p);
           if (ph->conv && ph->conv->lib == FB_KLIB_CONV &&
               g_array_index (kernel->args, FbKArg, ph->conv->y).buffer == b)
-            return TRUE;
+            return target->conv_writes_rows == NULL || !target->conv_writes_rows (&ph->conv->desc);
         }
     }
   return FALSE;
@@ -155,9 +157,9 @@ library_written (const Slicer *s, guint b)
 /* A Concat along the last axis whose pieces are strided runs of channels (see the top): each
  * piece, not yet placed anywhere, becomes a slice of output c with the stride of c's rows in
  * its slice root (c's own width, or the stride c already has as a piece of a later Concat).
- * Only where some piece then costs nothing (a generated kernel writes it, or an earlier Concat
- * in place): a Concat of convolutions' outputs alone (an Inception block's) would trade its
- * copy for theirs. */
+ * Only where some piece then costs nothing (a generated kernel writes it, a convolution that
+ * writes rows itself, or an earlier Concat in place): a Concat of library convolutions'
+ * outputs alone would trade its copy for theirs. */
 static gboolean
 slice_concat_strided (Slicer *s, FbKernel *kernel, guint c)
 {

@@ -26,6 +26,10 @@ struct _FbTargetDesc {
    * it): 0, or -1 with the reason there is none in name. NULL where the library decides only
    * when the model runs (cuDNN's timed choice). */
   int       (*conv_implementation) (const FbConvDesc *d, char *name, size_t len);
+  /* Whether what runs d writes a strided output (d.y_stride, a Concat's piece in place) into
+   * its rows itself, where a library would write it packed and then copy it there. NULL: it
+   * never does. */
+  gboolean  (*conv_writes_rows) (const FbConvDesc *d);
 };
 
 G_END_DECLS

@@ -17,6 +17,8 @@ pooled          squeeze-like pieces of 1x1 maps (GlobalAveragePool of two branch
                 contiguous in channels-last too.
 dense-wide      the dense block at batch 2 with 16 channels a piece (64 bytes): channels-last,
                 each piece a strided run of channels the cpu target writes in place.
+fire            SqueezeNet's fire module on a 16x16 map: a 1x1 squeeze, then the Concat of a 1x1
+                and a 3x3 expansion (16 channels each, Relu'd), then a 1x1 convolution.
 
 Weights are seeded and small; the test makes its own inputs. Only development machines run
 this script; the test reads the committed models.
@@ -110,6 +112,18 @@ def pooled(out):
          [helper.make_tensor_value_info(y, F, [1, 8, 1, 1])])
 
 
+def fire(out):
+    nodes, inits = [], []
+    relu = lambda x: nodes.append(helper.make_node("Relu", [x], [x + "_r"], name=x + "_r")) or x + "_r"
+    s = relu(conv(nodes, inits, "squeeze", "x", 8, 16, 1))
+    e1 = relu(conv(nodes, inits, "expand1", s, 16, 16, 1))
+    e3 = relu(conv(nodes, inits, "expand3", s, 16, 16, 3))
+    nodes.append(helper.make_node("Concat", [e1, e3], ["cat"], name="cat", axis=1))
+    y = conv(nodes, inits, "head", "cat", 32, 4, 1)
+    save(out, "fire", nodes, inits, [helper.make_tensor_value_info("x", F, [1, 8, 16, 16])],
+         [helper.make_tensor_value_info(y, F, [1, 4, 16, 16])])
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     dense(out, "dense", 1)
@@ -119,6 +133,7 @@ def main():
     small(out, "twice", lambda x, f, g: [f, f], hw=(8, 8), c=16)
     pooled(out)
     dense(out, "dense-wide", 2, c0=16, growth=16)
+    fire(out)
 
 
 if __name__ == "__main__":

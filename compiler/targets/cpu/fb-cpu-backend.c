@@ -15,6 +15,12 @@ cpu_supports_op (const FbBackend *backend, const FbNode *node, char **reason)
   return fb_lower_supports_node (node, reason);
 }
 
+static gboolean
+cpu_conv_writes_rows (const FbConvDesc *d)
+{
+  return fb_dnnl_conv_writes_rows (d) != 0;
+}
+
 const FbTargetDesc *
 fb_cpu_target_desc (void)
 {
@@ -22,6 +28,7 @@ fb_cpu_target_desc (void)
     .gpu                 = FALSE,
     .conv_library        = "oneDNN",
     .conv_implementation = fb_dnnl_conv_implementation,
+    .conv_writes_rows    = cpu_conv_writes_rows,
   };
   static gsize ready;
   if (g_once_init_enter (&ready))

@@ -730,6 +730,12 @@ fail:
 }
 
 int
+fb_dnnl_conv_writes_rows (const FbConvDesc *d)
+{
+  return !d->scaled_input && (fb_winograd_conv_fits (d) || fb_direct_conv_fits (d));
+}
+
+int
 fb_dnnl_conv_implementation (const FbConvDesc *d, char *name, size_t len)
 {
   if (!engine_ready (name, len))

@@ -38,6 +38,9 @@ void        fb_dnnl_conv_free (FbDnnlConv *conv);
  * fb-winograd-conv.c or fb-direct-conv.c takes it; or the
  * reason there is none. Returns 0, or -1 with the reason in name. */
 int         fb_dnnl_conv_implementation (const FbConvDesc *d, char *name, size_t len);
+/* Whether what runs d writes a strided output's rows (d.y_stride) itself: the Winograd and
+ * direct convolutions do; oneDNN's primitives write it packed and copy it into the rows. */
+int         fb_dnnl_conv_writes_rows (const FbConvDesc *d);
 
 /* For exported libraries: makes *slot on first use (under a lock, so concurrent callers make
  * it once) and runs it, one caller at a time. Returns 0, or -1. */
