@@ -17,7 +17,7 @@ pooled          squeeze-like pieces of 1x1 maps (GlobalAveragePool of two branch
                 contiguous in channels-last too.
 dense-wide      the dense block at batch 2 with 16 channels a piece (64 bytes): channels-last,
                 each piece a strided run of channels the cpu target writes in place.
-fire            SqueezeNet's fire module on a 16x16 map: a 1x1 squeeze, then the Concat of a 1x1
+fire            SqueezeNet's fire module on a 32x32 map: a 1x1 squeeze, then the Concat of a 1x1
                 and a 3x3 expansion (16 channels each, Relu'd), then a 1x1 convolution.
 
 Weights are seeded and small; the test makes its own inputs. Only development machines run
@@ -114,14 +114,18 @@ def pooled(out):
 
 def fire(out):
     nodes, inits = [], []
-    relu = lambda x: nodes.append(helper.make_node("Relu", [x], [x + "_r"], name=x + "_r")) or x + "_r"
+
+    def relu(x):
+        nodes.append(helper.make_node("Relu", [x], [x + "_r"], name=x + "_r"))
+        return x + "_r"
+
     s = relu(conv(nodes, inits, "squeeze", "x", 8, 16, 1))
     e1 = relu(conv(nodes, inits, "expand1", s, 16, 16, 1))
     e3 = relu(conv(nodes, inits, "expand3", s, 16, 16, 3))
     nodes.append(helper.make_node("Concat", [e1, e3], ["cat"], name="cat", axis=1))
     y = conv(nodes, inits, "head", "cat", 32, 4, 1)
-    save(out, "fire", nodes, inits, [helper.make_tensor_value_info("x", F, [1, 8, 16, 16])],
-         [helper.make_tensor_value_info(y, F, [1, 4, 16, 16])])
+    save(out, "fire", nodes, inits, [helper.make_tensor_value_info("x", F, [1, 8, 32, 32])],
+         [helper.make_tensor_value_info(y, F, [1, 4, 32, 32])])
 
 
 def main():

@@ -27,7 +27,12 @@
  * (kw, co) as its columns. oneDNN 2.6 runs such a deconvolution as a backward-data convolution
  * that steps through the kernel cells, at 16 GFLOP/s on a 64 -> 64 channel 160x160 one (two
  * AVX2 cores); as one matmul primitive per kernel row, writing the rows of the output it owns
- * through a strided destination, at 134. */
+ * through a strided destination, at 134.
+ * A 1x1 convolution (stride 1, no pads) whose output is a Concat's strided piece is the same
+ * product with one row, [n * h * w, c] x [c, co], its rows written straight into the
+ * concatenation's: as a convolution primitive it writes a packed output that is then copied
+ * there (copy_out), which took longer than the product itself (SqueezeNet's 16 -> 64 expansion
+ * at 55x55 on one Zen 4 core: 0.16 ms, against 0.04 for ONNX Runtime's). */
 #define FB_DNNL_MAX_ROWS 8
 
 struct _FbDnnlConv {
@@ -38,7 +43,8 @@ struct _FbDnnlConv {
   int              has_bias;
   int              add_index;       /* position of the Add among the post-ops, or -1 */
   int              sum;             /* an Add in place: the output holds the residual */
-  /* Set when the deconvolution runs as matmuls, one per kernel row (see above). */
+  /* Set when the deconvolution runs as matmuls, one per kernel row, or a 1x1 convolution as
+   * one (see above). */
   int              n_rows;
   dnnl_memory_t    row_weights[FB_DNNL_MAX_ROWS];
   int64_t          row_offset;      /* floats between the output rows of two kernel rows */
@@ -240,41 +246,57 @@ post_ops_piece (const FbConvDesc *after, int isa, const float *from, const float
     }
 }
 
-/* Piece k of apply_post_ops's: run floats a run, per_run pieces of piece floats a run. */
+/* Piece k of a packed output's post-ops (apply_post_ops): POST_OPS_PIECE floats from k times
+ * that on, fewer at the end. */
 static inline void
-post_ops_of_piece (const FbDnnlConv *conv, int64_t k, int64_t run, int64_t per_run,
-                   int64_t piece, int sum, const float *from, const float *add, float *y)
+post_ops_of_piece (const FbDnnlConv *conv, int64_t k, int64_t total, int sum, const float *from,
+                   const float *add, float *y)
 {
-  int64_t r = k / per_run, at = k % per_run * piece, n = run - at < piece ? run - at : piece;
-  int64_t ys = fb_conv_desc_y_stride (&conv->d), packed = r * run + at, strided = r * ys + at;
-  post_ops_piece (&conv->after, conv->after_isa, from == y ? y + strided : from + packed,
-                  sum ? y + strided : add ? add + packed : NULL, y + strided, n);
+  int64_t at = k * POST_OPS_PIECE, n = total - at < POST_OPS_PIECE ? total - at : POST_OPS_PIECE;
+  post_ops_piece (&conv->after, conv->after_isa, from + at, sum ? y + at : add ? add + at : NULL,
+                  y + at, n);
+}
+
+/* Rows [r0, r1) of a strided output (apply_post_ops): each row's co floats, packed in from,
+ * to its place in y; with no post-ops left, a copy. */
+static inline void
+post_ops_of_rows (const FbDnnlConv *conv, int64_t r0, int64_t r1, const float *from, float *y)
+{
+  int64_t co = conv->d.co, ys = fb_conv_desc_y_stride (&conv->d);
+  for (int64_t r = r0; r < r1; r++)
+    if (conv->after.n_post == 0)
+      memcpy (y + r * ys, from + r * co, (size_t) co * sizeof (float));
+    else
+      post_ops_piece (&conv->after, conv->after_isa, from + r * co, NULL, y + r * ys, co);
 }
 
 /* The post-ops the primitive leaves (conv->after) on the output y. from holds the primitive's
  * output, packed; in place when it is y. With a sum among them, y holds the residual on entry.
- * The rows (pixels) of a strided output (d.y_stride: never with an Add or a sum) lie that many
- * floats apart in y: each row is then a piece of its own. */
+ * The rows (pixels) of a strided output (d.y_stride: never with an Add or a sum, never in
+ * place) lie that many floats apart in y: a thread takes whole rows, about POST_OPS_PIECE
+ * floats of them at a time (one call a row of 64 floats had made the copy of SqueezeNet's
+ * 55x55 expansion cost 0.1 ms, on one Zen 4 core, where the convolution took 0.05). */
 static void
 apply_post_ops (const FbDnnlConv *conv, const float *from, const float *add, float *y)
 {
   const FbConvDesc *d = &conv->d, *after = &conv->after;
-  int64_t co = d->co, ys = fb_conv_desc_y_stride (d), rows = d->n * d->oh * d->ow;
+  int64_t co = d->co, rows = d->n * d->oh * d->ow, total = rows * co;
+  int split = total >= POST_OPS_SPLIT;
+  if (fb_conv_desc_y_stride (d) != co)
+    {
+      int64_t per = co < POST_OPS_PIECE ? POST_OPS_PIECE / co : 1, pieces = (rows + per - 1) / per;
+#pragma omp parallel for schedule (static) if (split)
+      for (int64_t k = 0; k < pieces; k++)
+        post_ops_of_rows (conv, k * per, (k + 1) * per < rows ? (k + 1) * per : rows, from, y);
+      return;
+    }
   int sum = 0;
   for (int64_t i = 0; i < after->n_post; i++)
     sum |= after->post[i].kind == FB_CONV_POST_SUM;
-  int packed = ys == co;
-  int64_t run = packed ? rows * co : co, piece = packed ? POST_OPS_PIECE : co;
-  int64_t per_run = (run + piece - 1) / piece, pieces = (packed ? 1 : rows) * per_run;
-  if (rows * co < POST_OPS_SPLIT)
-    {
-      for (int64_t k = 0; k < pieces; k++)
-        post_ops_of_piece (conv, k, run, per_run, piece, sum, from, add, y);
-      return;
-    }
-#pragma omp parallel for schedule (static)
+  int64_t pieces = (total + POST_OPS_PIECE - 1) / POST_OPS_PIECE;
+#pragma omp parallel for schedule (static) if (split)
   for (int64_t k = 0; k < pieces; k++)
-    post_ops_of_piece (conv, k, run, per_run, piece, sum, from, add, y);
+    post_ops_of_piece (conv, k, total, sum, from, add, y);
 }
 
 /* The first n of d's post-ops as oneDNN's. */
@@ -466,28 +488,51 @@ reorder_weights (const FbConvDesc *d, const dnnl_memory_desc_t *want, const floa
   return s == dnnl_success ? reorder (&plain, weights, want, packed, stream) : s;
 }
 
-/* Whether d is a deconvolution its kernel rows can run as products (see the top). */
+/* Input channels up to which a 1x1 convolution with a strided output runs as a product (see
+ * the top). Its copy costs the output's bytes, the product's slowness its multiply-adds: on two
+ * Zen 4 cores, SqueezeNet's expansions of 16 and 32 channels at 55x55 and 27x27 took 0.06 and
+ * 0.043 ms as products against 0.09-0.11 and 0.058-0.065 as brgconv_1x1 and the copy, those
+ * of 48 and 64 channels at 13x13 the same either way, and Inception's of 576 channels at 14x14
+ * 0.135 against 0.105. */
+#define POINTWISE_MAX_CHANNELS 64
+
+/* Whether d can run as products (see the top), whatever its output's stride: a deconvolution
+ * its kernel rows tile, or a 1x1 convolution of up to POINTWISE_MAX_CHANNELS input channels;
+ * either with no addend and every post-op in the product. */
 static int
-rows_fit (const FbConvDesc *d)
+product_shaped (const FbConvDesc *d)
 {
   int adds = 0;
   for (int64_t i = 0; i < d->n_post; i++)
     adds += d->post[i].kind == FB_CONV_POST_ADD || d->post[i].kind == FB_CONV_POST_SUM;
-  return d->transposed && d->groups == 1 && d->kh == d->sh && d->kw == d->sw && d->dh == 1 &&
-         d->dw == 1 && d->pt == 0 && d->pl == 0 && d->pb == 0 && d->pr == 0 &&
-         d->oh == d->h * d->sh && d->ow == d->w * d->sw && d->kh <= FB_DNNL_MAX_ROWS && adds == 0 &&
+  int unpadded = d->dh == 1 && d->dw == 1 && d->pt == 0 && d->pl == 0 && d->pb == 0 && d->pr == 0;
+  int tiled = d->transposed && d->kh == d->sh && d->kw == d->sw && d->oh == d->h * d->sh &&
+              d->ow == d->w * d->sw && d->kh <= FB_DNNL_MAX_ROWS;
+  int pointwise = !d->transposed && !d->scaled_input && d->kh == 1 && d->kw == 1 &&
+                  d->sh == 1 && d->sw == 1 && d->c <= POINTWISE_MAX_CHANNELS;
+  return d->groups == 1 && unpadded && (tiled || pointwise) && adds == 0 &&
          primitive_post_ops (d, 0) == d->n_post;
 }
 
+/* Whether d runs as products: a deconvolution its kernel rows tile, or a 1x1 convolution
+ * writing a strided output (packed, the convolution primitive is as fast). */
+static int
+rows_fit (const FbConvDesc *d)
+{
+  return product_shaped (d) && (d->transposed || fb_conv_desc_y_stride (d) != d->co);
+}
+
 /* The product of one kernel row: [n * h, w, c] x [c, kw * co] into the output's rows of that
- * kernel row, [n * h, w, kw * co] with rows sh * ow * co apart. */
+ * kernel row, [n * h, w, kw * co] with rows sh * ow * co apart; for a 1x1 convolution
+ * [n * h, w, c] x [c, co] into rows the output's stride apart. */
 static dnnl_status_t
 describe_rows (const FbConvDesc *d, dnnl_primitive_desc_t *pd)
 {
-  int64_t cols = d->kw * d->co;
+  int64_t cols = d->kw * d->co, ys = fb_conv_desc_y_stride (d);
   dnnl_dims_t src_dims = { d->n * d->h, d->w, d->c }, w_dims = { 1, d->c, cols };
   dnnl_dims_t bias_dims = { 1, 1, cols }, dst_dims = { d->n * d->h, d->w, cols };
-  dnnl_dims_t dst_strides = { d->sh * d->ow * d->co, cols, 1 };
+  dnnl_dims_t dst_strides = { d->transposed ? d->sh * d->ow * d->co : d->ow * ys,
+                              d->transposed ? cols : ys, 1 };
   dnnl_memory_desc_t src_md, w_md, bias_md, dst_md;
   dnnl_status_t s = dnnl_memory_desc_init_by_tag (&src_md, 3, src_dims, dnnl_f32, dnnl_abc);
   if (s == dnnl_success)
@@ -524,7 +569,7 @@ describe_rows (const FbConvDesc *d, dnnl_primitive_desc_t *pd)
 }
 
 /* conv->prim as the kernel rows' product, with each row's weights gathered from ONNX's
- * [c, co, kh, kw] into [c, kw * co] and reordered once. */
+ * [c, co, kh, kw] (a 1x1 convolution's [co, c, 1, 1]) into [c, kw * co] and reordered once. */
 static dnnl_status_t
 make_rows (FbDnnlConv *conv, const FbConvDesc *d, dnnl_primitive_desc_t pd,
            const float *weights)
@@ -550,7 +595,8 @@ make_rows (FbDnnlConv *conv, const FbConvDesc *d, dnnl_primitive_desc_t pd,
         for (int64_t kw = 0; kw < d->kw; kw++)
           for (int64_t co = 0; co < d->co; co++)
             plain[ci * cols + kw * d->co + co] =
-              weights[((ci * d->co + co) * d->kh + r) * d->kw + kw];
+              d->transposed ? weights[((ci * d->co + co) * d->kh + r) * d->kw + kw]
+                            : weights[co * d->c + ci];
       void *packed = (char *) conv->packed + w_bytes * r;
       s = reorder (&plain_md, plain, w_md, packed, conv->stream);
       if (s == dnnl_success)
@@ -647,7 +693,8 @@ fb_dnnl_conv_new (const FbConvDesc *d, const float *weights, char *why, size_t w
       fb_dnnl_conv_free (conv);
       return NULL;
     }
-  int rows = rows_fit (d);
+  dnnl_primitive_desc_t pd = NULL;
+  int rows = rows_fit (d) && describe_rows (d, &pd) == dnnl_success;
   conv->split = primitive_post_ops (d, rows ? 0 : conv->threads);
   conv->after = post_ops_from (d, conv->split);
   conv->after_isa = fb_conv_post_ops_vectorized (&conv->after) ? fb_conv_vector_isa ()
@@ -656,8 +703,9 @@ fb_dnnl_conv_new (const FbConvDesc *d, const float *weights, char *why, size_t w
    * (copy_out): oneDNN 2.6 leaves a strided destination of its brgconv kernels to its
    * reference implementation (DenseNet-121's 3x3 layers on two Zen 4 cores: 2.6 ms, against
    * 0.1-0.3 packed), and its brgconv_1x1 ran 1.4-2 times slower with one (Inception's 1x1
-   * layers: 0.053 -> 0.109 ms). The copy is the layer's own channels, once. */
-  conv->copy_out = fb_conv_desc_y_stride (d) != d->co;
+   * layers: 0.053 -> 0.109 ms). The copy is the layer's own channels, once. A product writes
+   * the rows itself. */
+  conv->copy_out = !rows && fb_conv_desc_y_stride (d) != d->co;
   int sum_after = 0;
   for (int64_t i = conv->split; i < d->n_post; i++)
     sum_after |= d->post[i].kind == FB_CONV_POST_SUM;
@@ -670,6 +718,8 @@ fb_dnnl_conv_new (const FbConvDesc *d, const float *weights, char *why, size_t w
       if (conv->staged == NULL)
         {
           snprintf (why, why_len, "out of memory for the convolution's staged output");
+          if (pd)
+            dnnl_primitive_desc_destroy (pd);
           fb_dnnl_conv_free (conv);
           return NULL;
         }
@@ -677,8 +727,7 @@ fb_dnnl_conv_new (const FbConvDesc *d, const float *weights, char *why, size_t w
   if (conv->add_index >= conv->split)
     conv->add_index = -1;       /* applied after the primitive */
   dnnl_memory_desc_t src_md, dst_md, bias_md;
-  dnnl_primitive_desc_t pd = NULL;
-  if (rows && describe_rows (d, &pd) == dnnl_success)
+  if (rows)
     {
       dnnl_status_t s = make_rows (conv, d, pd, weights);
       dnnl_primitive_desc_destroy (pd);
@@ -732,7 +781,15 @@ fail:
 int
 fb_dnnl_conv_writes_rows (const FbConvDesc *d)
 {
-  return !d->scaled_input && (fb_winograd_conv_fits (d) || fb_direct_conv_fits (d));
+  if (!d->scaled_input && (fb_winograd_conv_fits (d) || fb_direct_conv_fits (d)))
+    return 1;
+  char why[64];
+  dnnl_primitive_desc_t pd = NULL;
+  int rows = !d->transposed && engine_ready (why, sizeof why) && product_shaped (d) &&
+             describe_rows (d, &pd) == dnnl_success;
+  if (pd)
+    dnnl_primitive_desc_destroy (pd);
+  return rows;
 }
 
 int
@@ -780,7 +837,8 @@ fb_dnnl_conv_implementation (const FbConvDesc *d, char *name, size_t len)
   const char *scaled = d->scaled_input ? ", its weights scaled at every run"
                      : copy_out ? ", its output copied into the concatenation's rows" : "";
   if (s == dnnl_success && rows)
-    snprintf (name, len, "%s matmul, one per kernel row", impl);
+    snprintf (name, len, d->transposed ? "%s matmul, one per kernel row"
+                                       : "%s matmul, writing the concatenation's rows", impl);
   else if (s == dnnl_success)
     snprintf (name, len, "%s%s%s", impl, scaled, own);
   if (pd)

@@ -39,7 +39,8 @@ void        fb_dnnl_conv_free (FbDnnlConv *conv);
  * reason there is none. Returns 0, or -1 with the reason in name. */
 int         fb_dnnl_conv_implementation (const FbConvDesc *d, char *name, size_t len);
 /* Whether what runs d writes a strided output's rows (d.y_stride) itself: the Winograd and
- * direct convolutions do; oneDNN's primitives write it packed and copy it into the rows. */
+ * direct convolutions and a 1x1 convolution's matmul do; oneDNN's convolution primitives write
+ * it packed and copy it into the rows. */
 int         fb_dnnl_conv_writes_rows (const FbConvDesc *d);
 
 /* For exported libraries: makes *slot on first use (under a lock, so concurrent callers make
