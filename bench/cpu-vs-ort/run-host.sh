@@ -37,7 +37,7 @@ export FUSEBENCH=$fb FUSEBENCH_KERNEL_CACHE="$work/kernel-cache" PYTHONUNBUFFERE
 grep -m1 'model name' /proc/cpuinfo; nproc
 isas="none avx2"; grep -q avx512f /proc/cpuinfo && isas="avx512 avx2 none"
 python=python3
-models=${FB_BENCH_MODELS:-resnet50 ocr_classifier inception db_detector densenet121 efficientnet_b0 swin_tiny shufflenet_v2 convnext_tiny resnext50 yolov8n vit_small mobilenet_v3_large unet vgg19 efficientnet_v2_s wav2vec2_base}
+models=${FB_BENCH_MODELS:-resnet50 ocr_classifier inception db_detector densenet121 efficientnet_b0 swin_tiny shufflenet_v2 convnext_tiny resnext50 yolov8n vit_small mobilenet_v3_large unet vgg19 efficientnet_v2_s wav2vec2_base resnet18 squeezenet regnety_800mf bert_base}
 for m in $models; do
   "$python" "$here/../models/make-${m//_/-}.py" "$work/models/$m" >/dev/null || exit 1
 done
