@@ -150,10 +150,15 @@ class Builder:
         # even start them at zero); with 1.0 the activations of 16 random blocks grow into the
         # thousands and no two float summation orders agree on the logits.
         y = self.conv_bn_relu(f"{scope}.3", y, width, c_out, 1, relu=False, gamma=0.2)
+        return self.residual_relu(scope, y, x, c_in, c_out, stride)
+
+    def residual_relu(self, scope, y, x, c_in, c_out, stride, shortcut="downsample", relu="relu"):
+        """A residual block's end: Relu (y + x), x through a 1x1 (strided) conv + BN shortcut
+        (scope.shortcut) where the block changes its shape; the Relu named scope.relu."""
         if stride != 1 or c_in != c_out:
-            x = self.conv_bn_relu(f"{scope}.downsample", x, c_in, c_out, 1, stride=stride, relu=False)
+            x = self.conv_bn_relu(f"{scope}.{shortcut}", x, c_in, c_out, 1, stride=stride, relu=False)
         y = self.node("Add", scope, [y, x])
-        return self.node("Relu", f"{scope}.relu", [y])
+        return self.node("Relu", f"{scope}.{relu}", [y])
 
     def resnet50_body(self, groups=1, width_per_plane=1):
         """ResNet-50's stem, four layers of 3, 4, 6, 3 bottlenecks (widths planes x

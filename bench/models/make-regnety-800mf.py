@@ -28,10 +28,7 @@ def block(b, scope, x, c_in, c_out, stride):
     y = squeeze_excitation(b, f"{scope}.f.se", y, c_out, int(round(0.25 * c_in)), relu=True)
     # The branch's last BatchNormalization at a small scale, as in Builder.bottleneck.
     y = b.conv_bn_relu(f"{scope}.f.c", y, c_out, c_out, 1, relu=False, gamma=0.2)
-    if stride != 1 or c_in != c_out:
-        x = b.conv_bn_relu(f"{scope}.proj", x, c_in, c_out, 1, stride=stride, relu=False)
-    y = b.node("Add", scope, [y, x])
-    return b.node("Relu", f"{scope}.activation", [y])
+    return b.residual_relu(scope, y, x, c_in, c_out, stride, shortcut="proj", relu="activation")
 
 
 def build():

@@ -21,10 +21,7 @@ def basic_block(b, scope, x, c_in, c_out, stride):
     y = b.conv_bn_relu(f"{scope}.1", x, c_in, c_out, 3, stride=stride)
     # The branch's last BatchNormalization at a small scale, as in Builder.bottleneck.
     y = b.conv_bn_relu(f"{scope}.2", y, c_out, c_out, 3, relu=False, gamma=0.2)
-    if stride != 1 or c_in != c_out:
-        x = b.conv_bn_relu(f"{scope}.downsample", x, c_in, c_out, 1, stride=stride, relu=False)
-    y = b.node("Add", scope, [y, x])
-    return b.node("Relu", f"{scope}.relu", [y])
+    return b.residual_relu(scope, y, x, c_in, c_out, stride)
 
 
 def build():
