@@ -135,7 +135,8 @@ restridable (Slicer *s, guint b, int64_t stride, const FbKernel *skip, gboolean 
 /* Whether a library convolution writes buffer b and would copy its packed output into the
  * rows (oneDNN's primitives in fb-dnnl-conv.c, or a phase after cuDNN's): the copy the Concat
  * would have made. The target says which write the rows themselves (on the cpu target the
- * Winograd and direct convolutions; a cuBLASLt product too). */
+ * Winograd and direct convolutions, and 1x1 convolutions of up to 64 input channels, run as
+ * products; a cuBLASLt product too). */
 static gboolean
 library_written (const Slicer *s, guint b)
 {
