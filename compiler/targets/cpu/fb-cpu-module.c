@@ -29,6 +29,17 @@
  * DenseNet-121, Inception, ViT-S/16 and the speech embedding model within their noise. */
 #define PARALLEL_MIN_WORK 65536.0
 
+/* FUSEBENCH_SPLIT_MIN_WORK (element operations) and FUSEBENCH_CONV_SPLIT_US (microseconds a
+ * thread) replace PARALLEL_MIN_WORK and CONV_US_PER_THREAD, to measure them on a machine
+ * without rebuilding; anything but a positive number keeps the default. */
+static double
+tuning (const char *variable, double fallback)
+{
+  const char *v = g_getenv (variable);
+  double x = v != NULL ? g_ascii_strtod (v, NULL) : 0;
+  return x > 0 ? x : fallback;
+}
+
 typedef struct {
   FbKernel   *kernel;
   void      **args;             /* one address per kernel argument */
@@ -58,6 +69,7 @@ struct _FbCpuModule {
   char          *threads_source;
   gboolean       split_all;     /* FUSEBENCH_SPLIT_ALL=1: every loop of two iterations or more
                                    splits, whatever its work */
+  double         split_min_work; /* PARALLEL_MIN_WORK, or FUSEBENCH_SPLIT_MIN_WORK */
 };
 
 #define HUGE_PAGE ((gsize) 2 << 20)
@@ -136,7 +148,8 @@ conv_threads (const FbConvDesc *d, int pool)
   double flops = 2.0 * d->n * d->oh * d->ow * d->co * per_out;
   double bytes = 4.0 * ((double) d->n * (d->h * d->w * d->c + d->oh * d->ow * d->co) +
                         d->co * per_out);
-  return fb_cpu_one_core_us (flops, bytes) < 2 * CONV_US_PER_THREAD ? 1 : pool;
+  return fb_cpu_one_core_us (flops, bytes) < 2 * tuning ("FUSEBENCH_CONV_SPLIT_US", CONV_US_PER_THREAD)
+         ? 1 : pool;
 }
 
 /* The oneDNN primitives of the convolution phases, made once: weights reordered now, not at
@@ -197,6 +210,7 @@ fb_cpu_module_new (FbPlan *plan, GPtrArray *objects, guint n_threads, GError **e
   g_autoptr(FbCpuModule) m = g_new0 (FbCpuModule, 1);
   m->plan = fb_plan_ref (plan);
   m->split_all = g_strcmp0 (g_getenv ("FUSEBENCH_SPLIT_ALL"), "1") == 0;
+  m->split_min_work = tuning ("FUSEBENCH_SPLIT_MIN_WORK", PARALLEL_MIN_WORK);
   m->jit = fb_jit_new (error);
   if (m->jit == NULL)
     return NULL;
@@ -472,7 +486,7 @@ fb_cpu_module_run (FbCpuModule *m, GPtrArray *inputs, GCancellable *cancellable,
                 return NULL;
               m->self_threaded[k] = n_threads > 1;
             }
-          else if (((ph->serial || ph->work < PARALLEL_MIN_WORK) && !m->split_all) ||
+          else if (((ph->serial || ph->work < m->split_min_work) && !m->split_all) ||
                    ph->extent < 2)
             e->fns[p] (e->args, 0, ph->extent);
           else
@@ -480,7 +494,7 @@ fb_cpu_module_run (FbCpuModule *m, GPtrArray *inputs, GCancellable *cancellable,
               PhaseCall call = { e->fns[p], e->args };
               /* At least half the minimum per chunk, so at most work / that threads get one:
                * on 16 cores a phase of 64 k operations had split into 16 chunks of 4 k. */
-              int64_t grain = MAX (1, (int64_t) (PARALLEL_MIN_WORK / 2 * ph->extent / ph->work));
+              int64_t grain = MAX (1, (int64_t) (m->split_min_work / 2 * ph->extent / ph->work));
               if (m->timing)
                 {
                   fb_worker_pool_run_timed (m->pool, run_range, &call, ph->extent, grain, &times);
