@@ -163,6 +163,44 @@ test_sample (void)
   sample_close (&s);
 }
 
+/* How many of the sample's kernels the profile saw on both of the pool's threads. */
+static guint
+pooled_kernels (Sample *s)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbProfile) p = profile_sample (s, 2, FALSE, NULL, &error);
+  g_assert_no_error (error);
+  guint pooled = 0;
+  for (guint i = 0; i < p->kernels->len; i++)
+    pooled += ((const FbProfileKernel *) g_ptr_array_index (p->kernels, i))->worker_busy_us->len == 2;
+  return pooled;
+}
+
+/* FUSEBENCH_SPLIT_MIN_WORK moves the work from which a loop splits: at one operation the
+ * sample's loops split, beyond any loop's work none does, and a value that is not a positive
+ * number keeps the default. */
+static void
+test_split_threshold (void)
+{
+  Sample s;
+  sample_open (&s);
+  g_setenv ("FUSEBENCH_CEILINGS", "100,10", TRUE);
+  g_unsetenv ("FUSEBENCH_SPLIT_MIN_WORK");
+  guint by_default = pooled_kernels (&s);
+  g_setenv ("FUSEBENCH_SPLIT_MIN_WORK", "1", TRUE);
+  guint all = pooled_kernels (&s);
+  g_setenv ("FUSEBENCH_SPLIT_MIN_WORK", "1e12", TRUE);
+  guint none = pooled_kernels (&s);
+  g_setenv ("FUSEBENCH_SPLIT_MIN_WORK", "many", TRUE);
+  guint malformed = pooled_kernels (&s);
+  g_unsetenv ("FUSEBENCH_SPLIT_MIN_WORK");
+  g_setenv ("FUSEBENCH_CEILINGS", "", TRUE);
+  g_assert_cmpuint (all, >, by_default);
+  g_assert_cmpuint (none, ==, 0);
+  g_assert_cmpuint (malformed, ==, by_default);
+  sample_close (&s);
+}
+
 static void
 test_cancel_and_targets (void)
 {
@@ -395,6 +433,7 @@ main (int argc, char **argv)
   g_setenv ("XDG_CACHE_HOME", cache, TRUE);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/profile-cpu/sample", test_sample);
+  g_test_add_func ("/profile-cpu/split-threshold", test_split_threshold);
   g_test_add_func ("/profile-cpu/cancel-and-targets", test_cancel_and_targets);
   g_test_add_func ("/profile-cpu/given-plan", test_given_plan);
   g_test_add_func ("/profile-cpu/ceilings-cached", test_ceilings_cached);
