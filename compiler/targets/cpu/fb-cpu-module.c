@@ -148,8 +148,8 @@ conv_threads (const FbConvDesc *d, int pool)
   double flops = 2.0 * d->n * d->oh * d->ow * d->co * per_out;
   double bytes = 4.0 * ((double) d->n * (d->h * d->w * d->c + d->oh * d->ow * d->co) +
                         d->co * per_out);
-  return fb_cpu_one_core_us (flops, bytes) < 2 * tuning ("FUSEBENCH_CONV_SPLIT_US", CONV_US_PER_THREAD)
-         ? 1 : pool;
+  double per_thread = tuning ("FUSEBENCH_CONV_SPLIT_US", CONV_US_PER_THREAD);
+  return fb_cpu_one_core_us (flops, bytes) < 2 * per_thread ? 1 : pool;
 }
 
 /* The oneDNN primitives of the convolution phases, made once: weights reordered now, not at
