@@ -172,7 +172,10 @@ pooled_kernels (Sample *s)
   g_assert_no_error (error);
   guint pooled = 0;
   for (guint i = 0; i < p->kernels->len; i++)
-    pooled += ((const FbProfileKernel *) g_ptr_array_index (p->kernels, i))->worker_busy_us->len == 2;
+    {
+      const FbProfileKernel *k = g_ptr_array_index (p->kernels, i);
+      pooled += k->worker_busy_us->len == 2;
+    }
   return pooled;
 }
 
