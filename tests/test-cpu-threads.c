@@ -226,6 +226,28 @@ test_small_model (void)
   g_assert_null (strstr (kept->err, "cut to"));
 }
 
+/* A split threshold from the environment: a whole positive number, bounded; anything else
+ * keeps the default. */
+static void
+test_split_tuning (void)
+{
+  const char *var = "FUSEBENCH_SPLIT_MIN_WORK";
+  g_unsetenv (var);
+  g_assert_cmpfloat (fb_split_tuning (var, 65536), ==, 65536);
+  struct { const char *value; double want; } cases[] = {
+    { "1", 1 }, { "16384", 16384 }, { "2.5e5", 250000 }, { "1e12", 1e12 },
+    { "1e300", FB_SPLIT_TUNING_MAX }, { "inf", FB_SPLIT_TUNING_MAX },
+    { "", 65536 }, { "many", 65536 }, { "64k", 65536 }, { "0", 65536 }, { "-3", 65536 },
+    { "nan", 65536 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_setenv (var, cases[i].value, TRUE);
+      g_assert_cmpfloat (fb_split_tuning (var, 65536), ==, cases[i].want);
+    }
+  g_unsetenv (var);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -236,5 +258,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cpu-threads/affinity", test_affinity);
   g_test_add_func ("/cpu-threads/small-model", test_small_model);
   g_test_add_func ("/cpu-threads/omp-proc-bind", test_omp_proc_bind);
+  g_test_add_func ("/cpu-threads/split-tuning", test_split_tuning);
   return g_test_run ();
 }

@@ -181,7 +181,7 @@ pooled_kernels (Sample *s)
 
 /* FUSEBENCH_SPLIT_MIN_WORK moves the work from which a loop splits: at one operation the
  * sample's loops split, beyond any loop's work none does, and a value that is not a positive
- * number keeps the default. */
+ * number keeps the default (its parsing: test-cpu-threads, /cpu-threads/split-tuning). */
 static void
 test_split_threshold (void)
 {

@@ -201,3 +201,15 @@ fb_thread_count_default (void)
   fb_thread_count_resolve (0, &count);
   return count.n;
 }
+
+double
+fb_split_tuning (const char *variable, double fallback)
+{
+  const char *v = g_getenv (variable);
+  char *end = NULL;
+  double x = v != NULL ? g_ascii_strtod (v, &end) : 0;
+  /* The whole value a number: "64k" would otherwise read as 64. NaN fails every comparison. */
+  if (v == NULL || end == v || *end != '\0' || !(x > 0))
+    return fallback;
+  return MIN (x, FB_SPLIT_TUNING_MAX);
+}

@@ -31,4 +31,11 @@ guint  fb_thread_count_default  (void);
  * container sees its own cgroup as the root. */
 double fb_cgroup_cpu_quota      (const char *fs_root, const char *self_cgroup);
 
+/* A split threshold from the environment variable variable (FUSEBENCH_SPLIT_MIN_WORK,
+ * FUSEBENCH_CONV_SPLIT_US), to measure it on a machine without rebuilding: a positive number,
+ * at most FB_SPLIT_TUNING_MAX (beyond any model's work: a loop's chunk size is derived from
+ * it as a 64-bit integer); anything else, or no variable, gives fallback. */
+#define FB_SPLIT_TUNING_MAX 1e15
+double fb_split_tuning          (const char *variable, double fallback);
+
 G_END_DECLS

@@ -30,15 +30,7 @@
 #define PARALLEL_MIN_WORK 65536.0
 
 /* FUSEBENCH_SPLIT_MIN_WORK (element operations) and FUSEBENCH_CONV_SPLIT_US (microseconds a
- * thread) replace PARALLEL_MIN_WORK and CONV_US_PER_THREAD, to measure them on a machine
- * without rebuilding; anything but a positive number keeps the default. */
-static double
-tuning (const char *variable, double fallback)
-{
-  const char *v = g_getenv (variable);
-  double x = v != NULL ? g_ascii_strtod (v, NULL) : 0;
-  return x > 0 ? x : fallback;
-}
+ * thread) replace PARALLEL_MIN_WORK and CONV_US_PER_THREAD (fb_split_tuning). */
 
 typedef struct {
   FbKernel   *kernel;
@@ -148,7 +140,7 @@ conv_threads (const FbConvDesc *d, int pool)
   double flops = 2.0 * d->n * d->oh * d->ow * d->co * per_out;
   double bytes = 4.0 * ((double) d->n * (d->h * d->w * d->c + d->oh * d->ow * d->co) +
                         d->co * per_out);
-  double per_thread = tuning ("FUSEBENCH_CONV_SPLIT_US", CONV_US_PER_THREAD);
+  double per_thread = fb_split_tuning ("FUSEBENCH_CONV_SPLIT_US", CONV_US_PER_THREAD);
   return fb_cpu_one_core_us (flops, bytes) < 2 * per_thread ? 1 : pool;
 }
 
@@ -210,7 +202,7 @@ fb_cpu_module_new (FbPlan *plan, GPtrArray *objects, guint n_threads, GError **e
   g_autoptr(FbCpuModule) m = g_new0 (FbCpuModule, 1);
   m->plan = fb_plan_ref (plan);
   m->split_all = g_strcmp0 (g_getenv ("FUSEBENCH_SPLIT_ALL"), "1") == 0;
-  m->split_min_work = tuning ("FUSEBENCH_SPLIT_MIN_WORK", PARALLEL_MIN_WORK);
+  m->split_min_work = fb_split_tuning ("FUSEBENCH_SPLIT_MIN_WORK", PARALLEL_MIN_WORK);
   m->jit = fb_jit_new (error);
   if (m->jit == NULL)
     return NULL;
