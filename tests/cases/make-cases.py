@@ -183,6 +183,22 @@ def conv():
     return c
 
 
+def conv1d():
+    """One-dimensional convolutions channels-first, as a speech model's feature encoder has them
+    (wav2vec 2.0: stride 2, erf GELU after): big enough that the cpu target tiles each by output
+    channels over one im2col of the whole input, which its threads gather by input channels."""
+    c = Case("conv1d", 17)
+    x = c.input("x", [1, 32, 401])
+    y = c.node("Conv", [x, c.init(weight("w0", [32, 32, 3], 0.2)), c.init(weight("b0", [32]))],
+               strides=[2])
+    erf = c.node("Erf", [c.node("Div", [y, c.init(const("sqrt2", np.float32(1.4142135)))])])
+    half = c.node("Mul", [y, c.init(const("half", np.float32(0.5)))])
+    c.out(c.node("Mul", [half, c.node("Add", [erf, c.init(const("one", np.float32(1.0)))])]))
+    c.out(c.node("Conv", [x, c.init(weight("w1", [48, 32, 2], 0.2))], strides=[2], pads=[1, 1]))
+    c.out(c.node("Conv", [x, c.init(weight("w2", [32, 32, 5], 0.2))], dilations=[2], pads=[4, 4]))
+    return c
+
+
 def conv_epilogues():
     """Convolutions followed by what the CPU target fuses into oneDNN's primitive (Relu,
     LeakyRelu, Clip in both opset forms, Sigmoid, Tanh, HardSwish, SiLU as x * Sigmoid(x), a
@@ -536,8 +552,8 @@ def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
     for make in [unary, binary, integers, reduce, conv, pool, norm, matmul, movement, resize,
-                 upsample, control, gru, lstm, conv_epilogues, deconv_epilogues, bound_epilogues,
-                 direct_conv, shared_weights, linear_post_ops]:
+                 upsample, control, gru, lstm, conv1d, conv_epilogues, deconv_epilogues,
+                 bound_epilogues, direct_conv, shared_weights, linear_post_ops]:
         global rng
         rng = np.random.default_rng([20240601, zlib.crc32(make.__name__.encode())])
         make().save(outdir)
