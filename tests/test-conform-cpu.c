@@ -251,6 +251,32 @@ test_batchnorm (void)
   ti_done ();
 }
 
+/* A channels-first 1-D convolution whose im2col (1152 x 1024 floats, 4.7 MB) is past the bound
+ * from which fb-lower-conv.c splits its one row of output by positions too: 2 tiles of 192
+ * output channels by 8 of 128 positions (16 in all, where channels alone make 12 of 32), each an
+ * sgemm over its block of the im2col, then the bias over the tile. Compared with the
+ * interpreter. */
+static void
+test_conv1d_position_tiles (void)
+{
+  FbGraph *g = ti_graph (17);
+  FbNode *n = ti_node (g, FB_OP_CONV, 3, 1);
+  ti_attr_ints (g, n, "strides", 1, D (2));
+  FbTensor **in = TI_IN (ti_random (3, D (1, 384, 2049), 61), ti_random (3, D (384, 384, 3), 62),
+                         ti_random (1, D (384), 63));
+  tc_finish (g, n, in, 0x6);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPlan) plan = fb_lower_graph (g, fb_cpu_target_desc (), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->kernels->len, ==, 1);
+  const FbKernel *k = g_ptr_array_index (plan->kernels, 0);
+  const FbKPhase *tiles = g_ptr_array_index (k->phases, k->phases->len - 1);
+  g_assert_cmpint (tiles->extent, ==, 16);
+  g_autoptr(GPtrArray) inputs = tc_inputs (g, n, in, 0x6);
+  tc_check (g, inputs);
+  ti_done ();
+}
+
 static void
 test_conv_integer (void)
 {
@@ -377,6 +403,7 @@ main (int argc, char **argv)
   g_test_add_func ("/conform-cpu/pools-2d-edges", test_pools_2d_edges);
   g_test_add_func ("/conform-cpu/pools-integer", test_pools_integer);
   g_test_add_func ("/conform-cpu/batchnorm", test_batchnorm);
+  g_test_add_func ("/conform-cpu/conv1d-position-tiles", test_conv1d_position_tiles);
   g_test_add_func ("/conform-cpu/conv-integer", test_conv_integer);
   g_test_add_func ("/conform-cpu/qlinear-conv", test_qlinear_conv);
   g_test_add_func ("/conform-cpu/det", test_det);

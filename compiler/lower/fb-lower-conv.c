@@ -410,6 +410,38 @@ lower_depthwise (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
   return _fb_lower_conv_store (c, body, node, g, c4, sum, error);
 }
 
+/* From this size of im2col on (bytes; past a core's L2 and a fair share of L3), a row of output
+ * is also split by positions. */
+#define SPLIT_POSITIONS_BYTES (4.0 * 1048576)
+
+/* The tiles of a convolution whose output is one tile of rows: want of them, tc output channels
+ * each (a multiple of 16, one AVX-512 vector) and, where row, tw of its P positions each. Each
+ * tile's sgemm packs its block of weights and its block of the im2col; of the splits of want,
+ * the one that packs least (tc + tw smallest).
+ * Tiles of channels alone pack the whole im2col each. wav2vec 2.0's first two 512-channel
+ * windows (im2col of 1536 x 1599 and 1536 x 799 floats) ran at 97 GFLOP/s on one Xeon core,
+ * against 128 for ONNX Runtime's one product; split by positions too, the model took 4-10 %
+ * less on two Xeon cores (83-85 against 87-94 ms), about as long on four, and at one core less
+ * in four runs of five. On smaller im2cols (2.4 MB and under) the split lost on one Zen 4 core
+ * (3.9-4.1 against 3.5-3.7 ms for the 1536 x 399 one), hence the bound. */
+static void
+channel_tiles (int64_t Cog, int64_t P, int64_t want, gboolean row, int64_t *tc, int64_t *tw)
+{
+  int64_t best = -1;
+  for (int64_t ncol = 1; ncol <= (row ? want : 1); ncol *= 2)
+    {
+      int64_t nco = want / ncol, c = (Cog + nco - 1) / nco;
+      c = MIN (Cog, (c + 15) / 16 * 16);
+      int64_t w = (P + ncol - 1) / ncol;
+      if (best < 0 || c + w < best)
+        {
+          best = c + w;
+          *tc = c;
+          *tw = w;
+        }
+    }
+}
+
 static gboolean
 lower_gemm_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError **error)
 {
@@ -442,19 +474,20 @@ lower_gemm_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
 
   int64_t th = _fb_lower_tile_rows (g->OH, 2.0 * Cog * Kg * g->OW, g->N * g->G);
   int64_t ntiles = (g->OH + th - 1) / th;
-  /* A small image (7x7 at the end of a CNN, the few frames of an STFT) is one tile of rows,
-   * which would leave all but one thread idle: it is tiled by output channels instead, in
-   * multiples of 16 (one AVX-512 vector), from half a megaflop a tile on. */
-  int64_t tc = Cog;
+  /* A small image (7x7 at the end of a CNN, the few frames of an STFT) or a 1-D window is one
+   * tile of rows, which would leave all but one thread idle: it is tiled by output channels
+   * instead (and a long row also by positions: channel_tiles), from half a megaflop a tile on. */
+  int64_t tc = Cog, tw = P, ncol = 1;
   if (ntiles == 1 && g->N * g->G == 1)
     {
       int64_t want = CLAMP ((int64_t) (2.0 * Cog * Kg * P / 5e5), 1, 16);
-      tc = (Cog + want - 1) / want;
-      tc = MIN (Cog, (tc + 15) / 16 * 16);
+      gboolean row = !g->nhwc && g->OH == 1 && 4.0 * Kg * P >= SPLIT_POSITIONS_BYTES;
+      channel_tiles (Cog, P, want, row, &tc, &tw);
+      ncol = (P + tw - 1) / tw;
     }
-  gboolean by_co = tc < Cog;
+  gboolean by_co = tc < Cog || ncol > 1;
   if (by_co)
-    ntiles = (Cog + tc - 1) / tc;
+    ntiles = (Cog + tc - 1) / tc * ncol;
   /* Tiles of channels share one im2col of the whole image: a phase of its own before them,
    * split over the threads by output rows (channels-last) or by input channels (channels-first,
    * where a 1-D window has one row). Gathered by one thread, it had held back wav2vec 2.0's
@@ -470,7 +503,10 @@ lower_gemm_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
   FbKExpr *lc[3];
   GPtrArray *body = _fb_lower_nest (c, 3, outer, lc, 2.0 * g->N * g->Co * Kg * P);
   FbKExpr *n = lc[0], *gi = lc[1];
-  FbKExpr *t0 = fb_kx_mul_c (k, lc[2], by_co ? tc : th);
+  /* A tile of channels is tile / ncol, its block of positions tile % ncol (ncol is 1 but for a
+   * row of output). */
+  FbKExpr *t_co = ncol > 1 ? fb_kx_binary (k, FB_KB_DIV, lc[2], fb_kx_index (k, ncol)) : lc[2];
+  FbKExpr *t0 = fb_kx_mul_c (k, t_co, by_co ? tc : th);
   FbKExpr *oh0 = by_co ? fb_kx_index (k, 0) : t0;
   FbKExpr *co0 = by_co ? t0 : fb_kx_index (k, 0);
   FbKExpr *rows = by_co || ntiles == 1 ? fb_kx_index (k, g->OH)
@@ -480,8 +516,20 @@ lower_gemm_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
                 : fb_kx_binary (k, FB_KB_MIN, fb_kx_index (k, tc),
                                 fb_kx_binary (k, FB_KB_SUB, fb_kx_index (k, Cog), co0));
   FbKExpr *ng = fb_kx_add (k, fb_kx_mul_c (k, n, g->G), gi);
-  FbKExpr *p0 = fb_kx_mul_c (k, oh0, g->OW);
+  /* The tile's first output pixel; the im2col's (which in a phase of its own before the tiles
+   * is the whole image's) only counts rows. */
+  FbKExpr *p0 = fb_kx_mul_c (k, oh0, g->OW), *im_p0 = p0;
   FbKExpr *npix = fb_kx_binary (k, FB_KB_MUL, rows, fb_kx_index (k, g->OW));
+  /* The positions of the tile along the row: OW of them from ow0. */
+  FbKExpr *ow0 = fb_kx_index (k, 0), *tile_ow = fb_kx_index (k, g->OW);
+  if (ncol > 1)
+    {
+      ow0 = fb_kx_mul_c (k, fb_kx_binary (k, FB_KB_MOD, lc[2], fb_kx_index (k, ncol)), tw);
+      tile_ow = fb_kx_binary (k, FB_KB_MIN, fb_kx_index (k, tw),
+                              fb_kx_binary (k, FB_KB_SUB, fb_kx_index (k, P), ow0));
+      p0 = ow0;
+      npix = tile_ow;
+    }
 
   if (!direct)
     {
@@ -502,7 +550,7 @@ lower_gemm_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
           l = _fb_lower_loop (k, l, fb_kx_index (k, g->KH), &a);
           l = _fb_lower_loop (k, l, fb_kx_index (k, g->KW), &b);
           l = _fb_lower_loop (k, l, fb_kx_index (k, Cg), &ci);
-          FbKExpr *pix = fb_kx_add (k, fb_kx_add (k, p0, fb_kx_mul_c (k, r, g->OW)), ow);
+          FbKExpr *pix = fb_kx_add (k, fb_kx_add (k, im_p0, fb_kx_mul_c (k, r, g->OW)), ow);
           colbase = fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, ng, P), pix), Kg);
           colbase = fb_kx_add (k, colbase, fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, a, g->KW), b), Cg), ci));
         }
@@ -521,7 +569,7 @@ lower_gemm_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
           l = _fb_lower_loop (k, l, fb_kx_index (k, g->OW), &ow);
           FbKExpr *kidx = fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, ci, g->KH), a), g->KW), b);
           colbase = fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, fb_kx_mul_c (k, ng, Kg), kidx), P),
-                               fb_kx_add (k, fb_kx_add (k, p0, fb_kx_mul_c (k, r, g->OW)), ow));
+                               fb_kx_add (k, fb_kx_add (k, im_p0, fb_kx_mul_c (k, r, g->OW)), ow));
         }
       FbKExpr *ih = fb_kx_add (k, fb_kx_mul_c (k, fb_kx_add (k, oh0, r), g->sh), fb_kx_mul_c (k, a, g->dh));
       FbKExpr *iw = fb_kx_add (k, fb_kx_mul_c (k, ow, g->sw), fb_kx_mul_c (k, b, g->dw));
@@ -580,7 +628,8 @@ lower_gemm_conv (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
     {
       l = _fb_lower_loop (k, body, cols, &co);
       l = _fb_lower_loop (k, l, rows, &r);
-      l = _fb_lower_loop (k, l, fb_kx_index (k, g->OW), &ow);
+      l = _fb_lower_loop (k, l, tile_ow, &ow);
+      ow = fb_kx_add (k, ow0, ow);
     }
   c4[0] = n;
   c4[1] = fb_kx_add (k, fb_kx_add (k, fb_kx_mul_c (k, gi, Cog), co0), co);
