@@ -3,9 +3,10 @@
  * pools over three spatial axes with pads, strides, dilations and ceil_mode in both layouts,
  * integer MaxPool (whose padding must be the type's lowest value, not 0), BatchNormalization
  * with statistics fed at run time and in training mode, ConvInteger and QLinearConv with int8
- * and uint8 zero points (per output channel for the weights), and Det with pivoting and
- * singular matrices. Each is compared with the interpreter; the zero-point rules also with
- * values worked out by hand, so that the oracle is not the only judge. */
+ * and uint8 zero points (per output channel for the weights), Det with pivoting and singular
+ * matrices, and a 1-D convolution long enough to be tiled by positions. Each is compared with
+ * the interpreter; the zero-point rules also with values worked out by hand, so that the oracle
+ * is not the only judge. */
 #include "fb-test-cpu.h"
 #include "fb-lower.h"
 

@@ -418,9 +418,9 @@ lower_depthwise (FbLowerCtx *c, const FbNode *node, const FbConvGeom *g, GError 
  * each (a multiple of 16, one AVX-512 vector) and, where row, tw of its P positions each. Each
  * tile's sgemm packs its block of weights and its block of the im2col; of the splits of want,
  * the one that packs least (tc + tw smallest).
- * Tiles of channels alone pack the whole im2col each. wav2vec 2.0's first two 512-channel
- * windows (im2col of 1536 x 1599 and 1536 x 799 floats) ran at 97 GFLOP/s on one Xeon core,
- * against 128 for ONNX Runtime's one product; split by positions too, the model took 4-10 %
+ * Tiles of channels alone pack the whole im2col each. wav2vec 2.0's first 512-channel window
+ * (im2col of 1536 x 1599 floats) ran at 97 GFLOP/s on one Xeon core, against 128 for ONNX
+ * Runtime's one product, its second 114 against 128; split by positions too, the model took 4-10 %
  * less on two Xeon cores (83-85 against 87-94 ms), about as long on four, and at one core less
  * in four runs of five. On smaller im2cols (2.4 MB and under) the split lost on one Zen 4 core
  * (3.9-4.1 against 3.5-3.7 ms for the 1536 x 399 one), hence the bound. */
