@@ -4,9 +4,9 @@
  * integer MaxPool (whose padding must be the type's lowest value, not 0), BatchNormalization
  * with statistics fed at run time and in training mode, ConvInteger and QLinearConv with int8
  * and uint8 zero points (per output channel for the weights), Det with pivoting and singular
- * matrices, and a 1-D convolution long enough to be tiled by positions. Each is compared with
- * the interpreter; the zero-point rules also with values worked out by hand, so that the oracle
- * is not the only judge. */
+ * matrices, a 1-D convolution long enough to be tiled by positions, and a classifier's product
+ * tiled by the weights it streams. Each is compared with the interpreter; the zero-point rules
+ * also with values worked out by hand, so that the oracle is not the only judge. */
 #include "fb-test-cpu.h"
 #include "fb-lower.h"
 
@@ -278,6 +278,31 @@ test_conv1d_position_tiles (void)
   ti_done ();
 }
 
+/* A classifier's product: one row by 784 x 1000 weights (transB), 1.6 MFLOP that stream 3.1
+ * MB. Tiled by its flops it was one tile, on one core's bandwidth; fb-lower-contract.c tiles a
+ * product of few rows by the weights it streams, here 16 tiles of 64 columns (the last 40).
+ * Compared with the interpreter, with the bias. */
+static void
+test_gemv_weight_tiles (void)
+{
+  FbGraph *g = ti_graph (13);
+  FbNode *n = ti_node (g, FB_OP_GEMM, 3, 1);
+  ti_attr_int (g, n, "transB", 1);
+  FbTensor **in = TI_IN (ti_random (2, D (1, 784), 64), ti_random (2, D (1000, 784), 65),
+                         ti_random (1, D (1000), 66));
+  tc_finish (g, n, in, 0x6);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPlan) plan = fb_lower_graph (g, fb_cpu_target_desc (), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->kernels->len, ==, 1);
+  const FbKernel *k = g_ptr_array_index (plan->kernels, 0);
+  const FbKPhase *tiles = g_ptr_array_index (k->phases, k->phases->len - 1);
+  g_assert_cmpint (tiles->extent, ==, 16);
+  g_autoptr(GPtrArray) inputs = tc_inputs (g, n, in, 0x6);
+  tc_check (g, inputs);
+  ti_done ();
+}
+
 static void
 test_conv_integer (void)
 {
@@ -405,6 +430,7 @@ main (int argc, char **argv)
   g_test_add_func ("/conform-cpu/pools-integer", test_pools_integer);
   g_test_add_func ("/conform-cpu/batchnorm", test_batchnorm);
   g_test_add_func ("/conform-cpu/conv1d-position-tiles", test_conv1d_position_tiles);
+  g_test_add_func ("/conform-cpu/gemv-weight-tiles", test_gemv_weight_tiles);
   g_test_add_func ("/conform-cpu/conv-integer", test_conv_integer);
   g_test_add_func ("/conform-cpu/qlinear-conv", test_qlinear_conv);
   g_test_add_func ("/conform-cpu/det", test_det);

@@ -351,6 +351,24 @@ lower_matmul_gpu (FbLowerCtx *c, const FbNode *node, const FbGemmShape *gs, GErr
  * 64 columns, and 16 tiles of 24 columns (384 / 16) ran at 181 GFLOP/s against 255 whole. */
 #define MIN_TILE_COLS 64
 
+/* Bytes of weights a tile of a product of few rows streams: such a product (a classifier) does
+ * two flops a weight per row, so its time is reading them, and it is tiled by them rather than
+ * by its flops (_fb_lower_tile_rows), which made one tile of RegNetY-800MF's 784 x 1000
+ * classifier: 1.6 MFLOP that stream 3.1 MB at one core's bandwidth. On the GPU host's
+ * 16-core Xeon, with tiles of 128 KB, the median of eight alternating rounds went 2.10 -> 1.86
+ * ms for MobileNetV3-Large at 8 cores and 5.96 -> 5.70 for RegNetY-800MF at 4; tiles of 256 KB
+ * gained less at 8 cores, of 64 KB no more at 4. */
+#define FEW_ROWS 16
+#define FEW_ROWS_TILE_BYTES (128 << 10)
+
+/* Columns a tile of a product of few rows (K deep, N wide) takes, at most. */
+static int64_t
+few_rows_tile_cols (int64_t K, int64_t N)
+{
+  int64_t tiles = (int64_t) CLAMP (4.0 * K * N / FEW_ROWS_TILE_BYTES, 1, 16);
+  return MAX ((N + tiles - 1) / tiles, MIN (N, MIN_TILE_COLS));
+}
+
 /* Whether an M x N product (tm rows or tn columns a tile) is split by columns. Every tile's
  * sgemm packs the whole of the operand it shares with the others: B for tiles of rows, A for
  * tiles of columns. Inside a network B is the weights, read cold: ConvNeXt's last stage (49 x
@@ -365,7 +383,7 @@ contract_by_cols (int64_t M, int64_t N, int64_t tm, int64_t tn)
 {
   if (N < MIN_TILE_COLS)
     return FALSE;
-  if (M < 16)
+  if (M < FEW_ROWS)
     return TRUE;
   return M < N && (N + tn - 1) / tn >= (M + tm - 1) / tm;
 }
@@ -472,6 +490,8 @@ lower_matmul (FbLowerCtx *c, const FbNode *node, GError **error)
   int64_t tm = serial ? rows : _fb_lower_tile_rows (rows, 2.0 * N * K, lbatches);
   int64_t tn = serial ? N : MAX (_fb_lower_tile_rows (N, 2.0 * rows * K, lbatches),
                                  MIN (N, MIN_TILE_COLS));
+  if (!serial && rows < FEW_ROWS && lbatches == 1)
+    tn = MIN (tn, few_rows_tile_cols (K, N));
   gboolean by_cols = contract_by_cols (rows, N, tm, tn);
   if (by_cols)
     tm = rows;
