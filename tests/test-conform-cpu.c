@@ -56,6 +56,23 @@ check_node (FbGraph *g, FbNode *n, FbTensor **inputs, guint const_mask)
   tc_check (g, in);
 }
 
+/* tc_node, for a node that must lower to one kernel whose last phase (its tiles) has extent
+ * tiles. */
+static void
+check_tiles (FbGraph *g, FbNode *n, FbTensor **inputs, guint const_mask, int64_t tiles)
+{
+  tc_finish (g, n, inputs, const_mask);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FbPlan) plan = fb_lower_graph (g, fb_cpu_target_desc (), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->kernels->len, ==, 1);
+  const FbKernel *k = g_ptr_array_index (plan->kernels, 0);
+  const FbKPhase *last = g_ptr_array_index (k->phases, k->phases->len - 1);
+  g_assert_cmpint (last->extent, ==, tiles);
+  g_autoptr(GPtrArray) in = tc_inputs (g, n, inputs, const_mask);
+  tc_check (g, in);
+}
+
 /* The graph's outputs as the cpu target computes them. */
 static GPtrArray *
 cpu_run (FbGraph *g, FbNode *n, FbTensor **inputs, guint const_mask)
@@ -265,16 +282,7 @@ test_conv1d_position_tiles (void)
   ti_attr_ints (g, n, "strides", 1, D (2));
   FbTensor **in = TI_IN (ti_random (3, D (1, 384, 2049), 61), ti_random (3, D (384, 384, 3), 62),
                          ti_random (1, D (384), 63));
-  tc_finish (g, n, in, 0x6);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(FbPlan) plan = fb_lower_graph (g, fb_cpu_target_desc (), &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (plan->kernels->len, ==, 1);
-  const FbKernel *k = g_ptr_array_index (plan->kernels, 0);
-  const FbKPhase *tiles = g_ptr_array_index (k->phases, k->phases->len - 1);
-  g_assert_cmpint (tiles->extent, ==, 16);
-  g_autoptr(GPtrArray) inputs = tc_inputs (g, n, in, 0x6);
-  tc_check (g, inputs);
+  check_tiles (g, n, in, 0x6, 16);
   ti_done ();
 }
 
@@ -290,16 +298,7 @@ test_gemv_weight_tiles (void)
   ti_attr_int (g, n, "transB", 1);
   FbTensor **in = TI_IN (ti_random (2, D (1, 784), 64), ti_random (2, D (1000, 784), 65),
                          ti_random (1, D (1000), 66));
-  tc_finish (g, n, in, 0x6);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(FbPlan) plan = fb_lower_graph (g, fb_cpu_target_desc (), &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (plan->kernels->len, ==, 1);
-  const FbKernel *k = g_ptr_array_index (plan->kernels, 0);
-  const FbKPhase *tiles = g_ptr_array_index (k->phases, k->phases->len - 1);
-  g_assert_cmpint (tiles->extent, ==, 16);
-  g_autoptr(GPtrArray) inputs = tc_inputs (g, n, in, 0x6);
-  tc_check (g, inputs);
+  check_tiles (g, n, in, 0x6, 16);
   ti_done ();
 }
 
