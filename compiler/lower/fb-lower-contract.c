@@ -352,9 +352,9 @@ lower_matmul_gpu (FbLowerCtx *c, const FbNode *node, const FbGemmShape *gs, GErr
 #define MIN_TILE_COLS 64
 
 /* Bytes of weights a tile of a product of few rows streams: such a product (a classifier) does
- * two flops a weight per row, so its time is reading them, and it is tiled by them rather than
- * by its flops (_fb_lower_tile_rows), which made one tile of RegNetY-800MF's 784 x 1000
- * classifier: 1.6 MFLOP that stream 3.1 MB at one core's bandwidth. On the GPU host's
+ * two flops a weight for each of its rows, so its time is reading them, and it is tiled by them
+ * as well as by its flops (_fb_lower_tile_rows), which alone made one tile of RegNetY-800MF's
+ * 784 x 1000 classifier: 1.6 MFLOP that stream 3.1 MB at one core's bandwidth. On the GPU host's
  * 16-core Xeon, with tiles of 128 KB, the median of eight alternating rounds went 2.10 -> 1.86
  * ms for MobileNetV3-Large at 8 cores and 5.96 -> 5.70 for RegNetY-800MF at 4; tiles of 256 KB
  * gained less at 8 cores, of 64 KB no more at 4. */
